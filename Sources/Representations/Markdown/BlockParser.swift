@@ -1,0 +1,5 @@
+struct BlockParser {
+    let input: [UInt8]
+    let options: MarkdownOptions
+    mutating func run() -> MarkdownDocument { MarkdownDocument() }
+}
