@@ -1,0 +1,133 @@
+/// A byte-level RTF tokenizer: groups, control words and symbols, `\'hh` bytes, `\binN` data and text runs.
+///
+/// It never fails: whatever the bytes, ``next()`` returns tokens until ``RTFToken/end``. Control words longer
+/// than 32 letters are cut as the specification says; a parameter is clamped to the `Int32` range.
+struct RTFTokenizer {
+    let bytes: [UInt8]
+    private(set) var position: Int
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        self.position = 0
+    }
+
+    enum Token: Equatable {
+        case groupStart
+        case groupEnd
+        /// `name` is the range of the letters in ``RTFTokenizer/bytes``.
+        case word(name: Range<Int>, parameter: Int?)
+        /// `\` + one non-letter, other than `'`: `\\`, `\{`, `\~`, `\*`, `\<LF>`…
+        case symbol(UInt8)
+        case hexByte(UInt8)
+        /// Text bytes up to the next `\`, `{`, `}` or line break (line breaks are dropped).
+        case text(Range<Int>)
+        /// The raw bytes after `\binN`.
+        case binary(Range<Int>)
+        case end
+    }
+
+    @inline(__always)
+    private static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A }
+
+    static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 0x30...0x39: return b - 0x30
+        case 0x41...0x46: return b - 0x41 + 10
+        case 0x61...0x66: return b - 0x61 + 10
+        default: return nil
+        }
+    }
+
+    mutating func next() -> Token {
+        let count = bytes.count
+        while position < count {
+            let b = bytes[position]
+            switch b {
+            case UInt8(ascii: "{"):
+                position += 1
+                return .groupStart
+            case UInt8(ascii: "}"):
+                position += 1
+                return .groupEnd
+            case UInt8(ascii: "\\"):
+                return controlSequence()
+            case 0x0A, 0x0D, 0x00:
+                position += 1
+                continue
+            default:
+                let start = position
+                position += 1
+                while position < count {
+                    let c = bytes[position]
+                    if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A
+                        || c == 0x0D || c == 0
+                    {
+                        break
+                    }
+                    position += 1
+                }
+                return .text(start..<position)
+            }
+        }
+        return .end
+    }
+
+    private mutating func controlSequence() -> Token {
+        let count = bytes.count
+        position += 1  // the backslash
+        guard position < count else { return .end }
+        let c = bytes[position]
+        if Self.isLetter(c) {
+            let start = position
+            while position < count, Self.isLetter(bytes[position]), position - start < 32 { position += 1 }
+            let name = start..<position
+            var parameter: Int? = nil
+            if position < count {
+                var negative = false
+                var p = position
+                if bytes[p] == UInt8(ascii: "-"), p + 1 < count, bytes[p + 1] >= 0x30, bytes[p + 1] <= 0x39 {
+                    negative = true
+                    p += 1
+                }
+                if p < count, bytes[p] >= 0x30, bytes[p] <= 0x39 {
+                    var value = 0
+                    var digits = 0
+                    while p < count, bytes[p] >= 0x30, bytes[p] <= 0x39 {
+                        if digits < 10 { value = value * 10 + Int(bytes[p] - 0x30) }
+                        digits += 1
+                        p += 1
+                    }
+                    value = min(value, Int(Int32.max))
+                    parameter = negative ? -value : value
+                    position = p
+                }
+            }
+            if position < count, bytes[position] == 0x20 { position += 1 }
+            // \binN: the next N bytes are data, whatever they contain.
+            if name.count == 3, bytes[name.lowerBound] == UInt8(ascii: "b"), bytes[name.lowerBound + 1] == UInt8(ascii: "i"),
+                bytes[name.lowerBound + 2] == UInt8(ascii: "n")
+            {
+                let n = max(0, parameter ?? 0)
+                let start = position
+                position = min(count, position + n)
+                return .binary(start..<position)
+            }
+            return .word(name: name, parameter: parameter)
+        }
+        if c == UInt8(ascii: "'") {
+            if position + 2 < count, let h = Self.hexValue(bytes[position + 1]), let l = Self.hexValue(bytes[position + 2]) {
+                position += 3
+                return .hexByte(h << 4 | l)
+            }
+            position += 1
+            return .symbol(UInt8(ascii: "'"))
+        }
+        position += 1
+        return .symbol(c)
+    }
+
+    /// The control word's name as a string (short names stay inline, without allocating).
+    func name(_ range: Range<Int>) -> String {
+        String(decoding: bytes[range], as: UTF8.self)
+    }
+}

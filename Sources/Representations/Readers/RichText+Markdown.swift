@@ -1,0 +1,159 @@
+extension RichBlock {
+    /// Builds a Markdown document from reader blocks.
+    static func makeDocument(_ blocks: [RichBlock]) -> MarkdownDocument {
+        var b = MarkdownDocument.Builder()
+        for block in blocks { append(block, to: &b) }
+        return b.finish()
+    }
+
+    private static func append(_ block: RichBlock, to b: inout MarkdownDocument.Builder) {
+        switch block {
+        case .paragraph(let inlines):
+            guard !inlines.isEmpty else { return }
+            b.open(.paragraph)
+            RichInline.append(inlines, to: &b)
+            b.close()
+        case .heading(let level, let inlines):
+            b.open(.heading(level: level))
+            RichInline.append(inlines, to: &b)
+            b.close()
+        case .codeBlock(let info, let code):
+            var literal = code
+            if !literal.isEmpty && !literal.hasSuffix("\n") { literal += "\n" }
+            b.append(.codeBlock(info: info, fenced: true), literal: literal)
+        case .blockQuote(let blocks):
+            b.open(.blockQuote)
+            for x in blocks { append(x, to: &b) }
+            b.close()
+        case .list(let ordered, let start, let tight, let items):
+            b.open(.list(ordered ? .ordered(start: max(0, min(start, 999_999_999)), tight: tight) : .bullet(tight: tight)))
+            for item in items {
+                b.open(.item(task: item.task.map { $0 ? .checked : .unchecked }))
+                for x in item.blocks { append(x, to: &b) }
+                b.close()
+            }
+            b.close()
+        case .thematicBreak:
+            b.append(.thematicBreak)
+        case .table(let alignments, let header, let rows):
+            b.open(.table(alignments: alignments.map {
+                switch $0 {
+                case .none: return .none
+                case .left: return .left
+                case .center: return .center
+                case .right: return .right
+                }
+            }))
+            for (i, row) in ([header] + rows).enumerated() {
+                b.open(.tableRow(header: i == 0))
+                for column in 0..<alignments.count {
+                    b.open(.tableCell)
+                    if column < row.count { RichInline.append(row[column], to: &b) }
+                    b.close()
+                }
+                b.close()
+            }
+            b.close()
+        case .html(let html):
+            var literal = html
+            if !literal.hasSuffix("\n") { literal += "\n" }
+            b.append(.htmlBlock, literal: literal)
+        case .footnoteDefinition(let label, let blocks):
+            b.open(.footnoteDefinition(label: label))
+            for x in blocks { append(x, to: &b) }
+            b.close()
+        }
+    }
+}
+
+extension RichInline {
+    static func append(_ inlines: [RichInline], to b: inout MarkdownDocument.Builder) {
+        for x in inlines { x.append(to: &b) }
+    }
+
+    private func append(to b: inout MarkdownDocument.Builder) {
+        switch self {
+        case .text(let s): b.appendText(s)
+        case .code(let s): b.append(.code, literal: s)
+        case .emphasis(let c): container(.emphasis, c, &b)
+        case .strong(let c): container(.strong, c, &b)
+        case .strikethrough(let c): container(.strikethrough, c, &b)
+        case .underline(let c): Self.append(c, to: &b)
+        case .superscript(let c):
+            b.append(.htmlInline, literal: "<sup>")
+            Self.append(c, to: &b)
+            b.append(.htmlInline, literal: "</sup>")
+        case .subscript(let c):
+            b.append(.htmlInline, literal: "<sub>")
+            Self.append(c, to: &b)
+            b.append(.htmlInline, literal: "</sub>")
+        case .link(let destination, let title, let c): container(.link(destination: destination, title: title), c, &b)
+        case .image(let source, let title, let alt, let data, let mediaType):
+            var destination = source
+            if let data, let mediaType, destination.isEmpty {
+                destination = "data:" + mediaType + ";base64," + Base64.encode(data)
+            }
+            b.open(.image(destination: destination, title: title))
+            if !alt.isEmpty { b.appendText(alt) }
+            b.close()
+        case .lineBreak: b.appendLineBreak()
+        case .softBreak: b.appendSoftBreak()
+        case .html(let s): b.append(.htmlInline, literal: s)
+        case .footnoteReference(let label): b.append(.footnoteReference(label: label))
+        }
+    }
+
+    private func container(_ element: MarkdownElement, _ children: [RichInline], _ b: inout MarkdownDocument.Builder) {
+        b.open(element)
+        Self.append(children, to: &b)
+        b.close()
+    }
+}
+
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ data: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((data.count + 2) / 3 * 4)
+        var i = 0
+        while i + 2 < data.count {
+            let n = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8 | UInt32(data[i + 2])
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        if data.count - i == 1 {
+            let n = UInt32(data[i]) << 16
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], 61, 61]
+        } else if data.count - i == 2 {
+            let n = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], 61]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for c in text.utf8 {
+            let v: UInt32
+            switch c {
+            case 0x41...0x5A: v = UInt32(c - 0x41)
+            case 0x61...0x7A: v = UInt32(c - 0x61 + 26)
+            case 0x30...0x39: v = UInt32(c - 0x30 + 52)
+            case 0x2B, 0x2D: v = 62
+            case 0x2F, 0x5F: v = 63
+            case 0x3D, 0x20, 0x0A, 0x0D, 0x09: continue
+            default: return nil
+            }
+            buffer = buffer << 6 | v
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}
