@@ -1,0 +1,1 @@
+print("pbctl-bench: no benchmarks yet")

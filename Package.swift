@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// No package dependencies: Foundation and the system C libraries only (see ARCHITECTURE.md).
+let package = Package(
+    name: "pbctl",
+    products: [
+        .executable(name: "pbctl", targets: ["pbctl"]),
+        .library(name: "Pasteboard", targets: ["Pasteboard"]),
+        .library(name: "Representations", targets: ["Representations"]),
+    ],
+    targets: [
+        // The pure model: type identifiers, items, negotiation, backends (in-memory, file store).
+        .target(name: "Pasteboard"),
+        // The file-backed store: the default backend when there is no display. Does file I/O, so it is
+        // kept out of the pure model.
+        .target(name: "PasteboardStore", dependencies: ["Pasteboard"]),
+        // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
+        .target(name: "Representations", dependencies: ["Pasteboard"]),
+        // libxcb + xcb-xfixes headers; holds no Swift.
+        .systemLibrary(
+            name: "CX11",
+            pkgConfig: "xcb xcb-xfixes",
+            providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]
+        ),
+        // The X11 selection bridge: the only Swift code that imports CX11.
+        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11"]),
+        .executableTarget(
+            name: "pbctl",
+            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11"]
+        ),
+        .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
+        .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),
+        .testTarget(name: "RepresentationsTests", dependencies: ["Representations"]),
+        .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"]),
+        .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard"]),
+        // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
+        .testTarget(name: "pbctlTests", dependencies: ["Pasteboard"]),
+    ]
+)
+
+// In-process benchmark driver used by `make bench` (small documents, where process start-up would dominate).
+package.targets.append(
+    .executableTarget(name: "pbctl-bench", dependencies: ["Representations"], path: "Benchmarks/pbctl-bench")
+)

@@ -1,0 +1,143 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Produces a derived representation (`target`) from the bytes of the one it derives from (`source`).
+public typealias RepresentationProducer =
+    @Sendable (_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier) throws -> Data
+
+/// The description of one stored representation: its type, where its bytes are, where it came from.
+public struct RepresentationRecord: Codable, Sendable, Equatable {
+    public var type: TypeIdentifier
+    /// Byte count; nil for a derived representation whose bytes are produced on demand.
+    public var size: Int?
+    public var derivedFrom: TypeIdentifier?
+    /// The file holding the bytes (file store only).
+    public var file: String?
+
+    public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier?, file: String? = nil) {
+        self.type = type
+        self.size = size
+        self.derivedFrom = derivedFrom
+        self.file = file
+    }
+}
+
+public struct ItemRecord: Codable, Sendable, Equatable {
+    public var metadata: ItemMetadata
+    public var representations: [RepresentationRecord]
+
+    public init(metadata: ItemMetadata, representations: [RepresentationRecord]) {
+        self.metadata = metadata
+        self.representations = representations
+    }
+
+    public var summary: ItemSummary {
+        ItemSummary(
+            types: representations.map { TypeSummary(type: $0.type, size: $0.size, derivedFrom: $0.derivedFrom) },
+            metadata: metadata)
+    }
+}
+
+/// A self-contained byte form of a list of items, for handing them to another process over a pipe.
+///
+/// Layout: the magic `PBA1`, a 4-byte little-endian header length, a JSON header (``ItemRecord``s),
+/// then every stored representation's bytes in header order. Derived representations travel as
+/// records only and are produced again on the other side.
+public enum ItemArchive {
+    static let magic: [UInt8] = Array("PBA1".utf8)
+
+    /// Encodes `items`, producing promised originals. Derived representations keep only their record
+    /// when `producer` will be available to the reader.
+    public static func encode(_ items: [Item], keepDerivedLazy: Bool = true) throws -> Data {
+        var records: [ItemRecord] = []
+        var blobs: [Data] = []
+        for item in items {
+            var reps: [RepresentationRecord] = []
+            for rep in item.representations {
+                if keepDerivedLazy, rep.derivedFrom != nil, case .promised = rep.content {
+                    reps.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
+                    continue
+                }
+                let data = try rep.data()
+                reps.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom))
+                blobs.append(data)
+            }
+            records.append(ItemRecord(metadata: item.metadata, representations: reps))
+        }
+        let header = try JSONEncoder().encode(records)
+        var out = Data(magic)
+        var length = UInt32(header.count).littleEndian
+        withUnsafeBytes(of: &length) { out.append(contentsOf: $0) }
+        out.append(header)
+        for blob in blobs { out.append(blob) }
+        return out
+    }
+
+    /// Decodes an archive. Derived representations without bytes become promises fulfilled by
+    /// `producer` from their source's bytes.
+    public static func decode(_ archive: Data, producer: RepresentationProducer? = nil) throws -> [Item] {
+        let bytes = [UInt8](archive)
+        guard bytes.count >= 8, Array(bytes[0..<4]) == magic else {
+            throw PasteboardError(.corrupt, "not a pasteboard archive")
+        }
+        let length = Int(UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24)
+        guard length <= bytes.count - 8 else { throw PasteboardError(.corrupt, "truncated pasteboard archive") }
+        let records: [ItemRecord]
+        do {
+            records = try JSONDecoder().decode([ItemRecord].self, from: Data(bytes[8..<(8 + length)]))
+        } catch {
+            throw PasteboardError(.corrupt, "damaged pasteboard archive header")
+        }
+        var offset = 8 + length
+        var items: [Item] = []
+        for record in records {
+            var stored: [TypeIdentifier: Data] = [:]
+            var representations: [Representation] = []
+            var lazy: [RepresentationRecord] = []
+            for rep in record.representations {
+                if let size = rep.size {
+                    guard size >= 0, size <= bytes.count - offset else {
+                        throw PasteboardError(.corrupt, "truncated pasteboard archive")
+                    }
+                    let data = Data(bytes[offset..<(offset + size)])
+                    offset += size
+                    stored[rep.type] = data
+                    representations.append(Representation(type: rep.type, data: data, derivedFrom: rep.derivedFrom))
+                } else {
+                    lazy.append(rep)
+                }
+            }
+            let final = stored
+            var item = Item(representations: representations, metadata: record.metadata)
+            for rep in lazy {
+                item.set(Representation.derived(rep.type, from: rep.derivedFrom, stored: { final }, producer: producer))
+            }
+            // Keep the recorded order.
+            items.append(Item(
+                representations: record.representations.compactMap { item.representation(for: $0.type) },
+                metadata: record.metadata))
+        }
+        return items
+    }
+}
+
+extension Representation {
+    /// A promise for `type`, produced from the stored bytes of `source` by `producer`.
+    static func derived(
+        _ type: TypeIdentifier, from source: TypeIdentifier?, stored: @escaping @Sendable () -> [TypeIdentifier: Data],
+        producer: RepresentationProducer?
+    ) -> Representation {
+        Representation(type: type, derivedFrom: source) {
+            guard let source, let data = stored()[source] else {
+                throw PasteboardError(.corrupt, "\(type) is derived from a representation that is not stored")
+            }
+            guard let producer else {
+                throw PasteboardError(.unavailable, "no converter available to produce \(type) from \(source)")
+            }
+            return try producer(source, data, type)
+        }
+    }
+}

@@ -1,0 +1,360 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+/// The file-backed store: the backend that always serves, with or without a display.
+///
+/// Layout: one document package per pasteboard, `ROOT/NAME.pasteboard/`, holding `Info.json` (the
+/// change count and the items' records) and one file per stored representation, named after the
+/// change count that wrote it (`c12-0-1.data`: change 12, item 0, representation 1). A `lock` file
+/// serialises writers (exclusive `flock`) against readers (shared `flock`).
+///
+/// Invariants:
+/// - The root is a real directory owned by the user with mode 0700; files are 0600. Every path below
+///   the root is opened relative to a directory descriptor with `O_NOFOLLOW`, so a symlink planted by
+///   someone else is refused, never followed.
+/// - A write creates and syncs the new data files, then atomically renames a new `Info.json` into
+///   place, then deletes the old files. A crash at any point leaves the previous item readable.
+/// - The change count never goes backwards, even when `Info.json` was damaged.
+/// - Sensitive items are refused: they never reach disk.
+public final class FileStore: PasteboardBackend, @unchecked Sendable {
+    public let root: String
+    /// Produces derived representations, which are stored as records without bytes.
+    public let producer: RepresentationProducer?
+
+    struct Info: Codable {
+        var format: Int
+        var changeCount: Int
+        var items: [ItemRecord]
+    }
+
+    static let infoName = "Info.json"
+    static let lockName = "lock"
+
+    /// Opens (creating if needed) the store at `root`.
+    /// - Throws: ``PasteboardError`` `.refused` when `root` is a symlink, not a directory, or owned by
+    ///   someone else; `.io` when it cannot be created.
+    public init(root: String, producer: RepresentationProducer? = nil) throws {
+        self.root = root
+        self.producer = producer
+        try Self.preparePrivateDirectory(root)
+    }
+
+    /// Where the store lives: `$PBCTL_STORE`, else `$XDG_RUNTIME_DIR/pbctl`, else
+    /// `$XDG_CACHE_HOME/pbctl`, else `~/.cache/pbctl`.
+    public static func defaultRoot(environment: [String: String]) -> String {
+        if let explicit = environment["PBCTL_STORE"], !explicit.isEmpty { return explicit }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/pbctl" }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/pbctl" }
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/pbctl-\(getuid())"
+        return home + "/.cache/pbctl"
+    }
+
+    // MARK: PasteboardBackend
+
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+        if items.contains(where: { $0.metadata.flags.contains(.sensitive) }) {
+            throw PasteboardError(.refused, "sensitive content is never written to the store")
+        }
+        // Produce promised originals before taking the lock: a slow producer must not block readers.
+        var prepared: [(ItemMetadata, [(Representation, Data?)])] = []
+        for item in items {
+            var reps: [(Representation, Data?)] = []
+            for rep in item.representations {
+                if rep.derivedFrom != nil, producer != nil, case .promised = rep.content {
+                    reps.append((rep, nil))
+                } else {
+                    reps.append((rep, try rep.data()))
+                }
+            }
+            prepared.append((item.metadata, reps))
+        }
+        return try withPackage(pasteboard, exclusive: true) { package in
+            let previous = try? package.readInfo()
+            let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            var records: [ItemRecord] = []
+            for (itemIndex, (metadata, reps)) in prepared.enumerated() {
+                var recs: [RepresentationRecord] = []
+                for (repIndex, (rep, data)) in reps.enumerated() {
+                    if let data {
+                        let name = "c\(count)-\(itemIndex)-\(repIndex).data"
+                        try package.createFile(name, data)
+                        recs.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom, file: name))
+                    } else {
+                        recs.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
+                    }
+                }
+                records.append(ItemRecord(metadata: metadata, representations: recs))
+            }
+            try package.replaceInfo(Info(format: 1, changeCount: count, items: records))
+            package.removeFiles(except: Set(records.flatMap { $0.representations.compactMap(\.file) }))
+            return count
+        }
+    }
+
+    public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
+        try withPackage(pasteboard, exclusive: false) { package in
+            try package.readInfo().items.map(\.summary)
+        }
+    }
+
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName) throws -> Data {
+        let (record, source): (RepresentationRecord, (TypeIdentifier, Data)?) = try withPackage(
+            pasteboard, exclusive: false
+        ) { package in
+            let info = try package.readInfo()
+            guard info.items.indices.contains(index) else {
+                throw PasteboardError.empty(index == 0 ? "nothing to paste" : "there is no item \(index)")
+            }
+            let item = info.items[index]
+            guard let record = item.representations.first(where: { $0.type == type }) else {
+                throw PasteboardError(.typeNotOffered, "\(type) is not offered")
+            }
+            if record.file != nil { return (record, (type, try package.readRepresentation(record))) }
+            guard let sourceType = record.derivedFrom,
+                let sourceRecord = item.representations.first(where: { $0.type == sourceType && $0.file != nil })
+            else {
+                throw PasteboardError(.corrupt, "\(package.path)/\(Self.infoName): \(type) has no stored source")
+            }
+            return (record, (sourceType, try package.readRepresentation(sourceRecord)))
+        }
+        guard let (sourceType, data) = source else { throw PasteboardError(.corrupt, "missing data") }
+        if record.file != nil { return data }
+        guard let producer else {
+            throw PasteboardError(.unavailable, "no converter available to produce \(type) from \(sourceType)")
+        }
+        return try producer(sourceType, data, type)
+    }
+
+    public func clear(_ pasteboard: PasteboardName) throws {
+        try withPackage(pasteboard, exclusive: true) { package in
+            let previous = try? package.readInfo()
+            let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            try package.replaceInfo(Info(format: 1, changeCount: count, items: []))
+            package.removeFiles(except: [])
+        }
+    }
+
+    public func changeCount(of pasteboard: PasteboardName) throws -> Int {
+        try withPackage(pasteboard, exclusive: false) { package in
+            if let info = try package.readInfoIfPresent() { return info.changeCount }
+            return 0
+        }
+    }
+
+    /// The names of the pasteboards that exist in the store.
+    public func pasteboardNames() throws -> [PasteboardName] {
+        guard let dir = opendir(root) else { throw POSIX.ioError("opendir", root) }
+        defer { closedir(dir) }
+        var names: [PasteboardName] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasSuffix(".pasteboard"), let board = PasteboardName(String(name.dropLast(11))) {
+                names.append(board)
+            }
+        }
+        return names.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    // MARK: Packages
+
+    private func withPackage<T>(
+        _ pasteboard: PasteboardName, exclusive: Bool, _ body: (Package) throws -> T
+    ) throws -> T {
+        let rootFD = try Self.openDirectory(root, relativeTo: AT_FDCWD, create: false)
+        defer { close(rootFD) }
+        let name = pasteboard.rawValue + ".pasteboard"
+        let fd = try Self.openDirectory(name, relativeTo: rootFD, create: true, displayPath: root + "/" + name)
+        let package = Package(fd: fd, path: root + "/" + name)
+        defer { close(fd) }
+        let lockFD = openat(fd, Self.lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard lockFD >= 0 else { throw Self.openError(package.path + "/" + Self.lockName) }
+        defer { close(lockFD) }
+        while flock(lockFD, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+            if errno != EINTR { throw POSIX.ioError("lock", package.path) }
+        }
+        defer { flock(lockFD, LOCK_UN) }
+        return try body(package)
+    }
+
+    static func openError(_ path: String, _ code: Int32 = errno) -> PasteboardError {
+        if code == ELOOP || code == ENOTDIR {
+            return PasteboardError(.refused, "\(path): refusing to follow a symbolic link or non-directory")
+        }
+        return POSIX.ioError("open", path, code)
+    }
+
+    /// Opens a directory without following a symlink in its last component, creating it 0700.
+    static func openDirectory(_ path: String, relativeTo dirFD: Int32, create: Bool, displayPath: String? = nil)
+        throws -> Int32
+    {
+        let shown = displayPath ?? path
+        if create, mkdirat(dirFD, path, 0o700) != 0, errno != EEXIST {
+            throw POSIX.ioError("mkdir", shown)
+        }
+        let fd = openat(dirFD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw openError(shown) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            close(fd)
+            throw POSIX.ioError("stat", shown)
+        }
+        guard st.st_uid == getuid() else {
+            close(fd)
+            throw PasteboardError(.refused, "\(shown): owned by another user; refusing to use it")
+        }
+        if st.st_mode & 0o077 != 0, fchmod(fd, 0o700) != 0 {
+            close(fd)
+            throw POSIX.ioError("chmod", shown)
+        }
+        return fd
+    }
+
+    /// Creates `path` and its missing parents; the last component must end up a private directory.
+    static func preparePrivateDirectory(_ path: String) throws {
+        guard path.hasPrefix("/") || !path.isEmpty else { throw PasteboardError(.io, "empty store path") }
+        var lst = stat()
+        if lstat(path, &lst) == 0 {
+            if (lst.st_mode & S_IFMT) == S_IFLNK {
+                throw PasteboardError(.refused, "\(path): the store path is a symbolic link; refusing to use it")
+            }
+        } else {
+            // Create parents with default permissions, the store itself private.
+            var prefix = path.hasPrefix("/") ? "" : "."
+            let components = path.split(separator: "/").map(String.init)
+            for (index, component) in components.enumerated() {
+                prefix += "/" + component
+                if index == components.count - 1 { break }
+                if mkdir(prefix, 0o755) != 0, errno != EEXIST { throw POSIX.ioError("mkdir", prefix) }
+            }
+            if mkdir(path, 0o700) != 0, errno != EEXIST { throw POSIX.ioError("mkdir", path) }
+        }
+        let fd = try openDirectory(path, relativeTo: AT_FDCWD, create: false)
+        close(fd)
+    }
+
+    /// One pasteboard's directory, open and locked.
+    struct Package {
+        let fd: Int32
+        let path: String
+
+        func readInfoIfPresent() throws -> Info? {
+            let infoFD = openat(fd, FileStore.infoName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            if infoFD < 0 {
+                if errno == ENOENT { return nil }
+                throw FileStore.openError(path + "/" + FileStore.infoName)
+            }
+            defer { close(infoFD) }
+            let data = try POSIX.readAll(infoFD, path: path + "/" + FileStore.infoName)
+            do {
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .iso8601
+                let info = try decoder.decode(Info.self, from: data)
+                guard info.format == 1 else {
+                    throw PasteboardError(.corrupt, "\(path)/\(FileStore.infoName): unknown format \(info.format)")
+                }
+                return info
+            } catch let error as PasteboardError {
+                throw error
+            } catch {
+                throw PasteboardError(
+                    .corrupt, "\(path)/\(FileStore.infoName): damaged metadata (\(data.count) bytes); "
+                        + "run 'pbctl clear' to reset this pasteboard")
+            }
+        }
+
+        func readInfo() throws -> Info {
+            try readInfoIfPresent() ?? Info(format: 1, changeCount: 0, items: [])
+        }
+
+        func readRepresentation(_ record: RepresentationRecord) throws -> Data {
+            guard let file = record.file, !file.contains("/"), !file.hasPrefix(".") else {
+                throw PasteboardError(.corrupt, "\(path)/\(FileStore.infoName): bad file name for \(record.type)")
+            }
+            let filePath = path + "/" + file
+            let dataFD = openat(fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard dataFD >= 0 else {
+                if errno == ENOENT { throw PasteboardError(.corrupt, "\(filePath): missing") }
+                throw FileStore.openError(filePath)
+            }
+            defer { close(dataFD) }
+            let data = try POSIX.readAll(dataFD, path: filePath, sizeHint: record.size ?? 0)
+            if let size = record.size, size != data.count {
+                throw PasteboardError(.corrupt, "\(filePath): holds \(data.count) bytes, expected \(size)")
+            }
+            return data
+        }
+
+        /// Creates a new file (never an existing one), writes and syncs it.
+        func createFile(_ name: String, _ data: Data) throws {
+            unlinkat(fd, name, 0)  // a leftover from a crashed write with the same change count
+            let fileFD = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fileFD >= 0 else { throw FileStore.openError(path + "/" + name) }
+            defer { close(fileFD) }
+            try POSIX.writeAll(fileFD, data, path: path + "/" + name)
+            guard fsync(fileFD) == 0 else { throw POSIX.ioError("fsync", path + "/" + name) }
+        }
+
+        /// Writes `Info.json` under a temporary name, syncs it, renames it into place, syncs the directory.
+        func replaceInfo(_ info: Info) throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            let data = try encoder.encode(info)
+            let temporary = FileStore.infoName + ".new-\(getpid())"
+            try createFile(temporary, data)
+            guard renameat(fd, temporary, fd, FileStore.infoName) == 0 else {
+                let code = errno
+                unlinkat(fd, temporary, 0)
+                throw POSIX.ioError("rename", path + "/" + FileStore.infoName, code)
+            }
+            fsync(fd)
+        }
+
+        /// The directory's entries, except `.` and `..`.
+        func entries() throws -> [String] {
+            let dupFD = dup(fd)
+            guard dupFD >= 0, let dir = fdopendir(dupFD) else { throw POSIX.ioError("opendir", path) }
+            defer { closedir(dir) }
+            rewinddir(dir)
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name != ".", name != ".." { names.append(name) }
+            }
+            return names
+        }
+
+        /// The highest change count that named a data file, so a damaged `Info.json` cannot make the
+        /// count go backwards.
+        func highestStoredChange() throws -> Int {
+            try entries().compactMap { name -> Int? in
+                guard name.hasPrefix("c"), let dash = name.firstIndex(of: "-") else { return nil }
+                return Int(name[name.index(after: name.startIndex)..<dash])
+            }.max() ?? 0
+        }
+
+        /// Deletes data files (and stale temporaries) that the current `Info.json` does not name.
+        func removeFiles(except keep: Set<String>) {
+            guard let names = try? entries() else { return }
+            for name in names where !keep.contains(name) && name != FileStore.infoName && name != FileStore.lockName {
+                if name.hasSuffix(".data") || name.hasPrefix(FileStore.infoName + ".new-") {
+                    unlinkat(fd, name, 0)
+                }
+            }
+        }
+    }
+}

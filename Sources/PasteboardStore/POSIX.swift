@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+/// Thin wrappers over the system calls the store and the CLI need, each turning `errno` into a
+/// ``PasteboardError`` that names the path. The corresponding C functions are named in each comment.
+public enum POSIX {
+    /// The message for the current `errno`.
+    public static func errorString(_ code: Int32 = errno) -> String {
+        String(cString: strerror(code))
+    }
+
+    static func ioError(_ what: String, _ path: String, _ code: Int32 = errno) -> PasteboardError {
+        PasteboardError(.io, "\(path): \(what) failed: \(errorString(code))")
+    }
+
+    /// Reads everything from `fd` until end of file. The corresponding C function is `read`.
+    public static func readAll(_ fd: Int32, path: String, sizeHint: Int = 0) throws -> Data {
+        var buffer = [UInt8]()
+        buffer.reserveCapacity(max(sizeHint, 65536))
+        var chunk = 1 << 16
+        while true {
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: chunk))
+            let n = buffer.withUnsafeMutableBytes { raw in
+                read(fd, raw.baseAddress! + start, chunk)
+            }
+            if n < 0 {
+                buffer.removeLast(chunk)
+                if errno == EINTR { continue }
+                throw ioError("read", path)
+            }
+            buffer.removeLast(chunk - n)
+            if n == 0 { break }
+            if chunk < (1 << 22) { chunk *= 2 }
+        }
+        return Data(buffer)
+    }
+
+    /// Writes all of `data` to `fd`. The corresponding C function is `write`.
+    public static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
+        try data.withUnsafeBytes { raw in
+            guard var pointer = raw.baseAddress else { return }
+            var remaining = raw.count
+            while remaining > 0 {
+                let n = write(fd, pointer, remaining)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw ioError("write", path)
+                }
+                pointer += n
+                remaining -= n
+            }
+        }
+    }
+
+    /// Reads a whole file (not following a final symlink).
+    public static func readFile(_ path: String) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(path): \(errorString())")
+        }
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            throw PasteboardError(.invalidData, "\(path): is a directory")
+        }
+        return try readAll(fd, path: path, sizeHint: Int(st.st_size))
+    }
+
+    /// Writes a file with mode 0666 & ~umask, replacing it.
+    public static func writeFile(_ path: String, _ data: Data) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw ioError("open", path) }
+        defer { close(fd) }
+        try writeAll(fd, data, path: path)
+    }
+}

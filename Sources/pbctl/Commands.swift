@@ -1,0 +1,344 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+
+// MARK: copy
+
+let copyCommand = Command(
+    help: CommandHelp(
+        name: "copy", summary: "copy standard input or files to a pasteboard",
+        usage: "pbctl copy [OPTIONS] [FILE...]",
+        details: """
+            Reads FILE (one item per file) or standard input. The type comes from --type, else from the
+            file's extension, else from the content (RTF, HTML, PNG, JPEG, GIF and PDF signatures; valid
+            UTF-8 is plain text; anything else is public.data). Text types must be valid UTF-8.
+            """,
+        examples: [
+            "make report | pbctl copy --type md     # Markdown from a pipe",
+            "pbctl copy notes.md                    # type from the extension",
+            "pbctl copy --type public.png < shot    # say what the bytes are",
+            "pbctl copy -p scratch < draft.txt      # a named pasteboard",
+        ]),
+    options: [
+        .value("type", "t", "TYPE", "what the bytes are: a type identifier, MIME type or extension"),
+        .value("from", nil, "FORMAT", "same as --type with a format name (markdown, html, rtf, text)"),
+    ],
+    run: { context, arguments in
+        let pasteboard = try context.pasteboardName(arguments)
+        var declared: TypeIdentifier? = nil
+        if let text = arguments.value("type") ?? arguments.value("from") {
+            declared = try resolveType(text, context)
+        }
+        var items: [Item] = []
+        let sources = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
+        for source in sources {
+            let data: Data
+            var metadata = ItemMetadata(sourceApplication: "pbctl")
+            var type = declared
+            if source == "-" {
+                data = try context.terminal.readStandardInput()
+            } else {
+                data = try POSIX.readFile(source)
+                metadata.sourcePath = absolutePath(source)
+                if type == nil, let ext = fileExtension(source) {
+                    type = context.registry.types(withTag: ext, .filenameExtension).first
+                }
+            }
+            let resolved = type ?? TypeSniffer.sniff(data)
+            try validate(data, as: resolved, source: source == "-" ? "standard input" : source, context)
+            items.append(Item(representations: [Representation(type: resolved, data: data)], metadata: metadata))
+        }
+        try context.backend(arguments).write(items, to: pasteboard)
+        return ExitCode.ok
+    })
+
+/// Text with a fixed encoding must be well formed: a paste must never hand out broken text.
+func validate(_ data: Data, as type: TypeIdentifier, source: String, _ context: Context) throws {
+    guard context.registry.textEncoding(of: type) == .utf8, !TypeSniffer.isValidUTF8(data) else { return }
+    let offset = TypeSniffer.firstInvalidUTF8Offset(data) ?? 0
+    throw PasteboardError(
+        .invalidData,
+        "\(source): not valid UTF-8 near byte \(offset), but \(type) is UTF-8 text; "
+            + "copy it with --type public.data to keep the bytes as they are")
+}
+
+func resolveType(_ text: String, _ context: Context) throws -> TypeIdentifier {
+    switch text.lowercased() {
+    case "markdown", "md", "gfm", "commonmark": return .markdown
+    case "text", "txt", "plain": return .utf8PlainText
+    default: break
+    }
+    guard let type = context.registry.resolve(text) else {
+        throw UsageError(
+            message: "unknown type '\(text)' (give a type identifier such as public.html, a MIME type such as "
+                + "text/html, or an extension such as html)", command: nil)
+    }
+    return type
+}
+
+func fileExtension(_ path: String) -> String? {
+    guard let name = path.split(separator: "/").last, let dot = name.lastIndex(of: "."), dot != name.startIndex
+    else { return nil }
+    return String(name[name.index(after: dot)...])
+}
+
+func absolutePath(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    guard let pointer = getcwd(nil, 0) else { return path }
+    defer { free(pointer) }
+    let cwd = String(cString: pointer)
+    return (cwd == "/" ? "" : cwd) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+}
+
+// MARK: paste
+
+let pasteCommand = Command(
+    help: CommandHelp(
+        name: "paste", summary: "write a pasteboard's content to standard output or a file",
+        usage: "pbctl paste [OPTIONS]",
+        details: """
+            Without --type, writes the best text form: UTF-8 plain text, else other plain text (Markdown
+            included), else HTML, RTF or other text, else the first representation as it is. Each item is
+            written in turn; --item N picks one.
+            """,
+        examples: [
+            "pbctl paste > notes.md",
+            "pbctl paste --type public.html        # exactly that type, or exit 1 listing the offered types",
+            "pbctl paste --type png -o shot.png",
+            "pbctl paste -n                        # without one trailing newline",
+        ]),
+    options: [
+        .value("type", "t", "TYPE", "paste exactly this type (identifier, MIME type or extension)"),
+        .value("output", "o", "FILE", "write to FILE instead of standard output"),
+        .flag("no-newline", "n", "drop one trailing newline"),
+        .value("item", nil, "N", "paste only item N (from 0)"),
+    ],
+    run: { context, arguments in
+        let pasteboard = try context.pasteboardName(arguments)
+        let backend = try context.backend(arguments)
+        let items = try backend.items(in: pasteboard)
+        guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
+        let indices = try selectItems(arguments, count: items.count)
+        let requested = try arguments.value("type").map { try resolveType($0, context) }
+        var output = Data()
+        for index in indices {
+            let offered = items[index].types.map(\.type)
+            let type: TypeIdentifier
+            if let requested {
+                guard let match = offered.first(where: { $0 == requested }) else {
+                    throw PasteboardError(
+                        .typeNotOffered,
+                        "\(requested) is not offered; offered: " + offered.map(\.rawValue).joined(separator: ", "))
+                }
+                type = match
+            } else {
+                type = defaultPasteType(offered, context.registry)
+            }
+            var data = try backend.read(type, item: index, from: pasteboard)
+            if requested == nil, context.registry.textEncoding(of: type) == .utf16 {
+                data = Data(utf16ToUTF8(data).utf8)
+            }
+            output.append(data)
+        }
+        if arguments.has("no-newline"), output.last == 0x0A {
+            output.removeLast()
+            if output.last == 0x0D { output.removeLast() }
+        }
+        if let path = arguments.value("output") {
+            try POSIX.writeFile(path, output)
+        } else {
+            try context.terminal.out(output)
+        }
+        return ExitCode.ok
+    })
+
+func selectItems(_ arguments: ParsedArguments, count: Int) throws -> [Int] {
+    guard let text = arguments.value("item") else { return Array(0..<count) }
+    guard let index = Int(text), index >= 0 else {
+        throw UsageError(message: "--item takes a number from 0", command: nil)
+    }
+    guard index < count else { throw PasteboardError.empty("there is no item \(index) (items: \(count))") }
+    return [index]
+}
+
+/// The type a plain `pbctl paste` writes: plain text first (a terminal wants what was copied), then
+/// the richer text forms, then whatever is there.
+func defaultPasteType(_ offered: [TypeIdentifier], _ registry: TypeRegistry) -> TypeIdentifier {
+    let ladder: [(TypeIdentifier) -> Bool] = [
+        { $0 == .utf8PlainText },
+        { registry.conforms($0, to: .plainText) && registry.textEncoding(of: $0) == .utf8 },
+        { registry.conforms($0, to: .plainText) },
+        { $0 == .html }, { $0 == .rtf },
+        { registry.isText($0) },
+    ]
+    for rung in ladder {
+        if let match = offered.first(where: rung) { return match }
+    }
+    return offered[0]
+}
+
+func utf16ToUTF8(_ data: Data) -> String {
+    let bytes = [UInt8](data)
+    var bigEndian = false
+    var start = 0
+    if bytes.starts(with: [0xFE, 0xFF]) { bigEndian = true; start = 2 }
+    else if bytes.starts(with: [0xFF, 0xFE]) { start = 2 }
+    var units: [UInt16] = []
+    units.reserveCapacity(bytes.count / 2)
+    var i = start
+    while i + 1 < bytes.count {
+        units.append(bigEndian ? UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1]) : UInt16(bytes[i + 1]) << 8 | UInt16(bytes[i]))
+        i += 2
+    }
+    return String(decoding: units, as: UTF16.self)
+}
+
+// MARK: types
+
+struct TypeListing: Codable {
+    var type: String
+    var mimeType: String?
+    var size: Int?
+    var derivedFrom: String?
+}
+
+let typesCommand = Command(
+    help: CommandHelp(
+        name: "types", summary: "list the types the current item offers",
+        usage: "pbctl types [OPTIONS]",
+        details: "One line per type: identifier, preferred MIME type, size in bytes (or - when produced on demand).",
+        examples: ["pbctl types", "pbctl types --json | jq -r '.[].type'"]),
+    options: [
+        .flag("json", nil, "print JSON for scripts"),
+        .value("item", nil, "N", "list item N (default 0)"),
+    ],
+    run: { context, arguments in
+        let pasteboard = try context.pasteboardName(arguments)
+        let items = try context.backend(arguments).items(in: pasteboard)
+        let index = try arguments.value("item").map { text -> Int in
+            guard let n = Int(text), n >= 0 else { throw UsageError(message: "--item takes a number from 0", command: nil) }
+            return n
+        } ?? 0
+        guard items.indices.contains(index) else {
+            if arguments.has("json") { try context.terminal.out("[]\n") }
+            throw PasteboardError.empty(items.isEmpty ? "nothing on '\(pasteboard)'" : "there is no item \(index)")
+        }
+        let listing = items[index].types.map {
+            TypeListing(
+                type: $0.type.rawValue, mimeType: context.registry.preferredMIMEType(of: $0.type), size: $0.size,
+                derivedFrom: $0.derivedFrom?.rawValue)
+        }
+        if arguments.has("json") {
+            try context.terminal.out(try jsonString(listing))
+        } else {
+            var text = ""
+            let width = listing.map(\.type.count).max() ?? 0
+            for entry in listing {
+                text += entry.type.padding(width + 1) + (entry.mimeType ?? "-").padding(26)
+                    + (entry.size.map(String.init) ?? "-") + "\n"
+            }
+            try context.terminal.out(text)
+        }
+        return ExitCode.ok
+    })
+
+// MARK: info and clear
+
+struct InfoListing: Codable {
+    struct ItemInfo: Codable {
+        var types: [TypeListing]
+        var sourceApplication: String?
+        var sourcePath: String?
+        var created: Date
+        var sensitive: Bool
+        var transient: Bool
+    }
+    var pasteboard: String
+    var backend: String
+    var changeCount: Int
+    var items: [ItemInfo]
+}
+
+let infoCommand = Command(
+    help: CommandHelp(
+        name: "info", summary: "show a pasteboard's change count, items and metadata",
+        usage: "pbctl info [OPTIONS]", details: "",
+        examples: ["pbctl info", "pbctl info --json"]),
+    options: [.flag("json", nil, "print JSON for scripts")],
+    run: { context, arguments in
+        let pasteboard = try context.pasteboardName(arguments)
+        let backend = try context.backend(arguments)
+        let items = try backend.items(in: pasteboard)
+        let listing = InfoListing(
+            pasteboard: pasteboard.rawValue, backend: backend is FileStore ? "store" : "x11",
+            changeCount: try backend.changeCount(of: pasteboard),
+            items: items.map { item in
+                InfoListing.ItemInfo(
+                    types: item.types.map {
+                        TypeListing(
+                            type: $0.type.rawValue, mimeType: context.registry.preferredMIMEType(of: $0.type),
+                            size: $0.size, derivedFrom: $0.derivedFrom?.rawValue)
+                    },
+                    sourceApplication: item.metadata.sourceApplication, sourcePath: item.metadata.sourcePath,
+                    created: item.metadata.created, sensitive: item.metadata.flags.contains(.sensitive),
+                    transient: item.metadata.flags.contains(.transient))
+            })
+        if arguments.has("json") {
+            try context.terminal.out(try jsonString(listing))
+            return ExitCode.ok
+        }
+        var text = "pasteboard:   \(listing.pasteboard) (\(listing.backend))\n"
+        text += "change count: \(listing.changeCount)\n"
+        text += "items:        \(listing.items.count)\n"
+        for (index, item) in listing.items.enumerated() {
+            text += "item \(index):\n"
+            if let source = item.sourcePath ?? item.sourceApplication { text += "  source:  \(source)\n" }
+            text += "  created: \(item.created.formatted(.iso8601))\n"
+            if item.sensitive { text += "  flags:   sensitive\n" }
+            for type in item.types {
+                text += "  type:    \(type.type)" + (type.size.map { " (\($0) bytes)" } ?? "")
+                    + (type.derivedFrom.map { " from \($0)" } ?? "") + "\n"
+            }
+        }
+        try context.terminal.out(text)
+        return ExitCode.ok
+    })
+
+let clearCommand = Command(
+    help: CommandHelp(
+        name: "clear", summary: "empty a pasteboard", usage: "pbctl clear [OPTIONS]", details: "",
+        examples: ["pbctl clear", "pbctl clear --primary"]),
+    options: [],
+    run: { context, arguments in
+        let pasteboard = try context.pasteboardName(arguments)
+        try context.backend(arguments).clear(pasteboard)
+        return ExitCode.ok
+    })
+
+// MARK: help
+
+let helpCommand = Command(
+    help: CommandHelp(
+        name: "help", summary: "show help for pbctl or one command", usage: "pbctl help [COMMAND]", details: "",
+        examples: ["pbctl help paste"]),
+    options: [],
+    run: { context, arguments in
+        guard let name = arguments.positionals.first else {
+            try context.terminal.out(mainHelp(commands))
+            return ExitCode.ok
+        }
+        guard let command = findCommand(name) else {
+            throw UsageError(message: "no command '\(name)'", command: "help")
+        }
+        try context.terminal.out(commandHelp(command))
+        return ExitCode.ok
+    })

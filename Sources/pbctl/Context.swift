@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+
+/// An error with its own exit code, for failures that are not the model's.
+struct CLIError: Error {
+    let code: Int32
+    let message: String
+    init(_ code: Int32, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// What every command needs: the streams, the environment, the type registry, and the backend the
+/// user chose.
+struct Context: Sendable {
+    var terminal: Terminal
+    var registry: TypeRegistry = .standard
+
+    var environment: [String: String] { terminal.environment }
+
+    enum BackendKind: String { case auto, store, x11 }
+
+    func pasteboardName(_ arguments: ParsedArguments) throws -> PasteboardName {
+        if arguments.has("primary") {
+            if let explicit = arguments.value("pasteboard"), explicit != "primary" {
+                throw UsageError(message: "--primary and --pasteboard \(explicit) contradict each other", command: nil)
+            }
+            return .primary
+        }
+        guard let text = arguments.value("pasteboard") else { return .general }
+        guard let name = PasteboardName(text) else {
+            throw UsageError(
+                message: "invalid pasteboard name '\(text)' (use 1 to 64 of A-Z a-z 0-9 . _ -)", command: nil)
+        }
+        return name
+    }
+
+    func backendKind(_ arguments: ParsedArguments) throws -> BackendKind {
+        let text = arguments.value("backend") ?? environment["PBCTL_BACKEND"] ?? "auto"
+        guard let kind = BackendKind(rawValue: text.lowercased()) else {
+            throw UsageError(message: "unknown backend '\(text)' (use auto, store or x11)", command: nil)
+        }
+        return kind
+    }
+
+    /// The store, with the converters that produce derived representations on demand.
+    func openStore() throws -> FileStore {
+        try FileStore(root: FileStore.defaultRoot(environment: environment), producer: produceRepresentation)
+    }
+
+    /// The backend for this invocation: the store, or X11 when asked for (or, with `auto`, when a
+    /// display answers).
+    func backend(_ arguments: ParsedArguments) throws -> any PasteboardBackend {
+        switch try backendKind(arguments) {
+        case .store:
+            return try openStore()
+        case .x11:
+            return try openX11Backend(self, required: true)!
+        case .auto:
+            if let x11 = try openX11Backend(self, required: false) { return x11 }
+            return try openStore()
+        }
+    }
+}

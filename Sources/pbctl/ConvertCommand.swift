@@ -1,0 +1,105 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+import Representations
+
+/// The formats `pbctl convert` reads and writes, by the names users type.
+enum Format: String, CaseIterable {
+    case commonmark, gfm, html, rtf, text
+
+    static let aliases: [String: Format] = [
+        "markdown": .gfm, "md": .gfm, "gfm": .gfm, "commonmark": .commonmark, "cm": .commonmark,
+        "html": .html, "htm": .html, "rtf": .rtf, "text": .text, "txt": .text, "plain": .text,
+    ]
+
+    static func parse(_ text: String, role: String) throws -> Format {
+        guard let format = aliases[text.lowercased()] else {
+            throw UsageError(
+                message: "unknown \(role) format '\(text)'; known: commonmark, gfm (markdown, md), html, rtf, text",
+                command: "convert")
+        }
+        return format
+    }
+}
+
+let convertCommand = Command(
+    help: CommandHelp(
+        name: "convert", summary: "convert a document between Markdown, HTML, RTF and plain text",
+        usage: "pbctl convert --from FORMAT --to FORMAT [FILE]",
+        details: """
+            Reads FILE or standard input, writes standard output. Formats: commonmark (strict CommonMark
+            0.31.2), gfm (also markdown, md: CommonMark with GitHub's extensions), html, rtf, text.
+            """,
+        examples: [
+            "pbctl convert --from gfm --to html README.md",
+            "pbctl convert --from commonmark --to html < spec.md",
+        ]),
+    options: [
+        .value("from", "f", "FORMAT", "the input format"),
+        .value("to", "t", "FORMAT", "the output format"),
+        .value("output", "o", "FILE", "write to FILE instead of standard output"),
+        .flag("standalone", "s", "with --to html: a whole document with <meta charset=\"utf-8\">"),
+    ],
+    run: { context, arguments in
+        guard let fromText = arguments.value("from") else {
+            throw UsageError(message: "convert needs --from FORMAT", command: "convert")
+        }
+        guard let toText = arguments.value("to") else {
+            throw UsageError(message: "convert needs --to FORMAT", command: "convert")
+        }
+        let from = try Format.parse(fromText, role: "input")
+        let to = try Format.parse(toText, role: "output")
+        guard arguments.positionals.count <= 1 else {
+            throw UsageError(message: "convert takes at most one FILE", command: "convert")
+        }
+        let input: Data
+        if let path = arguments.positionals.first, path != "-" {
+            input = try POSIX.readFile(path)
+        } else {
+            input = try context.terminal.readStandardInput()
+        }
+        let output = try convert(input, from: from, to: to, standalone: arguments.has("standalone"))
+        if let path = arguments.value("output") {
+            try POSIX.writeFile(path, output)
+        } else {
+            try context.terminal.out(output)
+        }
+        return ExitCode.ok
+    })
+
+/// Converts between formats in-process.
+func convert(_ input: Data, from: Format, to: Format, standalone: Bool = false) throws -> Data {
+    switch (from, to) {
+    case (.commonmark, .html), (.gfm, .html):
+        let options: MarkdownOptions = from == .gfm ? .gfm : .commonmark
+        let document = MarkdownParser.parse([UInt8](input), options: options)
+        return Data(HTMLWriter.render(document, options: options))
+    default:
+        throw CLIError(ExitCode.usage, "converting \(from) to \(to) is not supported yet")
+    }
+}
+
+/// Produces a derived representation for a backend (the store or an X11 owner).
+@Sendable func produceRepresentation(_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier) throws -> Data {
+    func format(_ type: TypeIdentifier) -> Format? {
+        switch type {
+        case .markdown: return .gfm
+        case .html: return .html
+        case .rtf: return .rtf
+        case .utf8PlainText, .plainText: return .text
+        default: return nil
+        }
+    }
+    guard let from = format(source), let to = format(target) else {
+        throw PasteboardError(.typeNotOffered, "cannot produce \(target) from \(source)")
+    }
+    do {
+        return try convert(data, from: from, to: to)
+    } catch let error as CLIError {
+        throw PasteboardError(.typeNotOffered, error.message)
+    }
+}

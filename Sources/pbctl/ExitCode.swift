@@ -1,0 +1,24 @@
+import Pasteboard
+
+/// pbctl's exit codes (sysexits.h where one fits), listed in README.md and `pbctl help`.
+enum ExitCode {
+    static let ok: Int32 = 0
+    /// Nothing to paste, or the requested type is not offered.
+    static let notFound: Int32 = 1
+    static let usage: Int32 = 64
+    /// The input is not what it claims to be (EX_DATAERR).
+    static let dataError: Int32 = 65
+    /// The backend cannot be reached: no display, dead X server, owner gone (EX_UNAVAILABLE).
+    static let unavailable: Int32 = 69
+    /// Reading or writing failed (EX_IOERR).
+    static let ioError: Int32 = 74
+
+    static func forError(_ error: PasteboardError) -> Int32 {
+        switch error.code {
+        case .empty, .typeNotOffered: return notFound
+        case .invalidData: return dataError
+        case .unavailable, .timedOut: return unavailable
+        case .io, .corrupt, .refused: return ioError
+        }
+    }
+}

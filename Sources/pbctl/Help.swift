@@ -1,0 +1,77 @@
+/// `pbctl help` texts. Each command's usage, options (generated from its option specs) and examples.
+struct CommandHelp: Sendable {
+    let name: String
+    let summary: String
+    let usage: String
+    let details: String
+    let examples: [String]
+}
+
+let version = "pbctl 0.1.0"
+
+let exitCodeHelp = """
+    Exit codes:
+      0   success
+      1   nothing to paste, or the requested type is not offered
+      64  usage error (unknown option, missing value, bad name)
+      65  invalid input data (e.g. invalid UTF-8 for a text type, malformed document)
+      69  backend unavailable (e.g. --backend x11 with no display, X server gone, owner stalled)
+      74  I/O error (store unreadable or damaged, permissions, symlinks refused)
+    """
+
+func mainHelp(_ commands: [Command]) -> String {
+    var text = """
+        pbctl: a pasteboard broker for Linux. One copy offers Markdown, HTML, RTF and plain text
+        together; each paste gets the richest form the pasting side can use.
+
+        Usage: pbctl COMMAND [OPTIONS] [ARGUMENTS]
+
+        Commands:
+
+        """
+    for command in commands where !command.hidden {
+        text += "  " + command.help.name.padding(8) + "  " + command.help.summary + "\n"
+    }
+    text += """
+
+        Global options (any command):
+          -p, --pasteboard NAME   use pasteboard NAME (general, primary, find, or [A-Za-z0-9._-]{1,64})
+              --primary           use the primary selection (same as -p primary)
+              --backend B         auto (default: X11 when a display answers, else the store), store, x11;
+                                  also PBCTL_BACKEND
+          -h, --help              show help;  pbctl help COMMAND for a command's options and examples
+              --version           print the version
+
+        Without a display pbctl keeps pasteboards in a private store: $PBCTL_STORE if set, else
+        $XDG_RUNTIME_DIR/pbctl, else $XDG_CACHE_HOME/pbctl or ~/.cache/pbctl (directory 0700, files 0600).
+
+
+        """
+    text += exitCodeHelp + "\n"
+    return text
+}
+
+func commandHelp(_ command: Command) -> String {
+    var text = "Usage: \(command.help.usage)\n\n\(command.help.summary)\n"
+    if !command.help.details.isEmpty { text += "\n" + command.help.details + "\n" }
+    let options = command.options + globalOptionSpecs
+    text += "\nOptions:\n"
+    for option in options {
+        var left = option.short.map { "-\($0), " } ?? "    "
+        left += "--" + option.long
+        if option.takesValue { left += " " + option.valueName }
+        text += "  " + left.padding(26) + option.help + "\n"
+    }
+    if !command.help.examples.isEmpty {
+        text += "\nExamples:\n"
+        for example in command.help.examples { text += "  " + example + "\n" }
+    }
+    text += "\n" + exitCodeHelp + "\n"
+    return text
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,0 +1,14 @@
+/// Options every command accepts.
+let globalOptionSpecs: [OptionSpec] = [
+    .value("pasteboard", "p", "NAME", "pasteboard to use (default: general)"),
+    .flag("primary", nil, "use the primary selection (-p primary)"),
+    .value("backend", nil, "B", "auto, store or x11 (default: $PBCTL_BACKEND or auto)"),
+    .flag("help", "h", "show this help"),
+]
+
+let commands: [Command] = [
+    copyCommand, pasteCommand, typesCommand, infoCommand, clearCommand, convertCommand, helpCommand,
+] + x11Commands
+
+func findCommand(_ name: String) -> Command? { commands.first { $0.help.name == name } }
+

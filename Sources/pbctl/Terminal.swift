@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PasteboardStore
+
+/// The process's standard streams. pbctl is the only code that reads argv or the environment, or
+/// prints; everything goes through here.
+struct Terminal: Sendable {
+    var environment: [String: String]
+
+    func out(_ data: Data) throws { try POSIX.writeAll(STDOUT_FILENO, data, path: "standard output") }
+    func out(_ text: String) throws { try out(Data(text.utf8)) }
+
+    /// One line on standard error.
+    func err(_ text: String) {
+        let line = Data((text.hasSuffix("\n") ? text : text + "\n").utf8)
+        try? POSIX.writeAll(STDERR_FILENO, line, path: "standard error")
+    }
+
+    func readStandardInput() throws -> Data { try POSIX.readAll(STDIN_FILENO, path: "standard input") }
+
+    var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    static func currentEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let pair = String(cString: entry)
+            if let eq = pair.firstIndex(of: "=") {
+                result[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}
+
+/// JSON output for scripts: sorted keys, one document per call.
+func jsonString<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+}

@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Pasteboard
+import PasteboardStore
+
+/// One pbctl subcommand: its options, help, and body. The body returns the exit code.
+struct Command: Sendable {
+    let help: CommandHelp
+    let options: [OptionSpec]
+    var hidden = false
+    /// When set, the command parses its own arguments (used for hidden internal entry points).
+    var raw: (@Sendable (Context, [String]) -> Int32)? = nil
+    let run: @Sendable (Context, ParsedArguments) throws -> Int32
+}
+
+func run(_ arguments: [String], _ context: Context) -> Int32 {
+    guard let first = arguments.first else {
+        context.terminal.err("pbctl: missing command; try 'pbctl help'")
+        return ExitCode.usage
+    }
+    if first == "--version" || first == "-V" || first == "version" {
+        try? context.terminal.out(version + "\n")
+        return ExitCode.ok
+    }
+    if first == "--help" || first == "-h" {
+        try? context.terminal.out(mainHelp(commands))
+        return ExitCode.ok
+    }
+    guard let command = findCommand(first) else {
+        let near = commands.filter { !$0.hidden }.map(\.help.name).first { $0.hasPrefix(first) || first.hasPrefix($0) }
+        context.terminal.err(
+            "pbctl: unknown command '\(first)'" + (near.map { " (did you mean '\($0)'?)" } ?? "")
+                + "; try 'pbctl help'")
+        return ExitCode.usage
+    }
+    let rest = Array(arguments.dropFirst())
+    if let raw = command.raw { return raw(context, rest) }
+    do {
+        let parsed = try parseArguments(rest, specs: command.options + globalOptionSpecs, command: first)
+        if parsed.has("help") {
+            try context.terminal.out(commandHelp(command))
+            return ExitCode.ok
+        }
+        return try command.run(context, parsed)
+    } catch let error as UsageError {
+        context.terminal.err("pbctl: \(error.message)")
+        context.terminal.err("Try 'pbctl help \(error.command ?? first)'.")
+        return ExitCode.usage
+    } catch let error as PasteboardError {
+        context.terminal.err("pbctl \(first): \(error.message)")
+        return ExitCode.forError(error)
+    } catch let error as CLIError {
+        context.terminal.err("pbctl \(first): \(error.message)")
+        return error.code
+    } catch {
+        context.terminal.err("pbctl \(first): \(error)")
+        return ExitCode.ioError
+    }
+}
+
+// Writing to a closed pipe (`pbctl paste | head -c1`) must end quietly with an error code, not a signal
+// message from the shell; EPIPE is reported by the write.
+signal(SIGPIPE, SIG_IGN)
+let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
+exit(run(Array(CommandLine.arguments.dropFirst()), context))

@@ -1,0 +1,3 @@
+import XCTest
+
+final class PasteboardX11TestsPlaceholder: XCTestCase {}
