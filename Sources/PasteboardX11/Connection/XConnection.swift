@@ -1,0 +1,440 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Glibc
+import Pasteboard
+internal import CX11
+
+/// One connection to an X server: the only code that calls libxcb (style guide §5.4).
+///
+/// Each request has one wrapper, which frees the reply and turns `xcb_generic_error_t` into
+/// ``XProtocolError``. Errors of unchecked requests arrive as ``X11Event/error(code:majorOpcode:resource:)``
+/// events and are never fatal. Every wait has a deadline: events are read with `poll()` on the
+/// connection's file descriptor. Not thread-safe: one connection, one thread.
+public final class XConnection {
+    private let connection: OpaquePointer
+    public let root: XWindow
+    public let atoms: KnownAtoms
+    /// An unmapped input-only window selecting PropertyChange and StructureNotify, used for timestamps
+    /// and as the requestor window.
+    public let utilityWindow: XWindow
+    /// The first event code of XFixes, when the server has it.
+    public let xfixesFirstEvent: UInt8?
+    private var queued: [X11Event] = []
+    private var queueHead = 0
+    private var nameCache: [XAtom: String] = [:]
+    private var atomCache: [String: XAtom] = [:]
+    private var pendingTimestampProbe = true
+
+    /// Event masks (core protocol values).
+    public static let propertyChangeMask: UInt32 = 0x0040_0000
+    public static let structureNotifyMask: UInt32 = 0x0002_0000
+
+    /// Connects to `display` (nil: `$DISPLAY`).
+    /// - Throws: ``PasteboardError`` `.unavailable` when the server cannot be reached.
+    public init(display: String? = nil) throws {
+        var screenNumber: Int32 = 0
+        guard let c = xcb_connect(display, &screenNumber) else {
+            throw PasteboardError(.unavailable, "cannot connect to the X server")
+        }
+        if xcb_connection_has_error(c) != 0 {
+            xcb_disconnect(c)
+            let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+            throw PasteboardError(.unavailable, "cannot open display \(name.isEmpty ? "(DISPLAY is not set)" : name)")
+        }
+        connection = c
+        var iterator = xcb_setup_roots_iterator(xcb_get_setup(c))
+        var index: Int32 = 0
+        while index < screenNumber && iterator.rem > 0 {
+            xcb_screen_next(&iterator)
+            index += 1
+        }
+        guard iterator.rem > 0, let screen = iterator.data else {
+            xcb_disconnect(c)
+            throw PasteboardError(.unavailable, "the X server reports no screen \(screenNumber)")
+        }
+        root = screen.pointee.root
+
+        // Pipeline everything start-up needs into one round trip: the atoms, our window, the
+        // zero-length append whose PropertyNotify carries a server timestamp (ICCCM §2.1), XFixes.
+        let names = KnownAtom.allCases.map(\.rawValue)
+        let cookies = names.map { name in
+            name.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
+        }
+        let window = xcb_generate_id(c)
+        var values: [UInt32] = [Self.propertyChangeMask | Self.structureNotifyMask]
+        xcb_create_window(
+            c, 0, window, root, -10, -10, 1, 1, 0, UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue), 0,
+            XCB_CW_EVENT_MASK.rawValue, &values)
+        xcb_change_property(c, UInt8(XCB_PROP_MODE_APPEND.rawValue), window, PredefinedAtom.wmName,
+                            PredefinedAtom.string, 8, 0, nil)
+        let xfixesCookie = xcb_xfixes_query_version(c, 5, 0)
+        xcb_flush(c)
+        var values32: [UInt32] = []
+        for cookie in cookies {
+            let reply = xcb_intern_atom_reply(c, cookie, nil)
+            values32.append(reply?.pointee.atom ?? 0)
+            free(reply)
+        }
+        let xfixesReply = xcb_xfixes_query_version_reply(c, xfixesCookie, nil)
+        let extensionData = cx11_xfixes_extension(c)
+        if xfixesReply != nil, let extensionData, extensionData.pointee.present != 0 {
+            xfixesFirstEvent = extensionData.pointee.first_event
+        } else {
+            xfixesFirstEvent = nil
+        }
+        free(xfixesReply)
+        guard xcb_connection_has_error(c) == 0, !values32.contains(0) else {
+            xcb_disconnect(c)
+            throw PasteboardError(.unavailable, "the X server connection failed during start-up")
+        }
+        atoms = KnownAtoms(values: values32)
+        utilityWindow = window
+        for (name, atom) in zip(names, values32) {
+            nameCache[atom] = name
+            atomCache[name] = atom
+        }
+    }
+
+    deinit { xcb_disconnect(connection) }
+
+    /// The connection's file descriptor (for `poll`).
+    public var fileDescriptor: Int32 { xcb_get_file_descriptor(connection) }
+
+    public var isBroken: Bool { xcb_connection_has_error(connection) != 0 }
+
+    private func checkAlive() throws {
+        if xcb_connection_has_error(connection) != 0 {
+            throw PasteboardError(.unavailable, "the connection to the X server was lost")
+        }
+    }
+
+    /// The largest request the server accepts, in bytes (BIG-REQUESTS aware).
+    ///
+    /// The corresponding XCB call is `xcb_get_maximum_request_length`.
+    public private(set) lazy var maximumRequestBytes: Int = Int(xcb_get_maximum_request_length(connection)) * 4
+
+    /// Sends buffered requests. The corresponding XCB call is `xcb_flush`.
+    public func flush() throws {
+        if xcb_flush(connection) <= 0 { try checkAlive() }
+    }
+
+    // MARK: Atoms
+
+    /// Interns `names`, pipelined. The corresponding XCB request is `xcb_intern_atom`.
+    public func intern(_ names: [String]) throws -> [XAtom] {
+        var result = [XAtom](repeating: 0, count: names.count)
+        var pending: [(Int, xcb_intern_atom_cookie_t)] = []
+        for (index, name) in names.enumerated() {
+            if let atom = atomCache[name] {
+                result[index] = atom
+            } else {
+                let bytes = Array(name.utf8.prefix(0xFFFF))
+                let cookie = bytes.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) {
+                        xcb_intern_atom(connection, 0, UInt16($0.count), $0.baseAddress)
+                    }
+                }
+                pending.append((index, cookie))
+            }
+        }
+        for (index, cookie) in pending {
+            var error: UnsafeMutablePointer<xcb_generic_error_t>?
+            let reply = xcb_intern_atom_reply(connection, cookie, &error)
+            defer { free(reply); free(error) }
+            if let error { throw XProtocolError(code: error.pointee.error_code, majorOpcode: error.pointee.major_code) }
+            guard let reply else { try checkAlive(); throw PasteboardError(.unavailable, "no reply to InternAtom") }
+            result[index] = reply.pointee.atom
+            atomCache[names[index]] = reply.pointee.atom
+            nameCache[reply.pointee.atom] = names[index]
+        }
+        return result
+    }
+
+    public func intern(_ name: String) throws -> XAtom { try intern([name])[0] }
+
+    /// The names of `atoms` (nil for an atom the server does not know), pipelined.
+    /// The corresponding XCB request is `xcb_get_atom_name`.
+    public func names(of atoms: [XAtom]) throws -> [String?] {
+        var result = [String?](repeating: nil, count: atoms.count)
+        var pending: [(Int, xcb_get_atom_name_cookie_t)] = []
+        for (index, atom) in atoms.enumerated() {
+            if let name = nameCache[atom] {
+                result[index] = name
+            } else if atom != 0 {
+                pending.append((index, xcb_get_atom_name(connection, atom)))
+            }
+        }
+        for (index, cookie) in pending {
+            var error: UnsafeMutablePointer<xcb_generic_error_t>?
+            let reply = xcb_get_atom_name_reply(connection, cookie, &error)
+            defer { free(reply); free(error) }
+            guard let reply else { try checkAlive(); continue }
+            let length = Int(xcb_get_atom_name_name_length(reply))
+            guard length >= 0, let pointer = xcb_get_atom_name_name(reply) else { continue }
+            let name = String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+            result[index] = name
+            nameCache[atoms[index]] = name
+            atomCache[name] = atoms[index]
+        }
+        return result
+    }
+
+    // MARK: Windows
+
+    /// Creates an unmapped input-only window with `eventMask`. The corresponding XCB request is
+    /// `xcb_create_window`.
+    public func createWindow(eventMask: UInt32 = propertyChangeMask | structureNotifyMask) -> XWindow {
+        let window = xcb_generate_id(connection)
+        var values: [UInt32] = [eventMask]
+        xcb_create_window(
+            connection, 0, window, root, -10, -10, 1, 1, 0, UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue), 0,
+            XCB_CW_EVENT_MASK.rawValue, &values)
+        return window
+    }
+
+    /// The corresponding XCB request is `xcb_destroy_window`.
+    public func destroyWindow(_ window: XWindow) { xcb_destroy_window(connection, window) }
+
+    /// Sets our event mask on a window (ours or a requestor's; each client has its own mask).
+    /// The corresponding XCB request is `xcb_change_window_attributes`.
+    public func selectEvents(on window: XWindow, mask: UInt32) {
+        var values: [UInt32] = [mask]
+        xcb_change_window_attributes(connection, window, XCB_CW_EVENT_MASK.rawValue, &values)
+    }
+
+    // MARK: Properties
+
+    /// Writes a property without waiting (errors arrive as events).
+    /// The corresponding XCB request is `xcb_change_property`.
+    public func changeProperty(_ write: PropertyWrite, append: Bool = false) {
+        let units = UInt32(write.bytes.count / Int(max(write.format, 8) / 8))
+        write.bytes.withUnsafeBytes { raw in
+            _ = xcb_change_property(
+                connection, UInt8(append ? XCB_PROP_MODE_APPEND.rawValue : XCB_PROP_MODE_REPLACE.rawValue),
+                write.window, write.property, write.type, write.format, units, raw.baseAddress)
+        }
+    }
+
+    /// Writes properties and waits until the server has processed them; returns the first error.
+    /// The corresponding XCB request is `xcb_change_property_checked`.
+    public func changePropertiesChecked(_ writes: [PropertyWrite]) throws -> XProtocolError? {
+        let cookies = writes.map { write in
+            let units = UInt32(write.bytes.count / Int(max(write.format, 8) / 8))
+            return write.bytes.withUnsafeBytes { raw in
+                xcb_change_property_checked(
+                    connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), write.window, write.property, write.type,
+                    write.format, units, raw.baseAddress)
+            }
+        }
+        var first: XProtocolError?
+        for cookie in cookies {
+            if let error = xcb_request_check(connection, cookie) {
+                if first == nil {
+                    first = XProtocolError(code: error.pointee.error_code, majorOpcode: error.pointee.major_code)
+                }
+                free(error)
+            }
+        }
+        try checkAlive()
+        return first
+    }
+
+    /// Reads a property. `offset` and the length are in 32-bit units; by default everything is read.
+    /// The corresponding XCB request is `xcb_get_property`.
+    /// - Throws: ``XProtocolError`` (BadWindow for a vanished window), or `.unavailable` when the
+    ///   connection is lost.
+    public func getProperty(
+        window: XWindow, property: XAtom, offset: UInt32 = 0, length: UInt32 = 0x3FFF_FFFF, delete: Bool = false
+    ) throws -> PropertyValue {
+        let cookie = xcb_get_property(connection, delete ? 1 : 0, window, property, 0, offset, length)
+        var error: UnsafeMutablePointer<xcb_generic_error_t>?
+        let reply = xcb_get_property_reply(connection, cookie, &error)
+        defer { free(reply); free(error) }
+        if let error { throw XProtocolError(code: error.pointee.error_code, majorOpcode: error.pointee.major_code) }
+        guard let reply else {
+            try checkAlive()
+            throw PasteboardError(.unavailable, "no reply to GetProperty")
+        }
+        let length = Int(xcb_get_property_value_length(reply))
+        var bytes = Data()
+        if length > 0, let pointer = xcb_get_property_value(reply) {
+            bytes = Data(bytes: pointer, count: length)
+        }
+        let format = reply.pointee.format
+        guard [0, 8, 16, 32].contains(format) else {
+            throw PasteboardError(.invalidData, "property with format \(format)")
+        }
+        return PropertyValue(type: reply.pointee.type, format: format, bytes: bytes,
+                             bytesAfter: reply.pointee.bytes_after)
+    }
+
+    /// The corresponding XCB request is `xcb_delete_property`.
+    public func deleteProperty(window: XWindow, property: XAtom) {
+        xcb_delete_property(connection, window, property)
+    }
+
+    // MARK: Selections
+
+    /// The corresponding XCB request is `xcb_set_selection_owner`.
+    public func setSelectionOwner(_ selection: XAtom, window: XWindow, time: XTimestamp) {
+        xcb_set_selection_owner(connection, window, selection, time)
+    }
+
+    /// The current owner of `selection` (0 for none). The corresponding XCB request is
+    /// `xcb_get_selection_owner`.
+    public func selectionOwner(_ selection: XAtom) throws -> XWindow {
+        let cookie = xcb_get_selection_owner(connection, selection)
+        var error: UnsafeMutablePointer<xcb_generic_error_t>?
+        let reply = xcb_get_selection_owner_reply(connection, cookie, &error)
+        defer { free(reply); free(error) }
+        if let error { throw XProtocolError(code: error.pointee.error_code, majorOpcode: error.pointee.major_code) }
+        guard let reply else {
+            try checkAlive()
+            throw PasteboardError(.unavailable, "no reply to GetSelectionOwner")
+        }
+        return reply.pointee.owner
+    }
+
+    /// The corresponding XCB request is `xcb_convert_selection`.
+    public func convertSelection(selection: XAtom, target: XAtom, property: XAtom, requestor: XWindow, time: XTimestamp) {
+        xcb_convert_selection(connection, requestor, selection, target, property, time)
+    }
+
+    /// Sends a `SelectionNotify` from a zero-filled 32-byte buffer. The corresponding XCB request is
+    /// `xcb_send_event`.
+    public func sendSelectionNotify(_ notify: SelectionNotify) {
+        _ = cx11_send_selection_notify(connection, notify.requestor, notify.selection, notify.target,
+                                       notify.property, notify.time)
+    }
+
+    /// Broadcasts the ICCCM §2.8 MANAGER client message. The corresponding XCB request is `xcb_send_event`.
+    public func announceManager(selection: XAtom, owner: XWindow, time: XTimestamp) {
+        _ = cx11_send_manager_message(connection, root, atoms[.manager], time, selection, owner)
+    }
+
+    /// Asks XFixes for owner changes of `selection` (all three causes). The corresponding XCB request is
+    /// `xcb_xfixes_select_selection_input`.
+    /// - Throws: `.unavailable` when the server lacks XFixes.
+    public func watchSelection(_ selection: XAtom, window: XWindow) throws {
+        guard xfixesFirstEvent != nil else {
+            throw PasteboardError(.unavailable, "the X server has no XFixes extension")
+        }
+        let mask = XCB_XFIXES_SELECTION_EVENT_MASK_SET_SELECTION_OWNER.rawValue
+            | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_WINDOW_DESTROY.rawValue
+            | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_CLIENT_CLOSE.rawValue
+        xcb_xfixes_select_selection_input(connection, window, selection, mask)
+    }
+
+    // MARK: Time
+
+    /// A fresh server timestamp, from the PropertyNotify of a zero-length append on our window
+    /// (ICCCM §2.1). Other events that arrive meanwhile stay queued.
+    public func serverTime(deadline: UInt64 = monotonicNanoseconds() + 5_000_000_000) throws -> XTimestamp {
+        if !pendingTimestampProbe {
+            xcb_change_property(connection, UInt8(XCB_PROP_MODE_APPEND.rawValue), utilityWindow,
+                                PredefinedAtom.wmName, PredefinedAtom.string, 8, 0, nil)
+        }
+        pendingTimestampProbe = false
+        try flush()
+        var stash: [X11Event] = []
+        defer { queued.insert(contentsOf: stash, at: queueHead) }
+        while true {
+            guard let event = try readEvent(deadline: deadline) else {
+                throw PasteboardError(.timedOut, "the X server did not answer in time")
+            }
+            if case .propertyNotify(let window, let atom, let time, _) = event,
+                window == utilityWindow, atom == PredefinedAtom.wmName
+            {
+                return time
+            }
+            stash.append(event)
+        }
+    }
+
+    // MARK: Events
+
+    /// The next event, waiting until `deadline` (monotonic nanoseconds; nil waits indefinitely).
+    /// Returns nil when the deadline passes first.
+    /// - Throws: `.unavailable` when the connection is lost.
+    public func nextEvent(deadline: UInt64?) throws -> X11Event? {
+        if queueHead < queued.count {
+            let event = queued[queueHead]
+            queueHead += 1
+            if queueHead == queued.count {
+                queued.removeAll(keepingCapacity: true)
+                queueHead = 0
+            }
+            return event
+        }
+        return try readEvent(deadline: deadline)
+    }
+
+    private func readEvent(deadline: UInt64?) throws -> X11Event? {
+        while true {
+            if let raw = xcb_poll_for_event(connection) {
+                defer { free(raw) }
+                return decode(raw)
+            }
+            try checkAlive()
+            var timeout: Int32 = -1
+            if let deadline {
+                let now = monotonicNanoseconds()
+                if now >= deadline { return nil }
+                timeout = Int32(min(UInt64(Int32.max), (deadline - now + 999_999) / 1_000_000))
+            }
+            var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let result = poll(&pfd, 1, timeout)
+            if result < 0 && errno != EINTR {
+                throw PasteboardError(.io, "poll failed: \(String(cString: strerror(errno)))")
+            }
+            if result == 0, let deadline, monotonicNanoseconds() >= deadline { return nil }
+        }
+    }
+
+    private func decode(_ raw: UnsafeMutablePointer<xcb_generic_event_t>) -> X11Event {
+        let responseType = raw.pointee.response_type
+        let kind = responseType & 0x7F
+        let sent = responseType & 0x80 != 0
+        if kind == 0 {
+            let error = cx11_as_error(raw)!.pointee
+            return .error(code: error.error_code, majorOpcode: error.major_code, resource: error.resource_id)
+        }
+        if let first = xfixesFirstEvent, kind == first &+ UInt8(XCB_XFIXES_SELECTION_NOTIFY) {
+            let e = cx11_as_xfixes_selection_notify(raw)!.pointee
+            return .selectionChanged(
+                kind: SelectionChangeKind(rawValue: e.subtype) ?? .setOwner, selection: e.selection, owner: e.owner,
+                time: e.timestamp, selectionTime: e.selection_timestamp)
+        }
+        switch Int32(kind) {
+        case XCB_SELECTION_REQUEST:
+            let e = cx11_as_selection_request(raw)!.pointee
+            return .selectionRequest(SelectionRequest(
+                owner: e.owner, requestor: e.requestor, selection: e.selection, target: e.target,
+                property: e.property, time: e.time))
+        case XCB_SELECTION_NOTIFY:
+            let e = cx11_as_selection_notify(raw)!.pointee
+            return .selectionNotify(
+                SelectionNotify(requestor: e.requestor, selection: e.selection, target: e.target, property: e.property,
+                                time: e.time), sentByClient: sent)
+        case XCB_SELECTION_CLEAR:
+            let e = cx11_as_selection_clear(raw)!.pointee
+            return .selectionClear(owner: e.owner, selection: e.selection, time: e.time)
+        case XCB_PROPERTY_NOTIFY:
+            let e = cx11_as_property_notify(raw)!.pointee
+            return .propertyNotify(window: e.window, atom: e.atom, time: e.time,
+                                   deleted: e.state == UInt8(XCB_PROPERTY_DELETE.rawValue))
+        case XCB_DESTROY_NOTIFY:
+            let e = cx11_as_destroy_notify(raw)!.pointee
+            return .destroyNotify(window: e.window)
+        case XCB_CLIENT_MESSAGE:
+            let e = cx11_as_client_message(raw)!.pointee
+            let d = e.data.data32
+            return .clientMessage(window: e.window, type: e.type, data: [d.0, d.1, d.2, d.3, d.4])
+        default:
+            return .other(responseType: kind)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+/// Serves one ``Item`` under every X11 target its representations' types map to.
+///
+/// Nothing is produced up front: a promised representation (a conversion) runs on the first request
+/// for one of its targets and is cached. STRING is strict Latin-1: text outside Latin-1 is refused,
+/// never answered with other bytes. TEXT (a polymorphic target, ICCCM §2.7.1) is answered as STRING
+/// when the text is Latin-1 and as UTF8_STRING otherwise, with that type on the reply.
+public final class ItemContentSource: SelectionContentSource {
+    private enum Encoding { case asIs, latin1, text }
+
+    private struct Entry {
+        var representation: TypeIdentifier
+        var encoding: Encoding
+    }
+
+    public private(set) var targets: [XAtom] = []
+    /// The target names, in `targets` order (for logs and tests).
+    public private(set) var targetNames: [String] = []
+    private var entries: [XAtom: Entry] = [:]
+    private var item: Item?
+    private var produced: [TypeIdentifier: Data] = [:]
+    private var latin1: Data??
+    private let atoms: KnownAtoms
+
+    /// - Parameter intern: interns target names (the connection's `intern`).
+    public init(item: Item, atoms: KnownAtoms, negotiation: TargetNegotiation = TargetNegotiation(),
+                intern: ([String]) throws -> [XAtom]) throws {
+        self.item = item
+        self.atoms = atoms
+        var names: [String] = []
+        var plan: [(String, Entry)] = []
+        func add(_ name: String, _ entry: Entry) {
+            guard !names.contains(name), !TargetNegotiation.protocolTargets.contains(name) else { return }
+            names.append(name)
+            plan.append((name, entry))
+        }
+        let registry = negotiation.registry
+        for representation in item.representations {
+            for name in negotiation.servedTargets(for: representation.type) {
+                let encoding: Encoding
+                switch name {
+                case KnownAtom.string.rawValue: encoding = .latin1
+                case KnownAtom.text.rawValue: encoding = .text
+                default: encoding = .asIs
+                }
+                add(name, Entry(representation: representation.type, encoding: encoding))
+            }
+        }
+        // Plain text owed by any UTF-8 plain-text type (Markdown is plain text) when no representation
+        // declared the plain-text targets itself.
+        if !names.contains(KnownAtom.utf8String.rawValue),
+            let text = item.representations.first(where: {
+                registry.conforms($0.type, to: .plainText) && registry.textEncoding(of: $0.type) == .utf8
+            })
+        {
+            for name in negotiation.servedTargets(for: .utf8PlainText) {
+                let encoding: Encoding =
+                    name == KnownAtom.string.rawValue ? .latin1 : name == KnownAtom.text.rawValue ? .text : .asIs
+                add(name, Entry(representation: text.type, encoding: encoding))
+            }
+        }
+        if item.metadata.flags.contains(.sensitive) {
+            add(KnownAtom.passwordManagerHint.rawValue, Entry(representation: "org.kde.password-manager-hint", encoding: .asIs))
+        }
+        let interned = try intern(names)
+        for ((name, entry), atom) in zip(plan, interned) where entries[atom] == nil {
+            entries[atom] = entry
+            targets.append(atom)
+            targetNames.append(name)
+        }
+    }
+
+    /// Forgets the item and every produced byte (`--clear-after`, or ownership given up).
+    public func wipe() {
+        item = nil
+        produced = [:]
+        latin1 = nil
+        entries = [:]
+        targets = []
+        targetNames = []
+    }
+
+    public func content(for target: XAtom) -> ServedContent? {
+        guard let entry = entries[target], let bytes = bytes(of: entry.representation) else { return nil }
+        switch entry.encoding {
+        case .asIs:
+            return ServedContent(type: target, format: 8, bytes: bytes)
+        case .latin1:
+            guard let latin1 = latin1Bytes(bytes) else { return nil }
+            return ServedContent(type: target, format: 8, bytes: latin1)
+        case .text:
+            if let latin1 = latin1Bytes(bytes) { return ServedContent(type: atoms[.string], format: 8, bytes: latin1) }
+            return ServedContent(type: atoms[.utf8String], format: 8, bytes: bytes)
+        }
+    }
+
+    private func latin1Bytes(_ utf8: Data) -> Data? {
+        if let cached = latin1 { return cached }
+        let converted = TextTranscoder.utf8ToLatin1(utf8)
+        latin1 = .some(converted)
+        return converted
+    }
+
+    private func bytes(of type: TypeIdentifier) -> Data? {
+        if let cached = produced[type] { return cached }
+        if type == "org.kde.password-manager-hint", item?.representation(for: type) == nil {
+            return Data("secret".utf8)
+        }
+        guard let representation = item?.representation(for: type), let data = try? representation.data() else {
+            return nil
+        }
+        produced[type] = data
+        return data
+    }
+}

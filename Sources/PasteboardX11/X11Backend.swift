@@ -1,0 +1,170 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+/// The X11 selections as a ``PasteboardBackend``: `general` is CLIPBOARD and `primary` is PRIMARY.
+///
+/// Reading converts from whichever client owns the selection. Writing hands the items to a detached
+/// owner process (``BackgroundOwnerLauncher``) so the content outlives `pbctl copy`, or serves them in
+/// this process with ``CopyOptions/foreground``.
+public final class X11Backend: PasteboardBackend {
+    public struct CopyOptions: Sendable {
+        /// Serve from this process until another client takes the selection.
+        public var foreground = false
+        /// Serve one paste, then give the selection up.
+        public var pasteOnce = false
+        /// Give the selection up and wipe the data after this many seconds.
+        public var clearAfter: Double?
+        /// The pbctl executable the background owner runs (`__serve-x11`).
+        public var executable = "/proc/self/exe"
+        public init() {}
+    }
+
+    public let connection: XConnection
+    public let display: String?
+    public var copyOptions = CopyOptions()
+    /// Seconds each step of a paste may take before the owner counts as stalled.
+    public var stepTimeout: Double = 5
+    public let negotiation: TargetNegotiation
+    private var cachedTargets: [X11Selection: (owner: XWindow, targets: [String])] = [:]
+
+    /// Connects to `display` (nil: `$DISPLAY`).
+    /// - Throws: ``PasteboardError`` `.unavailable` when no X server answers.
+    public init(display: String? = nil, registry: TypeRegistry = .standard) throws {
+        self.display = display
+        self.connection = try XConnection(display: display)
+        self.negotiation = TargetNegotiation(registry: registry)
+    }
+
+    private func selection(_ pasteboard: PasteboardName) throws -> X11Selection {
+        guard let selection = X11Selection(pasteboard: pasteboard) else {
+            throw PasteboardError(
+                .unavailable, "X11 has no pasteboard '\(pasteboard)' (use general or primary, or --backend store)")
+        }
+        return selection
+    }
+
+    private func reader(_ selection: X11Selection) -> X11SelectionReader {
+        X11SelectionReader(connection: connection, selection: selection, stepTimeout: stepTimeout)
+    }
+
+    /// The owner's targets by name (cached while the same window owns the selection).
+    public func targets(of selection: X11Selection) throws -> [String] {
+        let reader = reader(selection)
+        let owner = try reader.owner()
+        guard owner != 0 else { return [] }
+        if let cached = cachedTargets[selection], cached.owner == owner { return cached.targets }
+        let targets = try Self.mapFailure { try reader.targets() }
+        cachedTargets[selection] = (owner, targets)
+        return targets
+    }
+
+    // MARK: PasteboardBackend
+
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+        let selection = try selection(pasteboard)
+        guard let item = items.first else {
+            try clear(pasteboard)
+            return 0
+        }
+        if copyOptions.foreground {
+            var options = X11SelectionOwner.Options()
+            options.pasteOnce = copyOptions.pasteOnce
+            options.clearAfter = copyOptions.clearAfter
+            let owner = X11SelectionOwner(connection: connection, options: options)
+            try owner.claim(item, selections: [selection])
+            try owner.run()
+            return 1
+        }
+        var arguments = ["__serve-x11", "--selection", selection.rawValue]
+        if let display { arguments += ["--display", display] }
+        if copyOptions.pasteOnce { arguments.append("--paste-once") }
+        if let clearAfter = copyOptions.clearAfter { arguments += ["--clear-after", String(clearAfter)] }
+        let archive = try ItemArchive.encode([item])
+        try BackgroundOwnerLauncher.launch(executable: copyOptions.executable, arguments: arguments, archive: archive)
+        return 1
+    }
+
+    public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
+        let targets = try targets(of: try selection(pasteboard))
+        guard !targets.isEmpty else { return [] }
+        var metadata = ItemMetadata(created: Date())
+        if targets.contains(KnownAtom.passwordManagerHint.rawValue) { metadata.flags.insert(.sensitive) }
+        let types = negotiation.types(forTargets: targets).filter { $0 != "org.kde.password-manager-hint" }
+        guard !types.isEmpty else { return [] }
+        return [ItemSummary(types: types.map { TypeSummary(type: $0) }, metadata: metadata)]
+    }
+
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName) throws -> Data {
+        var data = Data()
+        try read(type, item: index, from: pasteboard) { data.append($0) }
+        return data
+    }
+
+    /// Streams one type's bytes to `sink` as they arrive (text decoded to UTF-8), for large pastes.
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName,
+                     into sink: (Data) throws -> Void) throws {
+        let selection = try selection(pasteboard)
+        let targets = try targets(of: selection)
+        guard index == 0, !targets.isEmpty else { throw PasteboardError.empty() }
+        let candidates = negotiation.targets(for: type, offered: targets)
+        guard !candidates.isEmpty else { throw PasteboardError(.typeNotOffered, "\(type) is not offered") }
+        let reader = reader(selection)
+        var lastError: Error = PasteboardError(.typeNotOffered, "\(type) is not offered")
+        for target in candidates {
+            var delivered = false
+            do {
+                try reader.readDecoded(target: target) { chunk in
+                    delivered = true
+                    try sink(chunk)
+                }
+                return
+            } catch ConversionFailure.refused where !delivered {
+                lastError = PasteboardError(.typeNotOffered, "the owner refused \(target)")
+                continue
+            } catch let failure as ConversionFailure {
+                throw Self.pasteboardError(failure)
+            }
+        }
+        throw lastError
+    }
+
+    public func clear(_ pasteboard: PasteboardName) throws {
+        let atom = connection.atoms[try selection(pasteboard).knownAtom]
+        let time = try connection.serverTime()
+        connection.setSelectionOwner(atom, window: 0, time: time)
+        try connection.flush()
+        _ = try connection.selectionOwner(atom)
+    }
+
+    /// The owner's acquisition timestamp (TIMESTAMP), 0 when nobody owns the selection. X11 has no
+    /// change counter; the timestamp rises with every copy (it wraps after 49.7 days).
+    public func changeCount(of pasteboard: PasteboardName) throws -> Int {
+        let reader = reader(try selection(pasteboard))
+        guard try reader.owner() != 0 else { return 0 }
+        var bytes = Data()
+        do {
+            try reader.read(target: KnownAtom.timestamp.rawValue) { bytes.append($0) }
+        } catch is ConversionFailure {
+            return 0
+        }
+        return Int(PropertyValue(type: PredefinedAtom.integer, format: 32, bytes: bytes).items32?.first ?? 0)
+    }
+
+    static func pasteboardError(_ failure: ConversionFailure) -> PasteboardError {
+        switch failure {
+        case .refused: return PasteboardError(.typeNotOffered, failure.description)
+        case .timedOut: return PasteboardError(.timedOut, failure.description)
+        case .tooLarge: return PasteboardError(.refused, failure.description)
+        case .malformed: return PasteboardError(.io, failure.description)
+        }
+    }
+
+    static func mapFailure<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let failure as ConversionFailure { throw pasteboardError(failure) }
+    }
+}

@@ -1,0 +1,164 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+/// Reads a selection from whichever client owns it: the driver of ``ConversionStateMachine``.
+public final class X11SelectionReader {
+    public let connection: XConnection
+    public let selection: XAtom
+    /// Seconds allowed for each step the owner must take (answering, each INCR chunk).
+    public var stepTimeout: Double
+    /// The most bytes accepted for one conversion.
+    public var maxBytes: Int
+    private var time: XTimestamp?
+    private var watching = false
+    private var conversionCount = 0
+
+    public init(connection: XConnection, selection: X11Selection, stepTimeout: Double = 5, maxBytes: Int = 1 << 34) {
+        self.connection = connection
+        self.selection = connection.atoms[selection.knownAtom]
+        self.stepTimeout = stepTimeout
+        self.maxBytes = maxBytes
+    }
+
+    /// The current owner window, 0 when nobody owns the selection.
+    public func owner() throws -> XWindow { try connection.selectionOwner(selection) }
+
+    /// The owner's targets by name, in its order (TARGETS typed ATOM, or TARGETS as some owners send).
+    /// - Throws: ``PasteboardError`` `.empty` when nobody owns the selection or it refuses TARGETS.
+    public func targets() throws -> [String] {
+        var bytes = Data()
+        var format: UInt8 = 0
+        do {
+            (_, format) = try convert(target: connection.atoms[.targets], property: connection.atoms[.pbctlTargets]) {
+                bytes.append($0)
+            }
+        } catch let failure as ConversionFailure where failure == .refused {
+            throw PasteboardError.empty()
+        }
+        let value = PropertyValue(type: PredefinedAtom.atom, format: format == 32 ? 32 : 32, bytes: bytes)
+        let atoms = (value.items32 ?? []).filter { $0 != 0 }
+        return try connection.names(of: atoms).compactMap { $0 }.filter { !$0.isEmpty }
+    }
+
+    /// Converts the selection to `target` and streams the reply's bytes to `sink`.
+    /// - Returns: the reply's type name (nil when the server does not know it) and format.
+    /// - Throws: ``ConversionFailure`` (`.refused` when the target is not served, `.timedOut` when the
+    ///   owner stalls or dies), ``PasteboardError`` `.unavailable` when the connection is lost.
+    @discardableResult
+    public func read(target: String, into sink: (Data) throws -> Void) throws -> (type: String?, format: UInt8) {
+        let atom = try connection.intern(target)
+        let (type, format) = try convert(target: atom, property: connection.atoms[.pbctlData], into: sink)
+        let typeName = type == PredefinedAtom.none ? nil : try connection.names(of: [type])[0]
+        return (typeName, format)
+    }
+
+    /// Reads `target` whole and decodes text targets to UTF-8 (STRING as Latin-1, HTML sniffed for a
+    /// UTF-16 byte-order mark).
+    public func readDecoded(target: String, into sink: (Data) throws -> Void) throws {
+        var transcoder: TextTranscoder?
+        let atom = try connection.intern(target)
+        var typeResolved = false
+        var typeName: String?
+        let (type, _) = try convert(target: atom, property: connection.atoms[.pbctlData]) { chunk in
+            if !typeResolved {
+                typeResolved = true
+                typeName = try? connection.names(of: [lastReplyType])[0]
+                transcoder = TextTranscoder(mode: TextTranscoder.mode(target: target, replyType: typeName))
+            }
+            let out = transcoder!.feed(chunk)
+            if !out.isEmpty { try sink(out) }
+        }
+        _ = type
+        if var transcoder {
+            let rest = transcoder.finish()
+            if !rest.isEmpty { try sink(rest) }
+        }
+    }
+
+    private var lastReplyType: XAtom = 0
+
+    /// Runs one conversion to completion.
+    private func convert(target: XAtom, property: XAtom, into sink: (Data) throws -> Void) throws -> (XAtom, UInt8) {
+        if !watching, connection.xfixesFirstEvent != nil {
+            // Learn at once when the owner exits mid-transfer rather than waiting for the deadline.
+            try? connection.watchSelection(selection, window: connection.utilityWindow)
+            watching = true
+        }
+        let startTime: XTimestamp
+        if let time { startTime = time } else {
+            startTime = try connection.serverTime()
+            time = startTime
+        }
+        conversionCount += 1
+        var machine = ConversionStateMachine(
+            window: connection.utilityWindow, selection: selection, target: target, property: property,
+            incrAtom: connection.atoms[.incr], stepTimeout: UInt64(max(0.05, stepTimeout) * 1e9), maxBytes: maxBytes)
+        var actions = machine.start(now: monotonicNanoseconds(), time: startTime)
+        var result: (XAtom, UInt8)?
+        var ownerGone = false
+        while true {
+            var index = 0
+            while index < actions.count {
+                let action = actions[index]
+                index += 1
+                switch action {
+                case .deleteProperty(let window, let property):
+                    connection.deleteProperty(window: window, property: property)
+                case .convertSelection(let selection, let target, let property, let requestor, let time):
+                    connection.convertSelection(selection: selection, target: target, property: property,
+                                                requestor: requestor, time: time)
+                case .getProperty(let window, let property, let offset, let delete):
+                    let value = try connection.getProperty(window: window, property: property, offset: offset,
+                                                           delete: delete)
+                    lastReplyType = value.type
+                    actions += machine.propertyValue(value, now: monotonicNanoseconds())
+                case .deliver(let bytes):
+                    lastReplyType = machine.replyType
+                    try sink(bytes)
+                case .finished(let type, let format):
+                    result = (type, format)
+                case .failed(let failure):
+                    try connection.flush()
+                    if ownerGone, case .timedOut = failure {
+                        throw PasteboardError(.timedOut, "the selection owner exited before the transfer completed")
+                    }
+                    throw failure
+                }
+            }
+            if let result { try connection.flush(); return result }
+            try connection.flush()
+            let event = try connection.nextEvent(deadline: ownerGone ? monotonicNanoseconds() : machine.nextDeadline)
+            let now = monotonicNanoseconds()
+            switch event {
+            case .selectionNotify(let notify, _)?:
+                actions = machine.selectionNotify(notify, now: now)
+            case .propertyNotify(let window, let atom, _, let deleted)?:
+                actions = machine.propertyNotify(window: window, atom: atom, deleted: deleted, now: now)
+            case .selectionChanged(let kind, let changed, _, _, _)?:
+                if changed == selection, kind != .setOwner, machine.phase != .readingProperty {
+                    ownerGone = true
+                }
+                actions = []
+            case nil:
+                actions = machine.tick(now: ownerGone ? UInt64.max : now)
+            default:
+                actions = []
+            }
+        }
+    }
+}
+
+extension ConversionFailure: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .refused: return "the selection owner refused the conversion"
+        case .timedOut(let phase): return "the selection owner stopped answering (\(phase))"
+        case .tooLarge(let limit): return "the selection is larger than \(limit) bytes"
+        case .malformed(let what): return "the selection owner sent a malformed reply: \(what)"
+        }
+    }
+}
