@@ -79,8 +79,10 @@ public struct TypeRegistry: Sendable {
     public func directSupertypes(of type: TypeIdentifier) -> [TypeIdentifier] {
         if let declaration = declarations[type] { return declaration.conformsTo }
         if let (tagClass, tag) = Self.dynamicTag(type) {
-            if tagClass == .mimeType, tag.hasPrefix("text/") { return [.text] }
-            if tagClass == .mimeType, tag.hasPrefix("image/") { return [.image] }
+            // X11 targets are often MIME types too (`text/_moz_htmlcontext`).
+            let mimeLike = tagClass == .mimeType || (tagClass == .x11Target && tag.contains("/"))
+            if mimeLike, tag.hasPrefix("text/") { return [.text] }
+            if mimeLike, tag.hasPrefix("image/") { return [.image] }
             return [.data]
         }
         return []

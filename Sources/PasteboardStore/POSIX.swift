@@ -22,27 +22,36 @@ public enum POSIX {
         PasteboardError(.io, "\(path): \(what) failed: \(errorString(code))")
     }
 
-    /// Reads everything from `fd` until end of file. The corresponding C function is `read`.
+    /// Reads everything from `fd` until end of file into one growing malloc'd buffer that the
+    /// returned `Data` takes over (no copy). The corresponding C function is `read`.
     public static func readAll(_ fd: Int32, path: String, sizeHint: Int = 0) throws -> Data {
-        var buffer = [UInt8]()
-        buffer.reserveCapacity(max(sizeHint, 65536))
-        var chunk = 1 << 16
+        var capacity = max(sizeHint + 1, 1 << 16)
+        guard var buffer = malloc(capacity) else { throw PasteboardError(.io, "\(path): out of memory") }
+        var count = 0
         while true {
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: chunk))
-            let n = buffer.withUnsafeMutableBytes { raw in
-                read(fd, raw.baseAddress! + start, chunk)
+            if count == capacity {
+                capacity *= 2
+                guard let grown = realloc(buffer, capacity) else {
+                    free(buffer)
+                    throw PasteboardError(.io, "\(path): out of memory after \(count) bytes")
+                }
+                buffer = grown
             }
+            let n = read(fd, buffer + count, capacity - count)
             if n < 0 {
-                buffer.removeLast(chunk)
                 if errno == EINTR { continue }
-                throw ioError("read", path)
+                let code = errno
+                free(buffer)
+                throw ioError("read", path, code)
             }
-            buffer.removeLast(chunk - n)
             if n == 0 { break }
-            if chunk < (1 << 22) { chunk *= 2 }
+            count += n
         }
-        return Data(buffer)
+        if count == 0 {
+            free(buffer)
+            return Data()
+        }
+        return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
     }
 
     /// Writes all of `data` to `fd`. The corresponding C function is `write`.

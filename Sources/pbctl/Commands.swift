@@ -31,6 +31,7 @@ let copyCommand = Command(
     options: [
         .value("type", "t", "TYPE", "what the bytes are: a type identifier, MIME type or extension"),
         .value("from", nil, "FORMAT", "same as --type with a format name (markdown, html, rtf, text)"),
+        .flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)"),
     ],
     run: { context, arguments in
         let pasteboard = try context.pasteboardName(arguments)
@@ -53,7 +54,10 @@ let copyCommand = Command(
                     type = context.registry.types(withTag: ext, .filenameExtension).first
                 }
             }
-            let resolved = type ?? TypeSniffer.sniff(data)
+            var resolved = type ?? TypeSniffer.sniff(data)
+            if type == nil, arguments.has("mac-compat"), resolved == .html {
+                resolved = .utf8PlainText  // pbcopy keeps anything but RTF as plain text
+            }
             try validate(data, as: resolved, source: source == "-" ? "standard input" : source, context)
             items.append(Item(representations: [Representation(type: resolved, data: data)], metadata: metadata))
         }
@@ -121,11 +125,14 @@ let pasteCommand = Command(
         .value("output", "o", "FILE", "write to FILE instead of standard output"),
         .flag("no-newline", "n", "drop one trailing newline"),
         .value("item", nil, "N", "paste only item N (from 0)"),
+        .value("prefer", nil, "txt|rtf", "as macOS pbpaste -Prefer: which kind to look for first"),
+        .flag("mac-compat", nil, "behave as macOS pbpaste (set when run as pbpaste)"),
     ],
     run: { context, arguments in
         let pasteboard = try context.pasteboardName(arguments)
         let backend = try context.backend(arguments)
         let items = try backend.items(in: pasteboard)
+        if items.isEmpty, arguments.has("mac-compat") { return ExitCode.ok }
         guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
         let indices = try selectItems(arguments, count: items.count)
         let requested = try arguments.value("type").map { try resolveType($0, context) }
@@ -140,6 +147,8 @@ let pasteCommand = Command(
                         "\(requested) is not offered; offered: " + offered.map(\.rawValue).joined(separator: ", "))
                 }
                 type = match
+            } else if arguments.value("prefer") == "rtf", let rtf = offered.first(where: { $0 == .rtf }) {
+                type = rtf
             } else {
                 type = defaultPasteType(offered, context.registry)
             }

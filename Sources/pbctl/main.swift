@@ -65,4 +65,6 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
 // message from the shell; EPIPE is reported by the write.
 signal(SIGPIPE, SIG_IGN)
 let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
-exit(run(Array(CommandLine.arguments.dropFirst()), context))
+let invokedAs = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? "pbctl"
+let arguments = Array(CommandLine.arguments.dropFirst())
+exit(run(MacCompatibility.translate(invokedAs: invokedAs, arguments) ?? arguments, context))

@@ -1,0 +1,57 @@
+SHELL := /bin/bash
+# pbctl: build, run, test, install, bench. Every target installs the Debian packages it needs first
+# (as root, or through sudo when available; otherwise it prints the exact apt line and stops).
+
+SWIFT      ?= swift
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+RELEASE    := $(SWIFT) build -c release --static-swift-stdlib --product pbctl
+BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev pkg-config
+# What the tests drive: a real X server and real peers (xclip, xsel, GTK 3, Qt 5), LibreOffice and
+# pandoc reading our RTF, cmark for comparison, getfattr for extended attributes.
+TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
+              libreoffice-writer-nogui pandoc cmark cmark-gfm attr
+BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb
+
+.PHONY: all build release run test unit deps test-deps bench install uninstall clean
+
+all: build
+
+deps:
+	@scripts/apt-ensure.sh $(BUILD_DEPS)
+
+test-deps:
+	@scripts/apt-ensure.sh $(BUILD_DEPS) $(TEST_DEPS)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(RELEASE)
+
+# The main job, with or without a display: build pbctl and show a copy/paste round trip through the
+# store. `make run ARGS="paste --type public.html"` runs pbctl with your own arguments instead.
+run: release
+	@if [ -n "$(ARGS)" ]; then "$$($(RELEASE) --show-bin-path)/pbctl" $(ARGS); \
+	else scripts/demo.sh "$$($(RELEASE) --show-bin-path)/pbctl"; fi
+
+# Unit, spec-conformance and integration tests (Xvfb, xclip, xsel, GTK, Qt, LibreOffice, pandoc).
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+
+bench: deps
+	@scripts/apt-ensure.sh $(BENCH_DEPS)
+	scripts/bench-all.sh
+
+install: release
+	install -d "$(DESTDIR)$(BINDIR)"
+	install -m 0755 "$$($(RELEASE) --show-bin-path)/pbctl" "$(DESTDIR)$(BINDIR)/pbctl"
+	ln -sf pbctl "$(DESTDIR)$(BINDIR)/pbcopy"
+	ln -sf pbctl "$(DESTDIR)$(BINDIR)/pbpaste"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/pbctl" "$(DESTDIR)$(BINDIR)/pbcopy" "$(DESTDIR)$(BINDIR)/pbpaste"
+
+clean:
+	rm -rf .build

@@ -1,0 +1,204 @@
+import Foundation
+import Pasteboard
+import XCTest
+
+@testable import PasteboardStore
+
+final class FileStoreTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "pbctl-store-tests-\(getpid())-\(UUID().uuidString)"
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func text(_ string: String, _ type: TypeIdentifier = .utf8PlainText) -> Item {
+        Item(representations: [Representation(type: type, data: Data(string.utf8))])
+    }
+
+    func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+
+    func testRoundTripAndPermissions() throws {
+        let store = try FileStore(root: root)
+        XCTAssertEqual(try store.write([text("héllo")], to: .general), 1)
+        XCTAssertEqual(try store.read(.utf8PlainText, item: 0, from: .general), Data("héllo".utf8))
+        XCTAssertEqual(try mode(root), 0o700)
+        XCTAssertEqual(try mode(root + "/general.pasteboard"), 0o700)
+        for file in try FileManager.default.contentsOfDirectory(atPath: root + "/general.pasteboard") {
+            XCTAssertEqual(try mode(root + "/general.pasteboard/" + file), 0o600, file)
+        }
+    }
+
+    func testExistingPermissiveRootIsTightened() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        chmod(root, 0o755)
+        _ = try FileStore(root: root)
+        XCTAssertEqual(try mode(root), 0o700)
+    }
+
+    func testSymlinkAtStorePathIsRefused() throws {
+        let target = root + "-target"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        XCTAssertEqual(symlink(target, root), 0)
+        XCTAssertThrowsError(try FileStore(root: root)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .refused)
+        }
+    }
+
+    func testSymlinkPlantedAsPackageIsRefused() throws {
+        let store = try FileStore(root: root)
+        let elsewhere = root + "-elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        XCTAssertEqual(symlink(elsewhere, root + "/general.pasteboard"), 0)
+        XCTAssertThrowsError(try store.write([text("secret")], to: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .refused)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: elsewhere), [])
+    }
+
+    func testSymlinkPlantedAsMetadataIsNotFollowed() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("a")], to: .general)
+        let info = root + "/general.pasteboard/Info.json"
+        try FileManager.default.removeItem(atPath: info)
+        XCTAssertEqual(symlink("/etc/passwd", info), 0)
+        XCTAssertThrowsError(try store.items(in: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .refused)
+        }
+    }
+
+    func testTruncatedMetadataIsACorruptErrorNamingTheFile() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("hello")], to: .general)
+        let info = root + "/general.pasteboard/Info.json"
+        let data = try Data(contentsOf: URL(fileURLWithPath: info))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: info))
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) {
+            let error = $0 as? PasteboardError
+            XCTAssertEqual(error?.code, .corrupt)
+            XCTAssertTrue(error?.message.contains(info) ?? false, error?.message ?? "")
+        }
+        // A damaged pasteboard can be overwritten, and the change count does not go back.
+        XCTAssertEqual(try store.write([text("again")], to: .general), 2)
+        XCTAssertEqual(try store.read(.utf8PlainText, item: 0, from: .general), Data("again".utf8))
+    }
+
+    func testMissingOrResizedDataFileIsReported() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("hello")], to: .general)
+        let file = root + "/general.pasteboard/c1-0-0.data"
+        try Data("hell".utf8).write(to: URL(fileURLWithPath: file))
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
+            XCTAssertTrue(($0 as? PasteboardError)?.message.contains(file) ?? false)
+        }
+        try FileManager.default.removeItem(atPath: file)
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
+        }
+    }
+
+    func testHandEditedMetadataCannotEscapeThePackage() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("hello")], to: .general)
+        let info = root + "/general.pasteboard/Info.json"
+        let edited = try String(contentsOfFile: info, encoding: .utf8).replacingOccurrences(
+            of: "c1-0-0.data", with: "../../../../etc/passwd")
+        try edited.write(toFile: info, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
+        }
+    }
+
+    func testACrashedWriteLeavesThePreviousItemAndIsCleanedUp() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("first")], to: .general)
+        // What a writer killed before its rename leaves behind: new data and a temporary metadata file.
+        let package = root + "/general.pasteboard/"
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: package + "c2-0-0.data"))
+        try Data("{\"trunc".utf8).write(to: URL(fileURLWithPath: package + "Info.json.new-99999"))
+        XCTAssertEqual(try store.read(.utf8PlainText, item: 0, from: .general), Data("first".utf8))
+        XCTAssertEqual(try store.changeCount(of: .general), 1)
+        XCTAssertEqual(try store.write([text("second")], to: .general), 3, "never reuses a count seen on disk")
+        let files = try FileManager.default.contentsOfDirectory(atPath: package).sorted()
+        XCTAssertEqual(files, ["Info.json", "c3-0-0.data", "lock"])
+    }
+
+    func testChangeCountRisesOnWriteAndClearAndPasteboardsAreIndependent() throws {
+        let store = try FileStore(root: root)
+        XCTAssertEqual(try store.changeCount(of: .general), 0)
+        try store.write([text("a")], to: .general)
+        try store.write([text("b")], to: PasteboardName("notes")!)
+        try store.clear(.general)
+        XCTAssertEqual(try store.changeCount(of: .general), 2)
+        XCTAssertEqual(try store.items(in: .general), [])
+        XCTAssertEqual(try store.read(.utf8PlainText, item: 0, from: PasteboardName("notes")!), Data("b".utf8))
+        XCTAssertEqual(try store.pasteboardNames().map(\.rawValue), ["general", "notes"])
+    }
+
+    func testSensitiveItemsNeverReachDisk() throws {
+        let store = try FileStore(root: root)
+        var item = text("hunter2")
+        item.metadata.flags = [.sensitive]
+        XCTAssertThrowsError(try store.write([item], to: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .refused)
+        }
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        while let path = enumerator?.nextObject() as? String {
+            let data = (try? Data(contentsOf: URL(fileURLWithPath: root + "/" + path))) ?? Data()
+            XCTAssertNil(data.range(of: Data("hunter2".utf8)), path)
+        }
+    }
+
+    func testDerivedRepresentationsAreStoredAsRecordsAndProducedOnRead() throws {
+        let store = try FileStore(root: root) { source, data, target in
+            XCTAssertEqual(source, .markdown)
+            XCTAssertEqual(target, .html)
+            return Data("<p>".utf8) + data + Data("</p>".utf8)
+        }
+        let item = Item(representations: [
+            Representation(type: .markdown, data: Data("hi".utf8)),
+            Representation(type: .html, derivedFrom: .markdown) { XCTFail("the store must not produce it"); return Data() },
+        ])
+        try store.write([item], to: .general)
+        let summary = try store.items(in: .general)[0]
+        XCTAssertEqual(summary.types.map(\.type), [.markdown, .html])
+        XCTAssertEqual(summary.types[1].derivedFrom, .markdown)
+        XCTAssertNil(summary.types[1].size)
+        XCTAssertEqual(try store.read(.html, item: 0, from: .general), Data("<p>hi</p>".utf8))
+    }
+
+    func testConcurrentWritersAndReadersSeeWholeItems() throws {
+        let store = try FileStore(root: root)
+        let payloads = (0..<20).map { String(repeating: Character(UnicodeScalar(65 + $0)!), count: 50_000) }
+        let failures = Counter()
+        DispatchQueue.concurrentPerform(iterations: 40) { index in
+            do {
+                if index % 2 == 0 {
+                    let item = Item(representations: [Representation(type: .utf8PlainText, data: Data(payloads[index / 2].utf8))])
+                    try store.write([item], to: .general)
+                } else if let data = try? store.read(.utf8PlainText, item: 0, from: .general) {
+                    if !payloads.contains(String(decoding: data, as: UTF8.self)) { failures.increment() }
+                }
+            } catch {
+                failures.increment()
+            }
+        }
+        XCTAssertEqual(failures.value, 0)
+        XCTAssertEqual(try store.changeCount(of: .general), 20)
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
