@@ -1,5 +1,1258 @@
+// Phase 1 of CommonMark parsing: block structure (a port of cmark's blocks.c, plus the
+// cmark-gfm table, footnote and task-list block extensions). Lines are processed one at
+// a time against the stack of open blocks; the one open leaf accumulates its content in
+// `content`, which is moved into the document's byte storage when the leaf closes.
+// Phase 2 (`InlineParser`) then parses paragraphs, headings and table cells.
+
+private let codeIndent = 4
+private let tabStop = 4
+/// Nesting cap for lists and footnote definitions (cmark-gfm's MAX_LIST_DEPTH).
+private let maxListDepth = 100
+
+struct BlockInfo {
+    var markerOffset: Int32 = 0
+    var padding: Int32 = 0
+    var fenceOffset: Int32 = 0
+    var htmlType: UInt8 = 0
+    var tableVisited = false
+    var tableColumns: Int32 = 0
+    /// Range of `segments` describing the lines of this leaf's content (for source positions).
+    var segStart: Int32 = 0
+    var segCount: Int32 = 0
+    /// Column (1-based) of the first content byte of the block's first line.
+    var contentColumn: Int32 = 0
+}
+
+/// Maps a storage offset to a source line and column.
+struct LineSegment {
+    var offset: Int32
+    var line: Int32
+    var column: Int32
+}
+
+struct ReferenceDefinition {
+    var destStart: Int32
+    var destCount: Int32
+    var titleStart: Int32
+    var titleCount: Int32
+}
+
 struct BlockParser {
-    let input: [UInt8]
+    var s: [UInt8]
     let options: MarkdownOptions
-    mutating func run() -> MarkdownDocument { MarkdownDocument() }
+
+    var nodes: [MarkdownNodeRecord] = []
+    var bytes: [UInt8] = []
+    var extras: [MarkdownExtra] = []
+    var info: [BlockInfo] = []
+    var segments: [LineSegment] = []
+    var refmap: [[UInt8]: ReferenceDefinition] = [:]
+    var footnoteMap: [[UInt8]: Int32] = [:]
+    var inlineBlocks: [Int32] = []
+
+    // Current line state (offsets are absolute indices into `s`).
+    var lineStart = 0
+    var lineEnd = 0  // index of the '\n' ending the line
+    var offset = 0
+    var column = 0
+    var firstNonspace = 0
+    var firstNonspaceColumn = 0
+    var indent = 0
+    var blank = false
+    var partiallyConsumedTab = false
+    var lineNumber: Int32 = 0
+    var lastLineLength: Int32 = 0
+    var thematicBreakKillPos = 0
+    var atEnd = false
+
+    var current: Int32 = 0
+    var listDepth = 0
+
+    // The open leaf's content.
+    var content: [UInt8] = []
+    var contentOwner: Int32 = -1
+    var contentLastLineStart = 0
+    var contentSegs: [LineSegment] = []
+
+    init(input: [UInt8], options: MarkdownOptions) {
+        self.s = MD.sanitize(input)
+        self.options = options
+        nodes.reserveCapacity(s.count / 16 + 8)
+        bytes.reserveCapacity(s.count + 64)
+        var root = MarkdownNodeRecord(kind: .document, parent: -1)
+        root.flags = MarkdownNodeRecord.Flag.open
+        root.startLine = 1
+        root.startColumn = 1
+        nodes.append(root)
+        info.append(BlockInfo())
+    }
+
+    // MARK: Driver
+
+    mutating func run() -> MarkdownDocument {
+        let n = s.count
+        var i = 0
+        while i < n {
+            var j = i
+            // Each line ends with '\n' (sanitize guarantees it).
+            while j < n && s[j] != 0x0A { j += 1 }
+            processLine(i, j)
+            i = j + 1
+        }
+        atEnd = true
+        while current != 0 {
+            current = finalize(current)
+        }
+        _ = finalize(0)
+        if options.footnotes { collectFootnotes() }
+        var inl = InlineParser(parser: self)
+        for b in inlineBlocks {
+            inl.parseBlock(b)
+        }
+        inl.finishDocument()
+        return MarkdownDocument(nodes: inl.nodes, bytes: inl.bytes, extras: inl.extras)
+    }
+
+    // MARK: Tree helpers
+
+    @inline(__always) func kind(_ n: Int32) -> MarkdownNodeKind { nodes[Int(n)].kind }
+    @inline(__always) func isOpen(_ n: Int32) -> Bool { nodes[Int(n)].flags & MarkdownNodeRecord.Flag.open != 0 }
+
+    mutating func appendChild(_ parent: Int32, _ kind: MarkdownNodeKind, startColumn: Int) -> Int32 {
+        let index = Int32(nodes.count)
+        var r = MarkdownNodeRecord(kind: kind, parent: parent)
+        r.flags = MarkdownNodeRecord.Flag.open
+        r.startLine = lineNumber
+        r.startColumn = Int32(startColumn)
+        r.endLine = lineNumber
+        let last = nodes[Int(parent)].lastChild
+        r.prev = last
+        nodes.append(r)
+        info.append(BlockInfo())
+        if last >= 0 { nodes[Int(last)].next = index } else { nodes[Int(parent)].firstChild = index }
+        nodes[Int(parent)].lastChild = index
+        return index
+    }
+
+    mutating func unlink(_ n: Int32) {
+        let r = nodes[Int(n)]
+        if r.prev >= 0 { nodes[Int(r.prev)].next = r.next } else if r.parent >= 0 { nodes[Int(r.parent)].firstChild = r.next }
+        if r.next >= 0 { nodes[Int(r.next)].prev = r.prev } else if r.parent >= 0 { nodes[Int(r.parent)].lastChild = r.prev }
+        nodes[Int(n)].next = -1
+        nodes[Int(n)].prev = -1
+    }
+
+    static func canContain(_ parent: MarkdownNodeKind, _ child: MarkdownNodeKind) -> Bool {
+        switch parent {
+        case .document, .blockQuote, .item, .footnoteDefinition: return child != .item && child != .tableRow && child != .tableCell
+        case .list: return child == .item
+        case .table: return child == .tableRow
+        case .tableRow: return child == .tableCell
+        default: return false
+        }
+    }
+
+    static func acceptsLines(_ k: MarkdownNodeKind) -> Bool { k == .paragraph || k == .heading || k == .codeBlock }
+
+    mutating func addChild(_ parent: Int32, _ kind: MarkdownNodeKind, startColumn: Int) -> Int32 {
+        var p = parent
+        while !BlockParser.canContain(self.kind(p), kind) {
+            p = finalize(p)
+        }
+        return appendChild(p, kind, startColumn: startColumn)
+    }
+
+    // MARK: Line state
+
+    @inline(__always) func peek(_ i: Int) -> UInt8 { i <= lineEnd ? s[i] : 0 }
+
+    mutating func findFirstNonspace() {
+        var charsToTab = tabStop - (column % tabStop)
+        firstNonspace = offset
+        firstNonspaceColumn = column
+        while true {
+            let c = s[firstNonspace]
+            if c == 0x20 {
+                firstNonspace += 1
+                firstNonspaceColumn += 1
+                charsToTab -= 1
+                if charsToTab == 0 { charsToTab = tabStop }
+            } else if c == 0x09 {
+                firstNonspace += 1
+                firstNonspaceColumn += charsToTab
+                charsToTab = tabStop
+            } else {
+                break
+            }
+        }
+        indent = firstNonspaceColumn - column
+        blank = s[firstNonspace] == 0x0A
+    }
+
+    mutating func advanceOffset(_ count: Int, columns: Bool) {
+        var count = count
+        while count > 0 && offset < lineEnd {
+            let c = s[offset]
+            if c == 0x09 {
+                let charsToTab = tabStop - (column % tabStop)
+                if columns {
+                    partiallyConsumedTab = charsToTab > count
+                    let adv = min(count, charsToTab)
+                    column += adv
+                    offset += partiallyConsumedTab ? 0 : 1
+                    count -= adv
+                } else {
+                    partiallyConsumedTab = false
+                    column += charsToTab
+                    offset += 1
+                    count -= 1
+                }
+            } else {
+                partiallyConsumedTab = false
+                offset += 1
+                column += 1
+                count -= 1
+            }
+        }
+    }
+
+    // MARK: Content accumulation
+
+    mutating func addLine(_ node: Int32) {
+        if contentOwner != node {
+            content.removeAll(keepingCapacity: true)
+            contentSegs.removeAll(keepingCapacity: true)
+            contentOwner = node
+        }
+        contentLastLineStart = content.count
+        if partiallyConsumedTab {
+            offset += 1
+            let charsToTab = tabStop - (column % tabStop)
+            for _ in 0..<charsToTab { content.append(0x20) }
+        }
+        contentSegs.append(
+            LineSegment(offset: Int32(content.count), line: lineNumber, column: Int32(offset - lineStart + 1)))
+        let e = headingEnd >= 0 ? headingEnd : lineEnd
+        headingEnd = -1
+        if offset < e {
+            content.append(contentsOf: s[offset..<e])
+        }
+        content.append(0x0A)
+    }
+
+    /// Moves `content[from..<to]` into storage; returns its storage range and records segments.
+    mutating func flushContent(_ node: Int32, from: Int, to: Int) -> (Int32, Int32) {
+        let base = Int32(bytes.count)
+        if contentOwner == node && from < to {
+            bytes.append(contentsOf: content[from..<to])
+            let segStart = Int32(segments.count)
+            for seg in contentSegs {
+                let o = Int(seg.offset)
+                if o >= to { break }
+                if o >= from {
+                    segments.append(LineSegment(offset: base + Int32(o - from), line: seg.line, column: seg.column))
+                } else if let last = segments.last, last.offset >= base {
+                    // unreachable in practice
+                    _ = last
+                } else {
+                    segments.append(
+                        LineSegment(offset: base, line: seg.line, column: seg.column + Int32(from - o)))
+                }
+            }
+            info[Int(node)].segStart = segStart
+            info[Int(node)].segCount = Int32(segments.count) - segStart
+            return (base, Int32(to - from))
+        }
+        return (base, 0)
+    }
+
+    // MARK: Finalize
+
+    @discardableResult
+    mutating func finalize(_ b: Int32) -> Int32 {
+        let parent = nodes[Int(b)].parent
+        nodes[Int(b)].flags &= ~MarkdownNodeRecord.Flag.open
+        let k = kind(b)
+        if atEnd {
+            nodes[Int(b)].endLine = lineNumber
+            nodes[Int(b)].endColumn = lastLineLength
+        } else if k == .document || (k == .codeBlock && nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant != 0)
+            || (k == .heading && nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant != 0)
+        {
+            nodes[Int(b)].endLine = lineNumber
+            nodes[Int(b)].endColumn = Int32(lineEnd - lineStart)
+        } else {
+            nodes[Int(b)].endLine = lineNumber - 1
+            nodes[Int(b)].endColumn = lastLineLength
+        }
+
+        switch k {
+        case .paragraph:
+            var pos = 0
+            if contentOwner == b {
+                while pos < content.count && content[pos] == UInt8(ascii: "[") {
+                    let n = parseReferenceDefinition(pos)
+                    if n == 0 { break }
+                    pos += n
+                }
+            }
+            var allBlank = true
+            if contentOwner == b {
+                for i in pos..<content.count where !MD.isSpace(content[i]) {
+                    allBlank = false
+                    break
+                }
+            }
+            if allBlank {
+                unlink(b)
+            } else {
+                // Trailing whitespace is not part of the paragraph's inline content.
+                var end = content.count
+                while end > pos && MD.isSpace(content[end - 1]) { end -= 1 }
+                let (st, ct) = flushContent(b, from: pos, to: end)
+                nodes[Int(b)].literalStart = st
+                nodes[Int(b)].literalCount = ct
+                inlineBlocks.append(b)
+            }
+        case .heading:
+            var from = 0
+            var end = contentOwner == b ? content.count : 0
+            while from < end && MD.isSpace(content[from]) { from += 1 }
+            while end > from && MD.isSpace(content[end - 1]) { end -= 1 }
+            let (st, ct) = flushContent(b, from: from, to: end)
+            nodes[Int(b)].literalStart = st
+            nodes[Int(b)].literalCount = ct
+            inlineBlocks.append(b)
+        case .codeBlock:
+            let fenced = nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant != 0
+            if contentOwner != b {
+                content.removeAll(keepingCapacity: true)
+                contentSegs.removeAll(keepingCapacity: true)
+                contentOwner = b
+            }
+            if !fenced {
+                // remove trailing blank lines
+                var i = content.count - 1
+                while i >= 0 {
+                    let c = content[i]
+                    if c != 0x20 && c != 0x09 && c != 0x0A { break }
+                    i -= 1
+                }
+                if i < 0 {
+                    content.removeAll(keepingCapacity: true)
+                } else {
+                    var j = i
+                    while j < content.count && content[j] != 0x0A { j += 1 }
+                    content.removeSubrange(j...)
+                }
+                content.append(0x0A)
+                let (st, ct) = flushContent(b, from: 0, to: content.count)
+                nodes[Int(b)].literalStart = st
+                nodes[Int(b)].literalCount = ct
+            } else {
+                var pos = 0
+                while pos < content.count && content[pos] != 0x0A { pos += 1 }
+                // info string: trimmed, unescaped
+                var a = 0
+                var e = pos
+                while a < e && MD.isSpace(content[a]) { a += 1 }
+                while e > a && MD.isSpace(content[e - 1]) { e -= 1 }
+                let infoStart = Int32(bytes.count)
+                MD.appendUnescaped(content, a, e, into: &bytes)
+                nodes[Int(b)].extra = Int32(extras.count)
+                extras.append(MarkdownExtra(aStart: infoStart, aCount: Int32(bytes.count) - infoStart))
+                if pos < content.count { pos += 1 }
+                let (st, ct) = flushContent(b, from: pos, to: content.count)
+                nodes[Int(b)].literalStart = st
+                nodes[Int(b)].literalCount = ct
+            }
+        case .htmlBlock:
+            let (st, ct) = flushContent(b, from: 0, to: contentOwner == b ? content.count : 0)
+            nodes[Int(b)].literalStart = st
+            nodes[Int(b)].literalCount = ct
+        case .list:
+            var tight = true
+            var item = nodes[Int(b)].firstChild
+            outer: while item >= 0 {
+                if nodes[Int(item)].flags & MarkdownNodeRecord.Flag.lastLineBlank != 0 && nodes[Int(item)].next >= 0 {
+                    tight = false
+                    break
+                }
+                var sub = nodes[Int(item)].firstChild
+                while sub >= 0 {
+                    if endsWithBlankLine(sub) && (nodes[Int(item)].next >= 0 || nodes[Int(sub)].next >= 0) {
+                        tight = false
+                        break outer
+                    }
+                    sub = nodes[Int(sub)].next
+                }
+                item = nodes[Int(item)].next
+            }
+            if tight { nodes[Int(b)].flags |= MarkdownNodeRecord.Flag.variant }
+            listDepth -= 1
+        case .footnoteDefinition:
+            listDepth -= 1
+        default:
+            break
+        }
+        return parent
+    }
+
+    /// Whether a node ends with a blank line, descending into lists and items (memoised
+    /// via the `lastLineChecked` flag so tightness checks stay linear).
+    mutating func endsWithBlankLine(_ node: Int32) -> Bool {
+        var cur = node
+        while cur >= 0 {
+            let r = nodes[Int(cur)]
+            if r.flags & MarkdownNodeRecord.Flag.lastLineBlank != 0 { return true }
+            if r.kind == .list || r.kind == .item {
+                if r.flags & MarkdownNodeRecord.Flag.lastLineChecked != 0 { return false }
+                nodes[Int(cur)].flags |= MarkdownNodeRecord.Flag.lastLineChecked
+                cur = r.lastChild
+            } else {
+                return false
+            }
+        }
+        return false
+    }
+
+    // MARK: Reference definitions
+
+    /// Parses a link reference definition at content[pos]. Returns bytes consumed or 0.
+    mutating func parseReferenceDefinition(_ pos: Int) -> Int {
+        let c = content
+        let end = c.count
+        guard let (afterLabel, ls, le) = MD.scanLinkLabel(c, pos, end) else { return 0 }
+        guard afterLabel < end, c[afterLabel] == UInt8(ascii: ":") else { return 0 }
+        if options.footnotes && le > ls && c[ls] == UInt8(ascii: "^") { return 0 }
+        // spaces incl. at most one newline
+        var i = afterLabel + 1
+        i = skipSpacesOneNewline(c, i, end)
+        guard let (destEnd, ds, de) = MD.scanLinkDestination(c, i, end) else { return 0 }
+        if destEnd == i && !(i < end && c[i] == UInt8(ascii: "<")) { return 0 }
+        let beforeTitle = destEnd
+        var j = skipSpacesOneNewline(c, destEnd, end)
+        var titleRange: (Int, Int)? = nil
+        var afterTitle = beforeTitle
+        if j != beforeTitle, let te = MD.scanLinkTitle(c, j, end) {
+            titleRange = (j + 1, te - 1)
+            afterTitle = te
+        }
+        // rest of line must be blank
+        var k = afterTitle
+        while k < end && MD.isSpaceOrTab(c[k]) { k += 1 }
+        var finalEnd: Int
+        if k >= end || c[k] == 0x0A {
+            finalEnd = k < end ? k + 1 : k
+        } else if titleRange != nil {
+            // title not followed by line end: drop the title, try ending after the destination
+            titleRange = nil
+            k = beforeTitle
+            while k < end && MD.isSpaceOrTab(c[k]) { k += 1 }
+            guard k >= end || c[k] == 0x0A else { return 0 }
+            finalEnd = k < end ? k + 1 : k
+        } else {
+            return 0
+        }
+        _ = j
+        j = 0
+        let label = MD.normalizeLabel(c, ls, le)
+        if label.isEmpty { return 0 }
+        if refmap[label] == nil {
+            let dStart = Int32(bytes.count)
+            MD.appendUnescaped(c, ds, de, into: &bytes)
+            let dCount = Int32(bytes.count) - dStart
+            var tStart = Int32(bytes.count)
+            var tCount: Int32 = 0
+            if let (ts, tend) = titleRange {
+                tStart = Int32(bytes.count)
+                MD.appendUnescaped(c, ts, tend, into: &bytes)
+                tCount = Int32(bytes.count) - tStart
+            }
+            refmap[label] = ReferenceDefinition(destStart: dStart, destCount: dCount, titleStart: tStart, titleCount: tCount)
+        }
+        return finalEnd - pos
+    }
+
+    func skipSpacesOneNewline(_ c: [UInt8], _ i: Int, _ end: Int) -> Int {
+        var j = i
+        while j < end && MD.isSpaceOrTab(c[j]) { j += 1 }
+        if j < end && c[j] == 0x0A {
+            j += 1
+            while j < end && MD.isSpaceOrTab(c[j]) { j += 1 }
+        }
+        return j
+    }
+
+    // MARK: Line processing
+
+    mutating func processLine(_ start: Int, _ end: Int) {
+        lineStart = start
+        lineEnd = end
+        offset = start
+        column = 0
+        blank = false
+        partiallyConsumedTab = false
+        thematicBreakKillPos = 0
+        lineNumber += 1
+
+        var allMatched = false
+        if let lastMatched = checkOpenBlocks(&allMatched) {
+            var container = lastMatched
+            openNewBlocks(&container, allMatched)
+            addTextToContainer(container, lastMatched)
+        }
+        lastLineLength = Int32(lineEnd - lineStart)
+    }
+
+    mutating func checkOpenBlocks(_ allMatched: inout Bool) -> Int32? {
+        var shouldContinue = true
+        allMatched = false
+        var container: Int32 = 0
+        listDepth = 0
+        var matchedAll = true
+        while true {
+            let last = nodes[Int(container)].lastChild
+            guard last >= 0, isOpen(last) else { break }
+            container = last
+            findFirstNonspace()
+            var ok = true
+            switch kind(container) {
+            case .blockQuote:
+                if indent <= 3 && s[firstNonspace] == UInt8(ascii: ">") {
+                    advanceOffset(indent + 1, columns: true)
+                    if MD.isSpaceOrTab(peek(offset)) { advanceOffset(1, columns: true) }
+                } else {
+                    ok = false
+                }
+            case .item:
+                let inf = info[Int(container)]
+                let need = Int(inf.markerOffset + inf.padding)
+                if indent >= need {
+                    advanceOffset(need, columns: true)
+                } else if blank && nodes[Int(container)].firstChild >= 0 {
+                    advanceOffset(firstNonspace - offset, columns: false)
+                } else {
+                    ok = false
+                }
+            case .footnoteDefinition:
+                if indent >= 4 {
+                    advanceOffset(4, columns: true)
+                } else if blank {
+                    // blank lines continue a footnote definition
+                } else {
+                    ok = false
+                }
+                if ok { listDepth += 1 }
+            case .list:
+                listDepth += 1
+            case .codeBlock:
+                if nodes[Int(container)].flags & MarkdownNodeRecord.Flag.variant == 0 {
+                    if indent >= codeIndent {
+                        advanceOffset(codeIndent, columns: true)
+                    } else if blank {
+                        advanceOffset(firstNonspace - offset, columns: false)
+                    } else {
+                        ok = false
+                    }
+                } else {
+                    var matched = 0
+                    let fc = nodes[Int(container)].a
+                    if indent <= 3 && s[firstNonspace] == fc {
+                        matched = scanCloseCodeFence(firstNonspace, fc)
+                    }
+                    if matched >= Int(nodes[Int(container)].b) {
+                        shouldContinue = false
+                        advanceOffset(matched, columns: false)
+                        current = finalize(container)
+                        ok = false
+                    } else {
+                        var i = info[Int(container)].fenceOffset
+                        while i > 0 && MD.isSpaceOrTab(peek(offset)) {
+                            advanceOffset(1, columns: true)
+                            i -= 1
+                        }
+                    }
+                }
+            case .heading:
+                ok = false
+            case .htmlBlock:
+                let t = info[Int(container)].htmlType
+                if t >= 6 && blank { ok = false }
+            case .paragraph:
+                if blank { ok = false }
+            case .table:
+                if !tableRowMatches() { ok = false }
+            default:
+                break
+            }
+            if !ok {
+                matchedAll = false
+                break
+            }
+        }
+        if matchedAll {
+            allMatched = true
+        } else {
+            container = nodes[Int(container)].parent
+        }
+        if !shouldContinue { return nil }
+        return container
+    }
+
+    mutating func openNewBlocks(_ container: inout Int32, _ allMatched: Bool) {
+        var maybeLazy = kind(current) == .paragraph
+        var contType = kind(container)
+        while contType != .codeBlock && contType != .htmlBlock {
+            findFirstNonspace()
+            let indented = indent >= codeIndent
+            let c = s[firstNonspace]
+            var matched = 0
+            if !indented && c == UInt8(ascii: ">") {
+                advanceOffset(firstNonspace + 1 - offset, columns: false)
+                if MD.isSpaceOrTab(peek(offset)) { advanceOffset(1, columns: true) }
+                container = addChild(container, .blockQuote, startColumn: firstNonspace - lineStart + 1)
+            } else if !indented && c == UInt8(ascii: "#"), case let m = scanATXHeadingStart(firstNonspace), m > 0 {
+                let headingStart = firstNonspace
+                advanceOffset(firstNonspace + m - offset, columns: false)
+                container = addChild(container, .heading, startColumn: headingStart - lineStart + 1)
+                var level = 0
+                var h = headingStart
+                while s[h] == UInt8(ascii: "#") {
+                    level += 1
+                    h += 1
+                }
+                nodes[Int(container)].a = UInt8(level)
+            } else if !indented && (c == UInt8(ascii: "`") || c == UInt8(ascii: "~")),
+                case let m = scanOpenCodeFence(firstNonspace), m > 0
+            {
+                container = addChild(container, .codeBlock, startColumn: firstNonspace - lineStart + 1)
+                nodes[Int(container)].flags |= MarkdownNodeRecord.Flag.variant
+                nodes[Int(container)].a = c
+                nodes[Int(container)].b = UInt8(min(m, 255))
+                info[Int(container)].fenceOffset = Int32(firstNonspace - offset)
+                advanceOffset(firstNonspace + m - offset, columns: false)
+            } else if !indented && c == UInt8(ascii: "<"),
+                case let t = htmlStart(contType == .paragraph), t > 0
+            {
+                container = addChild(container, .htmlBlock, startColumn: firstNonspace - lineStart + 1)
+                info[Int(container)].htmlType = UInt8(t)
+            } else if !indented && contType == .paragraph && (c == UInt8(ascii: "=") || c == UInt8(ascii: "-")),
+                case let lev = scanSetextHeadingLine(firstNonspace), lev > 0
+            {
+                // Resolve reference definitions first; a paragraph of only definitions can't become a heading.
+                if resolveReferenceDefinitionsForSetext(container) {
+                    nodes[Int(container)].kind = .heading
+                    nodes[Int(container)].a = UInt8(lev)
+                    nodes[Int(container)].flags |= MarkdownNodeRecord.Flag.variant
+                    advanceOffset(lineEnd - offset, columns: false)
+                }
+            } else if !indented && !(contType == .paragraph && !allMatched) && thematicBreakKillPos <= firstNonspace
+                && (c == UInt8(ascii: "*") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_"))
+                && scanThematicBreak(firstNonspace)
+            {
+                container = addChild(container, .thematicBreak, startColumn: firstNonspace - lineStart + 1)
+                advanceOffset(lineEnd - offset, columns: false)
+            } else if !indented && options.footnotes && c == UInt8(ascii: "[") && listDepth < maxListDepth,
+                case let (m, ls, le) = scanFootnoteDefinition(firstNonspace), m > 0
+            {
+                let defStart = firstNonspace
+                advanceOffset(firstNonspace + m - offset, columns: false)
+                container = addChild(container, .footnoteDefinition, startColumn: defStart - lineStart + 1)
+                let st = Int32(bytes.count)
+                bytes.append(contentsOf: s[ls..<le])
+                nodes[Int(container)].literalStart = st
+                nodes[Int(container)].literalCount = Int32(le - ls)
+                listDepth += 1
+            } else if !indented && listDepth < maxListDepth,
+                case let (m, data) = parseListMarker(firstNonspace, interruptsParagraph: contType == .paragraph), m > 0
+            {
+                var data = data
+                advanceOffset(firstNonspace + m - offset, columns: false)
+                let saveTab = partiallyConsumedTab
+                let saveOffset = offset
+                let saveColumn = column
+                while column - saveColumn <= 5 && MD.isSpaceOrTab(peek(offset)) {
+                    advanceOffset(1, columns: true)
+                }
+                let i = column - saveColumn
+                if i >= 5 || i < 1 || peek(offset) == 0x0A {
+                    data.padding = Int32(m + 1)
+                    offset = saveOffset
+                    column = saveColumn
+                    partiallyConsumedTab = saveTab
+                    if i > 0 { advanceOffset(1, columns: true) }
+                } else {
+                    data.padding = Int32(m + i)
+                }
+                data.markerOffset = Int32(indent)
+                let startCol = firstNonspace - lineStart + 1
+                if contType != .list || !listsMatch(container, data) {
+                    container = addChild(container, .list, startColumn: startCol)
+                    nodes[Int(container)].a = data.ordered ? 1 : 0
+                    nodes[Int(container)].b = data.delim
+                    nodes[Int(container)].extra = data.start
+                    listDepth += 1
+                }
+                container = addChild(container, .item, startColumn: startCol)
+                info[Int(container)].markerOffset = data.markerOffset
+                info[Int(container)].padding = data.padding
+                nodes[Int(container)].b = data.delim
+                nodes[Int(container)].a = 0
+                if data.ordered { nodes[Int(container)].flags |= MarkdownNodeRecord.Flag.variant }
+                // GFM task list item: "[ ]" / "[x]" right after the marker.
+                if options.taskLists { openTaskItem(container) }
+            } else if indented && !maybeLazy && !blank {
+                advanceOffset(codeIndent, columns: true)
+                container = addChild(container, .codeBlock, startColumn: offset - lineStart + 1)
+            } else if options.tables && !indented && contType == .paragraph, tryOpenTable(&container) {
+                // table header consumed the line
+            } else if options.tables && !indented && contType == .table && !blank {
+                openTableRow(container)
+            } else {
+                break
+            }
+            if BlockParser.acceptsLines(kind(container)) { break }
+            contType = kind(container)
+            if contType == .table { break }
+            maybeLazy = false
+        }
+    }
+
+    mutating func addTextToContainer(_ containerIn: Int32, _ lastMatched: Int32) {
+        var container = containerIn
+        findFirstNonspace()
+        let lastChild = nodes[Int(container)].lastChild
+        if blank && lastChild >= 0 {
+            nodes[Int(lastChild)].flags |= MarkdownNodeRecord.Flag.lastLineBlank
+        }
+        let ctype = kind(container)
+        let r = nodes[Int(container)]
+        let lastLineBlank =
+            blank && ctype != .blockQuote && ctype != .heading && ctype != .thematicBreak
+            && !(ctype == .codeBlock && r.flags & MarkdownNodeRecord.Flag.variant != 0)
+            && !(ctype == .item && r.firstChild < 0 && r.startLine == lineNumber)
+        if lastLineBlank {
+            nodes[Int(container)].flags |= MarkdownNodeRecord.Flag.lastLineBlank
+        } else {
+            nodes[Int(container)].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
+        }
+        var tmp = container
+        while true {
+            let p = nodes[Int(tmp)].parent
+            if p < 0 { break }
+            if nodes[Int(p)].flags & MarkdownNodeRecord.Flag.lastLineBlank == 0 && !blank {
+                // Ancestors above a cleared node are cleared too unless a blank line set them; keep walking
+                // only while needed (flags are only ever set on the container of a blank line).
+            }
+            nodes[Int(p)].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
+            tmp = p
+        }
+
+        if current != lastMatched && container == lastMatched && !blank && kind(current) == .paragraph {
+            // lazy continuation line
+            addLine(current)
+            return
+        }
+        while current != lastMatched {
+            current = finalize(current)
+        }
+        switch kind(container) {
+        case .codeBlock:
+            addLine(container)
+        case .htmlBlock:
+            addLine(container)
+            let t = Int(info[Int(container)].htmlType)
+            if t >= 1 && t <= 5 && MD.htmlBlockEnd(t, s, firstNonspace, lineEnd) {
+                container = finalize(container)
+            }
+        case .table, .tableRow, .tableCell:
+            break
+        default:
+            if blank {
+                // nothing
+            } else if BlockParser.acceptsLines(kind(container)) {
+                if kind(container) == .heading && nodes[Int(container)].flags & MarkdownNodeRecord.Flag.variant == 0 {
+                    chopTrailingHashtags()
+                }
+                advanceOffset(firstNonspace - offset, columns: false)
+                addLine(container)
+            } else {
+                container = addChild(container, .paragraph, startColumn: firstNonspace - lineStart + 1)
+                advanceOffset(firstNonspace - offset, columns: false)
+                addLine(container)
+            }
+        }
+        current = container
+    }
+
+    /// For ATX headings: drops the closing sequence of #s by moving lineEnd... (we trim the
+    /// line in place by shortening `lineEnd` virtually: content is added up to the new end).
+    mutating func chopTrailingHashtags() {
+        // rtrim
+        var e = lineEnd
+        while e > offset && MD.isSpace(s[e - 1]) { e -= 1 }
+        var n = e
+        while n > offset && s[n - 1] == UInt8(ascii: "#") { n -= 1 }
+        if n != e {
+            if n == offset || MD.isSpaceOrTab(s[n - 1]) {
+                var m = n
+                while m > offset && MD.isSpaceOrTab(s[m - 1]) { m -= 1 }
+                e = m
+            }
+        }
+        headingEnd = e
+    }
+
+    var headingEnd = -1
+
+    // MARK: Scanners for block starts
+
+    func scanATXHeadingStart(_ p: Int) -> Int {
+        var i = p
+        while s[i] == UInt8(ascii: "#") && i - p < 7 { i += 1 }
+        let level = i - p
+        guard level >= 1 && level <= 6 else { return 0 }
+        let c = s[i]
+        if c == 0x20 || c == 0x09 {
+            while MD.isSpaceOrTab(s[i]) { i += 1 }
+            return i - p
+        }
+        if c == 0x0A { return i - p }
+        return 0
+    }
+
+    func scanOpenCodeFence(_ p: Int) -> Int {
+        let fc = s[p]
+        var i = p
+        while s[i] == fc { i += 1 }
+        let n = i - p
+        guard n >= 3 else { return 0 }
+        if fc == UInt8(ascii: "`") {
+            var j = i
+            while j < lineEnd {
+                if s[j] == UInt8(ascii: "`") { return 0 }
+                j += 1
+            }
+        }
+        return n
+    }
+
+    func scanCloseCodeFence(_ p: Int, _ fc: UInt8) -> Int {
+        var i = p
+        while s[i] == fc { i += 1 }
+        let n = i - p
+        guard n >= 3 else { return 0 }
+        while MD.isSpaceOrTab(s[i]) { i += 1 }
+        return s[i] == 0x0A ? n : 0
+    }
+
+    func htmlStart(_ inParagraph: Bool) -> Int {
+        let t = MD.htmlBlockStart(s, firstNonspace, lineEnd)
+        if t > 0 { return t }
+        if !inParagraph && MD.htmlBlockStart7(s, firstNonspace, lineEnd) { return 7 }
+        return 0
+    }
+
+    func scanSetextHeadingLine(_ p: Int) -> Int {
+        let c = s[p]
+        var i = p
+        while s[i] == c { i += 1 }
+        while MD.isSpaceOrTab(s[i]) { i += 1 }
+        guard s[i] == 0x0A else { return 0 }
+        return c == UInt8(ascii: "=") ? 1 : 2
+    }
+
+    mutating func scanThematicBreak(_ p: Int) -> Bool {
+        let c = s[p]
+        var count = 0
+        var i = p
+        while i < lineEnd {
+            let d = s[i]
+            if d == c {
+                count += 1
+            } else if !MD.isSpaceOrTab(d) {
+                thematicBreakKillPos = i
+                return false
+            }
+            i += 1
+        }
+        if count >= 3 { return true }
+        thematicBreakKillPos = i
+        return false
+    }
+
+    /// `[^label]:` followed by optional spaces. Returns (length, labelStart, labelEnd).
+    func scanFootnoteDefinition(_ p: Int) -> (Int, Int, Int) {
+        guard s[p] == UInt8(ascii: "["), s[p + 1] == UInt8(ascii: "^") else { return (0, 0, 0) }
+        var i = p + 2
+        let ls = i
+        while i < lineEnd {
+            let c = s[i]
+            if c == UInt8(ascii: "]") || c == 0x20 || c == 0x09 || c == 0x0A { break }
+            i += 1
+        }
+        guard i > ls, s[i] == UInt8(ascii: "]"), s[i + 1] == UInt8(ascii: ":") else { return (0, 0, 0) }
+        let le = i
+        i += 2
+        while MD.isSpaceOrTab(s[i]) { i += 1 }
+        return (i - p, ls, le)
+    }
+
+    struct ListData {
+        var ordered = false
+        var delim: UInt8 = 0  // bullet char or '.' / ')'
+        var start: Int32 = 0
+        var padding: Int32 = 0
+        var markerOffset: Int32 = 0
+    }
+
+    func parseListMarker(_ p: Int, interruptsParagraph: Bool) -> (Int, ListData) {
+        var pos = p
+        let c = s[pos]
+        var data = ListData()
+        if c == UInt8(ascii: "*") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+") {
+            pos += 1
+            guard MD.isSpace(s[pos]) else { return (0, data) }
+            if interruptsParagraph {
+                var i = pos
+                while MD.isSpaceOrTab(s[i]) { i += 1 }
+                if s[i] == 0x0A { return (0, data) }
+            }
+            data.ordered = false
+            data.delim = c
+        } else if MD.isDigit(c) {
+            var start: Int32 = 0
+            var digits = 0
+            repeat {
+                start = start * 10 + Int32(s[pos] - 48)
+                pos += 1
+                digits += 1
+            } while digits < 9 && MD.isDigit(s[pos])
+            if interruptsParagraph && start != 1 { return (0, data) }
+            let d = s[pos]
+            guard d == UInt8(ascii: ".") || d == UInt8(ascii: ")") else { return (0, data) }
+            pos += 1
+            guard MD.isSpace(s[pos]) else { return (0, data) }
+            if interruptsParagraph {
+                var i = pos
+                while MD.isSpaceOrTab(s[i]) { i += 1 }
+                if s[i] == 0x0A { return (0, data) }
+            }
+            data.ordered = true
+            data.delim = d
+            data.start = start
+        } else {
+            return (0, data)
+        }
+        return (pos - p, data)
+    }
+
+    func listsMatch(_ list: Int32, _ data: ListData) -> Bool {
+        let r = nodes[Int(list)]
+        return (r.a == 1) == data.ordered && r.b == data.delim
+    }
+
+    mutating func openTaskItem(_ item: Int32) {
+        // After the marker and padding: "[ ]", "[x]" or "[X]" followed by whitespace.
+        findFirstNonspace()
+        let p = firstNonspace
+        guard p + 3 <= lineEnd, s[p] == UInt8(ascii: "["), s[p + 2] == UInt8(ascii: "]") else { return }
+        let m = s[p + 1]
+        guard m == 0x20 || m == UInt8(ascii: "x") || m == UInt8(ascii: "X") else { return }
+        guard MD.isSpace(s[p + 3]) else { return }
+        nodes[Int(item)].a = m == 0x20 ? 1 : 2
+        advanceOffset(p + 3 - offset, columns: false)
+    }
+
+    /// Resolves reference definitions at the start of a paragraph about to become a setext
+    /// heading. Returns true if content remains.
+    mutating func resolveReferenceDefinitionsForSetext(_ para: Int32) -> Bool {
+        guard contentOwner == para else { return false }
+        var pos = 0
+        while pos < content.count && content[pos] == UInt8(ascii: "[") {
+            let n = parseReferenceDefinition(pos)
+            if n == 0 { break }
+            pos += n
+        }
+        if pos > 0 {
+            content.removeSubrange(0..<pos)
+            var newSegs: [LineSegment] = []
+            for seg in contentSegs {
+                let o = Int(seg.offset) - pos
+                if o >= 0 {
+                    newSegs.append(LineSegment(offset: Int32(o), line: seg.line, column: seg.column))
+                }
+            }
+            contentSegs = newSegs
+            contentLastLineStart = max(0, contentLastLineStart - pos)
+        }
+        for c in content where !MD.isSpace(c) { return true }
+        return false
+    }
+
+    // MARK: Tables (GFM)
+
+    struct Cell {
+        var start: Int
+        var end: Int
+    }
+
+    /// cmark-gfm's row_from_string over `buf[start..<end]` (end includes the final '\n').
+    /// Returns cells (ranges, untrimmed) and the paragraph offset, or nil.
+    static func rowFromString(_ buf: [UInt8], _ start: Int, _ end: Int) -> (cells: [Cell], paragraphOffset: Int)? {
+        var cells: [Cell] = []
+        var paragraphOffset = start
+        func cellEnd(_ o: Int) -> Int {  // [|] table_spacechar*
+            guard o < end, buf[o] == UInt8(ascii: "|") else { return 0 }
+            var i = o + 1
+            while i < end && (buf[i] == 0x20 || buf[i] == 0x09 || buf[i] == 0x0B || buf[i] == 0x0C) { i += 1 }
+            return i - o
+        }
+        func cell(_ o: Int) -> Int {
+            var i = o
+            while i < end {
+                let c = buf[i]
+                if c == UInt8(ascii: "\\") && i + 1 < end && buf[i + 1] == UInt8(ascii: "|") {
+                    i += 2
+                } else if c == UInt8(ascii: "|") || c == 0x0A || c == 0x0D {
+                    break
+                } else {
+                    i += 1
+                }
+            }
+            return i - o
+        }
+        func rowEnd(_ o: Int) -> Int {
+            var i = o
+            while i < end && (buf[i] == 0x20 || buf[i] == 0x09 || buf[i] == 0x0B || buf[i] == 0x0C) { i += 1 }
+            if i < end && buf[i] == 0x0D { i += 1 }
+            if i < end && buf[i] == 0x0A { return i + 1 - o }
+            return 0
+        }
+        var offset = start + cellEnd(start)
+        var expectMore = true
+        while offset < end && expectMore {
+            let cm = cell(offset)
+            let pm = cellEnd(offset + cm)
+            if cm > 0 || pm > 0 {
+                cells.append(Cell(start: offset, end: offset + cm))
+                if cells.count > 0xFFFF { return nil }
+            }
+            offset += cm + pm
+            if pm > 0 {
+                expectMore = true
+            } else {
+                let re = rowEnd(offset)
+                offset += re
+                if re > 0 && offset != end {
+                    paragraphOffset = offset
+                    cells.removeAll()
+                    offset += cellEnd(offset)
+                    expectMore = true
+                } else {
+                    expectMore = false
+                }
+            }
+        }
+        if offset != end || cells.isEmpty { return nil }
+        return (cells, paragraphOffset)
+    }
+
+    /// scan_table_start: delimiter row at firstNonspace.
+    func scanTableStart(_ p: Int) -> Bool {
+        var i = p
+        func spaces() { while i < lineEnd && (s[i] == 0x20 || s[i] == 0x09 || s[i] == 0x0B || s[i] == 0x0C) { i += 1 } }
+        func delimiter() -> Bool {
+            spaces()
+            if s[i] == UInt8(ascii: ":") { i += 1 }
+            let d = i
+            while s[i] == UInt8(ascii: "-") { i += 1 }
+            if i == d { return false }
+            if s[i] == UInt8(ascii: ":") { i += 1 }
+            spaces()
+            return true
+        }
+        if s[i] == UInt8(ascii: "|") { i += 1 }
+        guard delimiter() else { return false }
+        while s[i] == UInt8(ascii: "|") {
+            let save = i
+            i += 1
+            if !delimiter() {
+                i = save + 1
+                spaces()
+                return s[i] == 0x0A
+            }
+        }
+        spaces()
+        return s[i] == 0x0A
+    }
+
+    mutating func tryOpenTable(_ container: inout Int32) -> Bool {
+        let para = container
+        guard !info[Int(para)].tableVisited, contentOwner == para else { return false }
+        guard scanTableStart(firstNonspace) else { return false }
+        guard let delim = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1) else { return false }
+        guard let header = BlockParser.rowFromString(content, 0, content.count),
+            header.cells.count == delim.cells.count
+        else {
+            info[Int(para)].tableVisited = true
+            return false
+        }
+        // Alignments
+        var aligns: [UInt8] = []
+        for cell in delim.cells {
+            var a = cell.start
+            var e = cell.end
+            while a < e && MD.isSpace(s[a]) { a += 1 }
+            while e > a && MD.isSpace(s[e - 1]) { e -= 1 }
+            let left = a < e && s[a] == UInt8(ascii: ":")
+            let right = a < e && s[e - 1] == UInt8(ascii: ":")
+            aligns.append(left && right ? 2 : left ? 1 : right ? 3 : 0)
+        }
+        let parent = nodes[Int(para)].parent
+        let headerLine = (header.paragraphOffset > 0) ? header.paragraphOffset : 0
+        let headerSeg = contentSegs.last(where: { Int($0.offset) <= headerLine })
+        let headerContent = Array(content[headerLine...])
+        var table: Int32
+        if headerLine > 0 {
+            // Keep the preceding lines as a paragraph.
+            let saveContent = content
+            content.removeSubrange(headerLine...)
+            finalize(para)
+            _ = saveContent
+            table = appendChild(parent, .table, startColumn: Int(headerSeg?.column ?? 1))
+            nodes[Int(table)].startLine = headerSeg?.line ?? lineNumber
+        } else {
+            nodes[Int(para)].kind = .table
+            table = para
+        }
+        contentOwner = -1
+        let st = Int32(bytes.count)
+        bytes.append(contentsOf: aligns)
+        nodes[Int(table)].extra = Int32(extras.count)
+        extras.append(MarkdownExtra(aStart: st, aCount: Int32(aligns.count)))
+        info[Int(table)].tableColumns = Int32(aligns.count)
+        let row = appendChild(table, .tableRow, startColumn: Int(nodes[Int(table)].startColumn))
+        nodes[Int(row)].flags |= MarkdownNodeRecord.Flag.variant
+        nodes[Int(row)].startLine = headerSeg?.line ?? nodes[Int(table)].startLine
+        nodes[Int(row)].endLine = nodes[Int(row)].startLine
+        let hcells = BlockParser.rowFromString(headerContent, 0, headerContent.count)?.cells ?? []
+        for cell in hcells {
+            addCell(row, headerContent, cell, line: nodes[Int(row)].startLine, baseColumn: headerSeg?.column ?? 1)
+        }
+        nodes[Int(row)].flags &= ~MarkdownNodeRecord.Flag.open
+        advanceOffset(lineEnd - offset, columns: false)
+        container = table
+        return true
+    }
+
+    mutating func addCell(_ row: Int32, _ buf: [UInt8], _ cell: Cell, line: Int32, baseColumn: Int32) {
+        let c = appendChild(row, .tableCell, startColumn: Int(baseColumn) + cell.start)
+        nodes[Int(c)].startLine = line
+        nodes[Int(c)].endLine = line
+        nodes[Int(c)].endColumn = baseColumn + Int32(cell.end) - 1
+        nodes[Int(c)].flags &= ~MarkdownNodeRecord.Flag.open
+        var a = cell.start
+        var e = cell.end
+        while a < e && MD.isSpace(buf[a]) { a += 1 }
+        while e > a && MD.isSpace(buf[e - 1]) { e -= 1 }
+        // unescape pipes
+        let st = Int32(bytes.count)
+        var i = a
+        while i < e {
+            if buf[i] == UInt8(ascii: "\\") && i + 1 < e && buf[i + 1] == UInt8(ascii: "|") {
+                bytes.append(UInt8(ascii: "|"))
+                i += 2
+            } else {
+                bytes.append(buf[i])
+                i += 1
+            }
+        }
+        nodes[Int(c)].literalStart = st
+        nodes[Int(c)].literalCount = Int32(bytes.count) - st
+        info[Int(c)].segStart = Int32(segments.count)
+        info[Int(c)].segCount = 1
+        segments.append(LineSegment(offset: st, line: line, column: baseColumn + Int32(a)))
+        inlineBlocks.append(c)
+    }
+
+    func tableRowMatches() -> Bool {
+        guard let row = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1) else { return false }
+        return !row.cells.isEmpty
+    }
+
+    mutating func openTableRow(_ table: Int32) {
+        let columns = Int(info[Int(table)].tableColumns)
+        guard columns <= 0x80000 else { return }
+        let row = appendChild(table, .tableRow, startColumn: firstNonspace - lineStart + 1)
+        let cells = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1)?.cells ?? []
+        var i = 0
+        while i < cells.count && i < columns {
+            addCellFromLine(row, cells[i])
+            i += 1
+        }
+        while i < columns {
+            let c = appendChild(row, .tableCell, startColumn: lineEnd - lineStart + 1)
+            nodes[Int(c)].flags &= ~MarkdownNodeRecord.Flag.open
+            nodes[Int(c)].literalStart = Int32(bytes.count)
+            i += 1
+        }
+        nodes[Int(row)].flags &= ~MarkdownNodeRecord.Flag.open
+        nodes[Int(row)].endColumn = Int32(lineEnd - lineStart)
+        advanceOffset(lineEnd - offset, columns: false)
+    }
+
+    mutating func addCellFromLine(_ row: Int32, _ cell: Cell) {
+        // Cells of body rows come straight from the source line.
+        let c = appendChild(row, .tableCell, startColumn: cell.start - lineStart + 1)
+        nodes[Int(c)].endColumn = Int32(cell.end - lineStart)
+        nodes[Int(c)].flags &= ~MarkdownNodeRecord.Flag.open
+        var a = cell.start
+        var e = cell.end
+        while a < e && MD.isSpace(s[a]) { a += 1 }
+        while e > a && MD.isSpace(s[e - 1]) { e -= 1 }
+        let st = Int32(bytes.count)
+        var i = a
+        while i < e {
+            if s[i] == UInt8(ascii: "\\") && i + 1 < e && s[i + 1] == UInt8(ascii: "|") {
+                bytes.append(UInt8(ascii: "|"))
+                i += 2
+            } else {
+                bytes.append(s[i])
+                i += 1
+            }
+        }
+        nodes[Int(c)].literalStart = st
+        nodes[Int(c)].literalCount = Int32(bytes.count) - st
+        info[Int(c)].segStart = Int32(segments.count)
+        info[Int(c)].segCount = 1
+        segments.append(LineSegment(offset: st, line: lineNumber, column: Int32(a - lineStart + 1)))
+        inlineBlocks.append(c)
+    }
+
+    // MARK: Footnotes
+
+    mutating func collectFootnotes() {
+        var n = nodes[0].firstChild
+        // Definitions may be nested in containers; walk the block tree.
+        var stack: [Int32] = []
+        while true {
+            while n >= 0 {
+                let r = nodes[Int(n)]
+                if r.kind == .footnoteDefinition {
+                    let label = MD.normalizeLabel(bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount))
+                    if footnoteMap[label] == nil { footnoteMap[label] = n }
+                }
+                if r.firstChild >= 0 && r.kind.isBlock && r.kind != .table {
+                    if r.next >= 0 { stack.append(r.next) }
+                    n = r.firstChild
+                } else {
+                    n = r.next
+                }
+            }
+            guard let next = stack.popLast() else { break }
+            n = next
+        }
+    }
 }
