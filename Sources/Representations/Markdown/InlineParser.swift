@@ -232,7 +232,7 @@ struct InlineParser {
         case UInt8(ascii: "]"):
             handleCloseBracket()
         default:
-            if options.autolinks {
+            if options.autolinks && brackets.isEmpty {
                 if c == UInt8(ascii: "w") || c == UInt8(ascii: "W"), wwwMatch() { return }
                 if c == UInt8(ascii: ":"), urlMatch() { return }
             }
@@ -938,7 +938,7 @@ struct InlineParser {
 
     func isValidHostChar(_ p: Int) -> Bool {
         let (cp, _) = MD.decode(subj, p, end)
-        return !MD.isUnicodeSpace(cp) && !MD.isUnicodePunctOrSymbol(cp)
+        return !MD.isUnicodeSpace(cp) && !MD.isUnicodePunct(cp)
     }
 
     func checkDomain(_ start: Int, _ size: Int, allowShort: Bool) -> Int {
@@ -1064,7 +1064,7 @@ struct InlineParser {
         guard scheme == Array("http".utf8) || scheme == Array("https".utf8) || scheme == Array("ftp".utf8) else {
             return false
         }
-        guard pos + 3 < end, MD.isAlnum(subj[pos + 3]) else { return false }
+        guard pos + 3 < end, isValidHostChar(pos + 3) else { return false }
         var linkEnd = 3
         let domainLen = checkDomain(pos + 3, size - 3, allowShort: true)
         if domainLen == 0 { return false }

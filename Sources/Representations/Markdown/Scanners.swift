@@ -40,6 +40,19 @@ enum MD {
         }
     }
 
+    /// Unicode punctuation only (P* categories; cmark-gfm's host-name check uses this).
+    static func isUnicodePunct(_ cp: UInt32) -> Bool {
+        if cp < 0x80 { return isASCIIPunct(UInt8(cp)) }
+        guard let s = Unicode.Scalar(cp) else { return false }
+        switch s.properties.generalCategory {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Decodes the scalar starting at `i` (input is valid UTF-8). Returns (scalar, length).
     static func decode(_ s: [UInt8], _ i: Int, _ end: Int) -> (UInt32, Int) {
         let c0 = UInt32(s[i])
