@@ -84,9 +84,19 @@ struct RTFBlockBuilder {
         return nil
     }
 
-    private func classify(_ p: RTFParagraph, listHasMarkers: [Int: Bool]) -> Line {
+    private func classify(_ paragraph: RTFParagraph, listHasMarkers: [Int: Bool]) -> Line {
+        var p = paragraph
         if !p.hasText && p.marker == nil {
             return p.borderBottom ? .rule : .blank
+        }
+        if p.marker == nil, p.list == 0, p.legacyLevel == nil, let marker = Self.textMarker(&p) {
+            // "•<TAB>text" or "1.<TAB>text" typed as text (pandoc 2.17, WordPad): a list item all the same.
+            p.marker = marker
+            p.legacyLevel = 0
+            let level = max(0, (p.leftIndent - 1) / 720)
+            let ordered = Self.markerNumber(marker) != nil
+            p.legacyStart = Self.markerNumber(marker)
+            return .listItem(p, level: level, ordered: ordered, newItem: true)
         }
         let isList = p.list > 0 || p.legacyLevel != nil || (p.marker.map { !$0.isEmpty } ?? false)
         if isList {
@@ -139,6 +149,21 @@ struct RTFBlockBuilder {
         return false
     }
 
+    /// Removes a list marker typed as text ("•\t", "1.\t", "a)\t") from the start of the paragraph.
+    static func textMarker(_ p: inout RTFParagraph) -> String? {
+        guard let first = p.runs.first, first.kind == .text else { return nil }
+        let text = first.text.drop { $0 == " " }
+        guard let tab = text.firstIndex(of: "\t") else { return nil }
+        let marker = String(text[..<tab]).trimmingWhitespace()
+        guard !marker.isEmpty, marker.count <= 6 else { return nil }
+        let bullets: Set<Character> = ["•", "·", "◦", "▪", "■", "○", "●", "-", "*", "–", "—", "\u{F0B7}", "o", "§"]
+        let isBullet = marker.count == 1 && bullets.contains(marker.first!)
+        let isNumber = (marker.hasSuffix(".") || marker.hasSuffix(")")) && markerNumber(marker) != nil
+        guard isBullet || isNumber else { return nil }
+        p.runs[0].text = String(text[text.index(after: tab)...])
+        return marker
+    }
+
     /// The number of an ordered-list marker such as "3.", "(iv)" or "b)"; nil for bullets.
     static func markerNumber(_ marker: String) -> Int? {
         let m = marker.trimmingWhitespace().trimmingCharacters("()[].:")
@@ -171,7 +196,10 @@ struct RTFBlockBuilder {
                 out.append(t)
                 i += 1
             case .heading(let level, let p):
-                out.append(.heading(level: level, inlines(p.runs)))
+                // A heading's weight is the heading's, not emphasis.
+                var runs = p.runs
+                for k in runs.indices { runs[k].style.bold = false }
+                out.append(.heading(level: level, inlines(runs)))
                 i += 1
             case .paragraph(let p, let q):
                 out.append(quoted(.paragraph(inlines(p.runs)), depth: q))
@@ -272,7 +300,12 @@ struct RTFBlockBuilder {
             while r.count < width { r.append([]) }
             return r
         }
-        let header = cells.isEmpty ? [] : cells.removeFirst()
+        var header = cells.isEmpty ? [] : cells.removeFirst()
+        // Header cells are bold by presentation; the header row says as much.
+        header = header.map { cell in
+            if cell.count == 1, case .strong(let inner) = cell[0] { return inner }
+            return cell
+        }
         return .table(alignments: Array(repeating: .none, count: width), header: header, rows: cells)
     }
 

@@ -757,6 +757,7 @@ struct RTFParser {
     // MARK: Footnotes
 
     private mutating func footnoteStart() {
+        if !state.inTable { closeTable() }
         // Record the reference in the running paragraph, then collect the note's own paragraphs separately.
         var run = RTFRun(kind: .footnoteReference, text: String(footnotes.count + 1), style: RTFRunStyle(), size: state.fontSize, link: nil)
         run.text = String(footnotes.count + 1)

@@ -1,0 +1,162 @@
+/// The text formats `pbctl convert` reads and writes.
+public enum TextFormat: String, Sendable, CaseIterable {
+    case commonmark
+    /// GitHub Flavored Markdown (also what `markdown`/`md` mean).
+    case gfm
+    case html
+    case rtf
+    /// Plain text.
+    case text
+
+    /// The format for a command-line name: `commonmark`, `gfm`, `markdown`, `md`, `html`, `htm`, `rtf`,
+    /// `text`, `plain`, `txt`. Nil for an unknown name.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "commonmark", "cmark": self = .commonmark
+        case "gfm", "markdown", "md", "github": self = .gfm
+        case "html", "htm", "xhtml": self = .html
+        case "rtf": self = .rtf
+        case "text", "plain", "txt", "plaintext": self = .text
+        default: return nil
+        }
+    }
+}
+
+/// Options for ``Conversion/convert(_:from:to:options:)``.
+public struct ConversionOptions: Sendable {
+    /// HTML output: a complete document (`<!DOCTYPE html>`, `<meta charset="utf-8">`, `<title>`) instead
+    /// of a fragment.
+    public var standalone: Bool
+    /// Title of a standalone HTML document (default: the first heading's text).
+    public var title: String?
+    /// RTF output: supplies the bytes of image destinations that are not `data:` URLs (e.g. local files),
+    /// so PNG and JPEG images can be embedded.
+    public var imageLoader: RTFWriter.ImageLoader?
+
+    public init(standalone: Bool = false, title: String? = nil, imageLoader: RTFWriter.ImageLoader? = nil) {
+        self.standalone = standalone
+        self.title = title
+        self.imageLoader = imageLoader
+    }
+}
+
+/// A conversion found nothing usable in its input.
+public struct RepresentationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why nothing usable remained, for the user.
+    public let reason: String
+    /// Byte offset in the input the reason refers to, when there is one.
+    public let offset: Int?
+
+    public init(reason: String, offset: Int? = nil) {
+        self.reason = reason
+        self.offset = offset
+    }
+
+    public var description: String {
+        if let offset { return "\(reason) (at byte \(offset))" }
+        return reason
+    }
+}
+
+/// The single entry point for text conversions: Markdown, HTML and RTF in; Markdown, HTML, RTF and plain
+/// text out, all through the Markdown AST.
+public enum Conversion {
+    /// Converts `input` from one text format to another.
+    ///
+    /// Readers never fail on malformed input: they recover what they can. The conversion throws only when
+    /// nothing usable remains (input that is not RTF at all, or RTF/HTML with no content).
+    /// - Throws: ``RepresentationError`` with the reason.
+    public static func convert(_ input: [UInt8], from: TextFormat, to: TextFormat, options: ConversionOptions = ConversionOptions())
+        throws -> [UInt8]
+    {
+        let document = try read(input, from: from)
+        return write(document, to: to, options: options)
+    }
+
+    /// Reads `input` into a Markdown document.
+    /// - Throws: ``RepresentationError`` when nothing usable remains.
+    public static func read(_ input: [UInt8], from format: TextFormat) throws -> MarkdownDocument {
+        switch format {
+        case .commonmark:
+            return MarkdownParser.parse(input, options: .commonmark)
+        case .gfm:
+            return MarkdownParser.parse(input, options: .gfm)
+        case .text:
+            return plainTextDocument(input)
+        case .html:
+            let blocks = HTMLReader.read(input)
+            if blocks.isEmpty && input.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0) }) {
+                if HTMLReader.decode(input).contains(UInt8(ascii: "<")) {
+                    throw RepresentationError(reason: "the HTML has no visible content (only markup, scripts, styles or comments)")
+                }
+            }
+            return RichBlock.makeDocument(blocks)
+        case .rtf:
+            var start = 0
+            while start < input.count, [0x20, 0x09, 0x0A, 0x0D, 0x00, 0xEF, 0xBB, 0xBF].contains(input[start]) { start += 1 }
+            guard input.count - start >= 5, input[start..<start + 5].elementsEqual("{\\rtf".utf8) else {
+                if input.count == start { throw RepresentationError(reason: "the input is empty, not RTF") }
+                throw RepresentationError(reason: "the input is not RTF: it does not start with {\\rtf", offset: start)
+            }
+            let blocks = RTFReader.read(Array(input[start...]))
+            if blocks.isEmpty {
+                throw RepresentationError(reason: "the RTF holds no text (only header tables, or truncated before any content)")
+            }
+            return RichBlock.makeDocument(blocks)
+        }
+    }
+
+    /// Writes a document in `format`.
+    public static func write(_ document: MarkdownDocument, to format: TextFormat, options: ConversionOptions = ConversionOptions())
+        -> [UInt8]
+    {
+        switch format {
+        case .commonmark: return MarkdownWriter.render(document, gfm: false)
+        case .gfm: return MarkdownWriter.render(document, gfm: true)
+        case .rtf: return RTFWriter.render(document, imageLoader: options.imageLoader)
+        case .text: return PlainTextWriter.render(document)
+        case .html:
+            let body = HTMLWriter.render(document, options: .gfm)
+            return options.standalone ? HTMLDocumentWrapper.wrap(body, document: document, title: options.title) : body
+        }
+    }
+
+    /// Plain text as a document: one paragraph per blank-line-separated block, lines kept as hard breaks.
+    static func plainTextDocument(_ input: [UInt8]) -> MarkdownDocument {
+        let text = String(decoding: input, as: UTF8.self).replacingNewlines()
+        var b = MarkdownDocument.Builder()
+        for block in text.split(separator: "\n\n", omittingEmptySubsequences: true) {
+            let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
+            guard lines.contains(where: { !$0.allSatisfy(\.isWhitespace) }) else { continue }
+            b.open(.paragraph)
+            for (k, line) in lines.enumerated() {
+                if k > 0 { b.appendLineBreak() }
+                b.appendText(String(line))
+            }
+            b.close()
+        }
+        return b.finish()
+    }
+}
+
+/// `--standalone` HTML: the fragment inside a minimal, valid HTML5 document.
+enum HTMLDocumentWrapper {
+    static func wrap(_ body: [UInt8], document: MarkdownDocument, title: String?) -> [UInt8] {
+        var t = title
+        if t == nil {
+            for child in document.children(of: document.root) where document.kind(child) == .heading {
+                t = PlainTextRenderer.inlineText(document, child)
+                break
+            }
+        }
+        var out = "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n"
+        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        out += "<title>\(HTMLSerializer.escape((t ?? "").trimmingWhitespace(), attribute: false))</title>\n"
+        out += "</head>\n<body>\n"
+        var bytes = Array(out.utf8)
+        bytes += body
+        if let last = bytes.last, last != 0x0A { bytes.append(0x0A) }
+        bytes += Array("</body>\n</html>\n".utf8)
+        return bytes
+    }
+}

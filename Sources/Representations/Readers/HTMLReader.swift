@@ -1,0 +1,795 @@
+/// Reads clipboard HTML into the readers' ``RichBlock`` model.
+///
+/// Handles what browsers and office suites actually put on the clipboard:
+/// - Encodings: UTF-8 (with or without BOM), UTF-16LE/BE with BOM or detected by NUL bytes (old Firefox
+///   on X11), `<meta charset>` for windows-125x; Windows CF_HTML headers; `<!--StartFragment-->` markers.
+/// - Google Docs: the `<b style="font-weight:normal" id="docs-internal-guid-…">` wrapper is not bold;
+///   formatting comes from inline CSS (`font-weight:700`, `font-style:italic`, `line-through`, monospace
+///   fonts); lists nested as sibling `<ul>`s.
+/// - Microsoft Word: `MsoListParagraph` paragraphs with `mso-list:lN levelM` become real (nested) lists;
+///   the `mso-list:Ignore` marker decides ordered or bullet.
+/// - GitHub-rendered Markdown: heading anchors, copy buttons and SVG icons are dropped, task-list
+///   checkboxes and `highlight-source-LANG` code blocks are kept.
+/// - Scripts, styles and comments are dropped; unknown tags are unwrapped; white space collapses as a
+///   browser renders it; tables become GFM tables when every cell is inline content, else stay HTML.
+struct HTMLReader {
+    static func read(_ bytes: [UInt8]) -> [RichBlock] {
+        let html = decode(bytes)
+        let fragment = Self.fragment(html)
+        let root = HTMLTreeBuilder.parse(fragment)
+        var converter = HTMLConverter()
+        return converter.convert(root)
+    }
+
+    // MARK: Decoding
+
+    /// The HTML as UTF-8 bytes.
+    static func decode(_ bytes: [UInt8]) -> [UInt8] {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Array(String(decoding: bytes.dropFirst(3), as: UTF8.self).utf8) }
+        if bytes.starts(with: [0xFF, 0xFE]) { return utf16(bytes.dropFirst(2), littleEndian: true) }
+        if bytes.starts(with: [0xFE, 0xFF]) { return utf16(bytes.dropFirst(2), littleEndian: false) }
+        // UTF-16 without a BOM: many NUL bytes at odd (LE) or even (BE) positions.
+        if bytes.count >= 4 {
+            let sample = bytes.prefix(512)
+            var oddNul = 0
+            var evenNul = 0
+            for (k, b) in sample.enumerated() where b == 0 {
+                if k % 2 == 1 { oddNul += 1 } else { evenNul += 1 }
+            }
+            if oddNul > sample.count / 4 && evenNul == 0 { return utf16(bytes[...], littleEndian: true) }
+            if evenNul > sample.count / 4 && oddNul == 0 { return utf16(bytes[...], littleEndian: false) }
+        }
+        // Declared single-byte charset (windows-125x / iso-8859-1) in the first kilobytes.
+        if let codePage = declaredCodePage(bytes), !isValidUTF8(bytes) {
+            var scalars = String.UnicodeScalarView()
+            CodePage.forNumber(codePage).decode(bytes[...], into: &scalars)
+            return Array(String(scalars).utf8)
+        }
+        if isValidUTF8(bytes) { return bytes }
+        // Not UTF-8 and nothing declared: Windows-1252 is what browsers assume.
+        var scalars = String.UnicodeScalarView()
+        CodePage.cp1252.decode(bytes[...], into: &scalars)
+        return Array(String(scalars).utf8)
+    }
+
+    private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        var it = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&it) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    private static func utf16(_ bytes: ArraySlice<UInt8>, littleEndian: Bool) -> [UInt8] {
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var k = bytes.startIndex
+        while k + 1 < bytes.endIndex {
+            let a = UInt16(bytes[k])
+            let b = UInt16(bytes[k + 1])
+            units.append(littleEndian ? a | b << 8 : a << 8 | b)
+            k += 2
+        }
+        while units.last == 0 { units.removeLast() }
+        return Array(String(decoding: units, as: UTF16.self).utf8)
+    }
+
+    private static func declaredCodePage(_ bytes: [UInt8]) -> Int? {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self).lowercased()
+        guard let r = head.firstRange(of: "charset=") else { return nil }
+        let value = head[r.upperBound...].drop { $0 == "\"" || $0 == "'" || $0 == " " }.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        switch value {
+        case "windows-1250": return 1250
+        case "windows-1251": return 1251
+        case "windows-1252", "iso-8859-1", "latin1", "us-ascii", "iso-8859-15": return 1252
+        case "windows-1253": return 1253
+        case "windows-1254": return 1254
+        case "windows-1255": return 1255
+        case "windows-1256": return 1256
+        case "windows-1257": return 1257
+        case "windows-1258": return 1258
+        case "shift_jis", "shift-jis", "windows-31j": return 932
+        case "gbk", "gb2312": return 936
+        case "euc-kr": return 949
+        case "big5": return 950
+        default: return nil
+        }
+    }
+
+    /// Strips a CF_HTML header and keeps only the part between `<!--StartFragment-->` and
+    /// `<!--EndFragment-->` when both are present.
+    static func fragment(_ bytes: [UInt8]) -> [UInt8] {
+        var b = bytes[...]
+        if b.starts(with: Array("Version:".utf8)), let lt = b.firstIndex(of: UInt8(ascii: "<")) { b = b[lt...] }
+        let start = Array("<!--StartFragment-->".utf8)
+        let end = Array("<!--EndFragment-->".utf8)
+        if let s = find(start, in: b), let e = find(end, in: b[(s + start.count)...]) {
+            return Array(b[(s + start.count)..<e])
+        }
+        return Array(b)
+    }
+
+    private static func find(_ needle: [UInt8], in hay: ArraySlice<UInt8>) -> Int? {
+        guard needle.count <= hay.count, let first = needle.first else { return nil }
+        var k = hay.startIndex
+        let last = hay.endIndex - needle.count
+        while k <= last {
+            if hay[k] == first && hay[k..<k + needle.count].elementsEqual(needle) { return k }
+            k += 1
+        }
+        return nil
+    }
+}
+
+/// Converts the HTML tree to blocks, collecting inline content into styled segments (see ``InlineAssembler``).
+struct HTMLConverter {
+    private struct Inherited {
+        var style = RTFRunStyle()
+        var link: String? = nil
+        var preformatted = false
+    }
+
+    /// Segments of the paragraph being collected.
+    private var segments: [InlineAssembler.Segment] = []
+    private var blocks: [RichBlock] = []
+    /// Word list paragraphs waiting to be assembled into a list.
+    private var wordList: [(list: String, level: Int, ordered: Bool, start: Int, content: [RichInline])] = []
+
+    static let blockElements: Set<String> = [
+        "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "dd", "dt",
+        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+        "hr", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "ul", "tr", "td", "th",
+        "tbody", "thead", "tfoot", "caption", "#root", "body", "html", "search", "legend", "option", "listing",
+    ]
+    static let dropped: Set<String> = [
+        "script", "style", "head", "title", "meta", "link", "template", "svg", "math", "button", "clipboard-copy",
+        "noscript", "select", "textarea", "iframe", "object", "embed", "canvas", "audio", "video", "map", "base",
+        "colgroup", "col", "o:p", "xml", "noembed", "noframes", "frameset", "tool-tip", "input",
+    ]
+
+    mutating func convert(_ root: HTMLNode) -> [RichBlock] {
+        blocks = []
+        segments = []
+        blockChildren(root, Inherited())
+        flush()
+        flushWordList()
+        return blocks
+    }
+
+    // MARK: Blocks
+
+    /// Converts the children of a block container, appending to `blocks`.
+    private mutating func blockChildren(_ node: HTMLNode, _ inherited: Inherited) {
+        for child in node.children { visit(child, inherited) }
+    }
+
+    /// Runs `body` with a fresh block list and returns what it produced.
+    private mutating func collect(_ body: (inout HTMLConverter) -> Void) -> [RichBlock] {
+        let savedBlocks = blocks
+        let savedSegments = segments
+        let savedWord = wordList
+        blocks = []
+        segments = []
+        wordList = []
+        body(&self)
+        flush()
+        flushWordList()
+        let result = blocks
+        blocks = savedBlocks
+        segments = savedSegments
+        wordList = savedWord
+        return result
+    }
+
+    private mutating func emit(_ block: RichBlock) {
+        flush()
+        if case .paragraph = block {} else { flushWordList() }
+        blocks.append(block)
+    }
+
+    /// Ends the paragraph being collected.
+    private mutating func flush() {
+        guard !segments.isEmpty else { return }
+        let content = Self.finishInlines(segments)
+        segments = []
+        if !content.isEmpty {
+            flushWordList()
+            blocks.append(.paragraph(content))
+        }
+    }
+
+    /// Collapses white space the way a browser renders `white-space: normal` and builds inlines.
+    static func finishInlines(_ segments: [InlineAssembler.Segment]) -> [RichInline] {
+        var out: [InlineAssembler.Segment] = []
+        var lastWasSpace = true  // at the start of a block, leading spaces vanish
+        for var s in segments {
+            if s.inline != nil {
+                if case .lineBreak? = s.inline {
+                    // spaces before a line break vanish
+                    if var last = out.last, last.inline == nil {
+                        while last.text.hasSuffix(" ") { last.text.removeLast() }
+                        out[out.count - 1] = last
+                    }
+                    lastWasSpace = true
+                } else {
+                    lastWasSpace = false
+                }
+                out.append(s)
+                continue
+            }
+            if lastWasSpace, s.text.hasPrefix(" ") { s.text.removeFirst() }
+            if s.text.isEmpty { continue }
+            lastWasSpace = s.text.hasSuffix(" ")
+            out.append(s)
+        }
+        while let last = out.last {
+            if last.inline == nil {
+                var l = last
+                while l.text.hasSuffix(" ") { l.text.removeLast() }
+                if l.text.isEmpty {
+                    out.removeLast()
+                    continue
+                }
+                out[out.count - 1] = l
+                break
+            }
+            if case .lineBreak? = last.inline {
+                out.removeLast()
+                continue
+            }
+            break
+        }
+        return InlineAssembler.assemble(out)
+    }
+
+    private mutating func visit(_ node: HTMLNode, _ inherited: Inherited) {
+        switch node.kind {
+        case .comment:
+            return
+        case .text:
+            text(node.text, inherited)
+            return
+        case .element:
+            break
+        }
+        let name = node.name
+        if Self.dropped.contains(name) {
+            if name == "input", node.attribute("type")?.lowercased() == "checkbox" { checkbox(node, inherited) }
+            return
+        }
+        if isHidden(node) { return }
+        // Word list paragraphs (MsoListParagraph… with mso-list:lN levelM).
+        if name == "p" || name == "h1" || name == "h2" || name == "h3" || name == "h4" || name == "h5" || name == "h6",
+            let (list, level) = wordListInfo(node)
+        {
+            flush()
+            let marker = wordMarker(node)
+            let ordered = marker.map { RTFBlockBuilder.markerNumber($0) != nil } ?? false
+            let content = inlineContent(node, inherited)
+            wordList.append((list, level, ordered, marker.flatMap { RTFBlockBuilder.markerNumber($0) } ?? 1, content))
+            return
+        }
+        switch name {
+        case "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "address", "center",
+            "figure", "figcaption", "details", "summary", "dialog", "fieldset", "form", "hgroup", "search", "legend",
+            "caption", "dd", "dt", "listing", "body", "html", "dl", "tbody", "thead", "tfoot", "tr", "option":
+            if name == "div", let code = githubCodeBlock(node) {
+                emit(code)
+                return
+            }
+            flush()
+            var inner = inherited
+            inner.style = style(for: node, inherited.style)
+            if name == "listing" { inner.preformatted = true }
+            blockChildren(node, inner)
+            flush()
+        case "h1", "h2", "h3", "h4", "h5", "h6":
+            flush()
+            let level = Int(String(name.last!)) ?? 1
+            var inner = inherited
+            inner.style = RTFRunStyle()  // a heading's own weight is not emphasis
+            let content = inlineContent(node, inner)
+            if !content.isEmpty { emit(.heading(level: level, content)) }
+        case "blockquote":
+            let inner = collect { $0.blockChildren(node, inherited) }
+            if !inner.isEmpty { emit(.blockQuote(inner)) }
+        case "pre":
+            emit(codeBlock(node))
+        case "hr":
+            emit(.thematicBreak)
+        case "ul", "ol", "dir", "menu":
+            emit(list(node, inherited))
+        case "li":
+            // A list item outside a list: treat as a one-item list.
+            let wrapper = HTMLNode(element: "ul")
+            wrapper.children = [node]
+            emit(list(wrapper, inherited))
+        case "table":
+            emit(table(node, inherited))
+        case "td", "th":
+            flush()
+            blockChildren(node, inherited)
+            flush()
+        case "br":
+            if segments.contains(where: { $0.inline == nil && !$0.text.allSatisfy { $0 == " " } || $0.inline != nil }) {
+                segments.append(.init(inline: .lineBreak, text: "", style: inherited.style, link: inherited.link))
+            }
+        default:
+            inline(node, inherited)
+        }
+    }
+
+    // MARK: Inlines
+
+    private mutating func text(_ raw: String, _ inherited: Inherited) {
+        var t = raw
+        if !inherited.preformatted {
+            t = Self.collapse(raw)
+            if t.isEmpty { return }
+        } else {
+            t = raw.replacingNewlines()
+        }
+        if var last = segments.last, last.inline == nil, last.style == inherited.style, last.link == inherited.link {
+            last.text += t
+            segments[segments.count - 1] = last
+        } else {
+            segments.append(.init(inline: nil, text: t, style: inherited.style, link: inherited.link))
+        }
+    }
+
+    /// Runs of ASCII white space become one space.
+    static func collapse(_ s: String) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(s.utf8.count)
+        var space = false
+        for b in s.utf8 {
+            if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
+                space = true
+            } else {
+                if space { out.append(0x20) }
+                space = false
+                out.append(b)
+            }
+        }
+        if space { out.append(0x20) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private mutating func inline(_ node: HTMLNode, _ inherited: Inherited) {
+        var inner = inherited
+        inner.style = style(for: node, inherited.style)
+        switch node.name {
+        case "a":
+            // GitHub heading anchors and other empty, icon-only links carry nothing.
+            if node.attribute("class")?.contains("anchor") == true, node.attribute("aria-hidden") != nil || plainText(node).trimmingWhitespace().isEmpty { return }
+            if let href = node.attribute("href"), !href.isEmpty { inner.link = href.trimmingWhitespace() }
+        case "img":
+            let src = node.attribute("src") ?? ""
+            let alt = node.attribute("alt") ?? ""
+            let title = node.attribute("title") ?? ""
+            segments.append(.init(inline: .image(source: src, title: title, alt: alt, data: nil, mediaType: nil), text: "", style: inner.style, link: inner.link))
+            return
+        case "code", "kbd", "samp", "tt", "var" where node.name != "var":
+            inner.style.monospace = true
+        case "q":
+            text("\u{201C}", inner)
+            for child in node.children { visit(child, inner) }
+            text("\u{201D}", inner)
+            return
+        default:
+            break
+        }
+        for child in node.children { visit(child, inner) }
+    }
+
+    /// The inline content of a block element (block children are flattened into it).
+    private mutating func inlineContent(_ node: HTMLNode, _ inherited: Inherited) -> [RichInline] {
+        flush()
+        let saved = segments
+        segments = []
+        var inner = inherited
+        inner.style = style(for: node, inherited.style)
+        let savedBlocks = blocks
+        for child in node.children { visit(child, inner) }
+        let produced = blocks.count > savedBlocks.count ? Array(blocks[savedBlocks.count...]) : []
+        blocks = savedBlocks
+        var content = Self.finishInlines(segments)
+        // Block content inside (e.g. <p> in <h1>): keep its text.
+        for b in produced {
+            if case .paragraph(let p) = b {
+                if !content.isEmpty { content.append(.text(" ")) }
+                content += p
+            }
+        }
+        segments = saved
+        return content
+    }
+
+    private mutating func checkbox(_ node: HTMLNode, _ inherited: Inherited) {
+        let checked = node.attribute("checked") != nil
+        segments.append(.init(inline: nil, text: checked ? "\u{2611} " : "\u{2610} ", style: inherited.style, link: inherited.link))
+    }
+
+    private func plainText(_ node: HTMLNode) -> String {
+        var s = ""
+        var stack = [node]
+        while let n = stack.popLast() {
+            if n.kind == .text { s += n.text }
+            if n.kind == .element, !Self.dropped.contains(n.name) { stack.append(contentsOf: n.children.reversed()) }
+        }
+        return s
+    }
+
+    // MARK: CSS
+
+    private func isHidden(_ node: HTMLNode) -> Bool {
+        if node.attribute("hidden") != nil { return true }
+        if let style = node.attribute("style")?.lowercased(), style.contains("display:none") || style.contains("display: none") {
+            return true
+        }
+        return false
+    }
+
+    /// The style of `node`'s content: its tag and inline CSS applied to the inherited style.
+    private func style(for node: HTMLNode, _ base: RTFRunStyle) -> RTFRunStyle {
+        var s = base
+        switch node.name {
+        case "b", "strong": s.bold = true
+        case "i", "em", "cite", "dfn": s.italic = true
+        case "s", "strike", "del": s.strike = true
+        case "u", "ins": s.underline = true
+        case "sup": s.vertical = 1
+        case "sub": s.vertical = -1
+        case "code", "kbd", "samp", "tt": s.monospace = true
+        case "font":
+            if let face = node.attribute("face"), Self.isMonospaceFamily(face) { s.monospace = true }
+        default: break
+        }
+        guard let css = node.attribute("style"), !css.isEmpty else { return s }
+        for declaration in css.split(separator: ";") {
+            guard let colon = declaration.firstIndex(of: ":") else { continue }
+            let property = declaration[..<colon].trimmingWhitespace().lowercased()
+            let value = declaration[declaration.index(after: colon)...].trimmingWhitespace().lowercased()
+                .replacingOccurrencesOfImportant()
+            switch property {
+            case "font-weight":
+                if value == "bold" || value == "bolder" { s.bold = true } else if value == "normal" || value == "lighter" {
+                    s.bold = false
+                } else if let n = Int(value) { s.bold = n >= 600 }
+            case "font-style":
+                s.italic = value.hasPrefix("italic") || value.hasPrefix("oblique")
+            case "text-decoration", "text-decoration-line":
+                if value.contains("line-through") { s.strike = true }
+                if value.contains("underline") { s.underline = true }
+                if value == "none" {
+                    s.strike = false
+                    s.underline = false
+                }
+            case "vertical-align":
+                if value == "super" { s.vertical = 1 } else if value == "sub" { s.vertical = -1 } else if value == "baseline" { s.vertical = 0 }
+            case "font-family":
+                if Self.isMonospaceFamily(value) { s.monospace = true }
+            case "font":
+                if Self.isMonospaceFamily(value) { s.monospace = true }
+            default:
+                break
+            }
+        }
+        return s
+    }
+
+    static func isMonospaceFamily(_ value: String) -> Bool {
+        let v = value.lowercased()
+        // The first family decides (a fallback list may end in monospace after a proportional font).
+        let first = v.split(separator: ",").first.map { $0.trimmingWhitespace().trimmingCharacters("'\"") } ?? v
+        return first.contains("mono") || first.contains("courier") || first.hasPrefix("consolas") || first.hasPrefix("menlo")
+            || first.hasPrefix("monaco") || first == "monospace" || first.hasPrefix("lucida console") || first.contains("code")
+            || first.hasPrefix("inconsolata") || first.hasPrefix("sfmono") || first.hasPrefix("ui-monospace")
+    }
+
+    // MARK: Lists
+
+    private mutating func list(_ node: HTMLNode, _ inherited: Inherited) -> RichBlock {
+        let ordered = node.name == "ol"
+        var start = 1
+        if ordered, let s = node.attribute("start"), let n = Int(s.trimmingWhitespace()) { start = n }
+        var items: [RichListItem] = []
+        var tight = true
+        for child in node.children {
+            if child.kind == .text && child.text.allSatisfy(\.isWhitespace) { continue }
+            if child.kind == .comment { continue }
+            if child.kind == .element && (child.name == "ul" || child.name == "ol") {
+                // Google Docs nests lists as siblings of the items.
+                let nested = list(child, inherited)
+                if items.isEmpty { items.append(RichListItem(task: nil, blocks: [])) }
+                items[items.count - 1].blocks.append(nested)
+                continue
+            }
+            let itemNode: HTMLNode
+            if child.kind == .element && child.name == "li" {
+                itemNode = child
+            } else {
+                // stray content: belongs to the previous item, or a new one
+                itemNode = HTMLNode(element: "li")
+                itemNode.children = [child]
+                if !items.isEmpty {
+                    let extra = collect { $0.visit(child, inherited) }
+                    items[items.count - 1].blocks += extra
+                    continue
+                }
+            }
+            var content = collect { $0.blockChildren(itemNode, inherited) }
+            var task: Bool? = nil
+            if case .paragraph(var p)? = content.first, case .text(let t)? = p.first, let c = t.first, c == "\u{2610}" || c == "\u{2611}" {
+                task = c == "\u{2611}"
+                let rest = String(t.dropFirst()).trimmingLeadingSpaces()
+                if rest.isEmpty { p.removeFirst() } else { p[0] = .text(rest) }
+                content[0] = .paragraph(p)
+            }
+            if content.filter({ if case .paragraph = $0 { return true } else { return false } }).count > 1 { tight = false }
+            items.append(RichListItem(task: task, blocks: content))
+        }
+        return .list(ordered: ordered, start: start, tight: tight, items: items)
+    }
+
+    /// `mso-list:l0 level2 lfo1` → ("l0", 1).
+    private func wordListInfo(_ node: HTMLNode) -> (String, Int)? {
+        guard let style = node.attribute("style")?.lowercased(), let r = style.firstRange(of: "mso-list:") else { return nil }
+        let value = style[r.upperBound...].prefix { $0 != ";" }.trimmingWhitespace()
+        if value.hasPrefix("ignore") || value.hasPrefix("none") { return nil }
+        let parts = value.split(separator: " ")
+        guard let list = parts.first, list.hasPrefix("l") else { return nil }
+        var level = 0
+        for p in parts where p.hasPrefix("level") { level = max(0, (Int(p.dropFirst(5)) ?? 1) - 1) }
+        return (String(list), min(level, 8))
+    }
+
+    /// The marker text of a Word list paragraph (inside `mso-list:Ignore`), removing it from the tree.
+    private func wordMarker(_ node: HTMLNode) -> String? {
+        var found: String? = nil
+        func walk(_ n: HTMLNode, depth: Int) -> Bool {
+            guard depth < 64 else { return false }
+            for (k, c) in n.children.enumerated() where c.kind == .element {
+                if let style = c.attribute("style")?.lowercased().replacingOccurrences(" ", ""), style.contains("mso-list:ignore") {
+                    found = plainText(c).trimmingWhitespace()
+                    n.children.remove(at: k)
+                    return true
+                }
+                if walk(c, depth: depth + 1) { return true }
+            }
+            return false
+        }
+        _ = walk(node, depth: 0)
+        if let f = found {
+            return String(f.filter { $0 != "\u{A0}" })
+        }
+        return nil
+    }
+
+    private mutating func flushWordList() {
+        guard !wordList.isEmpty else { return }
+        let entries = wordList
+        wordList = []
+        var j = 0
+        while j < entries.count {
+            blocks.append(wordListBlock(entries, &j, level: entries[j].level))
+        }
+    }
+
+    private func wordListBlock(_ entries: [(list: String, level: Int, ordered: Bool, start: Int, content: [RichInline])], _ j: inout Int, level: Int) -> RichBlock {
+        let ordered = entries[j].ordered
+        let start = entries[j].start
+        var items: [RichListItem] = []
+        while j < entries.count {
+            let e = entries[j]
+            if e.level < level { break }
+            if e.level > level {
+                let nested = wordListBlock(entries, &j, level: e.level)
+                if items.isEmpty { items.append(RichListItem(task: nil, blocks: [])) }
+                items[items.count - 1].blocks.append(nested)
+                continue
+            }
+            if e.ordered != ordered && !items.isEmpty { break }
+            items.append(RichListItem(task: nil, blocks: e.content.isEmpty ? [] : [.paragraph(e.content)]))
+            j += 1
+        }
+        return .list(ordered: ordered, start: start, tight: true, items: items)
+    }
+
+    // MARK: Code
+
+    private func codeBlock(_ node: HTMLNode) -> RichBlock {
+        var code = ""
+        var stack = [node]
+        while let n = stack.popLast() {
+            switch n.kind {
+            case .text: code += n.text
+            case .comment: break
+            case .element:
+                if n.name == "br" { code += "\n" } else if !Self.dropped.contains(n.name) { stack.append(contentsOf: n.children.reversed()) }
+            }
+        }
+        code = code.replacingNewlines()
+        if code.hasPrefix("\n") { code.removeFirst() }
+        var info = node.attribute("lang") ?? ""
+        if info.isEmpty {
+            for n in [node] + node.children where n.kind == .element {
+                for c in (n.attribute("class") ?? "").split(separator: " ") {
+                    if c.hasPrefix("language-") { info = String(c.dropFirst(9)) } else if c.hasPrefix("lang-") { info = String(c.dropFirst(5)) }
+                }
+                if !info.isEmpty { break }
+            }
+        }
+        return .codeBlock(info: info, code: code)
+    }
+
+    /// GitHub wraps highlighted code as `<div class="highlight highlight-source-swift"><pre>…`.
+    private func githubCodeBlock(_ node: HTMLNode) -> RichBlock? {
+        guard let cls = node.attribute("class"), cls.contains("highlight") else { return nil }
+        guard let pre = node.children.first(where: { $0.kind == .element && $0.name == "pre" }) else { return nil }
+        guard case .codeBlock(let info, let code) = codeBlock(pre) else { return nil }
+        var language = info
+        if language.isEmpty {
+            for c in cls.split(separator: " ") where c.hasPrefix("highlight-source-") || c.hasPrefix("highlight-text-") {
+                language = String(c.split(separator: "-").last ?? "")
+            }
+        }
+        return .codeBlock(info: language, code: code)
+    }
+
+    // MARK: Tables
+
+    private mutating func table(_ node: HTMLNode, _ inherited: Inherited) -> RichBlock {
+        var rows: [(header: Bool, cells: [HTMLNode])] = []
+        var fits = true
+        func collectRows(_ n: HTMLNode, inHead: Bool, depth: Int) {
+            for c in n.children where c.kind == .element {
+                switch c.name {
+                case "thead": collectRows(c, inHead: true, depth: depth + 1)
+                case "tbody", "tfoot": collectRows(c, inHead: false, depth: depth + 1)
+                case "tr":
+                    let cells = c.children.filter { $0.kind == .element && ($0.name == "td" || $0.name == "th") }
+                    rows.append((inHead || (!cells.isEmpty && cells.allSatisfy { $0.name == "th" }), cells))
+                case "caption", "colgroup", "col": break
+                default: if depth < 4 { collectRows(c, inHead: inHead, depth: depth + 1) }
+                }
+            }
+        }
+        collectRows(node, inHead: false, depth: 0)
+        guard !rows.isEmpty else { return .paragraph([]) }
+        var cells: [[[RichInline]]] = []
+        var alignments: [RichAlignment] = []
+        for row in rows {
+            var r: [[RichInline]] = []
+            for cell in row.cells {
+                if let span = cell.attribute("colspan").flatMap({ Int($0) }), span > 1 { fits = false }
+                if let span = cell.attribute("rowspan").flatMap({ Int($0) }), span > 1 { fits = false }
+                let content = collect { $0.blockChildren(cell, inherited) }
+                var inlines: [RichInline] = []
+                for b in content {
+                    switch b {
+                    case .paragraph(let p):
+                        if !inlines.isEmpty { inlines.append(.lineBreak) }
+                        inlines += p
+                    default:
+                        fits = false
+                    }
+                }
+                r.append(inlines)
+                if cells.isEmpty {
+                    switch (cell.attribute("align") ?? cell.attribute("style").flatMap(Self.textAlign) ?? "").lowercased() {
+                    case "left": alignments.append(.left)
+                    case "center": alignments.append(.center)
+                    case "right": alignments.append(.right)
+                    default: alignments.append(.none)
+                    }
+                }
+            }
+            cells.append(r)
+        }
+        let width = cells.map(\.count).max() ?? 0
+        guard fits, width > 0 else { return .html(HTMLSerializer.serialize(node)) }
+        while alignments.count < width { alignments.append(.none) }
+        cells = cells.map { r in r + Array(repeating: [], count: width - r.count) }
+        let header = cells.removeFirst()
+        return .table(alignments: alignments, header: header, rows: cells)
+    }
+
+    private static func textAlign(_ css: String) -> String? {
+        for declaration in css.split(separator: ";") {
+            let parts = declaration.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingWhitespace().lowercased() == "text-align" { return parts[1].trimmingWhitespace() }
+        }
+        return nil
+    }
+}
+
+/// Writes a cleaned HTML tree back as HTML (for tables that do not fit GFM).
+enum HTMLSerializer {
+    static let keptAttributes: Set<String> = ["href", "src", "alt", "title", "colspan", "rowspan", "align", "start"]
+
+    static func serialize(_ node: HTMLNode) -> String {
+        var out = ""
+        write(node, &out, depth: 0)
+        return out
+    }
+
+    private static func write(_ node: HTMLNode, _ out: inout String, depth: Int) {
+        switch node.kind {
+        case .comment: return
+        case .text: out += escape(node.text, attribute: false)
+        case .element:
+            if HTMLConverter.dropped.contains(node.name) || depth > 100 { return }
+            let structural: Set<String> = [
+                "table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "p", "br", "ul", "ol", "li", "a", "img",
+                "b", "strong", "i", "em", "code", "pre", "s", "del", "sup", "sub", "blockquote", "h1", "h2", "h3", "h4",
+                "h5", "h6", "hr",
+            ]
+            guard structural.contains(node.name) else {
+                for c in node.children { write(c, &out, depth: depth + 1) }
+                return
+            }
+            out += "<" + node.name
+            for a in node.attributes where keptAttributes.contains(a.name) {
+                out += " \(a.name)=\"\(escape(a.value, attribute: true))\""
+            }
+            out += ">"
+            if HTMLTreeBuilder.voidElements.contains(node.name) { return }
+            for c in node.children { write(c, &out, depth: depth + 1) }
+            out += "</\(node.name)>"
+            if ["table", "tr", "thead", "tbody", "tfoot"].contains(node.name) { out += "\n" }
+        }
+    }
+
+    static func escape(_ s: String, attribute: Bool) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"" where attribute: out += "&quot;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    /// CR LF and lone CR become LF.
+    func replacingNewlines() -> String {
+        guard utf8.contains(0x0D) else { return self }
+        var out = [UInt8]()
+        var previousCR = false
+        for b in utf8 {
+            if b == 0x0D {
+                out.append(0x0A)
+                previousCR = true
+                continue
+            }
+            if b == 0x0A && previousCR {
+                previousCR = false
+                continue
+            }
+            previousCR = false
+            out.append(b)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func replacingOccurrences(_ target: Character, _ replacement: String) -> String {
+        var out = ""
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
+
+    func replacingOccurrencesOfImportant() -> String {
+        if let r = firstRange(of: "!important") { return String(self[..<r.lowerBound]).trimmingWhitespace() }
+        return self
+    }
+}

@@ -1,0 +1,366 @@
+/// An element or text node of the tolerant HTML tree.
+final class HTMLNode {
+    enum Kind { case element, text, comment }
+    let kind: Kind
+    /// Lower-case tag name for elements.
+    let name: String
+    var attributes: [(name: String, value: String)]
+    var children: [HTMLNode] = []
+    /// Text content (decoded) for text and comment nodes.
+    var text: String
+
+    init(element name: String, attributes: [(name: String, value: String)] = []) {
+        kind = .element
+        self.name = name
+        self.attributes = attributes
+        text = ""
+    }
+    init(text: String) {
+        kind = .text
+        name = ""
+        attributes = []
+        self.text = text
+    }
+    init(comment: String) {
+        kind = .comment
+        name = "#comment"
+        attributes = []
+        text = comment
+    }
+
+    func attribute(_ name: String) -> String? {
+        attributes.first { $0.name == name }?.value
+    }
+}
+
+/// An HTML5-style tokenizer and a tolerant tree builder for clipboard HTML.
+///
+/// It follows the HTML5 tokenizer for tags, attributes (quoted, unquoted, duplicated), comments, bogus
+/// comments (`<![if !supportLists]>`), doctype, CDATA and raw-text elements (`script`, `style`, `textarea`,
+/// `title`…), and decodes character references. The tree builder is simpler than HTML5's: it closes
+/// implied elements (`p` before a block, `li` before `li`, table cells and rows), ignores end tags with no
+/// open element, treats `html`/`head`/`body` as transparent and caps nesting depth, so no input can make
+/// it fail, loop or recurse without bound.
+struct HTMLTreeBuilder {
+    static let maxDepth = 400
+
+    private let bytes: [UInt8]
+    private var i = 0
+    private var stack: [HTMLNode]
+    let root = HTMLNode(element: "#root")
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        stack = [root]
+    }
+
+    static func parse(_ bytes: [UInt8]) -> HTMLNode {
+        var b = HTMLTreeBuilder(bytes)
+        b.run()
+        return b.root
+    }
+
+    static let voidElements: Set<String> = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
+        "basefont", "bgsound", "frame", "keygen",
+    ]
+    static let rawTextElements: Set<String> = [
+        "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "plaintext",
+    ]
+    /// Start tags that close an open `<p>`.
+    static let closesParagraph: Set<String> = [
+        "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "fieldset",
+        "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "main",
+        "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "ul", "li", "dd", "dt",
+    ]
+
+    // MARK: Tokenizer
+
+    private mutating func run() {
+        let n = bytes.count
+        var textStart = 0
+        while i < n {
+            if bytes[i] != UInt8(ascii: "<") {
+                i += 1
+                continue
+            }
+            // Possible markup at i.
+            let lt = i
+            guard i + 1 < n else { break }
+            let c = bytes[i + 1]
+            if c == UInt8(ascii: "!") || c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || isASCIILetter(c) {
+                flushText(textStart, lt)
+                if !markup() {
+                    // Not markup after all: the `<` is text.
+                    textStart = lt
+                    i = lt + 1
+                    continue
+                }
+                textStart = i
+            } else {
+                i += 1
+            }
+        }
+        flushText(textStart, n)
+    }
+
+    @inline(__always) private func isASCIILetter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+    @inline(__always) private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D }
+
+    private mutating func flushText(_ start: Int, _ end: Int) {
+        guard end > start else { return }
+        var s = String(decoding: bytes[start..<end], as: UTF8.self)
+        if bytes[start..<end].contains(UInt8(ascii: "&")) { s = HTMLEntityDecoder.decode(s) }
+        appendText(s)
+    }
+
+    private mutating func appendText(_ s: String) {
+        let parent = stack[stack.count - 1]
+        if let last = parent.children.last, last.kind == .text {
+            last.text += s
+        } else {
+            parent.children.append(HTMLNode(text: s))
+        }
+    }
+
+    /// Parses markup at `i` (a `<`). Returns false when it is not markup (then it is text).
+    private mutating func markup() -> Bool {
+        let n = bytes.count
+        let c = bytes[i + 1]
+        if c == UInt8(ascii: "!") {
+            if i + 3 < n, bytes[i + 2] == UInt8(ascii: "-"), bytes[i + 3] == UInt8(ascii: "-") {
+                // Comment: ends at -->, or --!>, or (for <!--> and <!--->) right away.
+                var j = i + 4
+                if j < n, bytes[j] == UInt8(ascii: ">") {
+                    i = j + 1
+                    return true
+                }
+                if j + 1 < n, bytes[j] == UInt8(ascii: "-"), bytes[j + 1] == UInt8(ascii: ">") {
+                    i = j + 2
+                    return true
+                }
+                let start = j
+                while j < n {
+                    if bytes[j] == UInt8(ascii: "-"), j + 2 < n, bytes[j + 1] == UInt8(ascii: "-"), bytes[j + 2] == UInt8(ascii: ">") {
+                        break
+                    }
+                    if bytes[j] == UInt8(ascii: "-"), j + 3 < n, bytes[j + 1] == UInt8(ascii: "-"), bytes[j + 2] == UInt8(ascii: "!"),
+                        bytes[j + 3] == UInt8(ascii: ">")
+                    {
+                        break
+                    }
+                    j += 1
+                }
+                let comment = String(decoding: bytes[start..<min(j, n)], as: UTF8.self)
+                stack[stack.count - 1].children.append(HTMLNode(comment: comment))
+                i = j >= n ? n : (bytes[j + 2] == UInt8(ascii: ">") ? j + 3 : j + 4)
+                return true
+            }
+            if i + 8 < n, String(decoding: bytes[i + 2..<i + 9], as: UTF8.self) == "[CDATA[" {
+                var j = i + 9
+                while j + 2 < n, !(bytes[j] == UInt8(ascii: "]") && bytes[j + 1] == UInt8(ascii: "]") && bytes[j + 2] == UInt8(ascii: ">")) {
+                    j += 1
+                }
+                let end = min(j, n)
+                appendText(String(decoding: bytes[(i + 9)..<max(i + 9, end)], as: UTF8.self))
+                i = min(n, j + 3)
+                return true
+            }
+            // Doctype or bogus comment (e.g. Word's <![if !supportLists]>): up to the next >.
+            bogusComment(from: i + 2)
+            return true
+        }
+        if c == UInt8(ascii: "?") {
+            bogusComment(from: i + 2)
+            return true
+        }
+        if c == UInt8(ascii: "/") {
+            guard i + 2 < n else { return false }
+            if bytes[i + 2] == UInt8(ascii: ">") {
+                i += 3
+                return true
+            }
+            if !isASCIILetter(bytes[i + 2]) {
+                bogusComment(from: i + 2)
+                return true
+            }
+            var j = i + 2
+            let nameStart = j
+            while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">") { j += 1 }
+            let name = String(decoding: bytes[nameStart..<j], as: UTF8.self).lowercased()
+            while j < n, bytes[j] != UInt8(ascii: ">") { j += 1 }
+            i = min(n, j + 1)
+            endTag(name)
+            return true
+        }
+        // Start tag.
+        var j = i + 1
+        let nameStart = j
+        while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">") { j += 1 }
+        let name = String(decoding: bytes[nameStart..<j], as: UTF8.self).lowercased()
+        var attributes: [(name: String, value: String)] = []
+        var selfClosing = false
+        while j < n {
+            while j < n, isSpace(bytes[j]) || bytes[j] == UInt8(ascii: "/") {
+                if bytes[j] == UInt8(ascii: "/") { selfClosing = true }
+                j += 1
+            }
+            if j >= n { break }
+            if bytes[j] == UInt8(ascii: ">") {
+                j += 1
+                break
+            }
+            selfClosing = false
+            let an = j
+            j += 1  // the first character may be '=' (HTML5 takes it as part of the name)
+            while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "=") { j += 1 }
+            let attrName = String(decoding: bytes[an..<j], as: UTF8.self).lowercased()
+            while j < n, isSpace(bytes[j]) { j += 1 }
+            var value = ""
+            if j < n, bytes[j] == UInt8(ascii: "=") {
+                j += 1
+                while j < n, isSpace(bytes[j]) { j += 1 }
+                if j < n, bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") {
+                    let q = bytes[j]
+                    let vs = j + 1
+                    j = vs
+                    while j < n, bytes[j] != q { j += 1 }
+                    value = String(decoding: bytes[vs..<min(j, n)], as: UTF8.self)
+                    j = min(n, j + 1)
+                } else {
+                    let vs = j
+                    while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: ">") { j += 1 }
+                    value = String(decoding: bytes[vs..<j], as: UTF8.self)
+                }
+                if value.utf8.contains(UInt8(ascii: "&")) { value = HTMLEntityDecoder.decode(value, inAttribute: true) }
+            }
+            if !attributes.contains(where: { $0.name == attrName }) { attributes.append((attrName, value)) }
+        }
+        i = min(j, n)
+        startTag(name, attributes, selfClosing: selfClosing)
+        if Self.rawTextElements.contains(name) && !selfClosing {
+            rawText(name)
+        }
+        return true
+    }
+
+    private mutating func bogusComment(from start: Int) {
+        var j = start
+        while j < bytes.count, bytes[j] != UInt8(ascii: ">") { j += 1 }
+        let text = String(decoding: bytes[start..<min(j, bytes.count)], as: UTF8.self)
+        stack[stack.count - 1].children.append(HTMLNode(comment: text))
+        i = min(bytes.count, j + 1)
+    }
+
+    /// Content of a raw-text element up to its end tag.
+    private mutating func rawText(_ name: String) {
+        let n = bytes.count
+        var j = i
+        let lower = Array(name.utf8)
+        while j < n {
+            if bytes[j] == UInt8(ascii: "<"), j + 1 < n, bytes[j + 1] == UInt8(ascii: "/"), j + 2 + lower.count <= n {
+                var match = true
+                for (k, c) in lower.enumerated() where bytes[j + 2 + k] | 0x20 != c {
+                    match = false
+                    break
+                }
+                if match {
+                    let after = j + 2 + lower.count
+                    if after >= n || isSpace(bytes[after]) || bytes[after] == UInt8(ascii: ">") || bytes[after] == UInt8(ascii: "/") { break }
+                }
+            }
+            j += 1
+        }
+        if j > i {
+            var s = String(decoding: bytes[i..<j], as: UTF8.self)
+            if (name == "textarea" || name == "title") && s.utf8.contains(UInt8(ascii: "&")) { s = HTMLEntityDecoder.decode(s) }
+            appendText(s)
+        }
+        i = j
+        if j < n {
+            while i < n, bytes[i] != UInt8(ascii: ">") { i += 1 }
+            i = min(n, i + 1)
+        }
+        endTag(name)
+    }
+
+    // MARK: Tree building
+
+    private func isOpen(_ name: String, scopeStoppers: Set<String> = ["table", "td", "th", "#root"]) -> Int? {
+        var k = stack.count - 1
+        while k > 0 {
+            if stack[k].name == name { return k }
+            if scopeStoppers.contains(stack[k].name) { return nil }
+            k -= 1
+        }
+        return nil
+    }
+
+    private mutating func startTag(_ name: String, _ attributes: [(name: String, value: String)], selfClosing: Bool) {
+        switch name {
+        case "html", "head", "body":
+            // transparent; keep body/html attributes out of the tree
+            return
+        default:
+            break
+        }
+        if Self.closesParagraph.contains(name), let k = isOpen("p", scopeStoppers: ["table", "td", "th", "li", "#root", "blockquote", "div"]) {
+            stack.removeSubrange(k...)
+        }
+        switch name {
+        case "li":
+            if let k = isOpen("li", scopeStoppers: ["ul", "ol", "table", "td", "th", "#root"]) { stack.removeSubrange(k...) }
+        case "dt", "dd":
+            if let k = isOpen("dt", scopeStoppers: ["dl", "table", "#root"]) { stack.removeSubrange(k...) }
+            if let k = isOpen("dd", scopeStoppers: ["dl", "table", "#root"]) { stack.removeSubrange(k...) }
+        case "td", "th":
+            if let k = isOpen("td", scopeStoppers: ["tr", "table", "#root"]) { stack.removeSubrange(k...) }
+            if let k = isOpen("th", scopeStoppers: ["tr", "table", "#root"]) { stack.removeSubrange(k...) }
+        case "tr":
+            if let k = isOpen("tr", scopeStoppers: ["table", "#root"]) { stack.removeSubrange(k...) }
+        case "thead", "tbody", "tfoot":
+            for t in ["thead", "tbody", "tfoot"] {
+                if let k = isOpen(t, scopeStoppers: ["table", "#root"]) { stack.removeSubrange(k...) }
+            }
+        case "option":
+            if let k = isOpen("option", scopeStoppers: ["select", "#root"]) { stack.removeSubrange(k...) }
+        case "a":
+            if let k = isOpen("a") { stack.removeSubrange(k...) }
+        case "h1", "h2", "h3", "h4", "h5", "h6":
+            if let top = stack.last, top.name.count == 2, top.name.hasPrefix("h"), top.name != "hr" { stack.removeLast() }
+        default:
+            break
+        }
+        let node = HTMLNode(element: name, attributes: attributes)
+        stack[stack.count - 1].children.append(node)
+        if Self.voidElements.contains(name) || (selfClosing && name != "div" && name != "span" && name != "p") {
+            return
+        }
+        if stack.count >= Self.maxDepth { return }  // too deep: children go to the current element
+        stack.append(node)
+    }
+
+    private mutating func endTag(_ name: String) {
+        switch name {
+        case "html", "head", "body":
+            return
+        case "br":
+            stack[stack.count - 1].children.append(HTMLNode(element: "br"))
+            return
+        case "p":
+            if let k = isOpen("p") {
+                stack.removeSubrange(k...)
+            } else {
+                stack[stack.count - 1].children.append(HTMLNode(element: "p"))
+            }
+            return
+        default:
+            break
+        }
+        var stoppers: Set<String> = ["#root"]
+        if name != "table" && name != "td" && name != "th" && name != "tr" && name != "tbody" && name != "thead" && name != "tfoot" {
+            stoppers.formUnion(["table", "td", "th"])
+        }
+        if let k = isOpen(name, scopeStoppers: stoppers) { stack.removeSubrange(k...) }
+    }
+}

@@ -1,0 +1,38 @@
+import XCTest
+
+@testable import Representations
+
+final class RTFWriterTests: XCTestCase {
+    func testOutputIsSevenBitASCIIWithUnicodeEscapes() {
+        let rtf = RTFWriter.render(RichTextTestSupport.sampleDocument())
+        XCTAssertTrue(rtf.allSatisfy { $0 < 0x80 })
+        let s = String(decoding: rtf, as: UTF8.self)
+        XCTAssertTrue(s.hasPrefix("{\\rtf1\\ansi\\ansicpg1252\\deff0\\uc1"))
+        XCTAssertTrue(s.contains("\\u233\\'e9"), "é with a cp1252 fallback")
+        XCTAssertTrue(s.contains("\\u26085\\'3f\\u26412\\'3f\\u-30050\\'3f"), "日本語 (語 is above 32767, so negative)")
+        XCTAssertTrue(s.contains("\\u-10179\\'3f\\u-8704\\'3f"), "😀 as a surrogate pair")
+        XCTAssertTrue(s.contains("back\\\\slash"))
+        try? rtf.write(to: "/tmp/rt-sample.rtf")
+    }
+
+    func testStructure() {
+        let s = RTFWriter.renderString(RichTextTestSupport.sampleDocument())
+        XCTAssertTrue(s.contains("\\outlinelevel0\\b\\f0\\fs36 Title h"))
+        XCTAssertTrue(s.contains("{\\field{\\*\\fldinst{HYPERLINK \"https://example.com/a?b=1\"}}{\\fldrslt{\\cf1 a link}}}"))
+        XCTAssertTrue(s.contains("{\\*\\listtable"))
+        XCTAssertTrue(s.contains("\\ls1\\ilvl1"))
+        XCTAssertTrue(s.contains("{\\listtext\\pard\\plain\\f0\\fs24 3.\\tab}three"))
+        XCTAssertTrue(s.contains("\\levelstartat3"))
+        XCTAssertTrue(s.contains("\\u9745\\'3f"))
+        XCTAssertTrue(s.contains("\\trowd") && s.contains("\\trhdr") && s.contains("\\cell") && s.contains("\\row"))
+        XCTAssertTrue(s.contains("{\\f1 code \\{x\\}}"))
+        XCTAssertTrue(s.contains("\\f1\\fs20 let x = 1\\line\n    indented \\{\\}\\par"))
+        XCTAssertTrue(s.contains("{\\*\\footnote"))
+        XCTAssertEqual(s.filter { $0 == "{" }.count - s.components(separatedBy: "\\{").count + 1,
+            s.filter { $0 == "}" }.count - s.components(separatedBy: "\\}").count + 1, "balanced groups")
+    }
+}
+
+extension Array where Element == UInt8 {
+    func write(to path: String) throws { try Data(self).write(to: URL(fileURLWithPath: path)) }
+}
