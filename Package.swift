@@ -25,9 +25,13 @@ let package = Package(
         ),
         // The X11 selection bridge: the only Swift code that imports CX11.
         .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11"]),
+        // zlib headers (raw deflate for ZIP archives); holds no Swift.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.
+        .target(name: "Archive", dependencies: ["CZlib"]),
         .executableTarget(
             name: "pbctl",
-            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11"]
+            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "Archive"]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),
@@ -36,6 +40,7 @@ let package = Package(
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard"]),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
     ]
 )
 
