@@ -128,13 +128,14 @@ struct HTMLReader {
 /// Converts the HTML tree to blocks, collecting inline content into styled segments (see ``InlineAssembler``).
 struct HTMLConverter {
     private struct Inherited {
-        var style = RTFRunStyle()
-        var link: String? = nil
+        /// Open inline elements, outermost first.
+        var wrappers: [InlineWrapper] = []
         var preformatted = false
     }
 
     /// Segments of the paragraph being collected.
-    private var segments: [InlineAssembler.Segment] = []
+    private var segments: [HTMLSegment] = []
+    private var nextWrapperID = 0
     private var blocks: [RichBlock] = []
     /// Word list paragraphs waiting to be assembled into a list.
     private var wordList: [(list: String, level: Int, ordered: Bool, start: Int, content: [RichInline])] = []
@@ -203,8 +204,8 @@ struct HTMLConverter {
     }
 
     /// Collapses white space the way a browser renders `white-space: normal` and builds inlines.
-    static func finishInlines(_ segments: [InlineAssembler.Segment]) -> [RichInline] {
-        var out: [InlineAssembler.Segment] = []
+    static func finishInlines(_ segments: [HTMLSegment]) -> [RichInline] {
+        var out: [HTMLSegment] = []
         var lastWasSpace = true  // at the start of a block, leading spaces vanish
         for var s in segments {
             if s.inline != nil {
@@ -221,13 +222,18 @@ struct HTMLConverter {
                 out.append(s)
                 continue
             }
+            if s.isCode {
+                lastWasSpace = false
+                out.append(s)
+                continue
+            }
             if lastWasSpace, s.text.hasPrefix(" ") { s.text.removeFirst() }
             if s.text.isEmpty { continue }
             lastWasSpace = s.text.hasSuffix(" ")
             out.append(s)
         }
         while let last = out.last {
-            if last.inline == nil {
+            if last.inline == nil && !last.isCode {
                 var l = last
                 while l.text.hasSuffix(" ") { l.text.removeLast() }
                 if l.text.isEmpty {
@@ -243,7 +249,7 @@ struct HTMLConverter {
             }
             break
         }
-        return InlineAssembler.assemble(out)
+        return HTMLInlineAssembler.build(out[...], depth: 0)
     }
 
     private mutating func visit(_ node: HTMLNode, _ inherited: Inherited) {
@@ -283,7 +289,7 @@ struct HTMLConverter {
             }
             flush()
             var inner = inherited
-            inner.style = style(for: node, inherited.style)
+            applyStyle(node, &inner.wrappers)
             if name == "listing" { inner.preformatted = true }
             blockChildren(node, inner)
             flush()
@@ -291,12 +297,12 @@ struct HTMLConverter {
             flush()
             let level = Int(String(name.last!)) ?? 1
             var inner = inherited
-            inner.style = RTFRunStyle()  // a heading's own weight is not emphasis
-            let content = inlineContent(node, inner)
-            if !content.isEmpty { emit(.heading(level: level, content)) }
+            inner.wrappers = []  // a heading's own weight is not emphasis
+            let content = inlineContent(node, inner, ownStyle: false)
+            emit(.heading(level: level, content))
         case "blockquote":
             let inner = collect { $0.blockChildren(node, inherited) }
-            if !inner.isEmpty { emit(.blockQuote(inner)) }
+            emit(.blockQuote(inner))
         case "pre":
             emit(codeBlock(node))
         case "hr":
@@ -316,7 +322,7 @@ struct HTMLConverter {
             flush()
         case "br":
             if segments.contains(where: { $0.inline == nil && !$0.text.allSatisfy { $0 == " " } || $0.inline != nil }) {
-                segments.append(.init(inline: .lineBreak, text: "", style: inherited.style, link: inherited.link))
+                segments.append(HTMLSegment(inline: .lineBreak, text: "", wrappers: inherited.wrappers))
             }
         default:
             inline(node, inherited)
@@ -327,17 +333,20 @@ struct HTMLConverter {
 
     private mutating func text(_ raw: String, _ inherited: Inherited) {
         var t = raw
-        if !inherited.preformatted {
+        let code = inherited.wrappers.contains { $0.kind == .code }
+        if code {
+            t = raw.replacingNewlines().replacingNewlinesWithSpaces()
+        } else if !inherited.preformatted {
             t = Self.collapse(raw)
             if t.isEmpty { return }
         } else {
             t = raw.replacingNewlines()
         }
-        if var last = segments.last, last.inline == nil, last.style == inherited.style, last.link == inherited.link {
+        if var last = segments.last, last.inline == nil, last.wrappers == inherited.wrappers {
             last.text += t
             segments[segments.count - 1] = last
         } else {
-            segments.append(.init(inline: nil, text: t, style: inherited.style, link: inherited.link))
+            segments.append(HTMLSegment(inline: nil, text: t, wrappers: inherited.wrappers))
         }
     }
 
@@ -361,20 +370,22 @@ struct HTMLConverter {
 
     private mutating func inline(_ node: HTMLNode, _ inherited: Inherited) {
         var inner = inherited
-        inner.style = style(for: node, inherited.style)
         switch node.name {
         case "a":
             // GitHub heading anchors and other empty, icon-only links carry nothing.
             if node.attribute("class")?.contains("anchor") == true, node.attribute("aria-hidden") != nil || plainText(node).trimmingWhitespace().isEmpty { return }
-            if let href = node.attribute("href"), !href.isEmpty { inner.link = href.trimmingWhitespace() }
+            if let href = node.attribute("href"), !inherited.wrappers.contains(where: { if case .link = $0.kind { return true } else { return false } }) {
+                push(.link(href.trimmingWhitespace(), node.attribute("title") ?? ""), &inner.wrappers)
+                if node.children.isEmpty {
+                    segments.append(HTMLSegment(inline: .text(""), text: "", wrappers: inner.wrappers))
+                }
+            }
         case "img":
             let src = node.attribute("src") ?? ""
             let alt = node.attribute("alt") ?? ""
             let title = node.attribute("title") ?? ""
-            segments.append(.init(inline: .image(source: src, title: title, alt: alt, data: nil, mediaType: nil), text: "", style: inner.style, link: inner.link))
+            segments.append(HTMLSegment(inline: .image(source: src, title: title, alt: alt, data: nil, mediaType: nil), text: "", wrappers: inner.wrappers))
             return
-        case "code", "kbd", "samp", "tt", "var" where node.name != "var":
-            inner.style.monospace = true
         case "q":
             text("\u{201C}", inner)
             for child in node.children { visit(child, inner) }
@@ -383,16 +394,20 @@ struct HTMLConverter {
         default:
             break
         }
+        applyStyle(node, &inner.wrappers)
+        if inner.wrappers.last?.kind == .code && !inherited.wrappers.contains(where: { $0.kind == .code }) && node.children.isEmpty {
+            segments.append(HTMLSegment(inline: nil, text: "", wrappers: inner.wrappers))
+        }
         for child in node.children { visit(child, inner) }
     }
 
     /// The inline content of a block element (block children are flattened into it).
-    private mutating func inlineContent(_ node: HTMLNode, _ inherited: Inherited) -> [RichInline] {
+    private mutating func inlineContent(_ node: HTMLNode, _ inherited: Inherited, ownStyle: Bool = true) -> [RichInline] {
         flush()
         let saved = segments
         segments = []
         var inner = inherited
-        inner.style = style(for: node, inherited.style)
+        if ownStyle { applyStyle(node, &inner.wrappers) }
         let savedBlocks = blocks
         for child in node.children { visit(child, inner) }
         let produced = blocks.count > savedBlocks.count ? Array(blocks[savedBlocks.count...]) : []
@@ -411,7 +426,7 @@ struct HTMLConverter {
 
     private mutating func checkbox(_ node: HTMLNode, _ inherited: Inherited) {
         let checked = node.attribute("checked") != nil
-        segments.append(.init(inline: nil, text: checked ? "\u{2611} " : "\u{2610} ", style: inherited.style, link: inherited.link))
+        segments.append(HTMLSegment(inline: nil, text: checked ? "\u{2611} " : "\u{2610} ", wrappers: inherited.wrappers))
     }
 
     private func plainText(_ node: HTMLNode) -> String {
@@ -434,52 +449,65 @@ struct HTMLConverter {
         return false
     }
 
-    /// The style of `node`'s content: its tag and inline CSS applied to the inherited style.
-    private func style(for node: HTMLNode, _ base: RTFRunStyle) -> RTFRunStyle {
-        var s = base
+    private mutating func push(_ kind: InlineWrapper.Kind, _ wrappers: inout [InlineWrapper]) {
+        nextWrapperID += 1
+        wrappers.append(InlineWrapper(kind: kind, id: nextWrapperID))
+    }
+
+    /// Applies an element's tag and inline CSS to the open inline elements: tags open their element;
+    /// CSS opens one only when none of that kind is open, and `font-weight:normal` (Google Docs' `<b>`
+    /// wrapper) or `font-style:normal` closes it.
+    private mutating func applyStyle(_ node: HTMLNode, _ wrappers: inout [InlineWrapper]) {
+        func open(_ kind: InlineWrapper.Kind) -> Bool { wrappers.contains { $0.kind == kind } }
+        var tagKind: InlineWrapper.Kind? = nil
         switch node.name {
-        case "b", "strong": s.bold = true
-        case "i", "em", "cite", "dfn": s.italic = true
-        case "s", "strike", "del": s.strike = true
-        case "u", "ins": s.underline = true
-        case "sup": s.vertical = 1
-        case "sub": s.vertical = -1
-        case "code", "kbd", "samp", "tt": s.monospace = true
+        case "b", "strong": tagKind = .strong
+        case "i", "em", "cite", "dfn": tagKind = .emphasis
+        case "s", "strike", "del": tagKind = .strikethrough
+        case "u", "ins": tagKind = .underline
+        case "sup": tagKind = .superscript
+        case "sub": tagKind = .subscript
+        case "code", "kbd", "samp", "tt": tagKind = open(.code) ? nil : .code
         case "font":
-            if let face = node.attribute("face"), Self.isMonospaceFamily(face) { s.monospace = true }
+            if let face = node.attribute("face"), Self.isMonospaceFamily(face), !open(.code) { tagKind = .code }
         default: break
         }
-        guard let css = node.attribute("style"), !css.isEmpty else { return s }
-        for declaration in css.split(separator: ";") {
-            guard let colon = declaration.firstIndex(of: ":") else { continue }
-            let property = declaration[..<colon].trimmingWhitespace().lowercased()
-            let value = declaration[declaration.index(after: colon)...].trimmingWhitespace().lowercased()
-                .replacingOccurrencesOfImportant()
+        var css: [(String, String)] = []
+        if let style = node.attribute("style"), !style.isEmpty {
+            for declaration in style.split(separator: ";") {
+                guard let colon = declaration.firstIndex(of: ":") else { continue }
+                css.append((declaration[..<colon].trimmingWhitespace().lowercased(),
+                    declaration[declaration.index(after: colon)...].trimmingWhitespace().lowercased().replacingOccurrencesOfImportant()))
+            }
+        }
+        var weight: Bool? = nil
+        var italic: Bool? = nil
+        for (property, value) in css where property == "font-weight" {
+            if value == "bold" || value == "bolder" { weight = true } else if value == "normal" || value == "lighter" { weight = false } else if let n = Int(value) { weight = n >= 600 }
+        }
+        for (property, value) in css where property == "font-style" {
+            italic = value.hasPrefix("italic") || value.hasPrefix("oblique")
+        }
+        // The tag, unless its own CSS cancels it (<b style="font-weight:normal">).
+        if let kind = tagKind, !(kind == .strong && weight == false), !(kind == .emphasis && italic == false) {
+            push(kind, &wrappers)
+        }
+        if weight == false { wrappers.removeAll { $0.kind == .strong } } else if weight == true, !open(.strong) { push(.strong, &wrappers) }
+        if italic == false { wrappers.removeAll { $0.kind == .emphasis } } else if italic == true, !open(.emphasis) { push(.emphasis, &wrappers) }
+        for (property, value) in css {
             switch property {
-            case "font-weight":
-                if value == "bold" || value == "bolder" { s.bold = true } else if value == "normal" || value == "lighter" {
-                    s.bold = false
-                } else if let n = Int(value) { s.bold = n >= 600 }
-            case "font-style":
-                s.italic = value.hasPrefix("italic") || value.hasPrefix("oblique")
             case "text-decoration", "text-decoration-line":
-                if value.contains("line-through") { s.strike = true }
-                if value.contains("underline") { s.underline = true }
-                if value == "none" {
-                    s.strike = false
-                    s.underline = false
-                }
+                if value.contains("line-through"), !open(.strikethrough) { push(.strikethrough, &wrappers) }
+                if value.contains("underline"), !open(.underline) { push(.underline, &wrappers) }
             case "vertical-align":
-                if value == "super" { s.vertical = 1 } else if value == "sub" { s.vertical = -1 } else if value == "baseline" { s.vertical = 0 }
-            case "font-family":
-                if Self.isMonospaceFamily(value) { s.monospace = true }
-            case "font":
-                if Self.isMonospaceFamily(value) { s.monospace = true }
+                if value == "super", !open(.superscript) { push(.superscript, &wrappers) }
+                if value == "sub", !open(.subscript) { push(.subscript, &wrappers) }
+            case "font-family", "font":
+                if Self.isMonospaceFamily(value), !open(.code) { push(.code, &wrappers) }
             default:
                 break
             }
         }
-        return s
     }
 
     static func isMonospaceFamily(_ value: String) -> Bool {
@@ -531,6 +559,13 @@ struct HTMLConverter {
                 content[0] = .paragraph(p)
             }
             if content.filter({ if case .paragraph = $0 { return true } else { return false } }).count > 1 { tight = false }
+            // <li><p>…</p></li> is a loose item (unless the <p> is presentational, as Google Docs and
+            // LibreOffice write it).
+            if itemNode.children.contains(where: {
+                $0.kind == .element && $0.name == "p" && $0.attribute("role") == nil && $0.attribute("style") == nil && $0.attribute("class") == nil
+            }) {
+                tight = false
+            }
             items.append(RichListItem(task: task, blocks: content))
         }
         return .list(ordered: ordered, start: start, tight: tight, items: items)
@@ -614,7 +649,10 @@ struct HTMLConverter {
             }
         }
         code = code.replacingNewlines()
-        if code.hasPrefix("\n") { code.removeFirst() }
+        // HTML drops the newline right after <pre>, and only that one.
+        if let first = node.children.first, first.kind == .text, first.text.hasPrefix("\n") || first.text.hasPrefix("\r"), code.hasPrefix("\n") {
+            code.removeFirst()
+        }
         var info = node.attribute("lang") ?? ""
         if info.isEmpty {
             for n in [node] + node.children where n.kind == .element {
@@ -791,5 +829,81 @@ extension String {
     func replacingOccurrencesOfImportant() -> String {
         if let r = firstRange(of: "!important") { return String(self[..<r.lowerBound]).trimmingWhitespace() }
         return self
+    }
+}
+
+/// An open inline element of the HTML being read.
+struct InlineWrapper: Equatable {
+    enum Kind: Equatable {
+        case strong, emphasis, strikethrough, underline, superscript, `subscript`, code
+        case link(String, String)
+    }
+    var kind: Kind
+    /// Distinguishes two elements of the same kind.
+    var id: Int
+}
+
+/// A run of text (or an atomic inline) with the inline elements it sits in.
+struct HTMLSegment {
+    var inline: RichInline?
+    var text: String
+    var wrappers: [InlineWrapper]
+    var isCode: Bool { wrappers.contains { $0.kind == .code } }
+}
+
+/// Rebuilds the inline tree from segments: consecutive segments in the same element (or adjacent elements
+/// of the same kind) share one node, so nesting follows the HTML.
+enum HTMLInlineAssembler {
+    static func build(_ segments: ArraySlice<HTMLSegment>, depth: Int) -> [RichInline] {
+        var out: [RichInline] = []
+        var i = segments.startIndex
+        while i < segments.endIndex {
+            let s = segments[i]
+            if s.wrappers.count > depth {
+                let w = s.wrappers[depth]
+                var j = i
+                while j < segments.endIndex, segments[j].wrappers.count > depth, segments[j].wrappers[depth].kind == w.kind { j += 1 }
+                let group = segments[i..<j]
+                i = j
+                if w.kind == .code {
+                    var text = ""
+                    for g in group {
+                        if let inline = g.inline { text += inline.plainText } else { text += g.text }
+                    }
+                    out.append(.code(text))
+                    continue
+                }
+                let inner = build(group, depth: depth + 1)
+                switch w.kind {
+                case .link(let url, let title):
+                    out.append(.link(destination: url, title: title, inner.filter { $0 != .text("") }))
+                    continue
+                default:
+                    break
+                }
+                let (lead, body, trail) = InlineAssembler.splitSpaces(inner)
+                if !lead.isEmpty { out.append(.text(lead)) }
+                if !body.isEmpty {
+                    switch w.kind {
+                    case .strong: out.append(.strong(body))
+                    case .emphasis: out.append(.emphasis(body))
+                    case .strikethrough: out.append(.strikethrough(body))
+                    case .underline: out.append(.underline(body))
+                    case .superscript: out.append(.superscript(body))
+                    case .subscript: out.append(.subscript(body))
+                    case .code, .link: break
+                    }
+                }
+                if !trail.isEmpty { out.append(.text(trail)) }
+            } else {
+                if let inline = s.inline {
+                    if inline != .text("") { out.append(inline) }
+                } else if !s.text.isEmpty {
+                    out.append(.text(s.text))
+                }
+                i += 1
+            }
+        }
+        return InlineAssembler.merged(out)
     }
 }

@@ -37,6 +37,7 @@ struct MarkdownRenderer {
     private var inTableCell = 0
     private var inATXHeading = 0
     private var tableAlignments: [MarkdownTableAlignment] = []
+    private var skipTexts = 0
 
     init(doc: MarkdownDocument, gfm: Bool) {
         self.doc = doc
@@ -133,7 +134,7 @@ struct MarkdownRenderer {
             var lit = doc.literalBytes(node)
             while lit.last == 0x0A { lit = lit.dropLast() }
             writeLines(lit)
-            lw.breaks(2)
+            lw.breaks(blockBreaks)
         case .thematicBreak:
             if case .item? = frames.last, doc.previousSibling(node) == nil { lw.write("___") } else { lw.write("***") }
             lw.breaks(blockBreaks)
@@ -168,11 +169,18 @@ struct MarkdownRenderer {
         switch kind {
         case .blockQuote:
             frames.removeLast()
+            if blockBreaks == 1, let next = doc.nextSibling(node), doc.kind(next) == .paragraph {
+                // In a tight item, a paragraph after the quote would continue the quote's paragraph lazily:
+                // close the quote with an empty quote line.
+                lw.pendingBreaks = 1
+                lw.newline()
+            }
             lw.prefix.removeLast(2)
-            lw.breaks(blockBreaks)
+            // What separates the quote from what follows depends on the enclosing container only.
+            lw.pendingBreaks = blockBreaks
         case .list:
             frames.removeLast()
-            lw.breaks(blockBreaks)
+            lw.pendingBreaks = blockBreaks
         case .item:
             if case .item(let indent)? = frames.last { lw.prefix.removeLast(indent) }
             frames.removeLast()
@@ -291,7 +299,19 @@ struct MarkdownRenderer {
     private mutating func enterInline(_ node: MarkdownDocument.NodeID, _ kind: MarkdownNodeKind) -> MarkdownDocument.WalkAction {
         switch kind {
         case .text:
-            escapeText(doc.literalBytes(node), last: doc.nextSibling(node) == nil)
+            if skipTexts > 0 {
+                skipTexts -= 1
+                break
+            }
+            // Adjacent text nodes are escaped as one run, so look-ahead sees across them.
+            var run = Array(doc.literalBytes(node))
+            var next = doc.nextSibling(node)
+            while let n = next, doc.kind(n) == .text {
+                run += doc.literalBytes(n)
+                skipTexts += 1
+                next = doc.nextSibling(n)
+            }
+            escapeText(run[...], followedBy: next.map { doc.kind($0) })
         case .softBreak:
             if inTableCell > 0 || inATXHeading > 0 { lw.write(" ") } else { lw.newline() }
         case .lineBreak:
@@ -486,7 +506,7 @@ struct MarkdownRenderer {
     }
 
     /// Writes text, escaping only characters the parser could take as markup here.
-    private mutating func escapeText(_ text: ArraySlice<UInt8>, last: Bool) {
+    private mutating func escapeText(_ text: ArraySlice<UInt8>, followedBy: MarkdownNodeKind?) {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(text.count + 8)
         let bytes = Array(text)
@@ -504,6 +524,8 @@ struct MarkdownRenderer {
                 escape = next == nil ? true : Self.isPunctuation(next!)
             case UInt8(ascii: "`"), UInt8(ascii: "["), UInt8(ascii: "]"):
                 escape = true
+            case UInt8(ascii: "!"):
+                escape = next == nil && followedBy == .link
             case UInt8(ascii: "*"):
                 escape = !(Self.isSpace(previous) && previous != nil && Self.isSpace(next) && next != nil) || lineStart
             case UInt8(ascii: "_"):
@@ -537,17 +559,20 @@ struct MarkdownRenderer {
                         continue
                     }
                 }
-            case 0x0A:
-                // A newline inside text: write it as a line break of the output (it reads back as a soft break).
-                lw.write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-                lw.newline()
-                lineStart = true
-                previous = nil
+            case 0x0A, 0x0D:
+                // A line break inside text (from a character reference): keep it a character.
+                buffer.append(contentsOf: Array((c == 0x0A ? "&#10;" : "&#13;").utf8))
+                previous = UInt8(ascii: ";")
                 i += 1
-                // leading spaces on the new line would be dropped by a parser anyway
-                while i < n, bytes[i] == 0x20 { i += 1 }
                 continue
+            case 0x20, 0x09:
+                if lineStart {
+                    // Leading white space of a line would be dropped (or start code): write it as a reference.
+                    buffer.append(contentsOf: Array((c == 0x20 ? "&#32;" : "&#9;").utf8))
+                    previous = UInt8(ascii: ";")
+                    i += 1
+                    continue
+                }
             default:
                 break
             }
@@ -559,7 +584,6 @@ struct MarkdownRenderer {
         }
         if !buffer.isEmpty { lw.write(buffer) }
         lw.beginContent = false
-        _ = last
     }
 
     /// Whether `&` at `i` starts a character reference a parser would decode.

@@ -1,0 +1,183 @@
+import XCTest
+
+@testable import Representations
+
+/// Round trips over every CommonMark 0.31.2 spec example (the spec vendored by SpecConformanceTests).
+final class RoundTripTests: XCTestCase {
+    struct Example {
+        let number: Int
+        let section: String
+        let markdown: String
+    }
+
+    static func examples(_ file: String = "commonmark-0.31.2-spec.txt") throws -> [Example] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("SpecConformanceTests/Specs/\(file)")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var out: [Example] = []
+        var section = ""
+        var inExample = false
+        var inMarkdown = false
+        var markdown = ""
+        let fence = String(repeating: "`", count: 32)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !inExample {
+                if line.hasPrefix(fence + " example") {
+                    inExample = true
+                    inMarkdown = true
+                    markdown = ""
+                } else if line.hasPrefix("#") {
+                    section = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
+                }
+                continue
+            }
+            if line == fence {
+                inExample = false
+                out.append(Example(number: out.count + 1, section: section, markdown: markdown.replacingOccurrences(of: "→", with: "\t")))
+            } else if line == "." {
+                inMarkdown = false
+            } else if inMarkdown {
+                markdown += line + "\n"
+            }
+        }
+        return out
+    }
+
+    private func md(_ s: String, gfm: Bool = false) -> String {
+        let doc = MarkdownParser.parse(s, options: gfm ? .gfm : .commonmark)
+        return MarkdownWriter.renderString(doc, gfm: gfm)
+    }
+
+    private func html(_ s: String, gfm: Bool = false) -> String {
+        MarkdownParser.renderHTML(s, options: gfm ? .gfm : .commonmark)
+    }
+
+    func testMarkdownToMarkdownIsIdempotentOnEverySpecExample() throws {
+        let examples = try Self.examples()
+        XCTAssertEqual(examples.count, 652)
+        var failures: [String] = []
+        for e in examples {
+            let once = md(e.markdown)
+            let twice = md(once)
+            if once != twice { failures.append("Example \(e.number) (\(e.section))") }
+        }
+        print("Markdown → Markdown idempotent: \(examples.count - failures.count)/\(examples.count)")
+        XCTAssertEqual(failures, [], "not idempotent")
+    }
+
+    func testMarkdownToMarkdownKeepsTheDocument() throws {
+        // Parsing the written Markdown gives the same HTML as the original (the same AST, as HTML shows it).
+        let examples = try Self.examples()
+        var failures: [(Example, String)] = []
+        for e in examples {
+            let written = md(e.markdown)
+            if HTMLCompare.normalize(html(written)) != HTMLCompare.normalize(html(e.markdown)) { failures.append((e, written)) }
+        }
+        let passed = examples.count - failures.count
+        print("Markdown → Markdown → HTML equals Markdown → HTML: \(passed)/\(examples.count)")
+        for (e, w) in failures.prefix(40) {
+            print("  Example \(e.number) (\(e.section)): \(e.markdown.debugDescription) → \(w.debugDescription)")
+        }
+        XCTAssertGreaterThanOrEqual(Double(passed) / Double(examples.count), 0.98)
+    }
+
+    func testHTMLRoundTripThroughOurHTMLReader() throws {
+        // Markdown → HTML → (HTML reader) → Markdown → HTML gives the same HTML.
+        //
+        // The HTML reader is built for clipboard HTML: it drops comments, scripts, styles and processing
+        // instructions and unwraps unknown tags and layout containers (`div`, custom elements). So examples
+        // whose HTML carries raw HTML from the Markdown source (an html_block or html_inline node) cannot come
+        // back; the 95% requirement is checked on the others, and both figures are printed.
+        let examples = try Self.examples()
+        var failuresBySection: [String: [Int]] = [:]
+        var passed = 0
+        var plain = 0
+        var plainPassed = 0
+        for e in examples {
+            let source = MarkdownParser.parse(e.markdown, options: .gfm)
+            var hasRawHTML = false
+            source.walk { event in
+                if event.kind == .htmlBlock || event.kind == .htmlInline { hasRawHTML = true }
+                return .continue
+            }
+            let first = HTMLWriter.renderString(source, options: .gfm)
+            // HTML with nothing visible (only a comment, say) is an error for `convert`; here it reads as empty.
+            let doc = (try? Conversion.read(Array(first.utf8), from: .html)) ?? MarkdownDocument()
+            let markdown = MarkdownWriter.renderString(doc, gfm: true)
+            let second = html(markdown, gfm: true)
+            let ok = HTMLCompare.normalize(first) == HTMLCompare.normalize(second)
+            if ok { passed += 1 } else { failuresBySection[e.section + (hasRawHTML ? " (raw HTML)" : ""), default: []].append(e.number) }
+            if !hasRawHTML {
+                plain += 1
+                if ok { plainPassed += 1 }
+            }
+        }
+        let percent = Double(passed) * 100 / Double(examples.count)
+        let plainPercent = Double(plainPassed) * 100 / Double(plain)
+        print("Markdown → HTML → Markdown → HTML: \(passed)/\(examples.count) (\(String(format: "%.1f", percent))%) of all examples; "
+            + "\(plainPassed)/\(plain) (\(String(format: "%.1f", plainPercent))%) of the examples without raw HTML")
+        for (section, numbers) in failuresBySection.sorted(by: { $0.value.count > $1.value.count }) {
+            print("  \(section): \(numbers.count) [\(numbers.map(String.init).joined(separator: " "))]")
+        }
+        XCTAssertGreaterThanOrEqual(plainPercent, 95)
+        XCTAssertGreaterThanOrEqual(percent, 85)
+    }
+
+    func testGFMExtensionsSurviveMarkdownRoundTrip() {
+        let source = """
+            | a | b |
+            |:--|--:|
+            | 1 \\| x | ~~del~~ |
+
+            - [x] done
+            - [ ] todo
+
+            Footnote[^n].
+
+            [^n]: The note.
+
+            """
+        let once = md(source, gfm: true)
+        XCTAssertEqual(HTMLCompare.normalize(html(once, gfm: true)), HTMLCompare.normalize(html(source, gfm: true)))
+        XCTAssertEqual(md(once, gfm: true), once)
+        XCTAssertTrue(once.contains("| :-- | --: |"))
+        XCTAssertTrue(once.contains("- [x] done"))
+    }
+}
+
+/// A light HTML normaliser for comparing two renderings: white space runs collapse (outside `<pre>`)
+/// and white space next to tags goes.
+enum HTMLCompare {
+    static func normalize(_ html: String) -> String {
+        var out = ""
+        var inPre = 0
+        var space = false
+        var i = html.startIndex
+        while i < html.endIndex {
+            let c = html[i]
+            if c == "<" {
+                if html[i...].hasPrefix("<pre") { inPre += 1 }
+                if html[i...].hasPrefix("</pre") { inPre = max(0, inPre - 1) }
+                space = false
+                while out.last == " " { out.removeLast() }
+                let end = html[i...].firstIndex(of: ">") ?? html.index(before: html.endIndex)
+                var tag = String(html[i...end])
+                tag = tag.replacingOccurrences(of: " />", with: ">")
+                out += tag
+                i = html.index(after: end)
+                // drop white space right after a tag
+                if inPre == 0 { while i < html.endIndex, html[i].isWhitespace { i = html.index(after: i) } }
+                continue
+            }
+            if inPre == 0 && c.isWhitespace {
+                space = true
+            } else {
+                if space { out += " " }
+                space = false
+                out.append(c)
+            }
+            i = html.index(after: i)
+        }
+        return out
+    }
+}
