@@ -16,12 +16,15 @@ public struct RepresentationRecord: Codable, Sendable, Equatable {
     public var derivedFrom: TypeIdentifier?
     /// The file holding the bytes (file store only).
     public var file: String?
+    /// The bytes are held in memory by another process, never on disk (sensitive content).
+    public var held: Bool?
 
-    public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier?, file: String? = nil) {
+    public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier?, file: String? = nil, held: Bool? = nil) {
         self.type = type
         self.size = size
         self.derivedFrom = derivedFrom
         self.file = file
+        self.held = held
     }
 }
 

@@ -24,16 +24,26 @@ import Pasteboard
 /// - A write creates and syncs the new data files, then atomically renames a new `Info.json` into
 ///   place, then deletes the old files. A crash at any point leaves the previous item readable.
 /// - The change count never goes backwards, even when `Info.json` was damaged.
-/// - Sensitive items are refused: they never reach disk.
+/// - Sensitive items never reach disk: their bytes go to a holder process (``HeldItems``) started by
+///   ``holderLauncher``, and `Info.json` records only their types and the holder's socket. Without a
+///   launcher they are refused.
 public final class FileStore: PasteboardBackend, @unchecked Sendable {
     public let root: String
     /// Produces derived representations, which are stored as records without bytes.
     public let producer: RepresentationProducer?
+    /// Starts a process that holds sensitive items in memory and serves them on `socketPath`; it
+    /// returns once the socket listens.
+    public typealias HolderLauncher = (
+        _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int
+    ) throws -> Void
+    public let holderLauncher: HolderLauncher?
 
     struct Info: Codable {
         var format: Int
         var changeCount: Int
         var items: [ItemRecord]
+        /// The socket (in the package) of the process holding sensitive items.
+        var holder: String?
     }
 
     static let infoName = "Info.json"
@@ -42,9 +52,10 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     /// Opens (creating if needed) the store at `root`.
     /// - Throws: ``PasteboardError`` `.refused` when `root` is a symlink, not a directory, or owned by
     ///   someone else; `.io` when it cannot be created.
-    public init(root: String, producer: RepresentationProducer? = nil) throws {
+    public init(root: String, producer: RepresentationProducer? = nil, holderLauncher: HolderLauncher? = nil) throws {
         self.root = root
         self.producer = producer
+        self.holderLauncher = holderLauncher
         try Self.preparePrivateDirectory(root)
     }
 
@@ -63,7 +74,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
         if items.contains(where: { $0.metadata.flags.contains(.sensitive) }) {
-            throw PasteboardError(.refused, "sensitive content is never written to the store")
+            return try writeHeld(items, to: pasteboard)
         }
         // Produce promised originals before taking the lock: a slow producer must not block readers.
         var prepared: [(ItemMetadata, [(Representation, Data?)])] = []
@@ -95,8 +106,33 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                 }
                 records.append(ItemRecord(metadata: metadata, representations: recs))
             }
+            previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
             try package.replaceInfo(Info(format: 1, changeCount: count, items: records))
             package.removeFiles(except: Set(records.flatMap { $0.representations.compactMap(\.file) }))
+            return count
+        }
+    }
+
+    /// Sensitive items: a holder process keeps the bytes; the package records types and the socket.
+    private func writeHeld(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+        guard let holderLauncher else {
+            throw PasteboardError(.refused, "sensitive content is never written to the store")
+        }
+        return try withPackage(pasteboard, exclusive: true) { package in
+            let previous = try? package.readInfo()
+            let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
+            let socketName = "held-\(count).sock"
+            try holderLauncher(items, package.path + "/" + socketName, pasteboard, count)
+            let records = items.map { item in
+                ItemRecord(
+                    metadata: item.metadata,
+                    representations: item.representations.map {
+                        RepresentationRecord(type: $0.type, size: nil, derivedFrom: $0.derivedFrom, held: true)
+                    })
+            }
+            try package.replaceInfo(Info(format: 1, changeCount: count, items: records, holder: socketName))
+            package.removeFiles(except: [socketName])
             return count
         }
     }
@@ -119,6 +155,9 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             guard let record = item.representations.first(where: { $0.type == type }) else {
                 throw PasteboardError(.typeNotOffered, "\(type) is not offered")
             }
+            if record.held == true, let holder = info.holder {
+                return (record, (type, try HeldItems.fetch(type, item: index, socketPath: package.path + "/" + holder)))
+            }
             if record.file != nil { return (record, (type, try package.readRepresentation(record))) }
             guard let sourceType = record.derivedFrom,
                 let sourceRecord = item.representations.first(where: { $0.type == sourceType && $0.file != nil })
@@ -128,7 +167,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             return (record, (sourceType, try package.readRepresentation(sourceRecord)))
         }
         guard let (sourceType, data) = source else { throw PasteboardError(.corrupt, "missing data") }
-        if record.file != nil { return data }
+        if record.file != nil || record.held == true { return data }
         guard let producer else {
             throw PasteboardError(.unavailable, "no converter available to produce \(type) from \(sourceType)")
         }
@@ -139,6 +178,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         try withPackage(pasteboard, exclusive: true) { package in
             let previous = try? package.readInfo()
             let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
             try package.replaceInfo(Info(format: 1, changeCount: count, items: []))
             package.removeFiles(except: [])
         }
@@ -351,7 +391,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         func removeFiles(except keep: Set<String>) {
             guard let names = try? entries() else { return }
             for name in names where !keep.contains(name) && name != FileStore.infoName && name != FileStore.lockName {
-                if name.hasSuffix(".data") || name.hasPrefix(FileStore.infoName + ".new-") {
+                if name.hasSuffix(".data") || name.hasSuffix(".sock") || name.hasPrefix(FileStore.infoName + ".new-") {
                     unlinkat(fd, name, 0)
                 }
             }

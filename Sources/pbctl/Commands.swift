@@ -10,6 +10,8 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import PasteboardX11
+import Representations
 
 // MARK: copy
 
@@ -31,13 +33,24 @@ let copyCommand = Command(
     options: [
         .value("type", "t", "TYPE", "what the bytes are: a type identifier, MIME type or extension"),
         .value("from", nil, "FORMAT", "same as --type with a format name (markdown, html, rtf, text)"),
+        .value("plain-text", nil, "source|rendered", "the plain text a Markdown copy offers (default: source)"),
+        .flag("sensitive", nil, "secret content: never written to disk or history; cleared after 45 s"),
+        .flag("transient", nil, "mark the content transient: clipboard managers should not record it"),
+        .value("source", nil, "ID", "the application the content comes from (org.nspasteboard.source)"),
         .flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)"),
-    ],
+    ] + x11CopyOptionSpecs,
     run: { context, arguments in
         let pasteboard = try context.pasteboardName(arguments)
         var declared: TypeIdentifier? = nil
         if let text = arguments.value("type") ?? arguments.value("from") {
             declared = try resolveType(text, context)
+        }
+        var plainText = Producers.PlainTextChoice.source
+        if let text = arguments.value("plain-text") {
+            guard let choice = Producers.PlainTextChoice(rawValue: text) else {
+                throw UsageError(message: "--plain-text takes source or rendered", command: "copy")
+            }
+            plainText = choice
         }
         var items: [Item] = []
         let sources = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
@@ -59,9 +72,20 @@ let copyCommand = Command(
                 resolved = .utf8PlainText  // pbcopy keeps anything but RTF as plain text
             }
             try validate(data, as: resolved, source: source == "-" ? "standard input" : source, context)
-            items.append(Item(representations: [Representation(type: resolved, data: data)], metadata: metadata))
+            if arguments.has("sensitive") { metadata.flags.insert(.sensitive) }
+            if arguments.has("transient") { metadata.flags.insert(.transient) }
+            if let source = arguments.value("source") { metadata.sourceApplication = source }
+            items.append(
+                Producers.item(
+                    original: data, type: resolved, metadata: metadata, plainText: plainText,
+                    convert: produceRepresentation))
         }
-        try context.backend(arguments).write(items, to: pasteboard)
+        let backend = try context.backend(arguments)
+        try configureX11Copy(backend, arguments)
+        if arguments.has("sensitive"), !arguments.has("clear-after"), let x11 = backend as? X11Backend {
+            x11.copyOptions.clearAfter = defaultSensitiveLifetime
+        }
+        try backend.write(items, to: pasteboard)
         return ExitCode.ok
     })
 
@@ -125,6 +149,10 @@ let pasteCommand = Command(
         .value("output", "o", "FILE", "write to FILE instead of standard output"),
         .flag("no-newline", "n", "drop one trailing newline"),
         .value("item", nil, "N", "paste only item N (from 0)"),
+        .value("accept", "a", "LIST", "comma-separated types (identifiers or MIME types) in preference order"),
+        .value("as", nil, "FORMAT", "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text"),
+        .flag("plain", nil, "paste as plain text: rendered from the richest source, never raw markup"),
+        .flag("verbose", "v", "say on standard error which type was used and whether it was converted"),
         .value("prefer", nil, "txt|rtf", "as macOS pbpaste -Prefer: which kind to look for first"),
         .flag("mac-compat", nil, "behave as macOS pbpaste (set when run as pbpaste)"),
     ],
@@ -135,26 +163,22 @@ let pasteCommand = Command(
         if items.isEmpty, arguments.has("mac-compat") { return ExitCode.ok }
         guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
         let indices = try selectItems(arguments, count: items.count)
-        let requested = try arguments.value("type").map { try resolveType($0, context) }
+        let request = try PasteRequest(arguments, context)
         var output = Data()
         for index in indices {
-            let offered = items[index].types.map(\.type)
-            let type: TypeIdentifier
-            if let requested {
-                guard let match = offered.first(where: { $0 == requested }) else {
-                    throw PasteboardError(
-                        .typeNotOffered,
-                        "\(requested) is not offered; offered: " + offered.map(\.rawValue).joined(separator: ", "))
-                }
-                type = match
-            } else if arguments.value("prefer") == "rtf", let rtf = offered.first(where: { $0 == .rtf }) {
-                type = rtf
-            } else {
-                type = defaultPasteType(offered, context.registry)
-            }
-            var data = try backend.read(type, item: index, from: pasteboard)
-            if requested == nil, context.registry.textEncoding(of: type) == .utf16 {
+            let choice = try request.choose(items[index].types, context)
+            var data = try backend.read(choice.read, item: index, from: pasteboard)
+            if let target = choice.convertTo {
+                data = try produceRepresentation(choice.read, data, target)
+            } else if !request.isExact, context.registry.textEncoding(of: choice.read) == .utf16 {
                 data = Data(utf16ToUTF8(data).utf8)
+            }
+            if arguments.has("verbose") {
+                let derivedFrom = items[index].types.first { $0.type == choice.read }?.derivedFrom
+                context.terminal.err(
+                    "pbctl: item \(index): "
+                        + (choice.convertTo.map { "converted \(choice.read) to \($0)" } ?? "pasted \(choice.read)")
+                        + (derivedFrom.map { " (derived from \($0))" } ?? " (original)"))
             }
             output.append(data)
         }
@@ -177,6 +201,111 @@ func selectItems(_ arguments: ParsedArguments, count: Int) throws -> [Int] {
     }
     guard index < count else { throw PasteboardError.empty("there is no item \(index) (items: \(count))") }
     return [index]
+}
+
+/// What a paste asks for, from its flags: an exact type (`--type`), an accepted list (`--accept`), a
+/// format (`--as`, `--plain`), or the default ladder.
+struct PasteRequest {
+    enum Mode {
+        case exact(TypeIdentifier)
+        case accept([TypeIdentifier])
+        case format(TypeIdentifier)
+        case plain
+        case preferRTF
+        case standard
+    }
+
+    let mode: Mode
+
+    var isExact: Bool { if case .exact = mode { return true } else { return false } }
+
+    init(_ arguments: ParsedArguments, _ context: Context) throws {
+        let exclusive = ["type", "accept", "as", "plain"].filter { arguments.has($0) }
+        guard exclusive.count <= 1 else {
+            throw UsageError(
+                message: exclusive.map { "--" + $0 }.joined(separator: " and ") + " cannot be combined",
+                command: "paste")
+        }
+        if let text = arguments.value("type") {
+            mode = .exact(try resolveType(text, context))
+        } else if let list = arguments.value("accept") {
+            let types = try list.split(separator: ",").map { try resolveType(String($0), context) }
+            guard !types.isEmpty else { throw UsageError(message: "--accept needs at least one type", command: "paste") }
+            mode = .accept(types)
+        } else if let format = arguments.value("as") {
+            let parsed = try Format.parse(format, role: "paste")
+            mode = parsed == .text ? .plain : .format(parsed.type)
+        } else if arguments.has("plain") {
+            mode = .plain
+        } else if arguments.value("prefer") == "rtf" {
+            mode = .preferRTF
+        } else {
+            mode = .standard
+        }
+    }
+
+    struct Choice {
+        var read: TypeIdentifier
+        var convertTo: TypeIdentifier?
+    }
+
+    func choose(_ offered: [TypeSummary], _ context: Context) throws -> Choice {
+        let types = offered.map(\.type)
+        let negotiator = Negotiator(registry: context.registry, canConvert: canConvert)
+        switch mode {
+        case .exact(let requested):
+            guard types.contains(requested) else {
+                throw PasteboardError(
+                    .typeNotOffered,
+                    "\(requested) is not offered; offered: " + types.map(\.rawValue).joined(separator: ", "))
+            }
+            return Choice(read: requested)
+        case .accept(let accepting):
+            switch negotiator.choose(offered: offered, accepting: accepting) {
+            case .use(let type): return Choice(read: type)
+            case .convert(let from, let to): return Choice(read: from, convertTo: to)
+            case nil:
+                throw PasteboardError(
+                    .typeNotOffered,
+                    "none of " + accepting.map(\.rawValue).joined(separator: ", ")
+                        + " is offered or can be converted to; offered: " + types.map(\.rawValue).joined(separator: ", "))
+            }
+        case .format(let target):
+            return try convertingChoice(to: target, offered, negotiator)
+        case .plain:
+            // Plain text as it was copied stays as it is; anything richer (Markdown included) is rendered.
+            if let original = offered.first(where: { $0.derivedFrom == nil })?.type,
+                original != .markdown, context.registry.conforms(original, to: .plainText)
+            {
+                return Choice(read: original)
+            }
+            return try convertingChoice(to: .utf8PlainText, offered, negotiator, renderFromRichest: true)
+        case .preferRTF:
+            if types.contains(.rtf) { return Choice(read: .rtf) }
+            return Choice(read: defaultPasteType(types, context.registry))
+        case .standard:
+            return Choice(read: defaultPasteType(types, context.registry))
+        }
+    }
+
+    /// `target` itself when offered (unless rendering is asked for), else a conversion from the
+    /// original, else from the richest offered type that converts.
+    func convertingChoice(
+        to target: TypeIdentifier, _ offered: [TypeSummary], _ negotiator: Negotiator, renderFromRichest: Bool = false
+    ) throws -> Choice {
+        let types = offered.map(\.type)
+        if !renderFromRichest, types.contains(target) { return Choice(read: target) }
+        var sources = negotiator.rankedByRichness(types).filter { $0 != target && canConvert($0, target) }
+        if let original = offered.first(where: { $0.derivedFrom == nil })?.type, let at = sources.firstIndex(of: original) {
+            sources.remove(at: at)
+            sources.insert(original, at: 0)
+        }
+        if let source = sources.first { return Choice(read: source, convertTo: target) }
+        if types.contains(target) { return Choice(read: target) }
+        throw PasteboardError(
+            .typeNotOffered,
+            "nothing offered converts to \(target); offered: " + types.map(\.rawValue).joined(separator: ", "))
+    }
 }
 
 /// The type a plain `pbctl paste` writes: plain text first (a terminal wants what was copied), then

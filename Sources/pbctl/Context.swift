@@ -41,6 +41,15 @@ struct Context: Sendable {
         return name
     }
 
+    /// `--clear-after` for sensitive content, else the default lifetime.
+    func sensitiveLifetime(_ arguments: ParsedArguments) throws -> Double {
+        guard let text = arguments.value("clear-after") else { return defaultSensitiveLifetime }
+        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+            throw UsageError(message: "--clear-after takes a number of seconds", command: nil)
+        }
+        return seconds
+    }
+
     func backendKind(_ arguments: ParsedArguments) throws -> BackendKind {
         let text = arguments.value("backend") ?? environment["PBCTL_BACKEND"] ?? "auto"
         guard let kind = BackendKind(rawValue: text.lowercased()) else {
@@ -49,9 +58,15 @@ struct Context: Sendable {
         return kind
     }
 
-    /// The store, with the converters that produce derived representations on demand.
-    func openStore() throws -> FileStore {
-        try FileStore(root: FileStore.defaultRoot(environment: environment), producer: produceRepresentation)
+    /// The store, with the converters that produce derived representations on demand, and a holder
+    /// process for sensitive content (which lives `sensitiveLifetime` seconds at most).
+    func openStore(sensitiveLifetime: Double = defaultSensitiveLifetime) throws -> FileStore {
+        let root = FileStore.defaultRoot(environment: environment)
+        return try FileStore(root: root, producer: produceRepresentation) { items, socketPath, pasteboard, count in
+            try launchHolder(
+                items, socketPath: socketPath, pasteboard: pasteboard, changeCount: count, storeRoot: root,
+                lifetime: sensitiveLifetime)
+        }
     }
 
     /// The backend for this invocation: the store, or X11 when asked for (or, with `auto`, when a
@@ -59,12 +74,12 @@ struct Context: Sendable {
     func backend(_ arguments: ParsedArguments) throws -> any PasteboardBackend {
         switch try backendKind(arguments) {
         case .store:
-            return try openStore()
+            return try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
         case .x11:
             return try openX11Backend(self, required: true)!
         case .auto:
             if let x11 = try openX11Backend(self, required: false) { return x11 }
-            return try openStore()
+            return try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
         }
     }
 }

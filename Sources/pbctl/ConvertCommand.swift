@@ -16,6 +16,37 @@ enum Format: String, CaseIterable {
         "html": .html, "htm": .html, "rtf": .rtf, "text": .text, "txt": .text, "plain": .text,
     ]
 
+    var textFormat: TextFormat {
+        switch self {
+        case .commonmark: return .commonmark
+        case .gfm: return .gfm
+        case .html: return .html
+        case .rtf: return .rtf
+        case .text: return .text
+        }
+    }
+
+    /// The type a document of this format is held as.
+    var type: TypeIdentifier {
+        switch self {
+        case .commonmark, .gfm: return .markdown
+        case .html: return .html
+        case .rtf: return .rtf
+        case .text: return .utf8PlainText
+        }
+    }
+
+    /// The format of a type, when pbctl converts it.
+    init?(_ type: TypeIdentifier) {
+        switch type {
+        case .markdown: self = .gfm
+        case .html: self = .html
+        case .rtf: self = .rtf
+        case .utf8PlainText, .plainText: self = .text
+        default: return nil
+        }
+    }
+
     static func parse(_ text: String, role: String) throws -> Format {
         guard let format = aliases[text.lowercased()] else {
             throw UsageError(
@@ -71,35 +102,35 @@ let convertCommand = Command(
         return ExitCode.ok
     })
 
-/// Converts between formats in-process.
+/// Converts between formats in-process. Markdown to HTML keeps the dialect's own rendering (strict
+/// CommonMark passes raw HTML through untouched); everything else goes through ``Conversion``.
 func convert(_ input: Data, from: Format, to: Format, standalone: Bool = false) throws -> Data {
-    switch (from, to) {
-    case (.commonmark, .html), (.gfm, .html):
+    if to == .html, !standalone, from == .commonmark || from == .gfm {
         let options: MarkdownOptions = from == .gfm ? .gfm : .commonmark
-        let document = MarkdownParser.parse([UInt8](input), options: options)
-        return Data(HTMLWriter.render(document, options: options))
-    default:
-        throw CLIError(ExitCode.usage, "converting \(from) to \(to) is not supported yet")
+        return Data(HTMLWriter.render(MarkdownParser.parse([UInt8](input), options: options), options: options))
     }
+    do {
+        return Data(
+            try Conversion.convert(
+                [UInt8](input), from: from.textFormat, to: to.textFormat,
+                options: ConversionOptions(standalone: standalone)))
+    } catch let error as RepresentationError {
+        throw PasteboardError(.invalidData, "nothing usable in the \(from.rawValue) input: \(error)")
+    }
+}
+
+/// Whether pbctl can convert `source` into `target`: every pair of the text formats it reads and
+/// writes (Markdown, HTML, RTF, plain text) goes through one AST.
+@Sendable func canConvert(_ source: TypeIdentifier, _ target: TypeIdentifier) -> Bool {
+    guard let from = Format(source), let to = Format(target) else { return false }
+    _ = (from, to)
+    return source != target
 }
 
 /// Produces a derived representation for a backend (the store or an X11 owner).
 @Sendable func produceRepresentation(_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier) throws -> Data {
-    func format(_ type: TypeIdentifier) -> Format? {
-        switch type {
-        case .markdown: return .gfm
-        case .html: return .html
-        case .rtf: return .rtf
-        case .utf8PlainText, .plainText: return .text
-        default: return nil
-        }
-    }
-    guard let from = format(source), let to = format(target) else {
+    guard let from = Format(source), let to = Format(target) else {
         throw PasteboardError(.typeNotOffered, "cannot produce \(target) from \(source)")
     }
-    do {
-        return try convert(data, from: from, to: to)
-    } catch let error as CLIError {
-        throw PasteboardError(.typeNotOffered, error.message)
-    }
+    return try convert(data, from: from, to: to)
 }

@@ -1,0 +1,60 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+/// Turns one source into every representation it can honestly offer: the original first, then the
+/// derived ones as promises produced on first request.
+///
+/// | source | offers |
+/// |---|---|
+/// | Markdown | Markdown (original), HTML, RTF, plain text |
+/// | HTML | HTML (original), RTF, rendered plain text |
+/// | RTF | RTF (original), HTML, plain text |
+/// | plain text, images, anything else | the original only: no invented richness |
+///
+/// The plain text a Markdown copy offers is, by default, the Markdown source itself: Markdown is
+/// plain text, and a terminal or code editor should get exactly what was copied. With
+/// ``PlainTextChoice/rendered`` it is the rendered text instead (what "paste as plain text" gives).
+public enum Producers {
+    public enum PlainTextChoice: String, Sendable, CaseIterable {
+        /// Markdown's plain text is its source.
+        case source
+        /// Markdown's plain text is rendered (no markup).
+        case rendered
+    }
+
+    /// The derived types a source of `type` offers, in order.
+    public static func derivedTypes(for type: TypeIdentifier) -> [TypeIdentifier] {
+        switch type {
+        case .markdown: return [.html, .rtf, .utf8PlainText]
+        case .html: return [.rtf, .utf8PlainText]
+        case .rtf: return [.html, .utf8PlainText]
+        default: return []
+        }
+    }
+
+    /// An item holding `data` as `type` plus every derived representation, promised.
+    /// - Parameters:
+    ///   - convert: produces a derived representation from the original's bytes (the same function
+    ///     backends use to produce derived representations they hold only as records).
+    public static func item(
+        original data: Data, type: TypeIdentifier, metadata: ItemMetadata = ItemMetadata(),
+        plainText: PlainTextChoice = .source, convert: @escaping RepresentationProducer
+    ) -> Item {
+        var representations = [Representation(type: type, data: data)]
+        for target in derivedTypes(for: type) {
+            if type == .markdown, target == .utf8PlainText, plainText == .source {
+                // The same bytes, held as data: nothing to produce, and nothing a backend could
+                // produce differently later.
+                representations.append(Representation(type: target, data: data, derivedFrom: type))
+            } else {
+                representations.append(
+                    Representation(type: target, derivedFrom: type) { try convert(type, data, target) })
+            }
+        }
+        return Item(representations: representations, metadata: metadata)
+    }
+}

@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+import PasteboardX11
+
+/// Sensitive content without a display: `pbctl copy --sensitive` hands the item to a detached
+/// `pbctl __hold` process that keeps it in memory and serves it on a Unix socket in the pasteboard's
+/// private package (see ``HeldItems``). It exits when the content is cleared or replaced, or after
+/// `--clear-after` seconds (45 by default), clearing the pasteboard on its way out.
+let defaultSensitiveLifetime = 45.0
+
+/// Starts the holder for `items` and returns once it listens.
+func launchHolder(
+    _ items: [Item], socketPath: String, pasteboard: PasteboardName, changeCount: Int, storeRoot: String,
+    lifetime: Double
+) throws {
+    let archive = try ItemArchive.encode(items)
+    try BackgroundOwnerLauncher.launch(
+        executable: "/proc/self/exe",
+        arguments: [
+            "__hold", "--socket", socketPath, "--store", storeRoot, "--pasteboard", pasteboard.rawValue,
+            "--change", String(changeCount), "--clear-after", String(lifetime),
+        ],
+        archive: archive, timeout: 10)
+}
+
+let holdCommand = Command(
+    help: CommandHelp(
+        name: "__hold", summary: "internal: holds sensitive content in memory", usage: "", details: "", examples: []),
+    options: [
+        .value("socket", nil, "PATH", ""), .value("store", nil, "DIR", ""), .value("pasteboard", nil, "NAME", ""),
+        .value("change", nil, "N", ""), .value("clear-after", nil, "SECONDS", ""),
+    ],
+    hidden: true,
+    raw: { context, arguments in
+        do {
+            let parsed = try parseArguments(arguments, specs: holdCommand.options, command: "__hold")
+            guard let socketPath = parsed.value("socket"), let root = parsed.value("store"),
+                let pasteboard = parsed.value("pasteboard").flatMap(PasteboardName.init),
+                let change = parsed.value("change").flatMap(Int.init)
+            else { throw PasteboardError(.invalidData, "__hold: missing arguments") }
+            let lifetime = parsed.value("clear-after").flatMap(Double.init) ?? defaultSensitiveLifetime
+            _ = chdir("/")
+            let items = try ItemArchive.decode(
+                try POSIX.readAll(STDIN_FILENO, path: "standard input"), producer: produceRepresentation)
+            let store = try FileStore(root: root)
+            try HeldItems.serve(
+                items, socketPath: socketPath, expiry: lifetime > 0 ? lifetime : nil,
+                ready: { BackgroundOwnerLauncher.report(nil) },
+                stillCurrent: { (try? store.changeCount(of: pasteboard)) == change },
+                expired: {
+                    if (try? store.changeCount(of: pasteboard)) == change { try? store.clear(pasteboard) }
+                })
+            return ExitCode.ok
+        } catch {
+            BackgroundOwnerLauncher.report(error)
+            return ExitCode.ioError
+        }
+    },
+    run: { _, _ in ExitCode.usage })
