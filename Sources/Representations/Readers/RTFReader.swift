@@ -85,7 +85,7 @@ private struct GroupState {
 
 private enum Keyword {
     case rtf, ansi, mac, pc, pca, ansicpg, deff, uc, u, fonttbl, f, fcharset, fmodern, fnil, colortbl, stylesheet, s
-    case outlinelevel, b, i, ul, ulnone, ulVariant, strike, striked, plain, fs, superscript, `subscript`, nosupersub, up, dn, v
+    case cs, outlinelevel, b, i, ul, ulnone, ulVariant, strike, striked, plain, fs, superscript, `subscript`, nosupersub, up, dn, v
     case pard, par, line, sect, page, tab, cell, row, nestcell, nestrow, trowd, trhdr, intbl, itap, li, ls, ilvl
     case listtable, listoverridetable, list, listlevel, listid, levelnfc, levelstartat, listoverride
     case listtext, pntext, pn, pnlvl, pnlvlblt, pnlvlbody, pnlvlcont, pnstart, pndec, pnucrm, pnlcrm, pnucltr, pnlcltr
@@ -99,7 +99,7 @@ private let keywords: [String: Keyword] = {
         "rtf": .rtf, "ansi": .ansi, "mac": .mac, "pc": .pc, "pca": .pca, "ansicpg": .ansicpg, "deff": .deff,
         "uc": .uc, "u": .u, "fonttbl": .fonttbl, "f": .f, "fcharset": .fcharset, "fmodern": .fmodern, "fnil": .fnil,
         "froman": .fnil, "fswiss": .fnil, "fscript": .fnil, "fdecor": .fnil, "ftech": .fnil, "fbidi": .fnil,
-        "colortbl": .colortbl, "stylesheet": .stylesheet, "s": .s, "outlinelevel": .outlinelevel, "b": .b, "i": .i,
+        "colortbl": .colortbl, "stylesheet": .stylesheet, "s": .s, "cs": .cs, "outlinelevel": .outlinelevel, "b": .b, "i": .i,
         "ul": .ul, "ulnone": .ulnone, "strike": .strike, "striked": .striked, "plain": .plain, "fs": .fs,
         "super": .superscript, "sub": .subscript, "nosupersub": .nosupersub, "up": .up, "dn": .dn, "v": .v,
         "pard": .pard, "par": .par, "line": .line, "sect": .sect, "page": .page, "tab": .tab, "cell": .cell,
@@ -154,7 +154,9 @@ struct RTFParser {
     private var fonts: [Int: Font] = [:]
     private var fontEntry = -1
     private var styleOutline: [Int: Int] = [:]
-    private var styleEntry: (index: Int, outline: Int?, name: String) = (0, nil, "")
+    private var styleEntry: (index: Int, outline: Int?, name: String, character: Bool) = (0, nil, "", false)
+    /// Character styles (`\csN`): their formatting, font and name.
+    private var characterStyles: [Int: (style: RTFRunStyle, font: Int, name: String)] = [:]
 
     // list table: listid -> levels (nfc, start); override ls -> listid
     private(set) var listLevels: [Int: [(nfc: Int, start: Int)]] = [:]
@@ -288,7 +290,7 @@ struct RTFParser {
         case .fontTable:
             break
         case .styleSheet where outer.destination == .styleSheet:
-            finishStyleEntry()
+            finishStyleEntry(inner)
         case .listText:
             if outer.destination != .listText {
                 paragraph.marker = markerText.trimmingWhitespace()
@@ -499,9 +501,17 @@ struct RTFParser {
         case .stylesheet: state.destination = .styleSheet
         case .s:
             if state.destination == .styleSheet {
-                styleEntry = (p ?? 0, nil, "")
+                styleEntry = (p ?? 0, nil, "", false)
             } else if state.destination == .normal {
                 state.styleIndex = p
+            }
+        case .cs:
+            if state.destination == .styleSheet {
+                styleEntry = (p ?? 0, nil, "", true)
+                state.style = RTFRunStyle()
+                state.font = -1
+            } else if state.destination == .normal, let cs = characterStyles[p ?? 0] {
+                applyCharacterStyle(cs)
             }
         case .outlinelevel:
             if state.destination == .styleSheet { styleEntry.outline = p } else { state.outlineLevel = p }
@@ -669,7 +679,31 @@ struct RTFParser {
         state.codePage = documentCodePage
     }
 
-    private mutating func finishStyleEntry() {
+    private mutating func applyCharacterStyle(_ cs: (style: RTFRunStyle, font: Int, name: String)) {
+        if cs.style.bold { state.style.bold = true }
+        if cs.style.italic { state.style.italic = true }
+        if cs.style.strike { state.style.strike = true }
+        if cs.style.underline { state.style.underline = true }
+        if cs.font >= 0 {
+            state.font = cs.font
+            updateCodePage()
+        }
+        // Styles that say what they are only by name (LibreOffice keeps HTML's <del> and <code> that way).
+        let name = cs.name.lowercased().trimmingWhitespace()
+        if ["del", "strike", "strikethrough", "strikeout", "deleted"].contains(name) { state.style.strike = true }
+        if name == "source text" || name == "code" || name == "html code" || name == "teletype" || name == "verbatim char"
+            || name.hasPrefix("html typewriter") || name == "inline code"
+        {
+            state.style.monospace = true
+        }
+    }
+
+    private mutating func finishStyleEntry(_ inner: GroupState) {
+        if styleEntry.character {
+            characterStyles[styleEntry.index] = (inner.style, inner.font, styleEntry.name)
+            styleEntry = (0, nil, "", false)
+            return
+        }
         var outline = styleEntry.outline
         if outline == nil {
             // "heading 1" … "heading 9" in any case
@@ -677,7 +711,7 @@ struct RTFParser {
             if name.hasPrefix("heading "), let n = Int(name.dropFirst(8)), (1...9).contains(n) { outline = n - 1 }
         }
         if let outline { styleOutline[styleEntry.index] = outline }
-        styleEntry = (0, nil, "")
+        styleEntry = (0, nil, "", false)
     }
 
     /// The URL of a `HYPERLINK "url"` (or `HYPERLINK \l "anchor"`) field instruction.

@@ -247,6 +247,11 @@ struct RTFRenderer {
             if leftIndent > 0 { word("\\li", leftIndent) }
             w("\\brdrb\\brdrs\\brdrw10\\brsp20\\brdrcf3\\f0\\fs24\\par\n")
         case .table:
+            if let previous = doc.previousSibling(node), doc.kind(previous) == .list || doc.kind(previous) == .thematicBreak {
+                // pandoc 2.17 pours a list that a table follows into the table's first cell (LibreOffice's own
+                // RTF too); a one-point paragraph between them ends the list for it.
+                w("\\pard\\plain\\sa0\\sl-20\\slmult0\\f0\\fs2 \\~\\par\n")
+            }
             let aligns = doc.tableAlignments(node)
             frames.append(.table(columns: max(1, aligns.count), alignments: aligns))
         case .tableRow:
@@ -450,14 +455,15 @@ struct RTFRenderer {
                         return .continue
                     }
                 }
-                w("\\par")
             } else {
-                w("\n")
+                // Later blocks start new paragraphs; the note's last paragraph ends with the group, not with
+                // a `\par` (which would add an empty paragraph).
+                w("\\par\n")
                 writeBlocks(from: child)
+                if out.suffix(5) == Array("\\par\n".utf8) { out.removeLast(5) }
             }
             first = false
         }
-        if first { w("\\par") }
         w("}")
         frames = savedFrames
         activeFootnotes.remove(key)
