@@ -62,7 +62,7 @@ public struct SelectionOwnerStateMachine {
         public var maxTransfersPerWindow: Int
 
         public init(
-            incrThreshold: Int = 4 << 20, chunkSize: Int = 4 << 20, stepTimeout: UInt64 = 5_000_000_000,
+            incrThreshold: Int = 2 << 20, chunkSize: Int = 2 << 20, stepTimeout: UInt64 = 5_000_000_000,
             maxTransfers: Int = 64, maxTransfersPerWindow: Int = 8
         ) {
             self.incrThreshold = max(1, incrThreshold)
@@ -73,11 +73,12 @@ public struct SelectionOwnerStateMachine {
         }
 
         /// Sizes derived from the server's maximum request length (in bytes): one ChangeProperty carries
-        /// at most `maxRequestBytes - 24` bytes of data; chunks are capped at 4 MiB for throughput without
-        /// holding huge properties on the server.
+        /// at most `maxRequestBytes - 24` bytes of data. Chunks are capped at 2 MiB: large enough for
+        /// throughput, and below the 4,000,000 bytes xsel reads with one GetProperty (it ignores
+        /// bytes-after, so a larger property stalls its INCR loop).
         public static func forServer(maxRequestBytes: Int) -> Configuration {
             let perRequest = max(4096, maxRequestBytes - 24)
-            let size = min(perRequest, 4 << 20)
+            let size = min(perRequest, 2 << 20)
             return Configuration(incrThreshold: size, chunkSize: size)
         }
     }
