@@ -94,8 +94,9 @@ final class NegotiationCLITests: PbctlTestCase {
         XCTAssertTrue(markdown.text.contains("- one"), markdown.text)
         XCTAssertFalse(markdown.text.contains("<"), markdown.text)
         let plain = try pbctl.run("paste", "--plain").text
-        XCTAssertFalse(plain.contains("<"), plain)
+        for tag in ["<b>", "<p>", "<a ", "<h2", "<li", "<meta"] { XCTAssertFalse(plain.contains(tag), plain) }
         XCTAssertTrue(plain.contains("bold"), plain)
+        XCTAssertTrue(plain.contains("link <https://example.org/x>"), plain)
         let accepted = try pbctl.run("paste", "--accept", "text/markdown", "-v")
         XCTAssertEqual(accepted.text, markdown.text)
         XCTAssertTrue(accepted.stderr.contains("converted public.html to net.daringfireball.markdown"), accepted.stderr)
