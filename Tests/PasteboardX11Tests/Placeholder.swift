@@ -1,3 +1,0 @@
-import XCTest
-
-final class PasteboardX11TestsPlaceholder: XCTestCase {}

@@ -1,0 +1,110 @@
+import Foundation
+import XCTest
+
+@testable import PasteboardX11
+
+/// ICCCM §2.4 and §2.7.2 requestor behaviour, without a server.
+final class ConversionStateMachineTests: XCTestCase {
+    let window: XWindow = 0x10
+    let selection: XAtom = 70
+    let target: XAtom = 71
+    let property: XAtom = 72
+    let incr: XAtom = 73
+    let utf8: XAtom = 74
+
+    func machine(maxBytes: Int = 1 << 30) -> ConversionStateMachine {
+        ConversionStateMachine(window: window, selection: selection, target: target, property: property,
+                               incrAtom: incr, stepTimeout: 100, maxBytes: maxBytes)
+    }
+
+    func notify(_ property: XAtom) -> SelectionNotify {
+        SelectionNotify(requestor: window, selection: selection, target: target, property: property, time: 9)
+    }
+
+    func testICCCM2_4StartDeletesThePropertyThenConverts() {
+        var m = machine()
+        XCTAssertEqual(m.start(now: 0, time: 42), [
+            .deleteProperty(window: window, property: property),
+            .convertSelection(selection: selection, target: target, property: property, requestor: window, time: 42),
+        ])
+        XCTAssertEqual(m.nextDeadline, 100)
+    }
+
+    func testRefusalFails() {
+        var m = machine()
+        _ = m.start(now: 0, time: 1)
+        XCTAssertEqual(m.selectionNotify(notify(0), now: 1), [.failed(.refused)])
+    }
+
+    func testNotificationsForOtherConversionsAreIgnored() {
+        var m = machine()
+        _ = m.start(now: 0, time: 1)
+        var other = notify(property)
+        other.target = 99
+        XCTAssertEqual(m.selectionNotify(other, now: 1), [])
+        XCTAssertEqual(m.phase, .awaitingNotify)
+    }
+
+    func testSimpleReplyIsReadWithDeleteAndAnyType() {
+        var m = machine()
+        _ = m.start(now: 0, time: 1)
+        XCTAssertEqual(m.selectionNotify(notify(property), now: 1), [.getProperty(window: window, property: property, offset: 0, delete: true)])
+        // An owner that answers with an unexpected type (xclip answers every target with its own type).
+        let actions = m.propertyValue(PropertyValue(type: 555, format: 8, bytes: Data("hi".utf8)), now: 2)
+        XCTAssertEqual(actions, [.deliver(Data("hi".utf8)), .finished(type: 555, format: 8)])
+    }
+
+    func testPartialReadsContinueAtTheOffset() {
+        var m = machine()
+        _ = m.start(now: 0, time: 1)
+        _ = m.selectionNotify(notify(property), now: 1)
+        let first = m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data(repeating: 1, count: 8), bytesAfter: 3), now: 2)
+        XCTAssertEqual(first, [.deliver(Data(repeating: 1, count: 8)), .getProperty(window: window, property: property, offset: 2, delete: true)])
+        let second = m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data([2, 2, 2])), now: 3)
+        XCTAssertEqual(second, [.deliver(Data([2, 2, 2])), .finished(type: utf8, format: 8)])
+    }
+
+    func testICCCM2_7_2IncrReadsChunksUntilZeroLength() {
+        var m = machine()
+        _ = m.start(now: 0, time: 1)
+        _ = m.selectionNotify(notify(property), now: 1)
+        XCTAssertEqual(m.propertyValue(PropertyValue(type: incr, format: 32, bytes: PropertyValue.bytes(of: [0])), now: 2), [])
+        XCTAssertEqual(m.phase, .awaitingChunk)
+        XCTAssertEqual(m.nextDeadline, 102)
+        XCTAssertEqual(m.propertyNotify(window: window, atom: property, deleted: true, now: 3), [], "our own deletion")
+        XCTAssertEqual(m.propertyNotify(window: window, atom: property, deleted: false, now: 4),
+                       [.getProperty(window: window, property: property, offset: 0, delete: true)])
+        XCTAssertEqual(m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data("ab".utf8)), now: 5), [.deliver(Data("ab".utf8))])
+        _ = m.propertyNotify(window: window, atom: property, deleted: false, now: 6)
+        XCTAssertEqual(m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data()), now: 7), [.finished(type: utf8, format: 8)])
+        XCTAssertTrue(m.usedIncr)
+    }
+
+    func testOwnerThatStallsTimesOutAtEachStep() {
+        var m = machine()
+        _ = m.start(now: 0, time: 1)
+        XCTAssertEqual(m.tick(now: 99), [])
+        XCTAssertEqual(m.tick(now: 100), [.deleteProperty(window: window, property: property), .failed(.timedOut(phase: "waiting for the owner to answer"))])
+
+        var n = machine()
+        _ = n.start(now: 0, time: 1)
+        _ = n.selectionNotify(notify(property), now: 1)
+        _ = n.propertyValue(PropertyValue(type: incr, format: 32, bytes: PropertyValue.bytes(of: [9])), now: 10)
+        XCTAssertEqual(n.tick(now: 109), [])
+        XCTAssertEqual(n.tick(now: 110).last, .failed(.timedOut(phase: "waiting for the next INCR chunk")))
+    }
+
+    func testSizeCapStopsTheTransfer() {
+        var m = machine(maxBytes: 3)
+        _ = m.start(now: 0, time: 1)
+        _ = m.selectionNotify(notify(property), now: 1)
+        XCTAssertEqual(m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data("abcd".utf8)), now: 2).last, .failed(.tooLarge(limit: 3)))
+    }
+
+    func testMissingReplyPropertyFails() {
+        var m = machine()
+        _ = m.start(now: 0, time: 1)
+        _ = m.selectionNotify(notify(property), now: 1)
+        XCTAssertEqual(m.propertyValue(PropertyValue(type: 0, format: 0, bytes: Data()), now: 2).last, .failed(.malformed("the reply property does not exist")))
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Pasteboard
+import XCTest
+
+@testable import PasteboardX11
+
+final class TargetNegotiationTests: XCTestCase {
+    let negotiation = TargetNegotiation()
+
+    func testTextTargetsArePreferredUTF8First() {
+        let offered = ["TARGETS", "STRING", "text/plain", "UTF8_STRING", "text/html"]
+        XCTAssertEqual(negotiation.targets(for: .utf8PlainText, offered: offered), ["UTF8_STRING", "text/plain", "STRING"])
+        XCTAssertEqual(negotiation.targets(for: .html, offered: offered), ["text/html"])
+        XCTAssertEqual(negotiation.targets(for: .png, offered: offered), [])
+    }
+
+    func testTypesSkipProtocolTargetsAndDuplicates() {
+        let types = negotiation.types(forTargets: ["TARGETS", "MULTIPLE", "TIMESTAMP", "SAVE_TARGETS", "UTF8_STRING", "STRING",
+                                                   "text/html", "image/png", "application/x-foo"])
+        XCTAssertEqual(types.prefix(3), [.utf8PlainText, .html, .png])
+        XCTAssertEqual(types.count, 4)
+        XCTAssertEqual(TypeRegistry.standard.tags(of: types[3], .mimeType), ["application/x-foo"])
+    }
+
+    func testServedTargetsCoverTheIssueList() {
+        XCTAssertEqual(negotiation.servedTargets(for: .markdown), ["text/markdown", "text/x-markdown"])
+        XCTAssertEqual(negotiation.servedTargets(for: .html), ["text/html"])
+        XCTAssertEqual(negotiation.servedTargets(for: .rtf), ["text/rtf", "text/richtext", "application/rtf"])
+        XCTAssertEqual(Set(negotiation.servedTargets(for: .utf8PlainText)),
+                       ["UTF8_STRING", "text/plain;charset=utf-8", "text/plain", "TEXT", "STRING"])
+        XCTAssertEqual(negotiation.servedTargets(for: .png), ["image/png"])
+    }
+}
+
+final class TextTranscoderTests: XCTestCase {
+    func run(_ mode: TextTranscoder.Mode, _ chunks: [[UInt8]]) -> [UInt8] {
+        var t = TextTranscoder(mode: mode)
+        var out = Data()
+        for c in chunks { out.append(t.feed(Data(c))) }
+        out.append(t.finish())
+        return [UInt8](out)
+    }
+
+    func testStringIsLatin1() {
+        XCTAssertEqual(run(.latin1, [[0x63, 0x61, 0x66, 0xE9]]), Array("café".utf8))
+        XCTAssertEqual(TextTranscoder.mode(target: "STRING", replyType: "STRING"), .latin1)
+    }
+
+    func testUTF8TargetsPassThrough() {
+        XCTAssertEqual(TextTranscoder.mode(target: "UTF8_STRING", replyType: "whatever"), .passthrough)
+        XCTAssertEqual(TextTranscoder.mode(target: "text/plain;charset=utf-8", replyType: nil), .passthrough)
+    }
+
+    func testTextPlainIsUTF8WhenValidElseLatin1() {
+        XCTAssertEqual(run(.utf8OrLatin1, [Array("ä".utf8)]), Array("ä".utf8))
+        XCTAssertEqual(run(.utf8OrLatin1, [[0xE4]]), Array("ä".utf8))
+    }
+
+    func testHTMLWithUTF16BOMIsDecodedAndTrailingNULDropped() {
+        let le: [UInt8] = [0xFF, 0xFE, 0x3C, 0, 0x62, 0, 0x3E, 0, 0xE9, 0, 0, 0]
+        XCTAssertEqual(run(.html, [Array(le.prefix(3)), Array(le.dropFirst(3))]), Array("<b>é".utf8))
+        let be: [UInt8] = [0xFE, 0xFF, 0, 0x3C, 0, 0x62]
+        XCTAssertEqual(run(.html, [be]), Array("<b".utf8))
+    }
+
+    func testHTMLInUTF8LosesOnlyOneTrailingNULAcrossChunks() {
+        XCTAssertEqual(run(.html, [Array("<p>a".utf8), [0]]), Array("<p>a".utf8))
+        XCTAssertEqual(run(.html, [Array("<p>".utf8) + [0], Array("b".utf8)]), Array("<p>".utf8) + [0] + Array("b".utf8))
+    }
+
+    func testLatin1EncodingRefusesCharactersOutsideLatin1() {
+        XCTAssertEqual(TextTranscoder.utf8ToLatin1(Data("café".utf8)), Data([0x63, 0x61, 0x66, 0xE9]))
+        XCTAssertNil(TextTranscoder.utf8ToLatin1(Data("€".utf8)))
+    }
+}
+
+final class ItemContentSourceTests: XCTestCase {
+    func source(_ item: Item) throws -> ItemContentSource {
+        var next: XAtom = 2000
+        var names: [String: XAtom] = [:]
+        let atoms = KnownAtoms.forTesting
+        for known in KnownAtom.allCases { names[known.rawValue] = atoms[known] }
+        return try ItemContentSource(item: item, atoms: atoms) { list in
+            list.map { name in
+                if let atom = names[name] { return atom }
+                next += 1
+                names[name] = next
+                return next
+            }
+        }
+    }
+
+    func testPlainTextIsOfferedUnderEveryTextTargetAndStringIsStrictLatin1() throws {
+        let atoms = KnownAtoms.forTesting
+        let s = try source(Item(representations: [Representation(type: .utf8PlainText, data: Data("€ café".utf8))]))
+        XCTAssertEqual(Set(s.targetNames), ["UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT", "text/plain"])
+        XCTAssertNil(s.content(for: atoms[.string]), "never answer STRING with bytes that are not Latin-1")
+        let text = try XCTUnwrap(s.content(for: atoms[.text]))
+        XCTAssertEqual(text.type, atoms[.utf8String])
+        XCTAssertEqual(s.content(for: atoms[.utf8String])?.type, atoms[.utf8String])
+    }
+
+    func testLatin1TextIsServedAsStringAndTextAsString() throws {
+        let atoms = KnownAtoms.forTesting
+        let s = try source(Item(representations: [Representation(type: .utf8PlainText, data: Data("café".utf8))]))
+        XCTAssertEqual(s.content(for: atoms[.string])?.bytes, Data([0x63, 0x61, 0x66, 0xE9]))
+        XCTAssertEqual(s.content(for: atoms[.text])?.type, atoms[.string])
+    }
+
+    func testConversionsRunOnFirstRequestOnlyAndAreCached() throws {
+        let counter = Counter()
+        let item = Item(representations: [
+            Representation(type: .markdown, data: Data("# hi".utf8)),
+            Representation(type: .html, derivedFrom: .markdown) {
+                counter.increment()
+                return Data("<h1>hi</h1>".utf8)
+            },
+        ])
+        let s = try source(item)
+        XCTAssertEqual(counter.value, 0, "offering must not convert")
+        let htmlIndex = try XCTUnwrap(s.targetNames.firstIndex(of: "text/html"))
+        let html = s.targets[htmlIndex]
+        XCTAssertEqual(s.content(for: html)?.bytes, Data("<h1>hi</h1>".utf8))
+        _ = s.content(for: html)
+        XCTAssertEqual(counter.value, 1)
+        XCTAssertTrue(s.targetNames.contains("text/markdown"))
+        XCTAssertTrue(s.targetNames.contains("UTF8_STRING"), "Markdown is plain text")
+    }
+
+    func testSensitiveItemsCarryThePasswordManagerHint() throws {
+        let item = Item(representations: [Representation(type: .utf8PlainText, data: Data("pw".utf8))],
+                        metadata: ItemMetadata(flags: [.sensitive]))
+        let s = try source(item)
+        let index = try XCTUnwrap(s.targetNames.firstIndex(of: "x-kde-passwordManagerHint"))
+        XCTAssertEqual(s.content(for: s.targets[index])?.bytes, Data("secret".utf8))
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""GTK 3 clipboard peer for pbctl's X11 integration tests.
+
+  gtk_peer.py paste TARGET     write the CLIPBOARD converted to TARGET to stdout (exit 1 when refused)
+  gtk_peer.py text             write gtk_clipboard_wait_for_text() to stdout
+  gtk_peer.py targets          print the CLIPBOARD's TARGETS, one per line
+  gtk_peer.py copy TARGET FILE [TARGET FILE...]
+                               own CLIPBOARD serving FILE's bytes under TARGET (text/plain targets via
+                               set_text when TARGET is 'text'); print 'ready' once owned; serve
+                               until killed (at most 60 s)
+  gtk_peer.py copy-image PNG   own CLIPBOARD with an image (GTK offers image/png and other formats)
+"""
+import sys
+import gi
+gi.require_version("Gtk", "3.0")
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gtk, Gdk, GLib, GdkPixbuf
+
+CLIPBOARD = Gdk.Atom.intern("CLIPBOARD", False)
+
+
+def main():
+    command = sys.argv[1]
+    clipboard = Gtk.Clipboard.get(CLIPBOARD)
+    if command == "paste":
+        data = clipboard.wait_for_contents(Gdk.Atom.intern(sys.argv[2], False))
+        if data is None or data.get_length() < 0:
+            return 1
+        sys.stdout.buffer.write(data.get_data())
+        return 0
+    if command == "text":
+        text = clipboard.wait_for_text()
+        if text is None:
+            return 1
+        sys.stdout.write(text)
+        return 0
+    if command == "targets":
+        ok, atoms = clipboard.wait_for_targets()
+        if not ok:
+            return 1
+        for atom in atoms:
+            print(atom.name())
+        return 0
+    if command == "copy":
+        pairs = list(zip(sys.argv[2::2], sys.argv[3::2]))
+        if len(pairs) == 1 and pairs[0][0] == "text":
+            with open(pairs[0][1], "rb") as f:
+                clipboard.set_text(f.read().decode("utf-8"), -1)
+            print("ready", flush=True)
+            run_main()
+            return 0
+        widget = Gtk.Invisible()
+        payloads = {}
+        for index, (target, path) in enumerate(pairs):
+            with open(path, "rb") as f:
+                payloads[index] = (Gdk.Atom.intern(target, False), f.read())
+            Gtk.selection_add_target(widget, CLIPBOARD, Gdk.Atom.intern(target, False), index)
+
+        def get(widget, selection_data, info, time):
+            atom, data = payloads[info]
+            selection_data.set(atom, 8, data)
+
+        widget.connect("selection-get", get)
+        widget.connect("selection-clear-event", lambda *a: Gtk.main_quit())
+        if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+            return 2
+        print("ready", flush=True)
+        run_main()
+        return 0
+    if command == "copy-image":
+        pixbuf = GdkPixbuf.Pixbuf.new_from_file(sys.argv[2])
+        clipboard.set_image(pixbuf)
+        print("ready", flush=True)
+        run_main()
+        return 0
+    return 64
+
+
+def run_main():
+    # The tests kill the peer when done; never outlive a forgotten test by more than a minute.
+    GLib.timeout_add_seconds(60, Gtk.main_quit)
+    Gtk.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

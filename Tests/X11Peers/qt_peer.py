@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""Qt 5 clipboard peer for pbctl's X11 integration tests (run with QT_QPA_PLATFORM=xcb).
+
+  qt_peer.py paste MIME        write QClipboard mimeData().data(MIME) to stdout (exit 1 when absent)
+  qt_peer.py text              write QClipboard.text() to stdout
+  qt_peer.py formats           print mimeData().formats(), one per line
+  qt_peer.py copy MIME FILE [MIME FILE...]
+                               own CLIPBOARD with these formats ('text' = setText); print 'ready';
+                               exit when another client takes the selection
+  qt_peer.py copy-image PNG    own CLIPBOARD with an image (setImageData)
+"""
+import sys
+from PyQt5.QtCore import QMimeData, QTimer
+from PyQt5.QtGui import QImage
+from PyQt5.QtWidgets import QApplication
+
+
+def main():
+    app = QApplication(sys.argv[:1])
+    clipboard = app.clipboard()
+    command = sys.argv[1]
+    if command in ("paste", "text", "formats"):
+        data = clipboard.mimeData()
+        if command == "formats":
+            for name in data.formats():
+                print(name)
+            return 0
+        if command == "text":
+            if not data.hasText():
+                return 1
+            sys.stdout.buffer.write(data.text().encode("utf-8"))
+            return 0
+        if not data.hasFormat(sys.argv[2]):
+            return 1
+        sys.stdout.buffer.write(bytes(data.data(sys.argv[2])))
+        return 0
+    if command in ("copy", "copy-image"):
+        mime = QMimeData()
+        if command == "copy-image":
+            mime.setImageData(QImage(sys.argv[2]))
+        else:
+            for name, path in zip(sys.argv[2::2], sys.argv[3::2]):
+                with open(path, "rb") as f:
+                    payload = f.read()
+                if name == "text":
+                    mime.setText(payload.decode("utf-8"))
+                else:
+                    mime.setData(name, payload)
+        clipboard.setMimeData(mime)
+        state = {"owned": False}
+
+        def changed():
+            if clipboard.ownsClipboard():
+                state["owned"] = True
+            elif state["owned"]:
+                QTimer.singleShot(100, app.quit)
+
+        clipboard.dataChanged.connect(changed)
+        if clipboard.ownsClipboard():
+            state["owned"] = True
+        print("ready", flush=True)
+        return app.exec_()
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main())
