@@ -26,6 +26,10 @@ public struct TargetNegotiation: Sendable {
     /// The type a target stands for.
     public func type(forTarget target: String) -> TypeIdentifier {
         if target == KnownAtom.compoundText.rawValue { return .utf8PlainText }
+        if registry.types(withTag: target, .x11Target).isEmpty, target.contains("/") {
+            // An unregistered MIME-style target: a MIME type (so `types` shows it as one).
+            return registry.type(forMIMEType: target)
+        }
         return registry.type(forX11Target: target)
     }
 
