@@ -12,6 +12,12 @@ step "pbctl types -p $board"
 "$pbctl" types -p "$board"
 step "pbctl paste -p $board"
 "$pbctl" paste -p "$board"
+step "pbctl paste -p $board --plain          # rendered, no markup"
+"$pbctl" paste -p "$board" --plain
+step "pbctl paste -p $board --as html"
+"$pbctl" paste -p "$board" --as html
+step "pbctl paste -p $board --accept public.rtf,public.html | head -c 300   # what LibreOffice would get"
+"$pbctl" paste -p "$board" --accept public.rtf,public.html | head -c 300; echo
 step "pbctl info -p $board"
 "$pbctl" info -p "$board"
 step "pbctl convert --from gfm --to html <<< '**bold** and ~~gone~~'"
