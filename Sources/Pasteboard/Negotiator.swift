@@ -47,7 +47,7 @@ public struct Negotiator: Sendable {
     public func choose(offered: [TypeSummary], accepting: [TypeIdentifier]) -> Decision? {
         guard !offered.isEmpty, !accepting.isEmpty else { return nil }
         let offeredTypes = offered.map(\.type)
-        let original = offered.first { $0.derivedFrom == nil }?.type
+        let original = Self.original(of: offered)
 
         // 1 + 2 + 3: exact matches.
         let exact = accepting.filter { offeredTypes.contains($0) }
@@ -74,6 +74,14 @@ public struct Negotiator: Sendable {
             }
         }
         return nil
+    }
+
+    /// The representation the others derive from: the one type not derived from another, when the
+    /// offer says so. Offers without provenance (an X11 owner's targets all look original) have none.
+    public static func original(of offered: [TypeSummary]) -> TypeIdentifier? {
+        let originals = offered.filter { $0.derivedFrom == nil }
+        guard originals.count == 1 else { return nil }
+        return originals[0].type
     }
 
     /// `types` ordered richest first; unranked types keep their order after the ranked ones.

@@ -274,10 +274,17 @@ struct PasteRequest {
             return try convertingChoice(to: target, offered, negotiator)
         case .plain:
             // Plain text as it was copied stays as it is; anything richer (Markdown included) is rendered.
-            if let original = offered.first(where: { $0.derivedFrom == nil })?.type,
+            if let original = Negotiator.original(of: offered),
                 original != .markdown, context.registry.conforms(original, to: .plainText)
             {
                 return Choice(read: original)
+            }
+            // Nothing richer than plain text on offer (an X11 owner of plain text): take it as it is.
+            let rich: Set<TypeIdentifier> = [.markdown, .html, .rtf, .textBundle]
+            if !types.contains(where: rich.contains),
+                let text = types.first(where: { context.registry.conforms($0, to: .plainText) })
+            {
+                return Choice(read: text)
             }
             return try convertingChoice(to: .utf8PlainText, offered, negotiator, renderFromRichest: true)
         case .preferRTF:
@@ -296,7 +303,7 @@ struct PasteRequest {
         let types = offered.map(\.type)
         if !renderFromRichest, types.contains(target) { return Choice(read: target) }
         var sources = negotiator.rankedByRichness(types).filter { $0 != target && canConvert($0, target) }
-        if let original = offered.first(where: { $0.derivedFrom == nil })?.type, let at = sources.firstIndex(of: original) {
+        if let original = Negotiator.original(of: offered), let at = sources.firstIndex(of: original) {
             sources.remove(at: at)
             sources.insert(original, at: 0)
         }
