@@ -365,8 +365,13 @@ let typesCommand = Command(
     options: [
         .flag("json", nil, "print JSON for scripts"),
         .value("item", nil, "N", "list item N (default 0)"),
+        .flag("registry", nil, "list the type registry (built-in and declared types) instead"),
     ],
     run: { context, arguments in
+        if arguments.has("registry") {
+            try context.terminal.out(try registryListing(context, json: arguments.has("json")))
+            return ExitCode.ok
+        }
         let pasteboard = try context.pasteboardName(arguments)
         let items = try context.backend(arguments).items(in: pasteboard)
         let index = try arguments.value("item").map { text -> Int in

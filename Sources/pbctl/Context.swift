@@ -22,6 +22,13 @@ struct Context: Sendable {
     var terminal: Terminal
     var registry: TypeRegistry = .standard
 
+    /// The built-in types plus those declared in `$XDG_CONFIG_HOME/pbctl/types` and
+    /// `/usr/share/pbctl/types` (see `DeclaredTypes.swift`); bad declarations are reported and skipped.
+    init(terminal: Terminal, registry: TypeRegistry? = nil) {
+        self.terminal = terminal
+        self.registry = registry ?? DeclaredTypes.registry(reportingTo: terminal)
+    }
+
     var environment: [String: String] { terminal.environment }
 
     enum BackendKind: String { case auto, store, x11 }

@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+
+/// Finds type declarations on disk and adds them to the built-in registry.
+///
+/// Folders, first wins: `$XDG_CONFIG_HOME/pbctl/types` (default `~/.config/pbctl/types`), then
+/// `/usr/share/pbctl/types` (or the folders in `$PBCTL_TYPES_PATH`, `:`-separated, when set). Every
+/// `*.plist` in them, in name order. A bad file or declaration is reported and skipped; it never
+/// stops pbctl.
+enum DeclaredTypes {
+    static let systemFolder = "/usr/share/pbctl/types"
+
+    static func folders(environment: [String: String]) -> [String] {
+        if let explicit = environment["PBCTL_TYPES_PATH"] {
+            return explicit.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        }
+        var result: [String] = []
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            result.append(config + "/pbctl/types")
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            result.append(home + "/.config/pbctl/types")
+        }
+        result.append(systemFolder)
+        return result
+    }
+
+    /// The built-in registry plus every declaration found, and what was skipped.
+    static func load(environment: [String: String]) -> (TypeRegistry, [TypeDeclarationProblem]) {
+        var registry = TypeRegistry.standard
+        var problems: [TypeDeclarationProblem] = []
+        var results: [TypeDeclarationParser.Result] = []
+        for folder in folders(environment: environment) {
+            for path in plistFiles(in: folder) {
+                do {
+                    let data = try readDeclarationFile(path)
+                    let result = TypeDeclarationParser.parse(data, origin: path)
+                    problems += result.problems
+                    results.append(result)
+                } catch let error as PasteboardError {
+                    problems.append(TypeDeclarationProblem(origin: path, key: "", message: error.message + "; skipped"))
+                } catch {
+                    problems.append(TypeDeclarationProblem(origin: path, key: "", message: "\(error); skipped"))
+                }
+            }
+        }
+        problems += registry.declare(results)
+        return (registry, problems)
+    }
+
+    /// `*.plist` regular files in `folder`, sorted; none when the folder does not exist.
+    static func plistFiles(in folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasSuffix(".plist"), !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted().map { folder + "/" + $0 }
+    }
+
+    static func readDeclarationFile(_ path: String) throws -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw PasteboardError(.io, "cannot open: \(POSIX.errorString())") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw PasteboardError(.invalidData, "not a regular file")
+        }
+        guard Int(st.st_size) <= TypeDeclarationParser.maximumFileSize else {
+            throw PasteboardError(.invalidData, "larger than \(TypeDeclarationParser.maximumFileSize) bytes")
+        }
+        return try POSIX.readAll(fd, path: path, sizeHint: Int(st.st_size))
+    }
+
+    /// Loads the registry for `terminal`'s environment and reports problems on standard error, one
+    /// line each (`pbctl: warning: FILE: KEY: message`).
+    static func registry(reportingTo terminal: Terminal) -> TypeRegistry {
+        let (registry, problems) = load(environment: terminal.environment)
+        for problem in problems { terminal.err("pbctl: warning: \(problem)") }
+        return registry
+    }
+}
+
+// MARK: types --registry
+
+/// One row of `pbctl types --registry`.
+struct RegistryListing: Codable {
+    var identifier: String
+    var conformsTo: [String]
+    var description: String
+    var extensions: [String]
+    var mimeTypes: [String]
+    var x11Targets: [String]
+    var declaredIn: String
+}
+
+/// The registry as `pbctl types --registry [--json]` prints it.
+func registryListing(_ context: Context, json: Bool) throws -> String {
+    let rows = context.registry.allDeclarations.map { declaration in
+        RegistryListing(
+            identifier: declaration.identifier.rawValue, conformsTo: declaration.conformsTo.map(\.rawValue),
+            description: declaration.description, extensions: declaration.tags[.filenameExtension] ?? [],
+            mimeTypes: declaration.tags[.mimeType] ?? [], x11Targets: declaration.tags[.x11Target] ?? [],
+            declaredIn: declaration.origin)
+    }
+    if json { return try jsonString(rows) }
+    let width = rows.map(\.identifier.count).max() ?? 0
+    let conformsWidth = min(40, rows.map { $0.conformsTo.joined(separator: ",").count }.max() ?? 0)
+    let extensionsWidth = min(24, rows.map { $0.extensions.joined(separator: ",").count }.max() ?? 0)
+    let mimeWidth = min(40, rows.map { $0.mimeTypes.joined(separator: ",").count }.max() ?? 0)
+    func column(_ values: [String], _ width: Int) -> String {
+        let text = values.isEmpty ? "-" : values.joined(separator: ",")
+        return text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count + 1)
+    }
+    var text = column(["IDENTIFIER"], width) + column(["CONFORMS TO"], conformsWidth)
+        + column(["EXTENSIONS"], extensionsWidth) + column(["MIME TYPES"], mimeWidth) + "DECLARED IN\n"
+    for row in rows {
+        text += column([row.identifier], width) + column(row.conformsTo, conformsWidth)
+            + column(row.extensions, extensionsWidth) + column(row.mimeTypes, mimeWidth) + row.declaredIn + "\n"
+    }
+    return text
+}
