@@ -37,6 +37,7 @@ let copyCommand = Command(
         .flag("sensitive", nil, "secret content: never written to disk or history; cleared after 45 s"),
         .flag("transient", nil, "mark the content transient: clipboard managers should not record it"),
         .value("source", nil, "ID", "the application the content comes from (org.nspasteboard.source)"),
+        .flag("verbose", "v", "say what was skipped (extended attributes, images a TextBundle could not take)"),
         .flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)"),
     ] + x11CopyOptionSpecs,
     run: { context, arguments in
@@ -55,6 +56,10 @@ let copyCommand = Command(
         var items: [Item] = []
         let sources = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
         for source in sources {
+            if let bundleItem = try textBundleItem(source, arguments, context) {  // .textbundle / .textpack
+                items.append(bundleItem)
+                continue
+            }
             let data: Data
             var metadata = ItemMetadata(sourceApplication: "pbctl")
             var type = declared
@@ -63,6 +68,7 @@ let copyCommand = Command(
             } else {
                 data = try POSIX.readFile(source)
                 metadata.sourcePath = absolutePath(source)
+                metadata.extra.merge(documentSourceMetadata(source, context, verbose: arguments.has("verbose"))) { $1 }
                 if type == nil, let ext = fileExtension(source) {
                     type = context.registry.types(withTag: ext, .filenameExtension).first
                 }
@@ -79,6 +85,7 @@ let copyCommand = Command(
                 Producers.item(
                     original: data, type: resolved, metadata: metadata, plainText: plainText,
                     convert: produceRepresentation))
+            addTextBundleRepresentations(&items[items.count - 1], source: source, data: data, context, verbose: arguments.has("verbose"))
         }
         let backend = try context.backend(arguments)
         try configureX11Copy(backend, arguments)
@@ -187,7 +194,7 @@ let pasteCommand = Command(
             if output.last == 0x0D { output.removeLast() }
         }
         if let path = arguments.value("output") {
-            try POSIX.writeFile(path, output)
+            try writePastedFile(path, output, items: indices.map { items[$0] }, arguments, context)
         } else {
             try context.terminal.out(output)
         }
@@ -411,6 +418,8 @@ struct InfoListing: Codable {
         var created: Date
         var sensitive: Bool
         var transient: Bool
+        /// Other provenance (`x-document-source.identifier`, …).
+        var extra: [String: String]? = nil
     }
     var pasteboard: String
     var backend: String
@@ -440,7 +449,8 @@ let infoCommand = Command(
                     },
                     sourceApplication: item.metadata.sourceApplication, sourcePath: item.metadata.sourcePath,
                     created: item.metadata.created, sensitive: item.metadata.flags.contains(.sensitive),
-                    transient: item.metadata.flags.contains(.transient))
+                    transient: item.metadata.flags.contains(.transient),
+                    extra: item.metadata.extra.isEmpty ? nil : item.metadata.extra)
             })
         if arguments.has("json") {
             try context.terminal.out(try jsonString(listing))
@@ -452,6 +462,7 @@ let infoCommand = Command(
         for (index, item) in listing.items.enumerated() {
             text += "item \(index):\n"
             if let source = item.sourcePath ?? item.sourceApplication { text += "  source:  \(source)\n" }
+            for (key, value) in (item.extra ?? [:]).sorted(by: { $0.key < $1.key }) { text += "  \(key): \(value)\n" }
             text += "  created: \(item.created.formatted(.iso8601))\n"
             if item.sensitive { text += "  flags:   sensitive\n" }
             for type in item.types {
