@@ -27,65 +27,72 @@ enum HTMLEntityDecoder {
 
     static func decode(_ s: String, inAttribute: Bool = false) -> String {
         guard s.utf8.contains(UInt8(ascii: "&")) else { return s }
-        var out = String.UnicodeScalarView()
-        let scalars = Array(s.unicodeScalars)
+        let bytes = Array(s.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
         var i = 0
-        while i < scalars.count {
-            let c = scalars[i]
-            if c != "&" {
-                out.append(c)
+        while i < bytes.count {
+            let b = bytes[i]
+            if b != UInt8(ascii: "&") {
+                out.append(b)
                 i += 1
                 continue
             }
-            if let (replacement, length) = reference(scalars, at: i, inAttribute: inAttribute) {
-                out.append(contentsOf: replacement.unicodeScalars)
+            if let (replacement, length) = reference(bytes, at: i, inAttribute: inAttribute) {
+                out.append(contentsOf: replacement.utf8)
                 i += length
             } else {
-                out.append(c)
+                out.append(b)
                 i += 1
             }
         }
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    /// The reference starting at `scalars[i]` (an `&`): its replacement and length.
-    static func reference(_ scalars: [Unicode.Scalar], at i: Int, inAttribute: Bool) -> (String, Int)? {
+    @inline(__always) private static func isAlnum(_ b: UInt8) -> Bool {
+        (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || (b >= 0x30 && b <= 0x39)
+    }
+
+    /// The reference starting at `bytes[i]` (an `&`): its replacement and length in bytes.
+    static func reference(_ bytes: [UInt8], at i: Int, inAttribute: Bool) -> (String, Int)? {
         var j = i + 1
-        guard j < scalars.count else { return nil }
-        if scalars[j] == "#" {
+        guard j < bytes.count else { return nil }
+        if bytes[j] == UInt8(ascii: "#") {
             j += 1
             var hex = false
-            if j < scalars.count, scalars[j] == "x" || scalars[j] == "X" {
+            if j < bytes.count, bytes[j] | 0x20 == UInt8(ascii: "x") {
                 hex = true
                 j += 1
             }
             var value: UInt32 = 0
             var digits = 0
-            while j < scalars.count, scalars[j].isASCII, let h = RTFTokenizer.hexValue(UInt8(scalars[j].value)),
-                hex || h < 10
-            {
+            while j < bytes.count, let h = RTFTokenizer.hexValue(bytes[j]), hex || h < 10 {
                 if value < 0x110000 { value = value * (hex ? 16 : 10) + UInt32(h) }
                 digits += 1
                 j += 1
             }
             guard digits > 0 else { return nil }
-            if j < scalars.count, scalars[j] == ";" { j += 1 }
+            if j < bytes.count, bytes[j] == UInt8(ascii: ";") { j += 1 }
             return (String(Character(scalar(forCode: value))), j - i)
         }
-        var name = ""
-        var longest: (String, Int)? = nil
-        while j < scalars.count, j - i <= 33, scalars[j].isASCII, scalars[j].properties.isAlphabetic || ("0"..."9").contains(scalars[j]) {
-            name.unicodeScalars.append(scalars[j])
-            j += 1
-            if j < scalars.count, scalars[j] == ";", let r = table[name] { return (r, j + 1 - i) }
-            if HTMLEntities.legacyNames.contains(name), let r = table[name] { longest = (r, j - i) }
+        let start = j
+        while j < bytes.count, j - start < 32, isAlnum(bytes[j]) { j += 1 }
+        guard j > start else { return nil }
+        if j < bytes.count, bytes[j] == UInt8(ascii: ";"), let r = table[String(decoding: bytes[start..<j], as: UTF8.self)] {
+            return (r, j + 1 - i)
         }
-        if let (r, length) = longest {
-            if inAttribute, i + length < scalars.count {
-                let next = scalars[i + length]
-                if next == "=" || next.properties.isAlphabetic || ("0"..."9").contains(next) { return nil }
+        // Legacy references without `;` (at most 6 letters): the longest that is one.
+        var length = min(j - start, 6)
+        while length >= 2 {
+            let name = String(decoding: bytes[start..<start + length], as: UTF8.self)
+            if HTMLEntities.legacyNames.contains(name), let r = table[name] {
+                if inAttribute, start + length < bytes.count {
+                    let next = bytes[start + length]
+                    if next == UInt8(ascii: "=") || isAlnum(next) { return nil }
+                }
+                return (r, length + 1)
             }
-            return (r, length)
+            length -= 1
         }
         return nil
     }

@@ -342,9 +342,8 @@ struct HTMLConverter {
         } else {
             t = raw.replacingNewlines()
         }
-        if var last = segments.last, last.inline == nil, last.wrappers == inherited.wrappers {
-            last.text += t
-            segments[segments.count - 1] = last
+        if let last = segments.last, last.inline == nil, last.wrappers == inherited.wrappers {
+            segments[segments.count - 1].text += t  // in place: no copy of the string
         } else {
             segments.append(HTMLSegment(inline: nil, text: t, wrappers: inherited.wrappers))
         }

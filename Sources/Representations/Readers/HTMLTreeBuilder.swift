@@ -187,7 +187,7 @@ struct HTMLTreeBuilder {
             var j = i + 2
             let nameStart = j
             while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">") { j += 1 }
-            let name = String(decoding: bytes[nameStart..<j], as: UTF8.self).lowercased()
+            let name = lowercasedName(nameStart..<j)
             while j < n, bytes[j] != UInt8(ascii: ">") { j += 1 }
             i = min(n, j + 1)
             endTag(name)
@@ -197,7 +197,7 @@ struct HTMLTreeBuilder {
         var j = i + 1
         let nameStart = j
         while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">") { j += 1 }
-        let name = String(decoding: bytes[nameStart..<j], as: UTF8.self).lowercased()
+        let name = lowercasedName(nameStart..<j)
         var attributes: [(name: String, value: String)] = []
         var selfClosing = false
         while j < n {
@@ -214,7 +214,7 @@ struct HTMLTreeBuilder {
             let an = j
             j += 1  // the first character may be '=' (HTML5 takes it as part of the name)
             while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "=") { j += 1 }
-            let attrName = String(decoding: bytes[an..<j], as: UTF8.self).lowercased()
+            let attrName = lowercasedName(an..<j)
             while j < n, isSpace(bytes[j]) { j += 1 }
             var value = ""
             if j < n, bytes[j] == UInt8(ascii: "=") {
@@ -242,6 +242,12 @@ struct HTMLTreeBuilder {
             rawText(name)
         }
         return true
+    }
+
+    /// A tag or attribute name, lower-cased (ASCII) without going through `String.lowercased()`.
+    private func lowercasedName(_ range: Range<Int>) -> String {
+        if !bytes[range].contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return String(decoding: bytes[range], as: UTF8.self) }
+        return String(decoding: bytes[range].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private mutating func bogusComment(from start: Int) {
@@ -286,7 +292,17 @@ struct HTMLTreeBuilder {
 
     // MARK: Tree building
 
-    private func isOpen(_ name: String, scopeStoppers: Set<String> = ["table", "td", "th", "#root"]) -> Int? {
+    private static let defaultScope: Set<String> = ["table", "td", "th", "#root"]
+    private static let paragraphScope: Set<String> = ["table", "td", "th", "li", "#root", "blockquote", "div"]
+    private static let listItemScope: Set<String> = ["ul", "ol", "table", "td", "th", "#root"]
+    private static let definitionScope: Set<String> = ["dl", "table", "#root"]
+    private static let cellScope: Set<String> = ["tr", "table", "#root"]
+    private static let tableScope: Set<String> = ["table", "#root"]
+    private static let selectScope: Set<String> = ["select", "#root"]
+    private static let rootScope: Set<String> = ["#root"]
+    private static let tableParts: Set<String> = ["table", "td", "th", "tr", "tbody", "thead", "tfoot"]
+
+    private func isOpen(_ name: String, scopeStoppers: Set<String> = HTMLTreeBuilder.defaultScope) -> Int? {
         var k = stack.count - 1
         while k > 0 {
             if stack[k].name == name { return k }
@@ -304,26 +320,26 @@ struct HTMLTreeBuilder {
         default:
             break
         }
-        if Self.closesParagraph.contains(name), let k = isOpen("p", scopeStoppers: ["table", "td", "th", "li", "#root", "blockquote", "div"]) {
+        if Self.closesParagraph.contains(name), let k = isOpen("p", scopeStoppers: Self.paragraphScope) {
             stack.removeSubrange(k...)
         }
         switch name {
         case "li":
-            if let k = isOpen("li", scopeStoppers: ["ul", "ol", "table", "td", "th", "#root"]) { stack.removeSubrange(k...) }
+            if let k = isOpen("li", scopeStoppers: Self.listItemScope) { stack.removeSubrange(k...) }
         case "dt", "dd":
-            if let k = isOpen("dt", scopeStoppers: ["dl", "table", "#root"]) { stack.removeSubrange(k...) }
-            if let k = isOpen("dd", scopeStoppers: ["dl", "table", "#root"]) { stack.removeSubrange(k...) }
+            if let k = isOpen("dt", scopeStoppers: Self.definitionScope) { stack.removeSubrange(k...) }
+            if let k = isOpen("dd", scopeStoppers: Self.definitionScope) { stack.removeSubrange(k...) }
         case "td", "th":
-            if let k = isOpen("td", scopeStoppers: ["tr", "table", "#root"]) { stack.removeSubrange(k...) }
-            if let k = isOpen("th", scopeStoppers: ["tr", "table", "#root"]) { stack.removeSubrange(k...) }
+            if let k = isOpen("td", scopeStoppers: Self.cellScope) { stack.removeSubrange(k...) }
+            if let k = isOpen("th", scopeStoppers: Self.cellScope) { stack.removeSubrange(k...) }
         case "tr":
-            if let k = isOpen("tr", scopeStoppers: ["table", "#root"]) { stack.removeSubrange(k...) }
+            if let k = isOpen("tr", scopeStoppers: Self.tableScope) { stack.removeSubrange(k...) }
         case "thead", "tbody", "tfoot":
             for t in ["thead", "tbody", "tfoot"] {
-                if let k = isOpen(t, scopeStoppers: ["table", "#root"]) { stack.removeSubrange(k...) }
+                if let k = isOpen(t, scopeStoppers: Self.tableScope) { stack.removeSubrange(k...) }
             }
         case "option":
-            if let k = isOpen("option", scopeStoppers: ["select", "#root"]) { stack.removeSubrange(k...) }
+            if let k = isOpen("option", scopeStoppers: Self.selectScope) { stack.removeSubrange(k...) }
         case "a":
             if let k = isOpen("a") { stack.removeSubrange(k...) }
         case "h1", "h2", "h3", "h4", "h5", "h6":
@@ -357,10 +373,8 @@ struct HTMLTreeBuilder {
         default:
             break
         }
-        var stoppers: Set<String> = ["#root"]
-        if name != "table" && name != "td" && name != "th" && name != "tr" && name != "tbody" && name != "thead" && name != "tfoot" {
-            stoppers.formUnion(["table", "td", "th"])
+        if let k = isOpen(name, scopeStoppers: Self.tableParts.contains(name) ? Self.rootScope : Self.defaultScope) {
+            stack.removeSubrange(k...)
         }
-        if let k = isOpen(name, scopeStoppers: stoppers) { stack.removeSubrange(k...) }
     }
 }

@@ -71,15 +71,15 @@ struct RTFBlockBuilder {
         for run in p.runs {
             switch run.kind {
             case .text:
-                if run.text.allSatisfy(\.isWhitespace) { continue }
+                if run.text.isBlank { continue }
                 size = max(size, run.size)
-                count += run.text.count
+                count += run.text.utf8.count
                 if !run.style.bold { allBold = false }
             case .lineBreak: return nil
             default: continue
             }
         }
-        guard count > 0, count <= 200 else { return nil }
+        guard count > 0, count <= 400 else { return nil }
         if size >= bodyFontSize + 4 && (allBold || size >= bodyFontSize * 3 / 2) { return size }
         return nil
     }
@@ -112,8 +112,10 @@ struct RTFBlockBuilder {
         }
         let quote = p.leftIndent >= 360 ? max(1, (p.leftIndent + 360) / 720) : 0
         if isCode(p) { return .code(codeText(p), quoteDepth: quote) }
-        let text = p.runs.filter { $0.kind == .text }.map(\.text).joined().filter { !$0.isWhitespace }
-        if text.count >= 3, let c = text.first, "—–-_*=".contains(c), text.allSatisfy({ $0 == c }) { return .rule }
+        if p.runs.count <= 2, p.runs.reduce(0, { $0 + $1.text.utf8.count }) <= 64 {
+            let text = p.runs.filter { $0.kind == .text }.map(\.text).joined().filter { !$0.isWhitespace }
+            if text.count >= 3, let c = text.first, "—–-_*=".contains(c), text.allSatisfy({ $0 == c }) { return .rule }
+        }
         return .paragraph(p, quoteDepth: quote)
     }
 
@@ -123,7 +125,7 @@ struct RTFBlockBuilder {
             switch run.kind {
             case .text:
                 if run.link != nil { return false }
-                if run.style.monospace { any = true } else if !run.text.allSatisfy(\.isWhitespace) { return false }
+                if run.style.monospace { any = true } else if !run.text.isBlank { return false }
             case .lineBreak: continue
             default: return false
             }
@@ -152,6 +154,8 @@ struct RTFBlockBuilder {
     /// Removes a list marker typed as text ("•\t", "1.\t", "a)\t") from the start of the paragraph.
     static func textMarker(_ p: inout RTFParagraph) -> String? {
         guard let first = p.runs.first, first.kind == .text else { return nil }
+        // A marker is short: look for the tab in the first bytes only.
+        guard first.text.utf8.prefix(24).contains(0x09) else { return nil }
         let text = first.text.drop { $0 == " " }
         guard let tab = text.firstIndex(of: "\t") else { return nil }
         let marker = String(text[..<tab]).trimmingWhitespace()
@@ -314,8 +318,8 @@ struct RTFBlockBuilder {
     func inlines(_ runs: [RTFRun]) -> [RichInline] {
         var trimmed = runs
         // Leading and trailing white space of a paragraph is not content.
-        while let f = trimmed.first, f.kind == .text, f.text.allSatisfy(\.isWhitespace) { trimmed.removeFirst() }
-        while let l = trimmed.last, l.kind == .text || l.kind == .lineBreak, l.text.allSatisfy(\.isWhitespace) { trimmed.removeLast() }
+        while let f = trimmed.first, f.kind == .text, f.text.isBlank { trimmed.removeFirst() }
+        while let l = trimmed.last, l.kind == .text || l.kind == .lineBreak, l.text.isBlank { trimmed.removeLast() }
         if var f = trimmed.first, f.kind == .text {
             f.text = f.text.trimmingLeadingSpaces()
             trimmed[0] = f

@@ -48,7 +48,7 @@ struct RTFParagraph {
     var legacyStart: Int? = nil
     var leftIndent: Int = 0
     var borderBottom = false
-    var hasText: Bool { runs.contains { $0.kind != .text || $0.text.contains { !$0.isWhitespace } } }
+    var hasText: Bool { runs.contains { $0.kind != .text || !$0.text.isBlank } }
 }
 
 enum RTFItem {
@@ -68,7 +68,10 @@ private struct GroupState {
     var font = -1
     var fontSize = 24
     var uc = 1
-    var codePage: CodePage = .cp1252
+    /// Code page for `\'hh` bytes in the current font (see ``CodePage/forNumber(_:)``).
+    var codePageNumber = 1252
+    /// Whether the current font is monospace (`\fmodern` or a known monospace family).
+    var fontMonospace = false
     // paragraph properties
     var outlineLevel: Int? = nil
     var styleIndex: Int? = nil
@@ -94,7 +97,13 @@ private enum Keyword {
     case brdrb, skipDestination, upr, ud, cpg, htmltag, mhtmltag
 }
 
-private let keywords: [String: Keyword] = {
+private let keywords: [UInt64: Keyword] = {
+    var hashed: [UInt64: Keyword] = [:]
+    for (name, keyword) in keywordNames { hashed[RTFParser.hash(name.utf8)] = keyword }
+    return hashed
+}()
+
+private let keywordNames: [String: Keyword] = {
     var k: [String: Keyword] = [
         "rtf": .rtf, "ansi": .ansi, "mac": .mac, "pc": .pc, "pca": .pca, "ansicpg": .ansicpg, "deff": .deff,
         "uc": .uc, "u": .u, "fonttbl": .fonttbl, "f": .f, "fcharset": .fcharset, "fmodern": .fmodern, "fnil": .fnil,
@@ -142,7 +151,7 @@ struct RTFParser {
     private var tokenizer: RTFTokenizer
     private var state = GroupState()
     private var stack: [GroupState] = []
-    private var documentCodePage: CodePage = .cp1252
+    private var documentCodePage = 1252
     private var defaultFont = 0
 
     // font table
@@ -175,6 +184,8 @@ struct RTFParser {
     private var unicodeSkip = 0
     private var pendingHighSurrogate: UInt16? = nil
     private var sizeHistogram: [Int: Int] = [:]
+    private var lastHistogramSize = 24
+    private var lastHistogramCount = 0
 
     // tables
     private var rows: [[[RTFParagraph]]] = []
@@ -201,7 +212,9 @@ struct RTFParser {
     }
 
     func bodyFontSize() -> Int {
-        sizeHistogram.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? 24
+        var sizeHistogram = self.sizeHistogram
+        sizeHistogram[lastHistogramSize, default: 0] += lastHistogramCount
+        return sizeHistogram.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? 24
     }
 
     mutating func run() {
@@ -231,9 +244,9 @@ struct RTFParser {
                     unicodeSkip -= 1
                     continue
                 }
-                let name = tokenizer.name(nameRange)
-                if name == "rtf" { sawRTF = true }
-                handleWord(name, parameter)
+                let key = RTFParser.hash(tokenizer.bytes[nameRange])
+                if key == RTFParser.rtfKey { sawRTF = true }
+                handleWord(key, parameter)
             case .symbol(let c):
                 if unicodeSkip > 0 {
                     unicodeSkip -= 1
@@ -260,6 +273,11 @@ struct RTFParser {
                 }
                 if state.destination == .picture {
                     pictureHexDigits(tokenizer.bytes[start..<range.upperBound])
+                } else if pendingBytes.isEmpty && state.destination == .normal
+                    && !tokenizer.bytes[start..<range.upperBound].contains(where: { $0 >= 0x80 })
+                {
+                    // Plain ASCII text: no code page needed.
+                    if !state.hidden { appendRun(.text, String(decoding: tokenizer.bytes[start..<range.upperBound], as: UTF8.self)) }
                 } else {
                     for b in tokenizer.bytes[start..<range.upperBound] { appendByte(b) }
                 }
@@ -328,7 +346,7 @@ struct RTFParser {
     private mutating func flushBytes() {
         guard !pendingBytes.isEmpty else { return }
         var scalars = String.UnicodeScalarView()
-        let leftover = state.codePage.decode(pendingBytes[...], into: &scalars)
+        let leftover = CodePage.forNumber(state.codePageNumber).decode(pendingBytes[...], into: &scalars)
         if leftover > 0 { scalars.append("\u{FFFD}") }
         pendingBytes.removeAll(keepingCapacity: true)
         pendingHighSurrogate = nil
@@ -362,18 +380,24 @@ struct RTFParser {
 
     private mutating func appendRun(_ kind: RTFRun.Kind, _ text: String) {
         var style = state.style
-        if let font = fonts[state.font], font.monospace { style.monospace = true }
+        if state.fontMonospace { style.monospace = true }
         let link = state.fieldIndex.flatMap { fieldURLs[$0] }
-        if kind == .text, var last = paragraph.runs.last, last.kind == .text, last.style == style,
-            last.size == state.fontSize, last.link == link
+        let last = paragraph.runs.count - 1
+        if kind == .text, last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].style == style,
+            paragraph.runs[last].size == state.fontSize, paragraph.runs[last].link == link
         {
-            last.text += text
-            paragraph.runs[paragraph.runs.count - 1] = last
+            paragraph.runs[last].text += text  // in place: no copy of the run's string
         } else {
             paragraph.runs.append(RTFRun(kind: kind, text: text, style: style, size: state.fontSize, link: link))
         }
         if kind == .text {
-            sizeHistogram[state.fontSize, default: 0] += text.unicodeScalars.count
+            if state.fontSize == lastHistogramSize {
+                lastHistogramCount += text.utf8.count
+            } else {
+                sizeHistogram[lastHistogramSize, default: 0] += lastHistogramCount
+                lastHistogramSize = state.fontSize
+                lastHistogramCount = text.utf8.count
+            }
         }
     }
 
@@ -437,10 +461,20 @@ struct RTFParser {
         }
     }
 
-    private mutating func handleWord(_ name: String, _ parameter: Int?) {
+    /// FNV-1a hash of a control word's letters: the keyword table is looked up without making a string.
+    @inline(__always)
+    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+    static let rtfKey = hash("rtf".utf8)
+    static let udKey = hash("ud".utf8)
+
+    private mutating func handleWord(_ name: UInt64, _ parameter: Int?) {
         flushBytes()
         if state.destination == .skip {
-            if name == "ud" { state.destination = stack.count >= 2 ? stack[stack.count - 2].destination : .normal }
+            if name == Self.udKey { state.destination = stack.count >= 2 ? stack[stack.count - 2].destination : .normal }
             return
         }
         let starred = state.destination == .skipText
@@ -660,23 +694,25 @@ struct RTFParser {
     }
 
     private mutating func setDocumentCodePage(_ n: Int) {
-        documentCodePage = CodePage.forNumber(n)
+        documentCodePage = n
         updateCodePage()
     }
 
     private mutating func updateCodePage() {
-        if let font = fonts[state.font], let charset = font.charset {
+        let font = fonts[state.font]
+        state.fontMonospace = font?.monospace ?? false
+        if let font, let charset = font.charset {
             if charset < 0 {
-                state.codePage = CodePage.forNumber(-charset)
+                state.codePageNumber = -charset
                 return
             }
             if let n = CodePage.numberForCharset(charset) {
                 // \fcharset0 means "ANSI": the document's own ANSI page unless that is not a Western one.
-                state.codePage = n == 1252 ? documentCodePage : CodePage.forNumber(n)
+                state.codePageNumber = n == 1252 ? documentCodePage : n
                 return
             }
         }
-        state.codePage = documentCodePage
+        state.codePageNumber = documentCodePage
     }
 
     private mutating func applyCharacterStyle(_ cs: (style: RTFRunStyle, font: Int, name: String)) {
@@ -864,6 +900,26 @@ struct RTFParser {
             rows = []
             headerRows = 0
         }
+    }
+}
+
+extension String {
+    /// Only spaces, tabs, line breaks and no-break spaces (checked on UTF-8, without decoding characters).
+    var isBlank: Bool {
+        var previousC2 = false
+        for b in utf8 {
+            if previousC2 {
+                if b != 0xA0 { return false }
+                previousC2 = false
+                continue
+            }
+            switch b {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case 0xC2: previousC2 = true
+            default: return false
+            }
+        }
+        return !previousC2
     }
 }
 
