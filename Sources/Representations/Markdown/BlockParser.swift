@@ -8,6 +8,8 @@ private let codeIndent = 4
 private let tabStop = 4
 /// Nesting cap for lists and footnote definitions (cmark-gfm's MAX_LIST_DEPTH).
 private let maxListDepth = 100
+/// Cap on empty cells added to short table rows, per table (cmark-gfm: 0x80000).
+private let maxAutocompletedCells = 0x80000
 
 struct BlockInfo {
     var markerOffset: Int32 = 0
@@ -16,6 +18,7 @@ struct BlockInfo {
     var htmlType: UInt8 = 0
     var tableVisited = false
     var tableColumns: Int32 = 0
+    var tableAutocompleted = 0
     /// Range of `segments` describing the lines of this leaf's content (for source positions).
     var segStart: Int32 = 0
     var segCount: Int32 = 0
@@ -707,8 +710,8 @@ struct BlockParser {
                 container = addChild(container, .codeBlock, startColumn: offset - lineStart + 1)
             } else if options.tables && !indented && contType == .paragraph, tryOpenTable(&container) {
                 // table header consumed the line
-            } else if options.tables && !indented && contType == .table && !blank {
-                openTableRow(container)
+            } else if options.tables && !indented && contType == .table && !blank, openTableRow(container) {
+                // body row consumed the line
             } else {
                 break
             }
@@ -1182,11 +1185,15 @@ struct BlockParser {
         return !row.cells.isEmpty
     }
 
-    mutating func openTableRow(_ table: Int32) {
+    mutating func openTableRow(_ table: Int32) -> Bool {
         let columns = Int(info[Int(table)].tableColumns)
-        guard columns <= 0x80000 else { return }
-        let row = appendChild(table, .tableRow, startColumn: firstNonspace - lineStart + 1)
         let cells = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1)?.cells ?? []
+        // Filling in missing cells can make output quadratic in the input (cmark-gfm's
+        // MAX_AUTOCOMPLETED_CELLS): past the cap, the table ends here.
+        let missing = max(0, columns - cells.count)
+        if info[Int(table)].tableAutocompleted + missing > maxAutocompletedCells { return false }
+        info[Int(table)].tableAutocompleted += missing
+        let row = appendChild(table, .tableRow, startColumn: firstNonspace - lineStart + 1)
         var i = 0
         while i < cells.count && i < columns {
             addCellFromLine(row, cells[i])
@@ -1201,6 +1208,7 @@ struct BlockParser {
         nodes[Int(row)].flags &= ~MarkdownNodeRecord.Flag.open
         nodes[Int(row)].endColumn = Int32(lineEnd - lineStart)
         advanceOffset(lineEnd - offset, columns: false)
+        return true
     }
 
     mutating func addCellFromLine(_ row: Int32, _ cell: Cell) {

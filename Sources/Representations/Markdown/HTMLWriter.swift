@@ -230,6 +230,7 @@ private struct Renderer {
         var plainDepth = 0
         var tableHeaderOpen = false
         var tableBodyOpen = false
+        var cellIndex = 0
         while true {
             let r = doc.nodes[Int(current)]
             var descend = entering && !r.kind.isLeaf && r.firstChild >= 0
@@ -327,18 +328,14 @@ private struct Renderer {
                         }
                         cr()
                         lit("<tr>\n")
+                        cellIndex = 0
                     case .tableCell:
                         let row = doc.nodes[Int(r.parent)]
                         let header = row.flags & MarkdownNodeRecord.Flag.variant != 0
                         cr()
                         lit(header ? "<th" : "<td")
-                        // column index
-                        var col = 0
-                        var p = r.prev
-                        while p >= 0 {
-                            col += 1
-                            p = doc.nodes[Int(p)].prev
-                        }
+                        let col = cellIndex
+                        cellIndex += 1
                         let table = doc.nodes[Int(row.parent)]
                         if table.extra >= 0 {
                             let e = doc.extras[Int(table.extra)]

@@ -60,13 +60,16 @@ struct InlineParser {
     fileprivate var delims: [Delimiter] = []
     var lastDelim: Int32 = -1
     fileprivate var brackets: [Bracket] = []
+    /// Indices into `brackets` of the link (non-image) openers.
+    var linkOpeners: [Int] = []
     var backticks = [Int](repeating: 0, count: maxBackticks + 1)
     var scannedForBackticks = false
     var noCommentEnd = false
     var noPIEnd = false
     var noCDATAEnd = false
     var noDeclEnd = false
-    var noQuoteFrom: [Int] = [Int.max, Int.max, Int.max]  // ", ', )
+    var noQuoteFrom = (Int.max, Int.max, Int.max)  // ", ' in attribute values
+    var noTitleFrom = (Int.max, Int.max, Int.max)  // ", ', ( link titles
 
     init(parser p: BlockParser) {
         nodes = p.nodes
@@ -167,6 +170,7 @@ struct InlineParser {
         segEnd = segStart + Int(info[Int(b)].segCount)
         delims.removeAll(keepingCapacity: true)
         brackets.removeAll(keepingCapacity: true)
+        linkOpeners.removeAll(keepingCapacity: true)
         lastDelim = -1
         if scannedForBackticks {
             for i in 0...maxBackticks { backticks[i] = 0 }
@@ -176,7 +180,8 @@ struct InlineParser {
         noPIEnd = false
         noCDATAEnd = false
         noDeclEnd = false
-        noQuoteFrom = [Int.max, Int.max, Int.max]
+        noQuoteFrom = (Int.max, Int.max, Int.max)
+        noTitleFrom = (Int.max, Int.max, Int.max)
 
         while pos < end {
             parseInline()
@@ -528,12 +533,12 @@ struct InlineParser {
                 let q = subj[m]
                 if q == UInt8(ascii: "\"") || q == UInt8(ascii: "'") {
                     let qi = q == UInt8(ascii: "\"") ? 0 : 1
-                    if m >= noQuoteFrom[qi] { return nil }
+                    if m >= (qi == 0 ? noQuoteFrom.0 : noQuoteFrom.1) { return nil }
                     let from = m
                     m += 1
                     while m < end && subj[m] != q { m += 1 }
                     guard m < end else {
-                        noQuoteFrom[qi] = from
+                        if qi == 0 { noQuoteFrom.0 = from } else { noQuoteFrom.1 = from }
                         return nil
                     }
                     j = m + 1
@@ -740,7 +745,12 @@ struct InlineParser {
 
     // MARK: Brackets and links
 
+    mutating func popBracket() {
+        if let b = brackets.popLast(), !b.image { linkOpeners.removeLast() }
+    }
+
     mutating func pushBracket(image: Bool, node: Int32) {
+        if !image { linkOpeners.append(brackets.count) }
         if !brackets.isEmpty { brackets[brackets.count - 1].bracketAfter = true }
         brackets.append(
             Bracket(node: node, prevDelim: lastDelim, position: pos, image: image, active: true, bracketAfter: false))
@@ -755,7 +765,7 @@ struct InlineParser {
             return
         }
         if !opener.active {
-            brackets.removeLast()
+            popBracket()
             appendText(closeStart, pos)
             return
         }
@@ -831,7 +841,7 @@ struct InlineParser {
                 }
             }
             if !matched {
-                brackets.removeLast()
+                popBracket()
                 pos = initialPos
                 appendText(closeStart, initialPos)
                 return
@@ -870,14 +880,15 @@ struct InlineParser {
         nodes[Int(oNode)].prev = -1
 
         processEmphasis(opener.prevDelim)
-        brackets.removeLast()
+        popBracket()
         if !isImage {
-            var i = brackets.count - 1
+            // Deactivate earlier link openers. Link openers form a stack of
+            // [inactive..., active...], so stop at the first inactive one (linear overall).
+            var i = linkOpeners.count - 1
             while i >= 0 {
-                if !brackets[i].image {
-                    if !brackets[i].active { break }
-                    brackets[i].active = false
-                }
+                let b = linkOpeners[i]
+                if !brackets[b].active { break }
+                brackets[b].active = false
                 i -= 1
             }
         }
@@ -898,9 +909,12 @@ struct InlineParser {
         case UInt8(ascii: "("): qi = 2
         default: return nil
         }
-        if p >= noQuoteFrom[qi] && qi == 2 { return nil }
+        let failedFrom = qi == 0 ? noTitleFrom.0 : (qi == 1 ? noTitleFrom.1 : noTitleFrom.2)
+        if p >= failedFrom { return nil }
         if let e = MD.scanLinkTitle(subj, p, end) { return e }
-        if qi == 2 { noQuoteFrom[2] = min(noQuoteFrom[2], p) }
+        // A title that runs off the end without its closing delimiter can't close from any later
+        // position either (for parentheses: unless a '(' intervenes, so only memoise quotes).
+        if qi == 0 { noTitleFrom.0 = p } else if qi == 1 { noTitleFrom.1 = p }
         return nil
     }
 
@@ -931,7 +945,7 @@ struct InlineParser {
         }
         nodes[Int(ref)].prev = prevNode
         nodes[Int(block)].lastChild = ref
-        brackets.removeLast()
+        popBracket()
     }
 
     // MARK: GFM extended autolinks
@@ -1102,22 +1116,39 @@ struct InlineParser {
             var c = nodes[Int(p)].firstChild
             while c >= 0 {
                 if nodes[Int(c)].kind == .text {
+                    // Merge a run of adjacent text nodes when it holds an '@' (as cmark-gfm
+                    // consolidates text before looking for e-mail addresses).
                     var n = nodes[Int(c)].next
+                    var hasAt = false
+                    var m = c
+                    while m >= 0 && nodes[Int(m)].kind == .text {
+                        let r = nodes[Int(m)]
+                        if bytes[Int(r.literalStart)..<Int(r.literalStart + r.literalCount)].contains(UInt8(ascii: "@")) {
+                            hasAt = true
+                            break
+                        }
+                        m = r.next
+                    }
+                    if !hasAt {
+                        while n >= 0 && nodes[Int(n)].kind == .text { n = nodes[Int(n)].next }
+                        c = n
+                        continue
+                    }
                     if n >= 0 && nodes[Int(n)].kind == .text {
-                        // merge run
-                        let st = bytes.count
-                        bytes.append(
-                            contentsOf: bytes[
-                                Int(nodes[Int(c)].literalStart)..<Int(nodes[Int(c)].literalStart + nodes[Int(c)].literalCount)])
+                        var merged: [UInt8] = []
+                        let r0 = nodes[Int(c)]
+                        merged.append(contentsOf: bytes[Int(r0.literalStart)..<Int(r0.literalStart + r0.literalCount)])
                         while n >= 0 && nodes[Int(n)].kind == .text {
                             let r = nodes[Int(n)]
-                            bytes.append(contentsOf: bytes[Int(r.literalStart)..<Int(r.literalStart + r.literalCount)])
+                            merged.append(contentsOf: bytes[Int(r.literalStart)..<Int(r.literalStart + r.literalCount)])
                             nodes[Int(c)].endLine = r.endLine
                             nodes[Int(c)].endColumn = r.endColumn
                             let nn = r.next
                             unlink(n, parent: p)
                             n = nn
                         }
+                        let st = bytes.count
+                        bytes.append(contentsOf: merged)
                         nodes[Int(c)].literalStart = Int32(st)
                         nodes[Int(c)].literalCount = Int32(bytes.count - st)
                     }
@@ -1211,7 +1242,8 @@ struct InlineParser {
             lr.endColumn = r.startColumn + Int32(emailEnd - ds) - 1
             let d0 = bytes.count
             bytes.append(contentsOf: Array("mailto:".utf8))
-            bytes.append(contentsOf: bytes[emailStart..<emailEnd])
+            let email = Array(bytes[emailStart..<emailEnd])
+            bytes.append(contentsOf: email)
             lr.extra = Int32(extras.count)
             extras.append(MarkdownExtra(aStart: Int32(d0), aCount: Int32(bytes.count - d0), bStart: 0, bCount: 0))
             nodes.append(lr)
