@@ -6,9 +6,8 @@ import XCTest
 /// and external tools.
 enum RichTextTestSupport {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/reference/samples")
+    /// Copies of the reference samples (`shared/reference/samples`): Cocoa-style and pandoc 2.17 RTF.
+    static let samples = fixtures.appendingPathComponent("RichText")
 
     /// A document exercising every construct the RTF writer handles, made with the AST builder.
     static func sampleDocument() -> MarkdownDocument {

@@ -271,6 +271,10 @@ struct RTFParser {
                     start += skip
                     if start == range.upperBound { continue }
                 }
+                if pendingHighSurrogate != nil {
+                    pendingHighSurrogate = nil
+                    appendScalar(0xFFFD)
+                }
                 if state.destination == .picture {
                     pictureHexDigits(tokenizer.bytes[start..<range.upperBound])
                 } else if pendingBytes.isEmpty && state.destination == .normal
