@@ -36,8 +36,8 @@ struct HTMLReader {
             for (k, b) in sample.enumerated() where b == 0 {
                 if k % 2 == 1 { oddNul += 1 } else { evenNul += 1 }
             }
-            if oddNul > sample.count / 4 && evenNul == 0 { return utf16(bytes[...], littleEndian: true) }
-            if evenNul > sample.count / 4 && oddNul == 0 { return utf16(bytes[...], littleEndian: false) }
+            if oddNul > sample.count / 5 && evenNul * 10 < oddNul { return utf16(bytes[...], littleEndian: true) }
+            if evenNul > sample.count / 5 && oddNul * 10 < evenNul { return utf16(bytes[...], littleEndian: false) }
         }
         // Declared single-byte charset (windows-125x / iso-8859-1) in the first kilobytes.
         if let codePage = declaredCodePage(bytes), !isValidUTF8(bytes) {
@@ -394,7 +394,9 @@ struct HTMLConverter {
             break
         }
         applyStyle(node, &inner.wrappers)
-        if inner.wrappers.last?.kind == .code && !inherited.wrappers.contains(where: { $0.kind == .code }) && node.children.isEmpty {
+        if ["code", "kbd", "samp", "tt"].contains(node.name), inner.wrappers.last?.kind == .code,
+            !inherited.wrappers.contains(where: { $0.kind == .code }), node.children.isEmpty
+        {
             segments.append(HTMLSegment(inline: nil, text: "", wrappers: inner.wrappers))
         }
         for child in node.children { visit(child, inner) }

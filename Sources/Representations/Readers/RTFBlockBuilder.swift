@@ -170,9 +170,11 @@ struct RTFBlockBuilder {
 
     /// The number of an ordered-list marker such as "3.", "(iv)" or "b)"; nil for bullets.
     static func markerNumber(_ marker: String) -> Int? {
-        let m = marker.trimmingWhitespace().trimmingCharacters("()[].:")
+        let trimmed = marker.trimmingWhitespace()
+        let m = trimmed.trimmingCharacters("()[].:")
         if let n = Int(m) { return n }
-        if m.count == 1, let c = m.unicodeScalars.first, c.isASCII, c.properties.isAlphabetic {
+        // A letter counts only with its delimiter ("a." or "b)"): Word's "o" is a bullet.
+        if m.count == 1, trimmed.count > 1, let c = m.unicodeScalars.first, c.isASCII, c.properties.isAlphabetic {
             return Int((c.value | 0x20) - 0x60)
         }
         return nil

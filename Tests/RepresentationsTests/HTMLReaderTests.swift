@@ -1,0 +1,143 @@
+import XCTest
+
+@testable import Representations
+
+final class HTMLReaderTests: XCTestCase {
+    private func markdown(_ html: String, file: StaticString = #filePath, line: UInt = #line) -> String {
+        markdown(bytes: Array(html.utf8), file: file, line: line)
+    }
+    private func markdown(bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> String {
+        do {
+            return MarkdownWriter.renderString(try Conversion.read(bytes, from: .html))
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+            return ""
+        }
+    }
+    private func fixture(_ name: String) throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: RichTextTestSupport.fixtures.appendingPathComponent("RichText/\(name)")))
+    }
+
+    func testGoogleDocsWrapperIsNotBoldAndSpansCarryTheFormatting() throws {
+        XCTAssertEqual(markdown(bytes: try fixture("google-docs.html")), """
+            # Meeting notes
+
+            Plain, **bold**, *italic*, ~~gone~~, `code()` and [a link](https://www.example.com/).
+
+            - First
+              - Nested
+            - Second
+
+            """)
+    }
+
+    func testWordListParagraphsBecomeNestedLists() throws {
+        XCTAssertEqual(markdown(bytes: try fixture("word.html")), """
+            Intro with **bold** and *italic* text.
+
+            - Apples
+              - Green
+            - Pears
+
+            1. One
+            2. Two
+
+            """)
+    }
+
+    func testGitHubRenderedMarkdown() throws {
+        XCTAssertEqual(markdown(bytes: try fixture("github.html")), """
+            ## Install
+
+            Run `make install` then read the [docs](https://example.com/docs).
+
+            ```shell
+            $ make test
+            echo done
+            ```
+
+            - [x] Done
+            - [ ] Todo
+
+            | Key | Value |
+            | :-- | --: |
+            | a | 1 |
+
+            """)
+    }
+
+    func testFirefoxUTF16WithBOMAndChromiumMeta() {
+        let html = "<meta http-equiv=\"content-type\" content=\"text/html; charset=utf-8\"><p>Grüße <b>日本</b> 😀</p>"
+        var le: [UInt8] = [0xFF, 0xFE]
+        for u in html.utf16 { le += [UInt8(u & 0xFF), UInt8(u >> 8)] }
+        XCTAssertEqual(markdown(bytes: le), "Grüße **日本** 😀\n")
+        var be: [UInt8] = [0xFE, 0xFF]
+        for u in html.utf16 { be += [UInt8(u >> 8), UInt8(u & 0xFF)] }
+        XCTAssertEqual(markdown(bytes: be), "Grüße **日本** 😀\n")
+        var noBOM: [UInt8] = []
+        for u in html.utf16 { noBOM += [UInt8(u & 0xFF), UInt8(u >> 8)] }
+        XCTAssertEqual(markdown(bytes: noBOM), "Grüße **日本** 😀\n", "UTF-16LE detected by its NUL bytes")
+        XCTAssertEqual(markdown("<meta charset='utf-8'><a href=\"https://x.example/\">x.example</a>"), "[x.example](https://x.example/)\n")
+        XCTAssertEqual(markdown(bytes: [0xEF, 0xBB, 0xBF] + Array("<p>bom</p>".utf8)), "bom\n")
+        XCTAssertEqual(markdown(bytes: Array("<meta charset=windows-1252><p>caf".utf8) + [0xE9, 0x20, 0x93, 0x71, 0x94]), "café “q”\n")
+    }
+
+    func testFragmentMarkersAndCFHTMLHeader() {
+        let cf = """
+            Version:0.9
+            StartHTML:0000000105
+            EndHTML:0000000199
+            StartFragment:0000000141
+            EndFragment:0000000163
+            <html><body>
+            <!--StartFragment--><p>only <i>this</i></p><!--EndFragment-->
+            </body>
+            </html>
+            """
+        XCTAssertEqual(markdown(cf), "only *this*\n")
+        XCTAssertEqual(markdown("<p>outside</p><!--StartFragment-->inside<!--EndFragment-->"), "inside\n")
+    }
+
+    func testScriptsStylesCommentsDroppedUnknownTagsUnwrapped() {
+        XCTAssertEqual(markdown("<style>p{color:red}</style><script>alert('<p>x</p>')</script><!-- note --><p>a <custom-tag>b</custom-tag> <span>c</span></p>"), "a b c\n")
+        XCTAssertEqual(markdown("<div><section><p>deep</p></section></div><foo>bar</foo>"), "deep\n\nbar\n")
+        XCTAssertThrowsError(try Conversion.read(Array("<style>x</style><!-- only -->".utf8), from: .html)) { error in
+            XCTAssertNotNil(error as? RepresentationError)
+        }
+    }
+
+    func testWhiteSpaceAsABrowserRendersIt() {
+        XCTAssertEqual(markdown("<p>  many   spaces\n and\tlines  </p>"), "many spaces and lines\n")
+        XCTAssertEqual(markdown("<p>a <b> b </b> c</p>"), "a **b** c\n")
+        XCTAssertEqual(markdown("<p>line<br>next<br></p>"), "line\\\nnext\n")
+        XCTAssertEqual(markdown("<pre>\n  keep\n    this</pre>"), "```\n  keep\n    this\n```\n")
+        XCTAssertEqual(markdown("<p>x<code>  a  b </code>y</p>"), "x`   a  b  `y\n", "padded: the code is \"  a  b \"")
+    }
+
+    func testStructure() {
+        XCTAssertEqual(markdown("<h3>T</h3><blockquote><p>q</p><blockquote>qq</blockquote></blockquote><hr><ol start=\"4\"><li>four<li>five</ol>"),
+            "### T\n\n> q\n>\n> > qq\n\n***\n\n4. four\n5. five\n")
+        XCTAssertEqual(markdown("<ul><li><p>loose</p></li><li><p>items</p></li></ul>"), "- loose\n\n- items\n")
+        XCTAssertEqual(markdown("<p><img src=\"a.png\" alt=\"Alt text\" title=\"T\"> <a href=\"/x\" title=\"Tip\">t</a></p>"), "![Alt text](a.png \"T\") [t](/x \"Tip\")\n")
+        XCTAssertEqual(markdown("<p><em>a <a href=\"u\">b</a></em> <strong><em>c</em></strong> <s>d</s> x<sup>2</sup></p>"), "*a [b](u)* ***c*** ~~d~~ x<sup>2</sup>\n")
+        XCTAssertEqual(markdown("<p>*not* [a] `code` &lt;tag&gt; # 1. AT&amp;T</p>"), "\\*not\\* \\[a\\] \\`code\\` \\<tag> # 1. AT&T\n")
+        XCTAssertEqual(markdown("<p>2024. A year</p>"), "2024\\. A year\n")
+    }
+
+    func testTablesThatDoNotFitStayHTML() {
+        let md = markdown("<table><tr><td colspan=\"2\">wide</td></tr><tr><td>a</td><td>b</td></tr></table>")
+        XCTAssertTrue(md.hasPrefix("<table>"), md)
+        XCTAssertTrue(md.contains("colspan=\"2\""))
+        XCTAssertEqual(markdown("<table><tr><td>x</td><td>y</td></tr><tr><td>1</td><td>2</td></tr></table>"), "| x | y |\n| --- | --- |\n| 1 | 2 |\n")
+        let blocks = markdown("<table><tr><th>h</th></tr><tr><td><ul><li>list</li></ul></td></tr></table>")
+        XCTAssertTrue(blocks.hasPrefix("<table>"), "block content in a cell: HTML")
+    }
+
+    func testMalformedHTML() {
+        XCTAssertEqual(markdown("<p>unclosed <b>bold <i>both</p><p>next"), "unclosed **bold *both***\n\nnext\n")
+        XCTAssertEqual(markdown("<ul><li>a<li>b</ul></ul></div>"), "- a\n- b\n")
+        XCTAssertEqual(markdown("a < b and c<d"), "a < b and c\n", "a tag cut by the end of input is dropped, as HTML5 says")
+        XCTAssertEqual(markdown("<p title=\"x > y\" class=a>attr</p><a href=x>y"), "attr\n\n[y](x)\n")
+        XCTAssertEqual(markdown("&amp;&lt;&#233;&#x1F600;&copy &bogus; &#0;"), "&<é😀© &bogus; \u{FFFD}\n")
+    }
+}
