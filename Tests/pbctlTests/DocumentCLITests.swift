@@ -150,6 +150,35 @@ final class DocumentCLITests: PbctlTestCase {
         XCTAssertTrue(rtf.contains("\\picw64\\pich32") && rtf.contains("\\picw32\\pich64"))
     }
 
+    /// The acceptance check: LibreOffice opens the RTF and lays out both pictures (its PDF export
+    /// holds two image objects of the right sizes). Skipped where LibreOffice is not installed.
+    func testLibreOfficeShowsBothImagesOfTheRTF() throws {
+        let soffice = ["/usr/bin/soffice", "/usr/bin/libreoffice"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        try XCTSkipIf(soffice == nil, "LibreOffice not installed")
+        let trip = try makeTrip()
+        XCTAssertEqual(try pbctl.run("copy", trip).status, 0)
+        let rtf = scratch + "/trip.rtf"
+        XCTAssertEqual(try pbctl.run("paste", "--type", "public.rtf", "-o", rtf).status, 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: soffice!)
+        process.arguments = [
+            "-env:UserInstallation=file://\(scratch)/lo-profile", "--headless", "--convert-to", "pdf", "--outdir", scratch, rtf,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(180)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        if process.isRunning {
+            process.terminate()
+            throw XCTSkip("LibreOffice did not finish in 180 s")
+        }
+        let pdf = String(decoding: try Data(contentsOf: URL(fileURLWithPath: scratch + "/trip.pdf")), as: UTF8.self)
+        XCTAssertEqual(pdf.components(separatedBy: "/Subtype/Image").count - 1, 2)
+        XCTAssertTrue(pdf.contains("/Subtype/Image/Width 64/Height 32"))
+        XCTAssertTrue(pdf.contains("/Subtype/Image/Width 32/Height 64"))
+    }
+
     func testHTMLImagesCanBeFileURLs() throws {
         let trip = try makeTrip()
         pbctl.environment["PBCTL_HTML_IMAGES"] = "file"
