@@ -700,6 +700,27 @@ struct HTMLConverter {
         }
         collectRows(node, inHead: false, depth: 0)
         guard !rows.isEmpty else { return .paragraph([]) }
+        // Cells with block content or spans cannot be GFM cells: keep the table as HTML without converting
+        // its cells first (that would convert nested tables once per level).
+        func hasBlock(_ n: HTMLNode, _ depth: Int) -> Bool {
+            if depth > 64 { return true }
+            for c in n.children where c.kind == .element {
+                switch c.name {
+                case "table", "ul", "ol", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "dl": return true
+                default: if hasBlock(c, depth + 1) { return true }
+                }
+            }
+            return false
+        }
+        for row in rows {
+            for cell in row.cells {
+                if (cell.attribute("colspan").flatMap { Int($0) } ?? 1) > 1 || (cell.attribute("rowspan").flatMap { Int($0) } ?? 1) > 1
+                    || hasBlock(cell, 0)
+                {
+                    return .html(HTMLSerializer.serialize(node))
+                }
+            }
+        }
         var cells: [[[RichInline]]] = []
         var alignments: [RichAlignment] = []
         for row in rows {

@@ -42,7 +42,34 @@ struct RTFRenderer {
         case table(columns: Int, alignments: [MarkdownTableAlignment])
         case other
     }
-    private var frames: [Frame] = []
+    private var frames: [Frame] = [] {
+        didSet { if frames.count != oldValue.count { recount(oldValue) } }
+    }
+    /// Counts of the frames by kind, kept with `frames` so context queries are O(1) at any depth.
+    private var quoteCount = 0
+    private var listCount = 0
+    private var tableCount = 0
+
+    private mutating func recount(_ old: [Frame]) {
+        func delta(_ f: Frame, _ sign: Int) {
+            switch f {
+            case .quote: quoteCount += sign
+            case .list: listCount += sign
+            case .table: tableCount += sign
+            default: break
+            }
+        }
+        if frames.count == old.count + 1, let f = frames.last {
+            delta(f, 1)
+        } else if frames.count + 1 == old.count, let f = old.last {
+            delta(f, -1)
+        } else {
+            quoteCount = 0
+            listCount = 0
+            tableCount = 0
+            for f in frames { delta(f, 1) }
+        }
+    }
     /// One entry per Markdown list: its nesting level and whether it is ordered, plus its start number.
     private struct ListDefinition {
         var levels: [(ordered: Bool, start: Int)?] = Array(repeating: nil, count: 9)
@@ -150,22 +177,11 @@ struct RTFRenderer {
 
     // MARK: Context
 
-    private var quoteIndent: Int {
-        var n = 0
-        for f in frames { if case .quote = f { n += 720 } }
-        return n
-    }
-    private var listDepth: Int {
-        var n = 0
-        for f in frames { if case .list = f { n += 1 } }
-        return n
-    }
+    private var quoteIndent: Int { 720 * quoteCount }
+    private var listDepth: Int { listCount }
     /// Left indent of text at the current position.
     private var leftIndent: Int { quoteIndent + 720 * listDepth }
-    private var inTable: Bool {
-        for f in frames { if case .table = f { return true } }
-        return false
-    }
+    private var inTable: Bool { tableCount > 0 }
 
     // MARK: Blocks
 
@@ -317,7 +333,7 @@ struct RTFRenderer {
         } else {
             w(tightParagraph ? "\\sa60" : "\\sa120")
             if leftIndent > 0 { word("\\li", leftIndent) }
-            if frames.contains(where: { if case .quote = $0 { return true } else { return false } }) && listDepth == 0 {
+            if quoteCount > 0 && listDepth == 0 {
                 w("\\brdrl\\brdrs\\brdrw15\\brsp80\\brdrcf3")
             }
         }

@@ -1,0 +1,41 @@
+import XCTest
+
+@testable import Representations
+
+final class PlainTextWriterTests: XCTestCase {
+    private func text(_ markdown: String) -> String {
+        PlainTextWriter.renderString(MarkdownParser.parse(markdown, options: .gfm))
+    }
+
+    func testWhatPasteAsPlainTextGives() {
+        XCTAssertEqual(text("# Title\n\nSome *em* and **strong** and `code`.\nSoft break.\n\nNext paragraph."),
+            "Title\n\nSome em and strong and code. Soft break.\n\nNext paragraph.\n")
+    }
+
+    func testLinksShowTheirURLOnlyWhenItDiffers() {
+        XCTAssertEqual(text("[docs](https://example.com/docs) and <https://example.com> and [me](mailto:me@example.com)"),
+            "docs <https://example.com/docs> and https://example.com and me <mailto:me@example.com>\n")
+        XCTAssertEqual(text("<me@example.com>"), "me@example.com\n")
+    }
+
+    func testListsKeepMarkersAndNestByIndentation() {
+        XCTAssertEqual(text("- a\n- b\n  1. one\n  2. two\n- [x] done\n- [ ] todo\n"),
+            "• a\n• b\n  1. one\n  2. two\n• ☑ done\n• ☐ todo\n")
+        XCTAssertEqual(text("3. three\n\n4. four\n"), "3. three\n\n4. four\n")
+    }
+
+    func testCodeBlocksQuotesAndBreaks() {
+        XCTAssertEqual(text("```\n  indented\n\n  kept\n```\n\n> quoted\n\n***\n\nline\\\nbreak"),
+            "  indented\n\n  kept\n\n    quoted\n\n———\n\nline\nbreak\n")
+    }
+
+    func testTablesAsAlignedColumns() {
+        XCTAssertEqual(text("| Name | Qty |\n|:--|--:|\n| apple | 1 |\n| kiwi | 100 |\n| 日本 | 2 |\n"),
+            "Name   Qty\napple    1\nkiwi   100\n日本     2\n")
+    }
+
+    func testImagesFootnotesAndHTML() {
+        XCTAssertEqual(text("![a cat](cat.png) <b>x</b>\n\n<div>block</div>\n\nNote[^1].\n\n[^1]: The note.\n"),
+            "a cat x\n\nblock\n\nNote[1].\n\n[1] The note.\n")
+    }
+}
