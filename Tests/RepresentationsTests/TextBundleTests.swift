@@ -42,6 +42,57 @@ final class TextBundleTests: XCTestCase {
         XCTAssertEqual(references[2].sourceRange, Self.markdown.utf8.count - "img/a.png\n".utf8.count..<Self.markdown.utf8.count - 1)
     }
 
+    func testImagesInsideContainersTabsAndTablesAreLocated() {
+        let markdown = """
+            > quote ![a](img/a.png)
+            >\t![t](img/a.png)
+
+            - item
+            \t![b](img/a.png)
+
+            1. x
+
+               ![c](<img/a.png>)
+
+            | col | img |
+            | --- | --- |
+            | é\tx | ![d](img/a.png) |
+
+            \u{00E9}\u{00E9} ![e]( img/a.png )
+            """
+        let bytes = Array(markdown.utf8)
+        let references = MarkdownImageReferences.references(in: bytes)
+        XCTAssertEqual(references.count, 6)
+        for reference in references {
+            guard let range = reference.sourceRange else { return XCTFail("not located: \(reference)") }
+            XCTAssertEqual(String(decoding: bytes[range], as: UTF8.self), "img/a.png")
+        }
+        // Six distinct places, every one rewritten.
+        XCTAssertEqual(Set(references.compactMap(\.sourceRange?.lowerBound)).count, 6)
+        let rewritten = String(
+            decoding: MarkdownImageReferences.rewrite(bytes, references: references, replacements: ["img/a.png": "assets/a.png"]),
+            as: UTF8.self)
+        XCTAssertFalse(rewritten.contains("img/a.png"), rewritten)
+        XCTAssertEqual(rewritten.components(separatedBy: "assets/a.png").count - 1, 6)
+    }
+
+    func testRandomMarkdownNeverCrashesTheRewriter() {
+        let pieces = ["![", "](", ")", "[", "]", ":", " ", "\n", "\t", "<", ">", "img/a.png", "\"", "`", "> ", "- ", "|", "\\", "é", "&amp;"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let text = (0..<Int.random(in: 0..<40, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let bytes = Array(text.utf8)
+            let references = MarkdownImageReferences.references(in: bytes)
+            let out = MarkdownImageReferences.rewrite(bytes, references: references, replacements: ["img/a.png": "assets/a.png"])
+            for reference in references {
+                if let range = reference.sourceRange {
+                    XCTAssertTrue(range.lowerBound >= 0 && range.upperBound <= bytes.count)
+                }
+            }
+            XCTAssertGreaterThanOrEqual(out.count, 0)
+        }
+    }
+
     func testBuildingRewritesLocalImagesToAssetsAndEmbedsThemForHTML() throws {
         let result = try XCTUnwrap(
             TextBundleBuilder.build(
