@@ -70,16 +70,17 @@ public enum SavedPasteboard {
             guard replace else {
                 throw PasteboardError(.refused, "\(trimmed): already exists; use --force to replace a saved pasteboard")
             }
-            guard (st.st_mode & S_IFMT) == S_IFDIR, access(trimmed + "/" + infoName, F_OK) == 0 else {
+            // Only what `load` accepts is replaced: never a folder that merely has an Info.plist.
+            guard (st.st_mode & S_IFMT) == S_IFDIR, (try? load(from: trimmed)) != nil else {
                 throw PasteboardError(.refused, "\(trimmed): exists and is not a saved pasteboard; not replacing it")
             }
         }
         let sensitive = item.metadata.flags.contains(.sensitive)
         let temporary = trimmed + ".partial-\(getpid())"
-        removeTree(temporary)
+        FileTree.removeTree(temporary)
         guard mkdir(temporary, sensitive ? 0o700 : 0o755) == 0 else { throw POSIX.ioError("mkdir", temporary) }
         var completed = false
-        defer { if !completed { removeTree(temporary) } }
+        defer { if !completed { FileTree.removeTree(temporary) } }
         let dirFD = open(temporary, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard dirFD >= 0 else { throw POSIX.ioError("open", temporary) }
         defer { close(dirFD) }
@@ -97,7 +98,7 @@ public enum SavedPasteboard {
         let info = try encoder.encode(Info(format: 1, metadata: item.metadata, representations: records))
         try createFile(dirFD, infoName, info, displayPath: temporary + "/" + infoName, mode: sensitive ? 0o600 : 0o644)
         fsync(dirFD)
-        if exists { removeTree(trimmed) }
+        if exists { FileTree.removeTree(trimmed) }
         guard rename(temporary, trimmed) == 0 else { throw POSIX.ioError("rename", trimmed) }
         completed = true
     }
@@ -190,26 +191,5 @@ public enum SavedPasteboard {
             throw PasteboardError(.corrupt, "\(displayPath): holds \(st.st_size) bytes, expected at most \(limit)")
         }
         return try POSIX.readAll(fd, path: displayPath, sizeHint: Int(st.st_size))
-    }
-
-    /// Removes a folder this code created (files and the folder; no recursion into subfolders, which
-    /// a saved pasteboard does not have).
-    static func removeTree(_ path: String) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        if let dir = fdopendir(fd) {
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-                }
-                if name != ".", name != ".." { names.append(name) }
-            }
-            for name in names { unlinkat(fd, name, 0) }
-            closedir(dir)
-        } else {
-            close(fd)
-        }
-        rmdir(path)
     }
 }

@@ -59,16 +59,7 @@ enum DeclaredTypes {
 
     /// `*.plist` regular files in `folder`, sorted; none when the folder does not exist.
     static func plistFiles(in folder: String) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name.hasSuffix(".plist"), !name.hasPrefix(".") { names.append(name) }
-        }
-        return names.sorted().map { folder + "/" + $0 }
+        FileTree.entries(path: folder).filter { $0.hasSuffix(".plist") && !$0.hasPrefix(".") }.map { folder + "/" + $0 }
     }
 
     static func readDeclarationFile(_ path: String) throws -> Data {

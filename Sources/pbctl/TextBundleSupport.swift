@@ -150,7 +150,7 @@ func readBundleFolder(_ path: String) throws -> TextBundle {
         guard depth <= textBundleLimits.maximumPathDepth else {
             throw PasteboardError(.invalidData, "\(path)/\(prefix): folders nested too deeply")
         }
-        for name in try directoryEntries(fd, path + "/" + prefix) {
+        for name in try FileTree.entries(fd, path: path + "/" + prefix) {
             let relative = prefix + name
             let shown = path + "/" + relative
             guard files.count < textBundleLimits.maximumEntryCount else {
@@ -189,20 +189,6 @@ func readBundleFolder(_ path: String) throws -> TextBundle {
     } catch let error as TextBundleError {
         throw PasteboardError(.invalidData, "\(path): \(error.message)")
     }
-}
-
-func directoryEntries(_ fd: Int32, _ shown: String) throws -> [String] {
-    let copy = dup(fd)
-    guard copy >= 0, let dir = fdopendir(copy) else { throw PasteboardError(.io, "\(shown): \(POSIX.errorString())") }
-    defer { closedir(dir) }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-        let name = withUnsafePointer(to: entry.pointee.d_name) {
-            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-        }
-        if name != ".", name != ".." { names.append(name) }
-    }
-    return names.sorted()
 }
 
 /// For a Markdown file whose images are local files: adds org.textbundle.package and
@@ -268,17 +254,7 @@ func readImageFile(_ path: String, limit: Int) throws -> Data {
 
 /// `file://` + the absolute path, percent-encoded where a URL needs it.
 func fileURL(_ path: String) -> String {
-    var out = "file://"
-    let hex = Array("0123456789ABCDEF")
-    for byte in path.utf8 {
-        let c = Character(Unicode.Scalar(byte))
-        if byte < 0x80, c.isLetter || c.isNumber || "-._~/!$&'()*+,;=:@".contains(c) {
-            out.append(c)
-        } else {
-            out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
-        }
-    }
-    return out
+    "file://" + TextBundleBuilder.percentEncodedPathComponent(path, allowed: "-._~/!$&'()*+,;=:@")
 }
 
 // MARK: x-document-source
@@ -350,7 +326,7 @@ func writeTextBundlePackage(_ data: Data, to path: String) throws {
     let temporary = trimmed + ".partial-\(getpid())"
     guard mkdir(temporary, 0o755) == 0 else { throw PasteboardError(.io, "\(temporary): mkdir failed: \(POSIX.errorString())") }
     var done = false
-    defer { if !done { removeTree(temporary) } }
+    defer { if !done { FileTree.removeTree(temporary) } }
     let root = open(temporary, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard root >= 0 else { throw PasteboardError(.io, "\(temporary): \(POSIX.errorString())") }
     defer { close(root) }
@@ -380,29 +356,4 @@ func writeTextBundlePackage(_ data: Data, to path: String) throws {
         throw PasteboardError(.io, "\(trimmed): rename failed: \(POSIX.errorString())")
     }
     done = true
-}
-
-/// Removes a folder tree this process created (links are removed, never followed).
-func removeTree(_ path: String) {
-    func clear(_ fd: Int32) {
-        guard let names = try? directoryEntries(fd, path) else { return }
-        for name in names {
-            var st = stat()
-            if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-                let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                if child >= 0 {
-                    clear(child)
-                    close(child)
-                }
-                unlinkat(fd, name, AT_REMOVEDIR)
-            } else {
-                unlinkat(fd, name, 0)
-            }
-        }
-    }
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    clear(fd)
-    close(fd)
-    rmdir(path)
 }

@@ -72,6 +72,11 @@ final class SavedPasteboardTests: XCTestCase {
         XCTAssertThrowsError(try SavedPasteboard.save(other, to: folder, replace: true)) { error in
             XCTAssertTrue("\(error)".contains("not a saved pasteboard"))
         }
+        // A package of another kind that happens to have an Info.plist is not replaced either.
+        try FileManager.default.createDirectory(atPath: folder + "/Contents", withIntermediateDirectories: true)
+        try Data("<plist version=\"1.0\"><dict/></plist>".utf8).write(to: URL(fileURLWithPath: folder + "/Info.plist"))
+        XCTAssertThrowsError(try SavedPasteboard.save(other, to: folder, replace: true))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/Contents"))
     }
 
     func testHostilePackagesAreRefused() throws {

@@ -213,13 +213,14 @@ public enum TextBundleBuilder {
     }
 
     /// Escapes what a Markdown destination or URL path cannot hold as is (spaces, parentheses, `%`,
-    /// non-ASCII), so `assets/my image.png` is written `assets/my%20image.png`.
-    static func percentEncodedPathComponent(_ name: String) -> String {
+    /// non-ASCII), so `assets/my image.png` is written `assets/my%20image.png`. ASCII letters,
+    /// digits and the characters in `allowed` are kept.
+    public static func percentEncodedPathComponent(_ name: String, allowed: String = "-._~/") -> String {
         var out = ""
         let hex = Array("0123456789ABCDEF")
         for byte in name.utf8 {
             let c = Character(Unicode.Scalar(byte))
-            if byte < 0x80, c.isLetter || c.isNumber || "-._~/".contains(c) {
+            if byte < 0x80, c.isLetter || c.isNumber || allowed.contains(c) {
                 out.append(c)
             } else {
                 out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
