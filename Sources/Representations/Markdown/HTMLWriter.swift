@@ -32,7 +32,7 @@ private let hrefSafe: [Bool] = {
     for c in UInt8(ascii: "0")...UInt8(ascii: "9") { t[Int(c)] = true }
     for c in UInt8(ascii: "a")...UInt8(ascii: "z") { t[Int(c)] = true }
     for c in UInt8(ascii: "A")...UInt8(ascii: "Z") { t[Int(c)] = true }
-    for c in "-_.+!*'(),%#@?=;:/$~".utf8 { t[Int(c)] = true }
+    for c in "-_.+!*(),%#@?=;:/$~".utf8 { t[Int(c)] = true }
     return t
 }()
 
@@ -112,6 +112,8 @@ private struct Renderer {
                 out.append(c)
             } else if c == UInt8(ascii: "&") {
                 lit("&amp;")
+            } else if c == UInt8(ascii: "'") {
+                lit("&#x27;")
             } else {
                 out.append(UInt8(ascii: "%"))
                 out.append(hexDigits[Int(c >> 4)])

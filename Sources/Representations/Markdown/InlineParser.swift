@@ -721,6 +721,13 @@ struct InlineParser {
         let cNode = delims[Int(closer)].node
         let next = delims[Int(closer)].next
         if nodes[Int(oNode)].literalCount == nodes[Int(cNode)].literalCount {
+            // Delimiters between opener and closer end up inside the new node: drop them.
+            var d = delims[Int(closer)].prev
+            while d >= 0 && d != opener {
+                let p = delims[Int(d)].prev
+                removeDelimiter(d)
+                d = p
+            }
             // opener's text node becomes the strikethrough node
             let first = nodes[Int(oNode)].next
             let last = nodes[Int(cNode)].prev

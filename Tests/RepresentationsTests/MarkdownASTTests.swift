@@ -1,0 +1,178 @@
+import XCTest
+
+@testable import Representations
+
+final class MarkdownASTTests: XCTestCase {
+    func testParseTreeAndDump() {
+        let doc = MarkdownParser.parse("# Hi *there*\n\n- [x] done\n- b\n", options: .gfm)
+        XCTAssertEqual(
+            doc.debugDump(),
+            """
+            document
+              heading level=1
+                text "Hi "
+                emph
+                  text "there"
+              list type=bullet bullet="-" tight=true
+                item task=checked
+                  paragraph
+                    text "done"
+                item
+                  paragraph
+                    text "b"
+
+            """)
+    }
+
+    func testSourcePositions() {
+        let doc = MarkdownParser.parse("para *x*\n\n> quote\n", options: .commonmark)
+        let kids = Array(doc.children(of: doc.root))
+        XCTAssertEqual(kids.count, 2)
+        XCTAssertEqual(doc.sourceRange(kids[0]).description, "1:1-1:8")
+        XCTAssertEqual(doc.sourceRange(kids[1]).start, MarkdownSourcePosition(line: 3, column: 1))
+        let emph = Array(doc.children(of: kids[0]))[1]
+        XCTAssertEqual(doc.kind(emph), .emphasis)
+        XCTAssertEqual(doc.sourceRange(emph).description, "1:6-1:8")
+        // every node has a position
+        for ev in doc.events where ev.phase == .enter {
+            XCTAssertGreaterThan(doc.sourceRange(ev.node).start.line, 0, "\(ev.kind)")
+        }
+    }
+
+    func testAttributes() {
+        let md = """
+            3) x
+            4) y
+
+            ```swift  extra
+            let a = 1
+            ```
+
+            [link](/u "t") ![img](/i)
+
+            | a | b |
+            |:-:|--:|
+            | 1 | 2 |
+
+            Setext
+            ===
+
+            x[^n]
+
+            [^n]: note
+            """
+        let doc = MarkdownParser.parse(md, options: .gfm)
+        var seen: [MarkdownNodeKind: MarkdownDocument.NodeID] = [:]
+        for ev in doc.events where ev.phase == .enter && seen[ev.kind] == nil { seen[ev.kind] = ev.node }
+        let list = seen[.list]!
+        XCTAssertEqual(doc.listAttributes(list), .ordered(start: 3, delimiter: .paren, tight: true))
+        let code = seen[.codeBlock]!
+        XCTAssertEqual(doc.codeInfo(code), "swift  extra")
+        XCTAssertEqual(doc.literal(code), "let a = 1\n")
+        XCTAssertTrue(doc.isFencedCodeBlock(code))
+        XCTAssertEqual(doc.element(seen[.link]!), .link(destination: "/u", title: "t"))
+        XCTAssertEqual(doc.element(seen[.image]!), .image(destination: "/i", title: ""))
+        XCTAssertEqual(doc.tableAlignments(seen[.table]!), [.center, .right])
+        XCTAssertTrue(doc.isTableHeaderRow(seen[.tableRow]!))
+        XCTAssertEqual(doc.element(seen[.heading]!), .heading(level: 1, setext: true))
+        XCTAssertEqual(doc.label(seen[.footnoteReference]!), "n")
+        XCTAssertEqual(doc.label(seen[.footnoteDefinition]!), "n")
+        XCTAssertNotNil(doc.parent(seen[.tableCell]!))
+        XCTAssertEqual(doc.kind(doc.parent(seen[.tableCell]!)!), .tableRow)
+    }
+
+    func testBuilderAndRender() {
+        var b = MarkdownDocument.Builder()
+        b.open(.heading(level: 2))
+        b.appendText("Hi")
+        b.close()
+        b.open(.paragraph)
+        b.appendText("a ")
+        b.appendText("& b")
+        b.open(.emphasis)
+        b.appendText("e")
+        b.close()
+        b.appendSoftBreak()
+        b.open(.link(destination: "http://x.y/ä", title: "T"))
+        b.appendText("l")
+        b.close()
+        b.close()
+        b.open(.list(.bullet(tight: true)))
+        b.open(.item(task: .unchecked))
+        b.open(.paragraph)
+        b.appendText("todo")
+        b.close()
+        b.close()
+        b.close()
+        b.append(.codeBlock(info: "sh"), literal: "ls <x>\n")
+        b.append(.thematicBreak)
+        let doc = b.finish()
+        // text merging: "a " + "& b" is one node
+        let para = Array(doc.children(of: doc.root))[1]
+        XCTAssertEqual(doc.literal(doc.firstChild(para)!), "a & b")
+        XCTAssertEqual(
+            HTMLWriter.renderString(doc, options: .gfm),
+            """
+            <h2>Hi</h2>
+            <p>a &amp; b<em>e</em>
+            <a href="http://x.y/%C3%A4" title="T">l</a></p>
+            <ul>
+            <li><input type="checkbox" disabled="" /> todo</li>
+            </ul>
+            <pre><code class="language-sh">ls &lt;x&gt;
+            </code></pre>
+            <hr />
+
+            """)
+    }
+
+    func testWalkEventsMatchIteratorAndSkip() {
+        let doc = MarkdownParser.parse("> a *b*\n\n1. c\n", options: .commonmark)
+        var walked: [String] = []
+        doc.walk { ev in
+            walked.append("\(ev.phase == .enter ? "+" : "-")\(ev.kind)")
+            return .continue
+        }
+        let iterated = doc.events.map { "\($0.phase == .enter ? "+" : "-")\($0.kind)" }
+        XCTAssertEqual(walked, iterated)
+        XCTAssertEqual(
+            walked,
+            [
+                "+document", "+block_quote", "+paragraph", "+text", "+emph", "+text", "-emph", "-paragraph",
+                "-block_quote", "+list", "+item", "+paragraph", "+text", "-paragraph", "-item", "-list", "-document",
+            ])
+        var kinds: [MarkdownNodeKind] = []
+        doc.walk { ev in
+            if ev.phase == .enter { kinds.append(ev.kind) }
+            return ev.kind == .blockQuote ? .skipChildren : .continue
+        }
+        XCTAssertEqual(kinds, [.document, .blockQuote, .list, .item, .paragraph, .text])
+        var count = 0
+        doc.walk { _ in
+            count += 1
+            return count == 3 ? .stop : .continue
+        }
+        XCTAssertEqual(count, 3)
+    }
+
+    func testInvalidUTF8AndNUL() {
+        let doc = MarkdownParser.parse([0x61, 0xFF, 0x62, 0x00, 0xE2, 0x82], options: .commonmark)
+        XCTAssertEqual(HTMLWriter.renderString(doc), "<p>a\u{FFFD}b\u{FFFD}\u{FFFD}</p>\n")
+    }
+
+    func testDialectOptions() {
+        XCTAssertEqual(MarkdownOptions(dialect: "gfm"), .gfm)
+        XCTAssertEqual(MarkdownOptions(dialect: "md"), .gfm)
+        XCTAssertEqual(MarkdownOptions(dialect: "markdown"), .gfm)
+        XCTAssertEqual(MarkdownOptions(dialect: "CommonMark"), .commonmark)
+        XCTAssertNil(MarkdownOptions(dialect: "rst"))
+        XCTAssertEqual(MarkdownParser.renderHTML("~~x~~ www.a.b", options: .commonmark), "<p>~~x~~ www.a.b</p>\n")
+        XCTAssertEqual(
+            MarkdownParser.renderHTML("~~x~~ www.a.b", options: .gfm),
+            "<p><del>x</del> <a href=\"http://www.a.b\">www.a.b</a></p>\n")
+    }
+
+    func testCRLFInput() {
+        XCTAssertEqual(MarkdownParser.renderHTML("a\r\nb\rc\r\n\r\n# h\r\n"), "<p>a\nb\nc</p>\n<h1>h</h1>\n")
+    }
+}

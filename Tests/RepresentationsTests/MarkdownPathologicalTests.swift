@@ -1,0 +1,121 @@
+import Foundation
+import XCTest
+
+@testable import Representations
+
+/// The pathological shapes of cmark's test/pathological_tests.py (plus GFM table blow-up,
+/// wide tables, unclosed constructs and md4c's extras). Each must finish well inside a
+/// generous bound (5 s, as cmark's runner uses) even in a debug build on a loaded machine,
+/// and produce the expected shape of output. Release builds take milliseconds.
+final class MarkdownPathologicalTests: XCTestCase {
+    static let bound: TimeInterval = 5
+
+    func rep(_ s: String, _ n: Int) -> String { String(repeating: s, count: n) }
+
+    @discardableResult
+    func check(
+        _ name: String, _ input: String, options: MarkdownOptions = .commonmark, file: StaticString = #filePath,
+        line: UInt = #line, _ verify: (String) -> Bool
+    ) -> String {
+        let bytes = Array(input.utf8)
+        let start = Date()
+        let html = HTMLWriter.renderString(MarkdownParser.parse(bytes, options: options), options: options)
+        let elapsed = Date().timeIntervalSince(start)
+        XCTAssertLessThan(elapsed, Self.bound, "\(name): \(elapsed) s for \(bytes.count) bytes", file: file, line: line)
+        XCTAssertTrue(verify(html), "\(name): unexpected output \(html.prefix(200))…", file: file, line: line)
+        return html
+    }
+
+    func testNestedStrongEmph() {
+        check("nested strong emph", rep("*a **a ", 32500) + "b" + rep(" a** a*", 32500)) {
+            $0.hasPrefix("<p>" + rep("<em>a <strong>a ", 100)) && $0.contains("b" + rep(" a</strong> a</em>", 100))
+        }
+    }
+
+    func testEmphasisRuns() {
+        check("many emph closers with no openers", rep("a_ ", 32500)) { $0 == "<p>" + rep("a_ ", 32499) + "a_</p>\n" }
+        check("many emph openers with no closers", rep("_a ", 32500)) { $0 == "<p>" + rep("_a ", 32499) + "_a</p>\n" }
+        check("mismatched openers and closers", rep("*a_ ", 25000)) { $0.hasPrefix("<p>*a_ *a_") }
+        check("issue #389", rep("*a ", 20000) + rep("_a*_ ", 20000)) {
+            $0.hasPrefix("<p>" + rep("<em>a ", 100)) && $0.contains(rep("_a</em>_ ", 100))
+        }
+        check("openers and closers multiple of 3", "a**b" + rep("c* ", 25000)) { $0.hasPrefix("<p>a**b") }
+        check("link openers and emph closers", rep("[ a_", 25000)) { $0.hasPrefix("<p>[ a_[ a_") }
+        check("long delimiter runs", rep("*", 50000) + "a" + rep("*", 50000)) { $0.contains("a") }
+        check("tildes", rep("~a ", 30000) + rep("a~~ ", 30000), options: .gfm) { $0.hasPrefix("<p>") }
+    }
+
+    func testBrackets() {
+        check("many link closers with no openers", rep("a]", 32500)) { $0 == "<p>" + rep("a]", 32500) + "</p>\n" }
+        check("many link openers with no closers", rep("[a", 32500)) { $0 == "<p>" + rep("[a", 32500) + "</p>\n" }
+        check("pattern [ (]( repeated", rep("[ (](", 40000)) { $0.hasPrefix("<p>[ (](") }
+        check("pattern ![[]() repeated", rep("![[]()", 160000)) { $0.hasPrefix("<p>![<a href=\"\"></a>![") }
+        check("nested brackets", rep("[", 25000) + "a" + rep("]", 25000)) {
+            $0 == "<p>" + rep("[", 25000) + "a" + rep("]", 25000) + "</p>\n"
+        }
+        check("hard link/emph case", "**x [a*b**c*](d)") { $0 == "<p>**x <a href=\"d\">a<em>b**c</em></a></p>\n" }
+        check("unclosed links A", rep("[a](<b", 30000)) { $0.hasPrefix("<p>[a](&lt;b") }
+        check("unclosed links B", rep("[a](b", 30000)) { $0.hasPrefix("<p>[a](b") }
+        check("broken link titles", rep("[a](b \"", 30000)) { $0.hasPrefix("<p>[a](b &quot;") }
+        check("]([ newline", rep("]([\n", 30000)) { $0.hasPrefix("<p>]([") }
+    }
+
+    func testDeepNesting() {
+        check("nested block quotes", rep("> ", 25000) + "a") { $0.hasPrefix(rep("<blockquote>\n", 1000)) }
+        check("deeply nested lists", (0..<500).map { rep("  ", $0) + "* a\n" }.joined()) { $0.hasPrefix("<ul>\n<li>a\n<ul>") }
+        check("empty lines in deeply nested lists", rep("- ", 30000) + "x" + rep("\n", 10000)) { $0.hasPrefix("<ul>\n<li>") }
+        check("empty lines in deeply nested lists in block quote", "> " + rep("- ", 30000) + "x\n" + rep(">\n", 10000)) {
+            $0.hasPrefix("<blockquote>\n<ul>")
+        }
+        check("emph in deep blockquote", rep(">", 100000) + rep("a*", 100000)) { $0.hasPrefix("<blockquote>") }
+        check("nested inlines", rep("*", 20000) + "a" + rep("*", 20000)) { $0.contains("a") }
+    }
+
+    func testCodeAndHTML() {
+        check("backticks", (1..<2500).map { "e" + rep("`", $0) }.joined()) { $0.hasPrefix("<p>e`e``") }
+        check("unclosed <!--", "</" + rep("<!--", 100000)) { $0.hasPrefix("<p>&lt;/") }
+        check("many html comment openers", "a" + rep("<!--", 50000)) { $0.hasPrefix("<p>a&lt;!--") }
+        check("processing instructions", rep("a<?", 100000)) { $0.hasPrefix("<p>a&lt;?") }
+        check("CDATA openers", rep("a<![CDATA[", 50000)) { $0.hasPrefix("<p>a&lt;![CDATA[") }
+        check("declarations", rep("a<!A", 100000)) { $0.hasPrefix("<p>a&lt;!A") }
+        check("unclosed attribute values", rep("<a b=\"", 50000)) { $0.hasPrefix("<p>&lt;a b=&quot;") }
+        check("U+0000", "abc\0de\0") { $0 == "<p>abc\u{FFFD}de\u{FFFD}</p>\n" }
+    }
+
+    func testReferences() {
+        let defs = (0..<25000).map { "[\($0)]: /u\($0)\n" }.joined()
+        let uses = (0..<25000).map { "[\($0)] " }.joined()
+        check("many reference definitions and uses", defs + "\n" + uses) {
+            $0.hasPrefix("<p><a href=\"/u0\">0</a> <a href=\"/u1\">1</a>")
+        }
+        check("reference label collisions", (0..<25000).map { "[a\($0)]: x\n" }.joined() + "[a0] [a24999]") {
+            $0.contains("<a href=\"x\">a24999</a>")
+        }
+        let fdefs = (0..<10000).map { "[^\($0)]: n\n" }.joined()
+        let fuses = (0..<10000).map { "[^\($0)] " }.joined()
+        check("many footnotes", fuses + "\n\n" + fdefs, options: .gfm) { $0.contains("id=\"fn-9999\"") }
+    }
+
+    func testTables() {
+        // Input of size O(n) whose missing cells would give O(n²) output: capped.
+        let blowup = check(
+            "table cell blow-up", rep("x|", 10000) + "\n" + rep("-|", 10000) + "\n" + rep("x\n", 10000), options: .gfm
+        ) { $0.hasPrefix("<table>") }
+        XCTAssertLessThan(blowup.utf8.count, 10_000_000)
+        check("wide table", rep("|x", 5000) + "|\n" + rep("|-", 5000) + "|\n" + rep("|y", 5000) + "|\n", options: .gfm) {
+            $0.hasPrefix("<table>\n<thead>\n<tr>\n<th>x</th>")
+        }
+        check("many rows", "|a|b|\n|-|-|\n" + rep("|c|d|\n", 30000), options: .gfm) { $0.hasSuffix("</tbody>\n</table>\n") }
+        check("md4c huge table", "x\n" + rep("-|", 127) + "\n" + rep("x\n", 20000), options: .gfm) { !$0.isEmpty }
+    }
+
+    func testManyBlocks() {
+        check("many list items", rep("- a\n", 50000)) { $0.hasPrefix("<ul>\n<li>a</li>") }
+        check("thematic break kill", rep("- ", 50000) + "x") { $0.hasPrefix("<ul>") }
+        check("many fences", rep("```\n", 30000)) { $0.hasPrefix("<pre><code>") }
+        check("many setext headings", rep("a\n=\n", 30000)) { $0.hasPrefix("<h1>a</h1>") }
+        check("extended autolinks", rep("www.a.b ", 30000) + rep("x@y.z ", 30000), options: .gfm) {
+            $0.hasPrefix("<p><a href=\"http://www.a.b\">")
+        }
+    }
+}
