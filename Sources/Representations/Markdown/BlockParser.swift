@@ -710,14 +710,14 @@ struct BlockParser {
                 container = addChild(container, .codeBlock, startColumn: offset - lineStart + 1)
             } else if options.tables && !indented && contType == .paragraph, tryOpenTable(&container) {
                 // table header consumed the line
-            } else if options.tables && !indented && contType == .table && !blank, openTableRow(container) {
+            } else if options.tables && !indented && contType == .table && !blank, openTableRow(&container) {
                 // body row consumed the line
             } else {
                 break
             }
             if BlockParser.acceptsLines(kind(container)) { break }
             contType = kind(container)
-            if contType == .table { break }
+            if contType == .table || contType == .tableRow { break }
             maybeLazy = false
         }
     }
@@ -769,7 +769,10 @@ struct BlockParser {
             if t >= 1 && t <= 5 && MD.htmlBlockEnd(t, s, firstNonspace, lineEnd) {
                 container = finalize(container)
             }
-        case .table, .tableRow, .tableCell:
+        case .tableRow:
+            current = nodes[Int(container)].parent
+            return
+        case .table, .tableCell:
             break
         default:
             if blank {
@@ -1185,7 +1188,8 @@ struct BlockParser {
         return !row.cells.isEmpty
     }
 
-    mutating func openTableRow(_ table: Int32) -> Bool {
+    mutating func openTableRow(_ container: inout Int32) -> Bool {
+        let table = container
         let columns = Int(info[Int(table)].tableColumns)
         let cells = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1)?.cells ?? []
         // Filling in missing cells can make output quadratic in the input (cmark-gfm's
@@ -1208,6 +1212,9 @@ struct BlockParser {
         nodes[Int(row)].flags &= ~MarkdownNodeRecord.Flag.open
         nodes[Int(row)].endColumn = Int32(lineEnd - lineStart)
         advanceOffset(lineEnd - offset, columns: false)
+        // As in cmark-gfm, the row is the line's container (so the "blank" rest of the line
+        // marks the row, not the table, for list tightness).
+        container = row
         return true
     }
 
