@@ -191,12 +191,6 @@ public enum ZipArchive {
         return entries
     }
 
-    /// The names and sizes an archive declares, checked as ``decode(_:limits:)`` checks them, without
-    /// inflating anything.
-    public static func list(_ archive: Data, limits: Limits = .default) throws -> [(path: String, size: Int)] {
-        try centralDirectory([UInt8](archive), limits: limits).map { ($0.path, $0.uncompressedSize) }
-    }
-
     struct Record {
         var path: String
         var method: UInt16
