@@ -33,6 +33,25 @@ final class RTFWriterTests: XCTestCase {
     }
 }
 
+extension RTFWriterTests {
+    func testRawSuperscriptHTMLStaysBalanced() throws {
+        let rtf = String(decoding: try Conversion.convert(Array("x<sup>2 and </sub> y\n\nz</sup>".utf8), from: .gfm, to: .rtf), as: UTF8.self)
+        XCTAssertTrue(rtf.contains("x{\\super 2 and } y\\par"), rtf)
+        XCTAssertTrue(rtf.contains("\\fs24 z\\par"))
+    }
+
+    func testImagesEmbedOnlyWithBytes() throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 2, 0, 0, 0, 3, 8, 2, 0, 0, 0]
+        let md = "![alt text](pic.png) ![data](data:image/png;base64,\(Base64.encode(png)))"
+        var rtf = String(decoding: try Conversion.convert(Array(md.utf8), from: .gfm, to: .rtf), as: UTF8.self)
+        XCTAssertTrue(rtf.contains("{alt text}"), "no bytes: the alt text")
+        XCTAssertTrue(rtf.contains("{\\pict\\pngblip\\picw2\\pich3\\picwgoal30\\pichgoal45\n89504e47"))
+        rtf = String(decoding: try Conversion.convert(Array(md.utf8), from: .gfm, to: .rtf,
+            options: ConversionOptions(imageLoader: { $0 == "pic.png" ? png : nil })), as: UTF8.self)
+        XCTAssertEqual(rtf.components(separatedBy: "\\pngblip").count, 3, "the loader supplies the file's bytes")
+    }
+}
+
 extension Array where Element == UInt8 {
     func write(to path: String) throws { try Data(self).write(to: URL(fileURLWithPath: path)) }
 }

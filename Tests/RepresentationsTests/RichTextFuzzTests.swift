@@ -106,6 +106,20 @@ final class RichTextFuzzTests: XCTestCase {
         XCTAssertLessThan(slowest, 1.0)
     }
 
+    func testMarkdownTokenSoupThroughAllWriters() {
+        let tokens = [
+            "*", "**", "_", "~~", "`", "```\n", "[", "](", ")", "![", "<sup>", "</sup>", "<sub>", "</sub>", "<br>", "<div>\n", "\n",
+            "\n\n", "- ", "1. ", "> ", "| a | b |\n|---|---|\n", "[^1]", "\n[^1]: note\n", "- [x] ", "# ", "---\n", "\\", "&amp;",
+            "é", "😀", "text", " ", "    ", "\t", "<http://x.y>", "www.example.com",
+        ]
+        var rng = RNG(state: 19)
+        for _ in 0..<1500 {
+            var s = ""
+            for _ in 0..<rng.below(40) { s += tokens[rng.below(tokens.count)] }
+            exercise(Array(s.utf8), as: .gfm)
+        }
+    }
+
     func testTruncatedAndMutatedFixtures() throws {
         let dir = RichTextTestSupport.fixtures.appendingPathComponent("RichText")
         let constructs = try [UInt8](Data(contentsOf: dir.appendingPathComponent("constructs.md")))

@@ -78,6 +78,15 @@ struct RTFRenderer {
     private var footnotes: [String: MarkdownDocument.NodeID] = [:]
     private var activeFootnotes: Set<String> = []
     private var headerRow = false
+    /// `{\super`/`{\sub` groups opened by raw `<sup>`/`<sub>` and not closed yet (closed at the block's end).
+    private var openHTMLGroups = 0
+
+    private mutating func closeHTMLGroups() {
+        while openHTMLGroups > 0 {
+            w("}")
+            openHTMLGroups -= 1
+        }
+    }
     private var cellIndex = 0
 
     init(document: MarkdownDocument, imageLoader: RTFWriter.ImageLoader?) {
@@ -310,12 +319,15 @@ struct RTFRenderer {
         case .blockQuote, .list, .item, .table:
             frames.removeLast()
         case .paragraph:
+            closeHTMLGroups()
             if !inTable { w("\\par\n") }
         case .heading:
+            closeHTMLGroups()
             w("\\par\n")
         case .tableRow:
             w("\\row\n")
         case .tableCell:
+            closeHTMLGroups()
             w("\\cell\n")
             cellIndex += 1
         default:
@@ -415,9 +427,15 @@ struct RTFRenderer {
             w("}")
         case .htmlInline:
             let lit = doc.literal(node).lowercased()
-            if lit.hasPrefix("<br") { w("\\line ") } else if lit.hasPrefix("<sup") { w("{\\super ") } else if lit.hasPrefix("<sub") {
-                w("{\\sub ")
-            } else if lit.hasPrefix("</sup") || lit.hasPrefix("</sub") { w("}") }
+            if lit.hasPrefix("<br") {
+                w("\\line ")
+            } else if lit.hasPrefix("<sup") || lit.hasPrefix("<sub") {
+                w(lit.hasPrefix("<sup") ? "{\\super " : "{\\sub ")
+                openHTMLGroups += 1
+            } else if lit.hasPrefix("</sup") || lit.hasPrefix("</sub"), openHTMLGroups > 0 {
+                w("}")
+                openHTMLGroups -= 1
+            }
         case .emphasis:
             w("{\\i ")
         case .strong:
@@ -458,6 +476,8 @@ struct RTFRenderer {
         }
         activeFootnotes.insert(key)
         let savedFrames = frames
+        let savedGroups = openHTMLGroups
+        openHTMLGroups = 0
         frames = []
         w("{\\super\\chftn}{\\*\\footnote\\pard\\plain\\f0\\fs20 {\\super\\chftn} ")
         var first = true
@@ -480,8 +500,10 @@ struct RTFRenderer {
             }
             first = false
         }
+        closeHTMLGroups()
         w("}")
         frames = savedFrames
+        openHTMLGroups = savedGroups
         activeFootnotes.remove(key)
     }
 
