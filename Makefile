@@ -6,11 +6,11 @@ SWIFT      ?= swift
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 RELEASE    := $(SWIFT) build -c release --static-swift-stdlib --product pbctl
-BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev pkg-config
+BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev zlib1g-dev pkg-config
 # What the tests drive: a real X server and real peers (xclip, xsel, GTK 3, Qt 5), LibreOffice and
 # pandoc reading our RTF, cmark for comparison, getfattr for extended attributes.
 TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
-              libreoffice-writer-nogui pandoc cmark cmark-gfm attr
+              libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip
 BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb
 
 .PHONY: all build release run test unit deps test-deps bench install uninstall clean
@@ -37,6 +37,7 @@ run: release
 
 # Unit, spec-conformance and integration tests (Xvfb, xclip, xsel, GTK, Qt, LibreOffice, pandoc).
 test: test-deps
+	scripts/check-source.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 

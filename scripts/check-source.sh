@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# House rules that grep can check (run by make test):
+# - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib;
+# - the pure model (Pasteboard) does no file I/O and knows nothing of X11;
+# - no package dependencies in Package.swift.
+set -u
+cd "$(dirname "$0")/.."
+status=0
+fail() { echo "check-source: $*" >&2; status=1; }
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CX11' Sources | grep -v '^Sources/PasteboardX11/Connection/')
+[ -z "$leaks" ] || fail "CX11 imported outside Sources/PasteboardX11/Connection: $leaks"
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CZlib' Sources | grep -v '^Sources/Archive/')
+[ -z "$leaks" ] || fail "CZlib imported outside Sources/Archive: $leaks"
+leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\(|fopen\(' Sources/Pasteboard)
+[ -z "$leaks" ] || fail "the pure model does I/O or touches X11: $leaks"
+grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"
+[ $status -eq 0 ] && echo "check-source: ok"
+exit $status
