@@ -636,7 +636,7 @@ struct BlockParser {
                 info[Int(container)].fenceOffset = Int32(firstNonspace - offset)
                 advanceOffset(firstNonspace + m - offset, columns: false)
             } else if !indented && c == UInt8(ascii: "<"),
-                case let t = htmlStart(contType == .paragraph), t > 0
+                case let t = htmlStart(contType == .paragraph || maybeLazy), t > 0
             {
                 container = addChild(container, .htmlBlock, startColumn: firstNonspace - lineStart + 1)
                 info[Int(container)].htmlType = UInt8(t)

@@ -257,7 +257,7 @@ struct InlineParser {
             }
             var te = e
             if e < end && subj[e] == 0x0A {
-                while te > pos && subj[te - 1] == 0x20 { te -= 1 }
+                while te > pos && (subj[te - 1] == 0x20 || subj[te - 1] == 0x09) { te -= 1 }
             }
             if te > pos { appendText(pos, te) }
             pos = e
@@ -378,9 +378,12 @@ struct InlineParser {
 
     mutating func makeAutolink(start: Int, _ cs: Int, _ ce: Int, email: Bool) {
         let n = append(.link, from: start, to: pos)
+        // Entities (not backslash escapes) are decoded in autolinks, as cmark does.
         let ds = bytes.count
         if email { bytes.append(contentsOf: Array("mailto:".utf8)) }
-        bytes.append(contentsOf: subj[cs..<ce])
+        let ts = bytes.count
+        appendEntityDecoded(cs, ce)
+        let te = bytes.count
         nodes[Int(n)].extra = Int32(extras.count)
         extras.append(
             MarkdownExtra(aStart: Int32(ds), aCount: Int32(bytes.count - ds), bStart: Int32(bytes.count), bCount: 0))
@@ -389,11 +392,26 @@ struct InlineParser {
         var r = MarkdownNodeRecord(kind: .text, parent: n)
         (r.startLine, r.startColumn) = position(cs)
         (r.endLine, r.endColumn) = position(max(cs, ce - 1))
-        r.literalStart = Int32(base + cs)
-        r.literalCount = Int32(ce - cs)
+        r.literalStart = Int32(ts)
+        r.literalCount = Int32(te - ts)
         nodes.append(r)
         nodes[Int(n)].firstChild = t
         nodes[Int(n)].lastChild = t
+    }
+
+    mutating func appendEntityDecoded(_ from: Int, _ to: Int) {
+        var i = from
+        while i < to {
+            if subj[i] == UInt8(ascii: "&") {
+                let n = MD.unescapeEntity(subj, i + 1, to, into: &bytes)
+                if n > 0 {
+                    i += 1 + n
+                    continue
+                }
+            }
+            bytes.append(subj[i])
+            i += 1
+        }
     }
 
     func scanAutolinkURI(_ p: Int) -> (Int, Int, Int)? {
@@ -606,17 +624,18 @@ struct InlineParser {
 
     @inline(__always)
     fileprivate func bottomIndex(_ d: Delimiter) -> Int {
-        let ci: Int
+        // As cmark / commonmark.js 0.31: one bound for '_', six for '*' (by can-open and
+        // length mod 3); '~' (cmark-gfm) by length mod 3. The single '_' bound is part of the
+        // reference behaviour, not only an optimisation.
         switch d.char {
-        case UInt8(ascii: "*"): ci = 0
-        case UInt8(ascii: "_"): ci = 1
-        default: ci = 2
+        case UInt8(ascii: "*"): return (d.canOpen ? 3 : 0) + Int(d.origLength % 3)
+        case UInt8(ascii: "_"): return 6
+        default: return 7 + Int(d.origLength % 3)
         }
-        return ci * 6 + (d.canOpen ? 3 : 0) + Int(d.origLength % 3)
     }
 
     mutating func processEmphasis(_ stackBottom: Int32) {
-        var openersBottom = [Int32](repeating: stackBottom, count: 18)
+        var openersBottom = [Int32](repeating: stackBottom, count: 10)
         // find first closer above stackBottom
         var closer = lastDelim
         while closer >= 0 && delims[Int(closer)].prev > stackBottom && delims[Int(closer)].prev >= 0 {
