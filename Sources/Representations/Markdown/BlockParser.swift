@@ -704,7 +704,8 @@ struct BlockParser {
                 nodes[Int(container)].a = 0
                 if data.ordered { nodes[Int(container)].flags |= MarkdownNodeRecord.Flag.variant }
                 // GFM task list item: "[ ]" / "[x]" right after the marker.
-                if options.taskLists { openTaskItem(container) }
+                // (cmark-gfm: the rest of that line is paragraph text, no further block starts.)
+                if options.taskLists && openTaskItem(container) { break }
             } else if indented && !maybeLazy && !blank {
                 advanceOffset(codeIndent, columns: true)
                 container = addChild(container, .codeBlock, startColumn: offset - lineStart + 1)
@@ -959,16 +960,32 @@ struct BlockParser {
         return (r.a == 1) == data.ordered && r.b == data.delim
     }
 
-    mutating func openTaskItem(_ item: Int32) {
-        // After the marker and padding: "[ ]", "[x]" or "[X]" followed by whitespace.
+    /// GFM task list item (cmark-gfm's scan_tasklist): the line must be
+    /// `[ \t]* marker [ \t]+ "[" (" " | "x" | "X") "]" [ \t]+ …`, i.e. the item's marker
+    /// starts the line (no other container prefix).
+    mutating func openTaskItem(_ item: Int32) -> Bool {
         findFirstNonspace()
         let p = firstNonspace
-        guard p + 3 <= lineEnd, s[p] == UInt8(ascii: "["), s[p + 2] == UInt8(ascii: "]") else { return }
+        guard p + 4 <= lineEnd, s[p] == UInt8(ascii: "["), s[p + 2] == UInt8(ascii: "]") else { return false }
         let m = s[p + 1]
-        guard m == 0x20 || m == UInt8(ascii: "x") || m == UInt8(ascii: "X") else { return }
-        guard MD.isSpace(s[p + 3]) else { return }
+        guard m == 0x20 || m == UInt8(ascii: "x") || m == UInt8(ascii: "X") else { return false }
+        guard MD.isSpaceOrTab(s[p + 3]) else { return false }
+        var i = lineStart
+        while MD.isSpaceOrTab(s[i]) { i += 1 }
+        if s[i] == UInt8(ascii: "*") || s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") {
+            i += 1
+        } else {
+            let d = i
+            while MD.isDigit(s[i]) { i += 1 }
+            guard i > d, s[i] == UInt8(ascii: ".") || s[i] == UInt8(ascii: ")") else { return false }
+            i += 1
+        }
+        let afterMarker = i
+        while MD.isSpaceOrTab(s[i]) { i += 1 }
+        guard i > afterMarker, i == p else { return false }
         nodes[Int(item)].a = m == 0x20 ? 1 : 2
         advanceOffset(p + 3 - offset, columns: false)
+        return true
     }
 
     /// Resolves reference definitions at the start of a paragraph about to become a setext

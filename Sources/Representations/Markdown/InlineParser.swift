@@ -763,9 +763,12 @@ struct InlineParser {
             if after >= 0 { nodes[Int(after)].prev = oNode } else { nodes[Int(parent)].lastChild = oNode }
             nodes[Int(cNode)].prev = -1
             nodes[Int(cNode)].next = -1
+            removeDelimiter(closer)
+            removeDelimiter(opener)
+            return next
         }
+        // Different lengths (~ vs ~~): as cmark-gfm, the closer is dropped and the opener stays.
         removeDelimiter(closer)
-        removeDelimiter(opener)
         return next
     }
 
