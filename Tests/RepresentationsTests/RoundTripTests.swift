@@ -123,6 +123,25 @@ final class RoundTripTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(percent, 85)
     }
 
+    func testGFMSpecExamplesRoundTripInGFMMode() throws {
+        // The GFM spec (0.29-gfm, with its table, strikethrough, autolink and task-list examples) through the
+        // GFM writer: idempotent, and the written Markdown renders to the same HTML.
+        let examples = try Self.examples("gfm-0.29-spec.txt")
+        var notIdempotent: [String] = []
+        var changed: [String] = []
+        for e in examples {
+            let once = md(e.markdown, gfm: true)
+            if md(once, gfm: true) != once { notIdempotent.append("Example \(e.number) (\(e.section))") }
+            if HTMLCompare.normalize(html(once, gfm: true)) != HTMLCompare.normalize(html(e.markdown, gfm: true)) {
+                changed.append("Example \(e.number) (\(e.section))")
+            }
+        }
+        print("GFM spec, gfm writer: idempotent \(examples.count - notIdempotent.count)/\(examples.count), "
+            + "same HTML \(examples.count - changed.count)/\(examples.count); differing: \(changed.joined(separator: ", "))")
+        XCTAssertEqual(notIdempotent, [])
+        XCTAssertLessThanOrEqual(changed.count, 5)
+    }
+
     func testGFMExtensionsSurviveMarkdownRoundTrip() {
         let source = """
             | a | b |
