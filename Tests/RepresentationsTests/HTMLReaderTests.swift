@@ -124,6 +124,15 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertEqual(markdown("<p>2024. A year</p>"), "2024\\. A year\n")
     }
 
+    func testMonospaceParagraphsBecomeCodeBlocks() {
+        // LibreOffice and word processors mark code by font only; consecutive such paragraphs are one block.
+        XCTAssertEqual(markdown("<p><font face=\"Courier New, monospace\">let x<br/>y</font></p><p><font face=\"Liberation Mono\">z</font></p><p>text</p>"),
+            "```\nlet x\ny\nz\n```\n\ntext\n")
+        XCTAssertEqual(markdown("<p><span style=\"font-family:'Courier New';white-space:pre-wrap\">  indented()</span></p>"), "```\n  indented()\n```\n")
+        XCTAssertEqual(markdown("<p><code>only code</code></p>"), "`only code`\n", "a <code> element stays a code span")
+        XCTAssertEqual(markdown("<table><tr><td><b>H</b></td></tr><tr><td>v</td></tr></table>"), "| H |\n| --- |\n| v |\n", "bold header cells")
+    }
+
     func testTablesThatDoNotFitStayHTML() {
         let md = markdown("<table><tr><td colspan=\"2\">wide</td></tr><tr><td>a</td><td>b</td></tr></table>")
         XCTAssertTrue(md.hasPrefix("<table>"), md)

@@ -190,17 +190,63 @@ struct HTMLConverter {
         flush()
         if case .paragraph = block {} else { flushWordList() }
         blocks.append(block)
+        lastBlockWasFontCode = false
     }
 
     /// Ends the paragraph being collected.
     private mutating func flush() {
         guard !segments.isEmpty else { return }
+        if let code = Self.fontCodeBlock(segments) {
+            // A paragraph set entirely in a monospace font (LibreOffice, Google Docs, Word): a code block;
+            // consecutive ones are one block.
+            segments = []
+            flushWordList()
+            if case .codeBlock(let info, let previous)? = blocks.last, lastBlockWasFontCode {
+                blocks[blocks.count - 1] = .codeBlock(info: info, code: previous + code + "\n")
+            } else {
+                blocks.append(.codeBlock(info: "", code: code + "\n"))
+            }
+            lastBlockWasFontCode = true
+            return
+        }
         let content = Self.finishInlines(segments)
         segments = []
         if !content.isEmpty {
             flushWordList()
             blocks.append(.paragraph(content))
+            lastBlockWasFontCode = false
         }
+    }
+
+    private var lastBlockWasFontCode = false
+
+    /// The text of a paragraph whose every visible segment is in a monospace font (not a `<code>` element).
+    static func fontCodeBlock(_ segments: [HTMLSegment]) -> String? {
+        var text = ""
+        var sawCode = false
+        for s in segments {
+            let font = s.wrappers.contains { $0.kind == .code && $0.fromFont }
+            let tag = s.wrappers.contains { $0.kind == .code && !$0.fromFont }
+            if let inline = s.inline {
+                if case .lineBreak = inline, sawCode || font {
+                    text += "\n"
+                    continue
+                }
+                return nil
+            }
+            if tag { return nil }
+            if font {
+                sawCode = true
+                text += s.text
+            } else if !s.text.isBlank {
+                return nil
+            } else if sawCode {
+                text += s.text
+            }
+        }
+        guard sawCode else { return nil }
+        while text.hasSuffix("\n") || text.hasSuffix(" ") { text.removeLast() }
+        return text.replacingOccurrences("\u{A0}", " ")
     }
 
     /// Collapses white space the way a browser renders `white-space: normal` and builds inlines.
@@ -291,6 +337,7 @@ struct HTMLConverter {
             var inner = inherited
             applyStyle(node, &inner.wrappers)
             if name == "listing" { inner.preformatted = true }
+            if let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
             blockChildren(node, inner)
             flush()
         case "h1", "h2", "h3", "h4", "h5", "h6":
@@ -367,8 +414,22 @@ struct HTMLConverter {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// CSS `white-space` of an element: true for pre/pre-wrap/break-spaces, false for normal/nowrap.
+    static func preservesWhiteSpace(_ node: HTMLNode) -> Bool? {
+        guard let style = node.attribute("style"), style.contains("white-space") else { return nil }
+        var result: Bool? = nil
+        for declaration in style.lowercased().split(separator: ";") {
+            let parts = declaration.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingWhitespace() == "white-space" else { continue }
+            let v = parts[1].trimmingWhitespace()
+            if v.hasPrefix("pre") || v == "break-spaces" { result = true } else if v == "normal" || v == "nowrap" { result = false }
+        }
+        return result
+    }
+
     private mutating func inline(_ node: HTMLNode, _ inherited: Inherited) {
         var inner = inherited
+        if let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
         switch node.name {
         case "a":
             // GitHub heading anchors and other empty, icon-only links carry nothing.
@@ -492,6 +553,7 @@ struct HTMLConverter {
         // The tag, unless its own CSS cancels it (<b style="font-weight:normal">).
         if let kind = tagKind, !(kind == .strong && weight == false), !(kind == .emphasis && italic == false) {
             push(kind, &wrappers)
+            if node.name == "font" { wrappers[wrappers.count - 1].fromFont = true }
         }
         if weight == false { wrappers.removeAll { $0.kind == .strong } } else if weight == true, !open(.strong) { push(.strong, &wrappers) }
         if italic == false { wrappers.removeAll { $0.kind == .emphasis } } else if italic == true, !open(.emphasis) { push(.emphasis, &wrappers) }
@@ -504,7 +566,10 @@ struct HTMLConverter {
                 if value == "super", !open(.superscript) { push(.superscript, &wrappers) }
                 if value == "sub", !open(.subscript) { push(.subscript, &wrappers) }
             case "font-family", "font":
-                if Self.isMonospaceFamily(value), !open(.code) { push(.code, &wrappers) }
+                if Self.isMonospaceFamily(value), !open(.code) {
+                    push(.code, &wrappers)
+                    wrappers[wrappers.count - 1].fromFont = true
+                }
             default:
                 break
             }
@@ -755,7 +820,11 @@ struct HTMLConverter {
         guard fits, width > 0 else { return .html(HTMLSerializer.serialize(node)) }
         while alignments.count < width { alignments.append(.none) }
         cells = cells.map { r in r + Array(repeating: [], count: width - r.count) }
-        let header = cells.removeFirst()
+        // Header cells are bold by presentation (LibreOffice, Word); the header row says as much.
+        let header = cells.removeFirst().map { cell -> [RichInline] in
+            if cell.count == 1, case .strong(let inner) = cell[0] { return inner }
+            return cell
+        }
         return .table(alignments: alignments, header: header, rows: cells)
     }
 
@@ -863,6 +932,8 @@ struct InlineWrapper: Equatable {
     var kind: Kind
     /// Distinguishes two elements of the same kind.
     var id: Int
+    /// Opened by a monospace font in CSS or `<font face>` rather than by `<code>`/`<kbd>`/`<samp>`/`<tt>`.
+    var fromFont = false
 }
 
 /// A run of text (or an atomic inline) with the inline elements it sits in.
