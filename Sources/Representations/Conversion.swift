@@ -126,7 +126,9 @@ public enum Conversion {
         let text = String(decoding: input, as: UTF8.self).replacingNewlines()
         var b = MarkdownDocument.Builder()
         for block in text.split(separator: "\n\n", omittingEmptySubsequences: true) {
-            let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
+            var lines = block.split(separator: "\n", omittingEmptySubsequences: false)
+            while let last = lines.last, last.allSatisfy(\.isWhitespace) { lines.removeLast() }
+            while let first = lines.first, first.allSatisfy(\.isWhitespace) { lines.removeFirst() }
             guard lines.contains(where: { !$0.allSatisfy(\.isWhitespace) }) else { continue }
             b.open(.paragraph)
             for (k, line) in lines.enumerated() {

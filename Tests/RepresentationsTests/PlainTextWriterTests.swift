@@ -38,4 +38,9 @@ final class PlainTextWriterTests: XCTestCase {
         XCTAssertEqual(text("![a cat](cat.png) <b>x</b>\n\n<div>block</div>\n\nNote[^1].\n\n[^1]: The note.\n"),
             "a cat x\n\nblock\n\nNote[1].\n\n[1] The note.\n")
     }
+
+    func testPlainTextInputKeepsLinesAndEscapesMarkup() throws {
+        let md = try Conversion.convert(Array("Line one\nline two\n\n*not markup* <b>\n\n\n".utf8), from: .text, to: .gfm)
+        XCTAssertEqual(String(decoding: md, as: UTF8.self), "Line one\\\nline two\n\n\\*not markup\\* \\<b>\n")
+    }
 }
