@@ -1,1 +1,134 @@
-print("pbctl-bench: no benchmarks yet")
+// pbctl-bench: in-process benchmarks for the Markdown engine (used by scripts/bench.sh).
+//
+//   pbctl-bench throughput FILE [--commonmark] [--iterations N]
+//       parse + render FILE N times; prints one line:
+//       "throughput <bytes> <median seconds> <MB/s> <parse-only median s> <peak nodes>"
+//   pbctl-bench small FILE... [--commonmark] [--iterations N]
+//       each FILE (1–10 KB documents) parsed + rendered N times; prints one line:
+//       "small <docs> <total bytes> <median µs per document> <MB/s> <p90 µs>"
+//   pbctl-bench convert FILE [--commonmark]
+//       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs).
+//
+// Times are wall-clock (ContinuousClock) medians; MB = 10^6 bytes.
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Representations
+
+func readFile(_ path: String) -> [UInt8] {
+    guard let f = fopen(path, "rb") else {
+        fputs("pbctl-bench: cannot open \(path)\n", stderr)
+        exit(2)
+    }
+    defer { fclose(f) }
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = fread(&buf, 1, buf.count, f)
+        if n <= 0 { break }
+        out.append(contentsOf: buf[0..<n])
+    }
+    return out
+}
+
+func seconds(_ d: Duration) -> Double {
+    let c = d.components
+    return Double(c.seconds) + Double(c.attoseconds) / 1e18
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    guard !s.isEmpty else { return 0 }
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+func percentile(_ xs: [Double], _ p: Double) -> Double {
+    let s = xs.sorted()
+    guard !s.isEmpty else { return 0 }
+    return s[min(s.count - 1, Int(Double(s.count - 1) * p + 0.5))]
+}
+
+var args = Array(CommandLine.arguments.dropFirst())
+guard let mode = args.first else {
+    print("usage: pbctl-bench throughput FILE | small FILE... | convert FILE  [--commonmark] [--iterations N]")
+    exit(0)
+}
+args.removeFirst()
+var options = MarkdownOptions.gfm
+var iterations = 0
+var files: [String] = []
+var i = 0
+while i < args.count {
+    switch args[i] {
+    case "--commonmark": options = .commonmark
+    case "--iterations":
+        i += 1
+        iterations = i < args.count ? Int(args[i]) ?? 0 : 0
+    default: files.append(args[i])
+    }
+    i += 1
+}
+let clock = ContinuousClock()
+var sink = 0
+
+switch mode {
+case "convert":
+    guard let f = files.first else { exit(2) }
+    let html = HTMLWriter.render(MarkdownParser.parse(readFile(f), options: options), options: options)
+    html.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+case "throughput":
+    guard let f = files.first else { exit(2) }
+    let input = readFile(f)
+    let n = iterations > 0 ? iterations : 7
+    // warm-up
+    sink &+= HTMLWriter.render(MarkdownParser.parse(input, options: options), options: options).count
+    var total: [Double] = []
+    var parseOnly: [Double] = []
+    var nodes = 0
+    for _ in 0..<n {
+        var doc = MarkdownDocument()
+        let t0 = clock.now
+        doc = MarkdownParser.parse(input, options: options)
+        let t1 = clock.now
+        let html = HTMLWriter.render(doc, options: options)
+        let t2 = clock.now
+        sink &+= html.count
+        nodes = doc.nodeCount
+        total.append(seconds(t2 - t0))
+        parseOnly.append(seconds(t1 - t0))
+    }
+    let med = median(total)
+    print(
+        "throughput \(input.count) \(med) \(Double(input.count) / med / 1e6) \(median(parseOnly)) \(nodes)")
+case "small":
+    let docs = files.map(readFile)
+    guard !docs.isEmpty else { exit(2) }
+    let n = iterations > 0 ? iterations : 200
+    let bytes = docs.reduce(0) { $0 + $1.count }
+    for d in docs { sink &+= HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options).count }
+    var perDoc: [Double] = []
+    perDoc.reserveCapacity(n * docs.count)
+    let start = clock.now
+    for _ in 0..<n {
+        for d in docs {
+            let t0 = clock.now
+            let html = HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options)
+            let t1 = clock.now
+            sink &+= html.count
+            perDoc.append(seconds(t1 - t0))
+        }
+    }
+    let elapsed = seconds(clock.now - start)
+    let mbps = Double(bytes * n) / elapsed / 1e6
+    print("small \(docs.count) \(bytes) \(median(perDoc) * 1e6) \(mbps) \(percentile(perDoc, 0.9) * 1e6)")
+default:
+    fputs("pbctl-bench: unknown mode \(mode)\n", stderr)
+    exit(2)
+}
+if sink == 42 { fputs("", stderr) }

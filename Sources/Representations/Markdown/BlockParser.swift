@@ -108,7 +108,13 @@ struct BlockParser {
         }
         _ = finalize(0)
         if options.footnotes { collectFootnotes() }
-        var inl = InlineParser(parser: self)
+        // Hand the arrays over (swap, not copy: the inline phase appends to them).
+        var inl = InlineParser(parser: self, takeArrays: false)
+        swap(&inl.nodes, &nodes)
+        swap(&inl.bytes, &bytes)
+        swap(&inl.extras, &extras)
+        content = []
+        contentSegs = []
         for b in inlineBlocks {
             inl.parseBlock(b)
         }

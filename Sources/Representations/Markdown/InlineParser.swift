@@ -71,10 +71,10 @@ struct InlineParser {
     var noQuoteFrom = (Int.max, Int.max, Int.max)  // ", ' in attribute values
     var noTitleFrom = (Int.max, Int.max, Int.max)  // ", ', ( link titles
 
-    init(parser p: BlockParser) {
-        nodes = p.nodes
-        bytes = p.bytes
-        extras = p.extras
+    init(parser p: BlockParser, takeArrays: Bool = true) {
+        nodes = takeArrays ? p.nodes : []
+        bytes = takeArrays ? p.bytes : []
+        extras = takeArrays ? p.extras : []
         info = p.info
         segments = p.segments
         refmap = p.refmap

@@ -104,18 +104,41 @@ enum MD {
     /// the input end with LF (unless empty). Returns the input unchanged (no copy) when
     /// nothing needs fixing.
     static func sanitize(_ input: [UInt8]) -> [UInt8] {
-        var clean = true
-        input.withUnsafeBufferPointer { p in
+        // Fast path: valid UTF-8 without NUL or CR needs no copy.
+        let clean = input.withUnsafeBufferPointer { p -> Bool in
             var i = 0
             let n = p.count
             while i < n {
                 let c = p[i]
-                if c >= 0x80 || c == 0 || c == 0x0D {
-                    clean = false
-                    return
+                if c < 0x80 {
+                    if c == 0 || c == 0x0D { return false }
+                    i += 1
+                    continue
                 }
-                i += 1
+                let len: Int
+                if c >= 0xC2 && c <= 0xDF {
+                    len = 2
+                } else if c >= 0xE0 && c <= 0xEF {
+                    len = 3
+                } else if c >= 0xF0 && c <= 0xF4 {
+                    len = 4
+                } else {
+                    return false
+                }
+                if i + len > n { return false }
+                let c1 = p[i + 1]
+                switch c {
+                case 0xE0: if c1 < 0xA0 || c1 > 0xBF { return false }
+                case 0xED: if c1 < 0x80 || c1 > 0x9F { return false }
+                case 0xF0: if c1 < 0x90 || c1 > 0xBF { return false }
+                case 0xF4: if c1 < 0x80 || c1 > 0x8F { return false }
+                default: if c1 & 0xC0 != 0x80 { return false }
+                }
+                if len > 2 && p[i + 2] & 0xC0 != 0x80 { return false }
+                if len > 3 && p[i + 3] & 0xC0 != 0x80 { return false }
+                i += len
             }
+            return true
         }
         if clean {
             if input.isEmpty || input[input.count - 1] == 0x0A { return input }
