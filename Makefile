@@ -11,7 +11,7 @@ BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev zlib1g-dev pkg-config
 # pandoc reading our RTF, cmark for comparison, getfattr for extended attributes.
 TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
               libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip
-BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb
+BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 nodejs-doc
 
 .PHONY: all build release run test unit deps test-deps bench install uninstall clean
 
@@ -43,7 +43,7 @@ test: test-deps
 
 bench: deps
 	@scripts/apt-ensure.sh $(BENCH_DEPS)
-	scripts/bench-all.sh
+	scripts/bench.sh
 
 install: release
 	install -d "$(DESTDIR)$(BINDIR)"
