@@ -21,9 +21,22 @@ import Glibc
 #endif
 import Representations
 
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBufferPointer { p in
+        var off = 0
+        while off < p.count {
+            let n = write(fd, p.baseAddress! + off, p.count - off)
+            if n <= 0 { return }
+            off += n
+        }
+    }
+}
+
+func warn(_ s: String) { writeAll(2, Array(s.utf8)) }
+
 func readFile(_ path: String) -> [UInt8] {
     guard let f = fopen(path, "rb") else {
-        fputs("pbctl-bench: cannot open \(path)\n", stderr)
+        warn("pbctl-bench: cannot open \(path)\n")
         exit(2)
     }
     defer { fclose(f) }
@@ -81,7 +94,7 @@ switch mode {
 case "convert":
     guard let f = files.first else { exit(2) }
     let html = HTMLWriter.render(MarkdownParser.parse(readFile(f), options: options), options: options)
-    html.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, stdout) }
+    writeAll(1, html)
 case "throughput":
     guard let f = files.first else { exit(2) }
     let input = readFile(f)
@@ -128,7 +141,7 @@ case "small":
     let mbps = Double(bytes * n) / elapsed / 1e6
     print("small \(docs.count) \(bytes) \(median(perDoc) * 1e6) \(mbps) \(percentile(perDoc, 0.9) * 1e6)")
 default:
-    fputs("pbctl-bench: unknown mode \(mode)\n", stderr)
+    warn("pbctl-bench: unknown mode \(mode)\n")
     exit(2)
 }
-if sink == 42 { fputs("", stderr) }
+if sink == 42 { warn("") }
