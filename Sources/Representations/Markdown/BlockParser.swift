@@ -49,8 +49,8 @@ struct BlockParser {
     var extras: [MarkdownExtra] = []
     var info: [BlockInfo] = []
     var segments: [LineSegment] = []
-    var refmap: [[UInt8]: ReferenceDefinition] = [:]
-    var footnoteMap: [[UInt8]: Int32] = [:]
+    var refmap: [String: ReferenceDefinition] = [:]
+    var footnoteMap: [String: Int32] = [:]
     var inlineBlocks: [Int32] = []
 
     // Current line state (offsets are absolute indices into `s`).

@@ -52,7 +52,7 @@ private struct Renderer {
     var footnoteNumber: [Int32: Int] = [:]
     var footnoteOrder: [Int32] = []
     var footnoteRefCount: [Int32: Int] = [:]
-    var footnoteByLabel: [[UInt8]: Int32] = [:]
+    var footnoteByLabel: [String: Int32] = [:]
 
     init(doc: MarkdownDocument, options: MarkdownOptions) {
         self.doc = doc

@@ -44,8 +44,8 @@ struct InlineParser {
     var extras: [MarkdownExtra]
     let info: [BlockInfo]
     let segments: [LineSegment]
-    let refmap: [[UInt8]: ReferenceDefinition]
-    let footnoteMap: [[UInt8]: Int32]
+    let refmap: [String: ReferenceDefinition]
+    let footnoteMap: [String: Int32]
     let options: MarkdownOptions
     let special: [Bool]
 
@@ -189,7 +189,14 @@ struct InlineParser {
         processEmphasis(-1)
         // Fix parent pointers of the (possibly restructured) inline subtree.
         fixParents(b)
-        if options.autolinks { postprocessEmails(b) }
+        if options.autolinks && subjectHasAt() { postprocessEmails(b) }
+    }
+
+    func subjectHasAt() -> Bool {
+        subj.withUnsafeBufferPointer { p in
+            for c in p where c == 0x40 { return true }
+            return false
+        }
     }
 
     mutating func fixParents(_ b: Int32) {
@@ -1152,7 +1159,10 @@ struct InlineParser {
                     var m = c
                     while m >= 0 && nodes[Int(m)].kind == .text {
                         let r = nodes[Int(m)]
-                        if bytes[Int(r.literalStart)..<Int(r.literalStart + r.literalCount)].contains(UInt8(ascii: "@")) {
+                        var k = Int(r.literalStart)
+                        let ke = Int(r.literalStart + r.literalCount)
+                        while k < ke && bytes[k] != 0x40 { k += 1 }
+                        if k < ke {
                             hasAt = true
                             break
                         }

@@ -43,6 +43,11 @@ public enum MarkdownNodeKind: UInt8, Sendable, CaseIterable, CustomStringConvert
     case image
     case footnoteReference
 
+    /// Concrete equality (otherwise `==` resolves to the generic RawRepresentable overload,
+    /// a witness-table call per comparison in the parser's hot loops).
+    @inlinable public static func == (a: Self, b: Self) -> Bool { a.rawValue == b.rawValue }
+    @inlinable public static func != (a: Self, b: Self) -> Bool { a.rawValue != b.rawValue }
+
     /// Block-level kinds (everything up to `footnoteDefinition`).
     @inlinable public var isBlock: Bool { rawValue <= MarkdownNodeKind.footnoteDefinition.rawValue }
     @inlinable public var isInline: Bool { !isBlock }

@@ -227,8 +227,9 @@ enum MD {
     // MARK: Entities
 
     /// name bytes -> value bytes.
-    static let entities: [[UInt8]: [UInt8]] = {
-        var d: [[UInt8]: [UInt8]] = [:]
+    /// Keyed by String: hashing and comparing Strings is specialised and fast, unlike [UInt8].
+    static let entities: [String: [UInt8]] = {
+        var d: [String: [UInt8]] = [:]
         d.reserveCapacity(htmlEntityCount)
         let bytes = Array(htmlEntityPacked.utf8)
         var i = 0
@@ -238,7 +239,7 @@ enum MD {
             var k = j + 1
             while k < bytes.count && bytes[k] != 2 { k += 1 }
             if j < bytes.count && k <= bytes.count {
-                d[Array(bytes[i..<j])] = Array(bytes[(j + 1)..<min(k, bytes.count)])
+                d[String(decoding: bytes[i..<j], as: UTF8.self)] = Array(bytes[(j + 1)..<min(k, bytes.count)])
             }
             i = k + 1
         }
@@ -278,7 +279,7 @@ enum MD {
         var j = i
         while j < end && j - i <= htmlEntityMaxNameLength && isAlnum(s[j]) { j += 1 }
         guard j > i, j < end, s[j] == UInt8(ascii: ";"), j - i <= htmlEntityMaxNameLength else { return 0 }
-        guard let v = entities[Array(s[i..<j])] else { return 0 }
+        guard let v = entities[String(decoding: s[i..<j], as: UTF8.self)] else { return 0 }
         out.append(contentsOf: v)
         return j + 1 - i
     }
@@ -316,7 +317,7 @@ enum MD {
     // MARK: Link labels
 
     /// Normalises a link label for matching: trim, collapse internal whitespace, Unicode case fold.
-    static func normalizeLabel(_ s: [UInt8], _ start: Int, _ end: Int) -> [UInt8] {
+    static func normalizeLabel(_ s: [UInt8], _ start: Int, _ end: Int) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(end - start)
         var i = start
@@ -334,10 +335,9 @@ enum MD {
             }
             i += 1
         }
-        if ascii { return out }
+        if ascii { return String(decoding: out, as: UTF8.self) }
         // Unicode case folding approximation: lower(upper(lower(x))) maps ẞ and ß to "ss".
-        let str = String(decoding: out, as: UTF8.self).lowercased().uppercased().lowercased()
-        return Array(str.utf8)
+        return String(decoding: out, as: UTF8.self).lowercased().uppercased().lowercased()
     }
 
     // MARK: Inline link pieces (used by the inline parser and for reference definitions)
@@ -444,7 +444,7 @@ enum MD {
 
     // MARK: HTML
 
-    static let blockTagNames: Set<[UInt8]> = Set(
+    static let blockTagNames: Set<String> = Set(
         [
             "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center", "col",
             "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
@@ -452,7 +452,7 @@ enum MD {
             "html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav", "noframes", "ol",
             "optgroup", "option", "p", "param", "search", "section", "summary", "table", "tbody", "td", "tfoot",
             "th", "thead", "title", "tr", "track", "ul",
-        ].map { Array($0.utf8) })
+        ])
 
     @inline(__always)
     static func matchesCI(_ s: [UInt8], _ i: Int, _ end: Int, _ word: StaticString) -> Bool {
@@ -491,7 +491,7 @@ enum MD {
         if j == nameStart || j - nameStart > 10 { return 0 }
         var name = [UInt8]()
         for k in nameStart..<j { name.append(lower(s[k])) }
-        guard blockTagNames.contains(name) else { return 0 }
+        guard blockTagNames.contains(String(decoding: name, as: UTF8.self)) else { return 0 }
         if j >= end { return 6 }
         let c = s[j]
         if isSpace(c) || c == UInt8(ascii: ">") { return 6 }
