@@ -322,9 +322,12 @@ struct RTFBlockBuilder {
         // Leading and trailing white space of a paragraph is not content.
         while let f = trimmed.first, f.kind == .text, f.text.isBlank { trimmed.removeFirst() }
         while let l = trimmed.last, l.kind == .text || l.kind == .lineBreak, l.text.isBlank { trimmed.removeLast() }
-        if var f = trimmed.first, f.kind == .text {
-            f.text = f.text.trimmingLeadingSpaces()
-            trimmed[0] = f
+        if let f = trimmed.first, f.kind == .text, f.text.utf8.first == 0x20 || f.text.utf8.first == 0x09 {
+            trimmed[0].text = f.text.trimmingLeadingSpaces()
+        }
+        // The common case: one plain run.
+        if trimmed.count == 1, trimmed[0].kind == .text, trimmed[0].link == nil, trimmed[0].style == RTFRunStyle() {
+            return [.text(trimmed[0].text)]
         }
         return InlineAssembler.assemble(trimmed.map { run in
             switch run.kind {
