@@ -8,7 +8,7 @@
                                own CLIPBOARD serving FILE's bytes under TARGET (text/plain targets via
                                set_text when TARGET is 'text'); print 'ready' once owned; serve
                                until killed (at most 60 s)
-  gtk_peer.py copy-image PNG   own CLIPBOARD with an image (GTK offers image/png and other formats)
+  gtk_peer.py copy-image W H   own CLIPBOARD with a W×H image (GTK offers image/png and other formats)
 """
 import sys
 import gi
@@ -68,7 +68,8 @@ def main():
         run_main()
         return 0
     if command == "copy-image":
-        pixbuf = GdkPixbuf.Pixbuf.new_from_file(sys.argv[2])
+        pixbuf = GdkPixbuf.Pixbuf.new(GdkPixbuf.Colorspace.RGB, False, 8, int(sys.argv[2]), int(sys.argv[3]))
+        pixbuf.fill(0x3366CCFF)
         clipboard.set_image(pixbuf)
         print("ready", flush=True)
         run_main()

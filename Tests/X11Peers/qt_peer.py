@@ -7,7 +7,7 @@
   qt_peer.py copy MIME FILE [MIME FILE...]
                                own CLIPBOARD with these formats ('text' = setText); print 'ready';
                                exit when another client takes the selection
-  qt_peer.py copy-image PNG    own CLIPBOARD with an image (setImageData)
+  qt_peer.py copy-image W H    own CLIPBOARD with a W×H image (setImageData)
 """
 import sys
 from PyQt5.QtCore import QMimeData, QTimer
@@ -37,7 +37,9 @@ def main():
     if command in ("copy", "copy-image"):
         mime = QMimeData()
         if command == "copy-image":
-            mime.setImageData(QImage(sys.argv[2]))
+            image = QImage(int(sys.argv[2]), int(sys.argv[3]), QImage.Format_RGB32)
+            image.fill(0x3366CC)
+            mime.setImageData(image)
         else:
             for name, path in zip(sys.argv[2::2], sys.argv[3::2]):
                 with open(path, "rb") as f:

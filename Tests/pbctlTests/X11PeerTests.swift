@@ -1,0 +1,173 @@
+import Foundation
+import XCTest
+
+/// pbctl against real X11 peers (xclip, xsel, GTK 3, Qt 5) under a private Xvfb.
+final class X11PeerTests: X11TestCase {
+    let xclip = "/usr/bin/xclip"
+    let xsel = "/usr/bin/xsel"
+    let html = "<p>caf\u{e9} <b>bold</b> \u{20ac}</p>"
+
+    func copy(_ data: Data, _ extra: [String] = []) throws {
+        let result = try run([pbctl, "copy"] + extra, input: data, timeout: 20)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(result.timedOut)
+    }
+
+    // MARK: pbctl copy → peers paste
+
+    func testCopyTextThenXclipAndXselPaste() throws {
+        try requireTool(xclip)
+        try requireTool(xsel)
+        try copy(Data("h\u{e9}llo w\u{f6}rld".utf8))
+        let a = try run([xclip, "-o", "-selection", "clipboard"])
+        XCTAssertEqual(a.text, "h\u{e9}llo w\u{f6}rld")
+        let b = try run([xsel, "-b", "-o"])
+        XCTAssertEqual(b.text, "h\u{e9}llo w\u{f6}rld")
+        // STRING is Latin-1, with the type asked for.
+        let latin1 = try run([xclip, "-o", "-selection", "clipboard", "-t", "STRING"])
+        XCTAssertEqual([UInt8](latin1.stdout), [0x68, 0xE9, 0x6C, 0x6C, 0x6F, 0x20, 0x77, 0xF6, 0x72, 0x6C, 0x64])
+        let targets = try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"]).text.split(separator: "\n")
+        for expected in ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "UTF8_STRING", "text/plain;charset=utf-8",
+                         "text/plain", "TEXT", "STRING"] {
+            XCTAssertTrue(targets.contains(Substring(expected)), "TARGETS lacks \(expected): \(targets)")
+        }
+    }
+
+    func testTextOutsideLatin1IsRefusedAsStringNeverAnsweredWithOtherBytes() throws {
+        try requireTool(xclip)
+        try copy(Data("\u{20ac}uro".utf8))
+        let string = try run([xclip, "-o", "-selection", "clipboard", "-t", "STRING"])
+        XCTAssertNotEqual(string.status, 0)
+        XCTAssertTrue(string.stdout.isEmpty)
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "UTF8_STRING"]).text, "\u{20ac}uro")
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "image/png"]).status, 0)
+    }
+
+    func testCopyHTMLThenGTKPastesHTMLRTFAndText() throws {
+        try requirePython("gi")
+        try copy(Data(html.utf8), ["--type", "html"])
+        let gtk = peers + "/gtk_peer.py"
+        let targets = try run([python, gtk, "targets"]).text.split(separator: "\n").map(String.init)
+        for expected in ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "text/html", "text/rtf", "text/richtext",
+                         "application/rtf", "UTF8_STRING", "STRING", "TEXT", "text/plain"] {
+            XCTAssertTrue(targets.contains(expected), "GTK does not see \(expected): \(targets)")
+        }
+        XCTAssertEqual(try run([python, gtk, "paste", "text/html"]).text, html)
+        let rtf = try run([python, gtk, "paste", "text/rtf"])
+        XCTAssertEqual(rtf.status, 0, rtf.stderr)
+        XCTAssertTrue(rtf.text.hasPrefix("{\\rtf1"), rtf.text)
+        XCTAssertTrue(try run([python, gtk, "text"]).text.contains("caf\u{e9} bold \u{20ac}"))
+    }
+
+    func testCopyHTMLThenQtPastesHTMLRTFAndText() throws {
+        try requirePython("PyQt5.QtWidgets")
+        try copy(Data(html.utf8), ["--type", "html"])
+        let qt = peers + "/qt_peer.py"
+        let formats = try run([python, qt, "formats"]).text.split(separator: "\n").map(String.init)
+        for expected in ["text/html", "text/rtf", "text/plain"] {
+            XCTAssertTrue(formats.contains(expected), "Qt does not see \(expected): \(formats)")
+        }
+        XCTAssertEqual(try run([python, qt, "paste", "text/html"]).text, html)
+        XCTAssertTrue(try run([python, qt, "paste", "text/rtf"]).text.hasPrefix("{\\rtf1"))
+        XCTAssertTrue(try run([python, qt, "text"]).text.contains("caf\u{e9} bold \u{20ac}"))
+    }
+
+    func testCopyMarkdownOffersMarkdownTargetsAndLazyConversions() throws {
+        try requireTool(xclip)
+        try copy(Data("# Title\n\nSome *text*.\n".utf8), ["--type", "md"])
+        let targets = try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"]).text
+        XCTAssertTrue(targets.contains("text/markdown"))
+        XCTAssertTrue(targets.contains("text/x-markdown"))
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "text/markdown"]).text, "# Title\n\nSome *text*.\n")
+        XCTAssertTrue(try run([xclip, "-o", "-selection", "clipboard", "-t", "text/html"]).text.contains("<h1>Title</h1>"))
+    }
+
+    // MARK: peers copy → pbctl paste / types
+
+    func testXclipCopyThenPbctlPasteAndTypes() throws {
+        try requireTool(xclip)
+        let file = try write(Data("from xclip \u{e9}".utf8), "in.txt")
+        _ = try run([xclip, "-i", "-selection", "clipboard", file], detached: true)
+        let types = try run([pbctl, "types", "--json"])
+        XCTAssertEqual(types.status, 0, types.stderr)
+        XCTAssertTrue(types.text.contains("public.utf8-plain-text"), types.text)
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "from xclip \u{e9}")
+        // xclip -t: any other target comes back with xclip's type; pbctl reads it anyway.
+        let htmlFile = try write(Data(html.utf8), "in.html")
+        _ = try run([xclip, "-i", "-selection", "clipboard", "-t", "text/html", htmlFile], detached: true)
+        XCTAssertEqual(try run([pbctl, "paste", "--type", "html"]).text, html)
+    }
+
+    func testPrimarySelectionIsReadWithPrimary() throws {
+        try requireTool(xclip)
+        let file = try write(Data("primary text".utf8), "p.txt")
+        _ = try run([xclip, "-i", "-selection", "primary", file], detached: true)
+        XCTAssertEqual(try run([pbctl, "paste", "--primary"]).text, "primary text")
+        XCTAssertTrue(try run([pbctl, "types", "--primary"]).text.contains("public.utf8-plain-text"))
+    }
+
+    func testGTKCopyTextHTMLAndImageThenPbctlPaste() throws {
+        try requirePython("gi")
+        let gtk = peers + "/gtk_peer.py"
+        let text = try write(Data("gtk t\u{eb}xt".utf8), "t.txt")
+        try startPeer([python, gtk, "copy", "text", text])
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "gtk t\u{eb}xt")
+        XCTAssertTrue(try run([pbctl, "types"]).text.contains("public.utf8-plain-text"))
+
+        let page = try write(Data(html.utf8), "p.html")
+        try startPeer([python, gtk, "copy", "text/html", page])
+        XCTAssertTrue(try run([pbctl, "types"]).text.contains("public.html"))
+        XCTAssertEqual(try run([pbctl, "paste", "--type", "html"]).text, html)
+
+        try startPeer([python, gtk, "copy-image", "32", "24"])
+        let types = try run([pbctl, "types", "--json"]).text
+        XCTAssertTrue(types.contains("public.png"), types)
+        let png = try run([pbctl, "paste", "--type", "png"])
+        XCTAssertEqual(png.status, 0, png.stderr)
+        XCTAssertEqual([UInt8](png.stdout.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
+    func testQtCopyTextHTMLAndImageThenPbctlPaste() throws {
+        try requirePython("PyQt5.QtWidgets")
+        let qt = peers + "/qt_peer.py"
+        let text = try write(Data("qt t\u{eb}xt".utf8), "t.txt")
+        let page = try write(Data(html.utf8), "p.html")
+        try startPeer([python, qt, "copy", "text", text, "text/html", page])
+        let types = try run([pbctl, "types"]).text
+        XCTAssertTrue(types.contains("public.html") && types.contains("public.utf8-plain-text"), types)
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "qt t\u{eb}xt")
+        XCTAssertEqual(try run([pbctl, "paste", "--type", "html"]).text, html)
+
+        try startPeer([python, qt, "copy-image", "32", "24"])
+        let png = try run([pbctl, "paste", "--type", "png"])
+        XCTAssertEqual(png.status, 0, png.stderr)
+        XCTAssertEqual([UInt8](png.stdout.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+    }
+
+    // MARK: lifetime
+
+    func testCopyReturnsAtOnceInCommandSubstitutionAndContentOutlivesIt() throws {
+        try requireTool(xclip)
+        let script = "start=$(date +%s%N); out=$(\"$PBCTL\" copy <<< x); echo done $(( ($(date +%s%N) - start) / 1000000 ))"
+        let result = try run(["/bin/bash", "-c", script], environment: ["PBCTL": pbctl], timeout: 10)
+        XCTAssertFalse(result.timedOut, "pbctl copy kept the command substitution open")
+        XCTAssertTrue(result.text.hasPrefix("done"), result.text + result.stderr)
+        let ms = Int(result.text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 99999
+        XCTAssertLessThan(ms, 3000)
+        // pbctl copy has exited; the background owner still serves.
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"]).text, "x\n")
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"]).text, "x\n")
+    }
+
+    func testBackgroundOwnerExitsWhenAnotherClientCopies() throws {
+        try requireTool(xclip)
+        try copy(Data("first".utf8))
+        let owners = { try self.run(["/bin/sh", "-c", "pgrep -f '__serve-x11 .*--display \(self.display)$' | wc -l"]).text }
+        XCTAssertEqual(try owners().trimmingCharacters(in: .whitespacesAndNewlines), "1")
+        let file = try write(Data("second".utf8), "s.txt")
+        _ = try run([xclip, "-i", "-selection", "clipboard", file], detached: true)
+        XCTAssertTrue(try eventually { try owners().trimmingCharacters(in: .whitespacesAndNewlines) == "0" },
+                      "the background owner did not exit after losing the selection")
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "second")
+    }
+}
