@@ -75,7 +75,7 @@ private struct Renderer {
             var run = i
             while i < e {
                 let c = b[i]
-                if htmlEscapeNeeded[Int(c)] {
+                if c < 0x3F && htmlEscapeNeeded[Int(c)] {
                     if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
                     switch c {
                     case UInt8(ascii: "&"): lit("&amp;")
@@ -103,23 +103,34 @@ private struct Renderer {
         }
     }
 
+    /// cmark's houdini_escape_href: safe bytes as is, `&` and `'` as entities, others %XX.
     mutating func escapeHref(_ start: Int32, _ count: Int32) {
-        var i = Int(start)
-        let e = Int(start + count)
-        while i < e {
-            let c = doc.bytes[i]
-            if hrefSafe[Int(c)] {
-                out.append(c)
-            } else if c == UInt8(ascii: "&") {
-                lit("&amp;")
-            } else if c == UInt8(ascii: "'") {
-                lit("&#x27;")
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(c >> 4)])
-                out.append(hexDigits[Int(c & 0xF)])
+        doc.bytes.withUnsafeBufferPointer { b in
+            hrefSafe.withUnsafeBufferPointer { safe in
+                var i = Int(start)
+                let e = Int(start + count)
+                var run = i
+                while i < e {
+                    let c = b[i]
+                    if safe[Int(c)] {
+                        i += 1
+                        continue
+                    }
+                    if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
+                    if c == UInt8(ascii: "&") {
+                        lit("&amp;")
+                    } else if c == UInt8(ascii: "'") {
+                        lit("&#x27;")
+                    } else {
+                        out.append(UInt8(ascii: "%"))
+                        out.append(hexDigits[Int(c >> 4)])
+                        out.append(hexDigits[Int(c & 0xF)])
+                    }
+                    i += 1
+                    run = i
+                }
+                if run < e { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<e])) }
             }
-            i += 1
         }
     }
 

@@ -68,6 +68,9 @@ struct InlineParser {
     var noPIEnd = false
     var noCDATAEnd = false
     var noDeclEnd = false
+    var parentStack: [Int32] = []
+    /// Segment of the last position lookup (lookups are mostly increasing).
+    var lastSeg = 0
     var noQuoteFrom = (Int.max, Int.max, Int.max)  // ", ' in attribute values
     var noTitleFrom = (Int.max, Int.max, Int.max)  // ", ', ( link titles
 
@@ -85,15 +88,22 @@ struct InlineParser {
 
     // MARK: Positions
 
-    func position(_ p: Int) -> (Int32, Int32) {
+    mutating func position(_ p: Int) -> (Int32, Int32) {
         guard segEnd > segStart else { return (nodes[Int(block)].startLine, nodes[Int(block)].startColumn) }
         let o = Int32(base + p)
+        if lastSeg >= segStart && lastSeg < segEnd && segments[lastSeg].offset <= o
+            && (lastSeg + 1 == segEnd || segments[lastSeg + 1].offset > o)
+        {
+            let seg = segments[lastSeg]
+            return (seg.line, seg.column + (o - seg.offset))
+        }
         var lo = segStart
         var hi = segEnd - 1
         while lo < hi {
             let mid = (lo + hi + 1) / 2
             if segments[mid].offset <= o { lo = mid } else { hi = mid - 1 }
         }
+        lastSeg = lo
         let seg = segments[lo]
         return (seg.line, seg.column + max(0, o - seg.offset))
     }
@@ -163,7 +173,9 @@ struct InlineParser {
         base = Int(r.literalStart)
         let count = Int(r.literalCount)
         nodes[Int(b)].literalCount = 0
-        subj = Array(bytes[base..<(base + count)])
+        subj.removeAll(keepingCapacity: true)
+        subj.append(contentsOf: bytes[base..<(base + count)])
+        lastSeg = segStartFor(b)
         pos = 0
         end = count
         segStart = Int(info[Int(b)].segStart)
@@ -200,16 +212,19 @@ struct InlineParser {
     }
 
     mutating func fixParents(_ b: Int32) {
-        var stack: [Int32] = [b]
-        while let p = stack.popLast() {
+        parentStack.removeAll(keepingCapacity: true)
+        parentStack.append(b)
+        while let p = parentStack.popLast() {
             var c = nodes[Int(p)].firstChild
             while c >= 0 {
                 nodes[Int(c)].parent = p
-                if nodes[Int(c)].firstChild >= 0 { stack.append(c) }
+                if nodes[Int(c)].firstChild >= 0 { parentStack.append(c) }
                 c = nodes[Int(c)].next
             }
         }
     }
+
+    func segStartFor(_ b: Int32) -> Int { Int(info[Int(b)].segStart) }
 
     mutating func parseInline() {
         let c = subj[pos]
