@@ -80,8 +80,10 @@ struct BlockParser {
     init(input: [UInt8], options: MarkdownOptions) {
         self.s = MD.sanitize(input)
         self.options = options
-        nodes.reserveCapacity(s.count / 16 + 8)
-        bytes.reserveCapacity(s.count + 64)
+        // Typical documents need about one node per 12 input bytes and a little more storage
+        // than the input (decoded text, URLs); reserving avoids regrowth copies.
+        nodes.reserveCapacity(s.count / 12 + 16)
+        bytes.reserveCapacity(s.count + s.count / 8 + 64)
         var root = MarkdownNodeRecord(kind: .document, parent: -1)
         root.flags = MarkdownNodeRecord.Flag.open
         root.startLine = 1

@@ -53,11 +53,14 @@ private struct Renderer {
     var footnoteOrder: [Int32] = []
     var footnoteRefCount: [Int32: Int] = [:]
     var footnoteByLabel: [String: Int32] = [:]
+    /// Local copies of the global tables (no lazy-global check per byte).
+    let escapeTable = htmlEscapeNeeded
+    let hrefTable = hrefSafe
 
     init(doc: MarkdownDocument, options: MarkdownOptions) {
         self.doc = doc
         self.options = options
-        out.reserveCapacity(doc.bytes.count + doc.bytes.count / 4 + 64)
+        out.reserveCapacity(doc.bytes.count + doc.bytes.count / 2 + 4096)
     }
 
     @inline(__always) mutating func lit(_ s: StaticString) {
@@ -75,7 +78,7 @@ private struct Renderer {
             var run = i
             while i < e {
                 let c = b[i]
-                if c < 0x3F && htmlEscapeNeeded[Int(c)] {
+                if c < 0x3F && escapeTable[Int(c)] {
                     if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
                     switch c {
                     case UInt8(ascii: "&"): lit("&amp;")
@@ -106,7 +109,7 @@ private struct Renderer {
     /// cmark's houdini_escape_href: safe bytes as is, `&` and `'` as entities, others %XX.
     mutating func escapeHref(_ start: Int32, _ count: Int32) {
         doc.bytes.withUnsafeBufferPointer { b in
-            hrefSafe.withUnsafeBufferPointer { safe in
+            hrefTable.withUnsafeBufferPointer { safe in
                 var i = Int(start)
                 let e = Int(start + count)
                 var run = i
