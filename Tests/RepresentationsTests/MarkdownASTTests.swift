@@ -172,6 +172,14 @@ final class MarkdownASTTests: XCTestCase {
             "<p><del>x</del> <a href=\"http://www.a.b\">www.a.b</a></p>\n")
     }
 
+    func testSafeMode() {
+        var safe = MarkdownOptions.commonmark
+        safe.unsafeHTML = false
+        XCTAssertEqual(
+            MarkdownParser.renderHTML("<b>x</b> [a](javascript:alert(1)) ![i](data:image/png;base64,AA)\n\n<div>\n", options: safe),
+            "<p><!-- raw HTML omitted -->x<!-- raw HTML omitted --> <a href=\"\">a</a> <img src=\"data:image/png;base64,AA\" alt=\"i\" /></p>\n<!-- raw HTML omitted -->\n")
+    }
+
     func testCRLFInput() {
         XCTAssertEqual(MarkdownParser.renderHTML("a\r\nb\rc\r\n\r\n# h\r\n"), "<p>a\nb\nc</p>\n<h1>h</h1>\n")
     }

@@ -160,6 +160,24 @@ private struct Renderer {
         }
     }
 
+    /// cmark's safe mode: `javascript:`, `vbscript:`, `file:` and `data:` URLs (except
+    /// `data:image/png|gif|jpeg|webp`) are dropped when raw HTML is not allowed.
+    func isDangerousURL(_ start: Int32, _ count: Int32) -> Bool {
+        let b = doc.bytes
+        let s = Int(start)
+        let e = Int(start + count)
+        for scheme: StaticString in ["javascript:", "vbscript:", "file:", "data:"] where MD.matchesCI(b, s, e, scheme) {
+            if scheme.utf8CodeUnitCount == 5 && MD.matchesCI(b, s, e, "data:") {
+                for img: StaticString in ["data:image/png", "data:image/gif", "data:image/jpeg", "data:image/webp"]
+                where MD.matchesCI(b, s, e, img) {
+                    return false
+                }
+            }
+            return true
+        }
+        return false
+    }
+
     func isFilteredTag(_ b: [UInt8], _ p: Int, _ e: Int) -> Bool {
         var i = p + 1
         if i < e && b[i] == UInt8(ascii: "/") { i += 1 }
@@ -392,7 +410,9 @@ private struct Renderer {
                         lit("<a href=\"")
                         if r.extra >= 0 {
                             let e = doc.extras[Int(r.extra)]
-                            escapeHref(e.aStart, e.aCount)
+                            if options.unsafeHTML || !isDangerousURL(e.aStart, e.aCount) {
+                                escapeHref(e.aStart, e.aCount)
+                            }
                             out.append(UInt8(ascii: "\""))
                             if e.bCount > 0 {
                                 lit(" title=\"")
@@ -407,7 +427,9 @@ private struct Renderer {
                         lit("<img src=\"")
                         if r.extra >= 0 {
                             let e = doc.extras[Int(r.extra)]
-                            escapeHref(e.aStart, e.aCount)
+                            if options.unsafeHTML || !isDangerousURL(e.aStart, e.aCount) {
+                                escapeHref(e.aStart, e.aCount)
+                            }
                         }
                         lit("\" alt=\"")
                         plainDepth = 1

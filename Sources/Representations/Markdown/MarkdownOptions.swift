@@ -18,7 +18,8 @@ public struct MarkdownOptions: Sendable, Equatable {
     public var tagFilter: Bool
     public var footnotes: Bool
     /// Pass raw HTML through (cmark's `--unsafe`); when false, raw HTML is replaced by
-    /// `<!-- raw HTML omitted -->` and unsafe link schemes are dropped. Default true.
+    /// `<!-- raw HTML omitted -->` and `javascript:`, `vbscript:`, `file:` and non-image
+    /// `data:` link/image URLs are dropped (cmark's default safe mode). Default true.
     public var unsafeHTML: Bool
 
     public init(

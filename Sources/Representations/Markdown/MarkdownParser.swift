@@ -6,8 +6,20 @@ import Foundation
 
 /// CommonMark 0.31.2 + GFM parser: bytes in, `MarkdownDocument` out.
 ///
-/// Never throws and never traps: invalid UTF-8 and U+0000 become U+FFFD. Runs in time
-/// linear in the input (nesting depth is capped as cmark does).
+/// Never throws and never traps: invalid UTF-8 and U+0000 become U+FFFD; CRLF and CR
+/// line endings become LF. Runs in time linear in the input: list and footnote nesting is
+/// capped at 100 levels (cmark-gfm's MAX_LIST_DEPTH), table cell fill-in at 0x80000 cells
+/// per table, code-span backtick runs at 1000, link labels at 999 characters.
+///
+/// The in-process API used by `pbctl convert --from commonmark|gfm|markdown|md --to html`:
+/// ```swift
+/// let options = MarkdownOptions(dialect: "gfm")!          // .commonmark or .gfm
+/// let document = MarkdownParser.parse(bytes, options: options)   // bytes: [UInt8]
+/// let html: [UInt8] = HTMLWriter.render(document, options: options)
+/// ```
+/// Pass the same options to the writer (tag filter and footnote section are GFM output
+/// rules). The document is a value (`Sendable`); see `MarkdownDocument` for traversal and
+/// `MarkdownDocument.Builder` for building documents in code.
 ///
 /// ```swift
 /// let doc = MarkdownParser.parse(Array("# Hi\n".utf8), options: .gfm)
