@@ -121,6 +121,10 @@ public final class X11SelectionOwner {
     public func handle(_ event: X11Event, now: UInt64) throws -> Bool {
         switch event {
         case .selectionRequest(let request):
+            if let log = options.log {
+                let names = (try? connection.names(of: [request.target, request.property])) ?? []
+                log("request \(names.first.flatMap { $0 } ?? "?") into \(names.last.flatMap { $0 } ?? "None") from 0x\(String(request.requestor, radix: 16))")
+            }
             try perform(machine.handle(request, now: now), now: now)
         case .selectionClear(_, let selection, let time):
             guard machine.owns(selection), !machine.isStaleClear(selection: selection, time: time) else { return true }

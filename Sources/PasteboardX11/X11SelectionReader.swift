@@ -100,6 +100,9 @@ public final class X11SelectionReader {
         var actions = machine.start(now: monotonicNanoseconds(), time: startTime)
         var result: (XAtom, UInt8)?
         var ownerGone = false
+        // Events this conversion does not consume go back to the queue for the caller (a watcher).
+        var deferred: [X11Event] = []
+        defer { connection.pushBack(deferred) }
         while true {
             var index = 0
             while index < actions.count {
@@ -142,10 +145,12 @@ public final class X11SelectionReader {
                 if changed == selection, kind != .setOwner, machine.phase != .readingProperty {
                     ownerGone = true
                 }
+                deferred.append(event!)
                 actions = []
             case nil:
                 actions = machine.tick(now: ownerGone ? UInt64.max : now)
-            default:
+            case .some(let other):
+                if case .propertyNotify = other {} else { deferred.append(other) }
                 actions = []
             }
         }

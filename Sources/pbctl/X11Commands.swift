@@ -105,6 +105,16 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
         }
     }
     if selections.isEmpty { selections = [.clipboard] }
+    if let path = context.environment["PBCTL_X11_LOG"], !path.isEmpty {
+        // Debugging aid: the detached owner's stderr is /dev/null, so it can log to a file instead.
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            options.log = { line in
+                let bytes = Array((line + "\n").utf8)
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            }
+        }
+    }
     _ = chdir("/")
     do {
         let archive = try POSIX.readAll(STDIN_FILENO, path: "standard input")

@@ -26,7 +26,10 @@ public final class XConnection {
     private var queueHead = 0
     private var nameCache: [XAtom: String] = [:]
     private var atomCache: [String: XAtom] = [:]
-    private var pendingTimestampProbe = true
+    /// A zero-length append was sent and its PropertyNotify has not been seen yet.
+    private var probeOutstanding = true
+    /// Set when serverTime() sees its probe's PropertyNotify.
+    private var probeTime: XTimestamp?
 
     /// Event masks (core protocol values).
     public static let propertyChangeMask: UInt32 = 0x0040_0000
@@ -333,25 +336,32 @@ public final class XConnection {
     /// A fresh server timestamp, from the PropertyNotify of a zero-length append on our window
     /// (ICCCM §2.1). Other events that arrive meanwhile stay queued.
     public func serverTime(deadline: UInt64 = monotonicNanoseconds() + 5_000_000_000) throws -> XTimestamp {
-        if !pendingTimestampProbe {
+        // A probe whose notification another reader already consumed is stale: send a new one.
+        if !probeOutstanding {
             xcb_change_property(connection, UInt8(XCB_PROP_MODE_APPEND.rawValue), utilityWindow,
                                 PredefinedAtom.wmName, PredefinedAtom.string, 8, 0, nil)
+            probeOutstanding = true
         }
-        pendingTimestampProbe = false
         try flush()
+        probeTime = nil
         var stash: [X11Event] = []
-        defer { queued.insert(contentsOf: stash, at: queueHead) }
+        defer { pushBack(stash) }
         while true {
             guard let event = try readEvent(deadline: deadline) else {
                 throw PasteboardError(.timedOut, "the X server did not answer in time")
             }
-            if case .propertyNotify(let window, let atom, let time, _) = event,
-                window == utilityWindow, atom == PredefinedAtom.wmName
-            {
+            if let time = probeTime {
+                probeTime = nil
                 return time
             }
             stash.append(event)
         }
+    }
+
+    /// Puts events back at the front of the queue (for events a nested wait did not handle).
+    public func pushBack(_ events: [X11Event]) {
+        guard !events.isEmpty else { return }
+        queued.insert(contentsOf: events, at: queueHead)
     }
 
     // MARK: Events
@@ -376,7 +386,14 @@ public final class XConnection {
         while true {
             if let raw = xcb_poll_for_event(connection) {
                 defer { free(raw) }
-                return decode(raw)
+                let event = decode(raw)
+                if probeOutstanding, case .propertyNotify(let window, let atom, let time, _) = event,
+                    window == utilityWindow, atom == PredefinedAtom.wmName
+                {
+                    probeOutstanding = false
+                    probeTime = time
+                }
+                return event
             }
             try checkAlive()
             var timeout: Int32 = -1
