@@ -29,7 +29,13 @@ import Foundation
 /// ```
 public enum MarkdownParser {
     /// Parses UTF-8 (or arbitrary) bytes.
+    /// Inputs are capped at 1 GiB (node and storage offsets are 32-bit); longer input is cut there.
+    public static let maximumInputLength = 1 << 30
+
     public static func parse(_ bytes: [UInt8], options: MarkdownOptions = .commonmark) -> MarkdownDocument {
+        if bytes.count > maximumInputLength {
+            return parse(Array(bytes[0..<maximumInputLength]), options: options)
+        }
         var p = BlockParser(input: bytes, options: options)
         return p.run()
     }
