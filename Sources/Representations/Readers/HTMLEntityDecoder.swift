@@ -27,34 +27,56 @@ enum HTMLEntityDecoder {
 
     static func decode(_ s: String, inAttribute: Bool = false) -> String {
         guard s.utf8.contains(UInt8(ascii: "&")) else { return s }
-        let bytes = Array(s.utf8)
+        var s = s
+        return s.withUTF8 { decode($0, inAttribute: inAttribute) }
+    }
+
+    /// Decodes UTF-8 bytes straight to a string (no intermediate `String` of the raw text).
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, inAttribute: Bool = false) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
+        var runStart = 0
         while i < bytes.count {
-            let b = bytes[i]
-            if b != UInt8(ascii: "&") {
-                out.append(b)
+            if bytes[i] != UInt8(ascii: "&") {
                 i += 1
                 continue
             }
-            if let (replacement, length) = reference(bytes, at: i, inAttribute: inAttribute) {
-                out.append(contentsOf: replacement.utf8)
+            if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+            if let length = reference(bytes, at: i, inAttribute: inAttribute, into: &out) {
                 i += length
             } else {
-                out.append(b)
+                out.append(UInt8(ascii: "&"))
                 i += 1
             }
+            runStart = i
         }
+        if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
         return String(decoding: out, as: UTF8.self)
     }
 
-    @inline(__always) private static func isAlnum(_ b: UInt8) -> Bool {
-        (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || (b >= 0x30 && b <= 0x39)
+    @inline(__always) private static func appendUTF8(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+        let v = scalar.value
+        if v < 0x80 {
+            out.append(UInt8(v))
+        } else if v < 0x800 {
+            out.append(UInt8(0xC0 | v >> 6))
+            out.append(UInt8(0x80 | v & 0x3F))
+        } else if v < 0x10000 {
+            out.append(UInt8(0xE0 | v >> 12))
+            out.append(UInt8(0x80 | v >> 6 & 0x3F))
+            out.append(UInt8(0x80 | v & 0x3F))
+        } else {
+            out.append(UInt8(0xF0 | v >> 18))
+            out.append(UInt8(0x80 | v >> 12 & 0x3F))
+            out.append(UInt8(0x80 | v >> 6 & 0x3F))
+            out.append(UInt8(0x80 | v & 0x3F))
+        }
     }
 
-    /// The reference starting at `bytes[i]` (an `&`): its replacement and length in bytes.
-    static func reference(_ bytes: [UInt8], at i: Int, inAttribute: Bool) -> (String, Int)? {
+    /// The reference starting at `bytes[i]` (an `&`): appends its replacement to `out` and returns its
+    /// length in bytes, or returns nil (appending nothing) when it is not a reference.
+    private static func reference(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, inAttribute: Bool, into out: inout [UInt8]) -> Int? {
         var j = i + 1
         guard j < bytes.count else { return nil }
         if bytes[j] == UInt8(ascii: "#") {
@@ -73,27 +95,55 @@ enum HTMLEntityDecoder {
             }
             guard digits > 0 else { return nil }
             if j < bytes.count, bytes[j] == UInt8(ascii: ";") { j += 1 }
-            return (String(Character(scalar(forCode: value))), j - i)
+            appendUTF8(scalar(forCode: value), to: &out)
+            return j - i
         }
         let start = j
         while j < bytes.count, j - start < 32, isAlnum(bytes[j]) { j += 1 }
         guard j > start else { return nil }
-        if j < bytes.count, bytes[j] == UInt8(ascii: ";"), let r = table[String(decoding: bytes[start..<j], as: UTF8.self)] {
-            return (r, j + 1 - i)
+        if j < bytes.count, bytes[j] == UInt8(ascii: ";") {
+            // The references serializers use all the time, without a table look-up.
+            let n = j - start
+            let b0 = bytes[start]
+            if n == 2, bytes[start + 1] == UInt8(ascii: "t"), b0 == UInt8(ascii: "l") || b0 == UInt8(ascii: "g") {
+                out.append(b0 == UInt8(ascii: "l") ? UInt8(ascii: "<") : UInt8(ascii: ">"))
+                return j + 1 - i
+            }
+            if n == 3, b0 == UInt8(ascii: "a"), bytes[start + 1] == UInt8(ascii: "m"), bytes[start + 2] == UInt8(ascii: "p") {
+                out.append(UInt8(ascii: "&"))
+                return j + 1 - i
+            }
+            if n == 4, b0 == UInt8(ascii: "q"), bytes[start + 1] == UInt8(ascii: "u"), bytes[start + 2] == UInt8(ascii: "o"),
+                bytes[start + 3] == UInt8(ascii: "t")
+            {
+                out.append(UInt8(ascii: "\""))
+                return j + 1 - i
+            }
+        }
+        if j < bytes.count, bytes[j] == UInt8(ascii: ";"),
+            let r = table[String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<j]), as: UTF8.self)]
+        {
+            out.append(contentsOf: r.utf8)
+            return j + 1 - i
         }
         // Legacy references without `;` (at most 6 letters): the longest that is one.
         var length = min(j - start, 6)
         while length >= 2 {
-            let name = String(decoding: bytes[start..<start + length], as: UTF8.self)
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
             if HTMLEntities.legacyNames.contains(name), let r = table[name] {
                 if inAttribute, start + length < bytes.count {
                     let next = bytes[start + length]
                     if next == UInt8(ascii: "=") || isAlnum(next) { return nil }
                 }
-                return (r, length + 1)
+                out.append(contentsOf: r.utf8)
+                return length + 1
             }
             length -= 1
         }
         return nil
+    }
+
+    @inline(__always) private static func isAlnum(_ b: UInt8) -> Bool {
+        (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || (b >= 0x30 && b <= 0x39)
     }
 }

@@ -309,7 +309,7 @@ struct HTMLConverter {
             break
         }
         let name = node.name
-        if Self.dropped.contains(name) {
+        if node.flags.contains(.dropped) {
             if name == "input", node.attribute("type")?.lowercased() == "checkbox" { checkbox(node, inherited) }
             return
         }
@@ -398,20 +398,41 @@ struct HTMLConverter {
 
     /// Runs of ASCII white space become one space.
     static func collapse(_ s: String) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(s.utf8.count)
-        var space = false
-        for b in s.utf8 {
-            if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
-                space = true
-            } else {
-                if space { out.append(0x20) }
-                space = false
-                out.append(b)
+        var s = s
+        let changed: String? = s.withUTF8 { buf in
+            // Most text needs no change: no white space other than single spaces between words.
+            var clean = true
+            var previousSpace = false
+            for b in buf {
+                if b == 0x20 {
+                    if previousSpace { clean = false; break }
+                    previousSpace = true
+                } else if b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
+                    clean = false
+                    break
+                } else {
+                    previousSpace = false
+                }
+            }
+            if clean { return nil }
+            return String(unsafeUninitializedCapacity: buf.count) { out in
+                var n = 0
+                var space = false
+                for b in buf {
+                    if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
+                        space = true
+                    } else {
+                        if space { out[n] = 0x20; n += 1 }
+                        space = false
+                        out[n] = b
+                        n += 1
+                    }
+                }
+                if space { out[n] = 0x20; n += 1 }
+                return n
             }
         }
-        if space { out.append(0x20) }
-        return String(decoding: out, as: UTF8.self)
+        return changed ?? s
     }
 
     /// CSS `white-space` of an element: true for pre/pre-wrap/break-spaces, false for normal/nowrap.
@@ -496,7 +517,7 @@ struct HTMLConverter {
         var stack = [node]
         while let n = stack.popLast() {
             if n.kind == .text { s += n.text }
-            if n.kind == .element, !Self.dropped.contains(n.name) { stack.append(contentsOf: n.children.reversed()) }
+            if n.kind == .element, !n.flags.contains(.dropped) { stack.append(contentsOf: n.children.reversed()) }
         }
         return s
     }
@@ -711,7 +732,7 @@ struct HTMLConverter {
             case .text: code += n.text
             case .comment: break
             case .element:
-                if n.name == "br" { code += "\n" } else if !Self.dropped.contains(n.name) { stack.append(contentsOf: n.children.reversed()) }
+                if n.name == "br" { code += "\n" } else if !n.flags.contains(.dropped) { stack.append(contentsOf: n.children.reversed()) }
             }
         }
         code = code.replacingNewlines()
@@ -721,14 +742,52 @@ struct HTMLConverter {
         }
         var info = node.attribute("lang") ?? ""
         if info.isEmpty {
-            for n in [node] + node.children where n.kind == .element {
-                for c in (n.attribute("class") ?? "").split(separator: " ") {
+            func scan(_ n: HTMLNode) {
+                guard n.kind == .element, let cls = n.attribute("class") else { return }
+                if let ascii = Self.asciiLanguageClass(cls) {
+                    if let value = ascii { info = value }
+                    return
+                }
+                for c in cls.split(separator: " ") {
                     if c.hasPrefix("language-") { info = String(c.dropFirst(9)) } else if c.hasPrefix("lang-") { info = String(c.dropFirst(5)) }
                 }
-                if !info.isEmpty { break }
+            }
+            scan(node)
+            if info.isEmpty {
+                for n in node.children {
+                    scan(n)
+                    if !info.isEmpty { break }
+                }
             }
         }
         return .codeBlock(info: info, code: code)
+    }
+
+    /// The last `language-X` / `lang-X` class of an all-ASCII class list, found on UTF-8: `.some(nil)` when
+    /// there is none, `nil` when the list is not ASCII (then the caller splits it by characters).
+    static func asciiLanguageClass(_ cls: String) -> String?? {
+        var cls = cls
+        return cls.withUTF8 { buf -> String?? in
+            var found: String? = nil
+            var k = 0
+            while k < buf.count {
+                if buf[k] >= 0x80 { return nil }
+                k += 1
+            }
+            k = 0
+            while k <= buf.count {
+                let start = k
+                while k < buf.count, buf[k] != 0x20 { k += 1 }
+                let word = UnsafeBufferPointer(rebasing: buf[start..<k])
+                if word.starts(with: "language-".utf8) {
+                    found = String(decoding: UnsafeBufferPointer(rebasing: word[9...]), as: UTF8.self)
+                } else if word.starts(with: "lang-".utf8) {
+                    found = String(decoding: UnsafeBufferPointer(rebasing: word[5...]), as: UTF8.self)
+                }
+                k += 1
+            }
+            return .some(found)
+        }
     }
 
     /// GitHub wraps highlighted code as `<div class="highlight highlight-source-swift"><pre>…`.
@@ -852,7 +911,7 @@ enum HTMLSerializer {
         case .comment: return
         case .text: out += escape(node.text, attribute: false)
         case .element:
-            if HTMLConverter.dropped.contains(node.name) || depth > 100 { return }
+            if node.flags.contains(.dropped) || depth > 100 { return }
             let structural: Set<String> = [
                 "table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption", "p", "br", "ul", "ol", "li", "a", "img",
                 "b", "strong", "i", "em", "code", "pre", "s", "del", "sup", "sub", "blockquote", "h1", "h2", "h3", "h4",
@@ -867,7 +926,7 @@ enum HTMLSerializer {
                 out += " \(a.name)=\"\(escape(a.value, attribute: true))\""
             }
             out += ">"
-            if HTMLTreeBuilder.voidElements.contains(node.name) { return }
+            if node.flags.contains(.void) { return }
             for c in node.children { write(c, &out, depth: depth + 1) }
             out += "</\(node.name)>"
             if ["table", "tr", "thead", "tbody", "tfoot"].contains(node.name) { out += "\n" }

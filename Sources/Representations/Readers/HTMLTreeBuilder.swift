@@ -9,22 +9,44 @@ final class HTMLNode {
     /// Text content (decoded) for text and comment nodes.
     var text: String
 
-    init(element name: String, attributes: [(name: String, value: String)] = []) {
+    /// What the tree builder and the converter need to know about the tag, looked up once per element.
+    struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let void = Flags(rawValue: 1)
+        static let rawText = Flags(rawValue: 2)
+        static let closesParagraph = Flags(rawValue: 4)
+        static let dropped = Flags(rawValue: 8)
+    }
+    let flags: Flags
+
+    static let tagFlags: [String: Flags] = {
+        var t: [String: Flags] = [:]
+        for n in HTMLTreeBuilder.voidElements { t[n, default: []].insert(.void) }
+        for n in HTMLTreeBuilder.rawTextElements { t[n, default: []].insert(.rawText) }
+        for n in HTMLTreeBuilder.closesParagraph { t[n, default: []].insert(.closesParagraph) }
+        for n in HTMLConverter.dropped { t[n, default: []].insert(.dropped) }
+        return t
+    }()
+
+    init(element name: String, attributes: [(name: String, value: String)] = [], flags: Flags? = nil) {
         kind = .element
         self.name = name
         self.attributes = attributes
+        self.flags = flags ?? HTMLNode.tagFlags[name] ?? []
         text = ""
     }
     init(text: String) {
         kind = .text
         name = ""
         attributes = []
+        flags = []
         self.text = text
     }
     init(comment: String) {
         kind = .comment
         name = "#comment"
         attributes = []
+        flags = []
         text = comment
     }
 
@@ -81,7 +103,13 @@ struct HTMLTreeBuilder {
         var textStart = 0
         while i < n {
             if bytes[i] != UInt8(ascii: "<") {
-                i += 1
+                // Skip to the next `<` in one scan of the text.
+                let next = bytes.withUnsafeBufferPointer { buf -> Int in
+                    var k = i + 1
+                    while k < n, buf[k] != UInt8(ascii: "<") { k += 1 }
+                    return k
+                }
+                i = next
                 continue
             }
             // Possible markup at i.
@@ -109,8 +137,11 @@ struct HTMLTreeBuilder {
 
     private mutating func flushText(_ start: Int, _ end: Int) {
         guard end > start else { return }
-        var s = String(decoding: bytes[start..<end], as: UTF8.self)
-        if bytes[start..<end].contains(UInt8(ascii: "&")) { s = HTMLEntityDecoder.decode(s) }
+        let s = bytes.withUnsafeBufferPointer { all -> String in
+            let run = UnsafeBufferPointer(rebasing: all[start..<end])
+            if run.contains(UInt8(ascii: "&")) { return HTMLEntityDecoder.decode(run) }
+            return String(decoding: run, as: UTF8.self)
+        }
         appendText(s)
     }
 
@@ -237,8 +268,9 @@ struct HTMLTreeBuilder {
             if !attributes.contains(where: { $0.name == attrName }) { attributes.append((attrName, value)) }
         }
         i = min(j, n)
-        startTag(name, attributes, selfClosing: selfClosing)
-        if Self.rawTextElements.contains(name) && !selfClosing {
+        let flags = HTMLNode.tagFlags[name] ?? []
+        startTag(name, attributes, selfClosing: selfClosing, flags: flags)
+        if flags.contains(.rawText) && !selfClosing {
             rawText(name)
         }
         return true
@@ -312,7 +344,7 @@ struct HTMLTreeBuilder {
         return nil
     }
 
-    private mutating func startTag(_ name: String, _ attributes: [(name: String, value: String)], selfClosing: Bool) {
+    private mutating func startTag(_ name: String, _ attributes: [(name: String, value: String)], selfClosing: Bool, flags: HTMLNode.Flags) {
         switch name {
         case "html", "head", "body":
             // transparent; keep body/html attributes out of the tree
@@ -320,7 +352,7 @@ struct HTMLTreeBuilder {
         default:
             break
         }
-        if Self.closesParagraph.contains(name), let k = isOpen("p", scopeStoppers: Self.paragraphScope) {
+        if flags.contains(.closesParagraph), let k = isOpen("p", scopeStoppers: Self.paragraphScope) {
             stack.removeSubrange(k...)
         }
         switch name {
@@ -347,9 +379,9 @@ struct HTMLTreeBuilder {
         default:
             break
         }
-        let node = HTMLNode(element: name, attributes: attributes)
+        let node = HTMLNode(element: name, attributes: attributes, flags: flags)
         stack[stack.count - 1].children.append(node)
-        if Self.voidElements.contains(name) || (selfClosing && name != "div" && name != "span" && name != "p") {
+        if flags.contains(.void) || (selfClosing && name != "div" && name != "span" && name != "p") {
             return
         }
         if stack.count >= Self.maxDepth { return }  // too deep: children go to the current element

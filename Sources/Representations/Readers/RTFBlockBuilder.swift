@@ -112,11 +112,23 @@ struct RTFBlockBuilder {
         }
         let quote = p.leftIndent >= 360 ? max(1, (p.leftIndent + 360) / 720) : 0
         if isCode(p) { return .code(codeText(p), quoteDepth: quote) }
-        if p.runs.count <= 2, p.runs.reduce(0, { $0 + $1.text.utf8.count }) <= 64 {
+        if p.runs.count <= 2, p.runs.reduce(0, { $0 + $1.text.utf8.count }) <= 64, Self.mayBeRule(p) {
             let text = p.runs.filter { $0.kind == .text }.map(\.text).joined().filter { !$0.isWhitespace }
             if text.count >= 3, let c = text.first, "—–-_*=".contains(c), text.allSatisfy({ $0 == c }) { return .rule }
         }
         return .paragraph(p, quoteDepth: quote)
+    }
+
+    /// False when the first character that is not white space cannot start a typed rule ("---", "***"…):
+    /// checked on UTF-8 so that ordinary paragraphs skip the Character-level test.
+    private static func mayBeRule(_ p: RTFParagraph) -> Bool {
+        for run in p.runs where run.kind == .text {
+            for b in run.text.utf8 {
+                if b == 0x20 || (b >= 0x09 && b <= 0x0D) { continue }
+                return b >= 0x80 || b == UInt8(ascii: "-") || b == UInt8(ascii: "_") || b == UInt8(ascii: "*") || b == UInt8(ascii: "=")
+            }
+        }
+        return false
     }
 
     private func isCode(_ p: RTFParagraph) -> Bool {
@@ -457,6 +469,61 @@ enum InlineAssembler {
     /// Leading and trailing white space of a run of inlines, split off.
     static func splitSpaces(_ content: [RichInline]) -> (String, [RichInline], String) {
         var body = content
+        // Fast path on UTF-8: spaces, tabs and U+00A0 at either end, when the bytes next to them are ASCII
+        // (so the cut is a character boundary); anything else takes the Character-based path below.
+        @inline(__always) func leadCut(_ t: String) -> Int? {
+            var t = t
+            return t.withUTF8 { buf -> Int? in
+                var k = 0
+                while k < buf.count {
+                    if buf[k] == 0x20 || buf[k] == 0x09 { k += 1 } else if buf[k] == 0xC2, k + 1 < buf.count, buf[k + 1] == 0xA0 { k += 2 } else { break }
+                }
+                if k < buf.count, buf[k] >= 0x80 { return nil }
+                return k
+            }
+        }
+        @inline(__always) func trailCut(_ t: String) -> Int? {
+            var t = t
+            return t.withUTF8 { buf -> Int? in
+                var k = buf.count
+                while k > 0 {
+                    if buf[k - 1] == 0x20 || buf[k - 1] == 0x09 { k -= 1 } else if k >= 2, buf[k - 1] == 0xA0, buf[k - 2] == 0xC2 { k -= 2 } else { break }
+                }
+                if k > 0, buf[k - 1] >= 0x80 { return nil }
+                if k < buf.count, k > 0, buf[k] == 0xC2 { return nil }  // keep U+00A0 after a combining sequence exact
+                return k
+            }
+        }
+        var fastLead = ""
+        var fastTrail = ""
+        var fast = true
+        if case .text(let t)? = body.first {
+            if let k = leadCut(t) {
+                if k > 0 {
+                    let u = t.utf8
+                    fastLead = String(Substring(u[u.startIndex..<u.index(u.startIndex, offsetBy: k)]))
+                    let rest = String(Substring(u[u.index(u.startIndex, offsetBy: k)...]))
+                    if rest.isEmpty { body.removeFirst() } else { body[0] = .text(rest) }
+                }
+            } else {
+                fast = false
+            }
+        }
+        if fast, case .text(let t)? = body.last {
+            if let k = trailCut(t) {
+                if k < t.utf8.count {
+                    let u = t.utf8
+                    let cut = u.index(u.startIndex, offsetBy: k)
+                    fastTrail = String(Substring(u[cut...]))
+                    let kept = String(Substring(u[..<cut]))
+                    if kept.isEmpty { body.removeLast() } else { body[body.count - 1] = .text(kept) }
+                }
+                return (fastLead, body, fastTrail)
+            }
+            body = content  // redo both ends the slow way
+        } else if fast {
+            return (fastLead, body, fastTrail)
+        }
         var lead = ""
         var trail = ""
         if case .text(let t)? = body.first {
@@ -466,7 +533,7 @@ enum InlineAssembler {
         }
         if case .text(let t)? = body.last {
             var end = t.endIndex
-            while end > t.startIndex, [" ", "\t", "\u{A0}"].contains(t[t.index(before: end)]) { end = t.index(before: end) }
+            while end > t.startIndex, case let c = t[t.index(before: end)], c == " " || c == "\t" || c == "\u{A0}" { end = t.index(before: end) }
             trail = String(t[end...])
             let kept = String(t[..<end])
             if kept.isEmpty { body.removeLast() } else { body[body.count - 1] = .text(kept) }
@@ -478,8 +545,9 @@ enum InlineAssembler {
     static func merged(_ inlines: [RichInline]) -> [RichInline] {
         var out: [RichInline] = []
         for x in inlines {
-            if case .text(let b) = x, case .text(let a)? = out.last {
-                out[out.count - 1] = .text(a + b)
+            if case .text(let b) = x, case .text? = out.last, case .text(var a) = out.removeLast() {
+                a += b  // `a` is the only reference once removed: appended in place
+                out.append(.text(a))
             } else {
                 out.append(x)
             }

@@ -97,11 +97,45 @@ private enum Keyword {
     case brdrb, skipDestination, upr, ud, cpg, htmltag, mhtmltag
 }
 
-private let keywords: [UInt64: Keyword] = {
-    var hashed: [UInt64: Keyword] = [:]
-    for (name, keyword) in keywordNames { hashed[RTFParser.hash(name.utf8)] = keyword }
-    return hashed
-}()
+/// Control-word hash → keyword, as an open-addressing table indexed by the FNV hash itself: a look-up per
+/// control word costs a few loads instead of hashing the key again through `Hasher`.
+private struct KeywordTable: Sendable {
+    private var keys: [UInt64]
+    private var values: [Keyword]
+    private let mask: Int
+
+    init(_ names: [String: Keyword]) {
+        var size = 16
+        while size < names.count * 4 { size <<= 1 }
+        mask = size - 1
+        keys = Array(repeating: 0, count: size)
+        values = Array(repeating: .rtf, count: size)
+        for (name, keyword) in names {
+            let key = RTFParser.hash(name.utf8)
+            var k = Self.slot(key, mask)
+            while keys[k] != 0 && keys[k] != key { k = (k + 1) & mask }
+            keys[k] = key
+            values[k] = keyword
+        }
+    }
+
+    @inline(__always) private static func slot(_ key: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: key ^ (key >> 32)) & mask
+    }
+
+    @inline(__always) subscript(_ key: UInt64) -> Keyword? {
+        guard key != 0 else { return nil }
+        var k = Self.slot(key, mask)
+        while true {
+            let stored = keys[k]
+            if stored == key { return values[k] }
+            if stored == 0 { return nil }
+            k = (k + 1) & mask
+        }
+    }
+}
+
+private let keywords = KeywordTable(keywordNames)
 
 private let keywordNames: [String: Keyword] = {
     var k: [String: Keyword] = [
@@ -757,7 +791,13 @@ struct RTFParser {
     /// The URL of a `HYPERLINK "url"` (or `HYPERLINK \l "anchor"`) field instruction.
     static func hyperlinkTarget(_ instruction: String) -> String? {
         var s = Substring(instruction.trimmingWhitespace())
-        guard s.uppercased().hasPrefix("HYPERLINK") else { return nil }
+        let head = s.utf8.prefix(9)
+        if head.count == 9, head.allSatisfy({ $0 < 0x80 }) {
+            // ASCII: compare case-insensitively without upper-casing the whole instruction.
+            guard head.elementsEqual("hyperlink".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
+        } else {
+            guard s.uppercased().hasPrefix("HYPERLINK") else { return nil }
+        }
         s = s.dropFirst(9)
         var anchor = false
         var url: String? = nil
@@ -929,6 +969,17 @@ extension String {
 
 extension StringProtocol {
     func trimmingWhitespace() -> String {
+        // Fast path: trim ASCII white space on UTF-8; fall back to Unicode properties when a non-ASCII byte
+        // sits at either end (it may be white space such as U+00A0 or U+2003).
+        let fast: String?? = utf8.withContiguousStorageIfAvailable { buf -> String? in
+            var start = 0
+            var end = buf.count
+            while start < end, buf[start] == 0x20 || (buf[start] >= 0x09 && buf[start] <= 0x0D) { start += 1 }
+            while end > start, buf[end - 1] == 0x20 || (buf[end - 1] >= 0x09 && buf[end - 1] <= 0x0D) { end -= 1 }
+            if start < end, buf[start] >= 0x80 || buf[end - 1] >= 0x80 { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: buf[start..<end]), as: UTF8.self)
+        }
+        if let fast, let fast { return fast }
         let scalars = unicodeScalars
         var start = scalars.startIndex
         var end = scalars.endIndex

@@ -56,15 +56,18 @@ struct RTFTokenizer {
                 continue
             default:
                 let start = position
-                position += 1
-                while position < count {
-                    let c = bytes[position]
-                    if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A
-                        || c == 0x0D || c == 0
-                    {
-                        break
+                position = bytes.withUnsafeBufferPointer { buf -> Int in
+                    var p = start + 1
+                    while p < count {
+                        let c = buf[p]
+                        if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A
+                            || c == 0x0D || c == 0
+                        {
+                            break
+                        }
+                        p += 1
                     }
-                    position += 1
+                    return p
                 }
                 return .text(start..<position)
             }
