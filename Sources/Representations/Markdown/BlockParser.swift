@@ -262,10 +262,12 @@ struct BlockParser {
                 if o >= to { break }
                 if o >= from {
                     segments.append(LineSegment(offset: base + Int32(o - from), line: seg.line, column: seg.column))
-                } else if let last = segments.last, last.offset >= base {
-                    // unreachable in practice
-                    _ = last
                 } else {
+                    // A line that starts before `from` (e.g. after stripped reference definitions):
+                    // keep the latest such line, positioned at `from`.
+                    if let last = segments.last, Int(last.offset) == Int(base), segments.count > segStart {
+                        segments.removeLast()
+                    }
                     segments.append(
                         LineSegment(offset: base, line: seg.line, column: seg.column + Int32(from - o)))
                 }
@@ -442,7 +444,7 @@ struct BlockParser {
         guard let (destEnd, ds, de) = MD.scanLinkDestination(c, i, end) else { return 0 }
         if destEnd == i && !(i < end && c[i] == UInt8(ascii: "<")) { return 0 }
         let beforeTitle = destEnd
-        var j = skipSpacesOneNewline(c, destEnd, end)
+        let j = skipSpacesOneNewline(c, destEnd, end)
         var titleRange: (Int, Int)? = nil
         var afterTitle = beforeTitle
         if j != beforeTitle, let te = MD.scanLinkTitle(c, j, end) {
@@ -465,8 +467,6 @@ struct BlockParser {
         } else {
             return 0
         }
-        _ = j
-        j = 0
         let label = MD.normalizeLabel(c, ls, le)
         if label.isEmpty { return 0 }
         if refmap[label] == nil {
@@ -618,7 +618,6 @@ struct BlockParser {
             findFirstNonspace()
             let indented = indent >= codeIndent
             let c = s[firstNonspace]
-            var matched = 0
             if !indented && c == UInt8(ascii: ">") {
                 advanceOffset(firstNonspace + 1 - offset, columns: false)
                 if MD.isSpaceOrTab(peek(offset)) { advanceOffset(1, columns: true) }
@@ -749,14 +748,12 @@ struct BlockParser {
         } else {
             nodes[Int(container)].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
         }
+        // Ancestors of the container never end with a blank line (O(depth), like matching the
+        // container prefixes; list depth is capped).
         var tmp = container
         while true {
             let p = nodes[Int(tmp)].parent
             if p < 0 { break }
-            if nodes[Int(p)].flags & MarkdownNodeRecord.Flag.lastLineBlank == 0 && !blank {
-                // Ancestors above a cleared node are cleared too unless a blank line set them; keep walking
-                // only while needed (flags are only ever set on the container of a blank line).
-            }
             nodes[Int(p)].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
             tmp = p
         }
