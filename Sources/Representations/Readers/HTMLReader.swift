@@ -52,15 +52,41 @@ struct HTMLReader {
         return Array(String(scalars).utf8)
     }
 
-    private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
-        var it = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&it) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
+    /// Well-formed UTF-8 (Unicode table 3-7: no overlong forms, surrogates or values above U+10FFFF),
+    /// checked eight ASCII bytes at a time.
+    static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buf -> Bool in
+            guard let base = buf.baseAddress else { return true }
+            let n = buf.count
+            var i = 0
+            @inline(__always) func cont(_ k: Int) -> Bool { k < n && buf[k] & 0xC0 == 0x80 }
+            while i < n {
+                while i + 8 <= n, UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { i += 8 }
+                guard i < n else { break }
+                let b = buf[i]
+                switch b {
+                case 0x00...0x7F:
+                    i += 1
+                case 0xC2...0xDF:
+                    guard cont(i + 1) else { return false }
+                    i += 2
+                case 0xE0...0xEF:
+                    guard i + 1 < n else { return false }
+                    let c = buf[i + 1]
+                    let ok = b == 0xE0 ? (c >= 0xA0 && c <= 0xBF) : b == 0xED ? (c >= 0x80 && c <= 0x9F) : (c & 0xC0 == 0x80)
+                    guard ok, cont(i + 2) else { return false }
+                    i += 3
+                case 0xF0...0xF4:
+                    guard i + 1 < n else { return false }
+                    let c = buf[i + 1]
+                    let ok = b == 0xF0 ? (c >= 0x90 && c <= 0xBF) : b == 0xF4 ? (c >= 0x80 && c <= 0x8F) : (c & 0xC0 == 0x80)
+                    guard ok, cont(i + 2), cont(i + 3) else { return false }
+                    i += 4
+                default:
+                    return false
+                }
             }
+            return true
         }
     }
 
@@ -115,13 +141,19 @@ struct HTMLReader {
 
     private static func find(_ needle: [UInt8], in hay: ArraySlice<UInt8>) -> Int? {
         guard needle.count <= hay.count, let first = needle.first else { return nil }
-        var k = hay.startIndex
-        let last = hay.endIndex - needle.count
-        while k <= last {
-            if hay[k] == first && hay[k..<k + needle.count].elementsEqual(needle) { return k }
-            k += 1
+        return hay.withUnsafeBufferPointer { buf -> Int? in
+            var k = 0
+            let last = buf.count - needle.count
+            while k <= last {
+                if buf[k] == first {
+                    var m = 1
+                    while m < needle.count, buf[k + m] == needle[m] { m += 1 }
+                    if m == needle.count { return hay.startIndex + k }
+                }
+                k += 1
+            }
+            return nil
         }
-        return nil
     }
 }
 
@@ -298,6 +330,15 @@ struct HTMLConverter {
         return HTMLInlineAssembler.build(out[...], depth: 0)
     }
 
+    /// Every name the switch in ``visit(_:_:)`` handles other than by `inline` (keep the two in step).
+    static let blockSwitchNames: [String] = [
+        "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "address", "center",
+        "figure", "figcaption", "details", "summary", "dialog", "fieldset", "form", "hgroup", "search", "legend",
+        "caption", "dd", "dt", "listing", "body", "html", "dl", "tbody", "thead", "tfoot", "tr", "option",
+        "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "hr", "ul", "ol", "dir", "menu", "li", "table",
+        "td", "th", "br",
+    ]
+
     private mutating func visit(_ node: HTMLNode, _ inherited: Inherited) {
         switch node.kind {
         case .comment:
@@ -314,6 +355,11 @@ struct HTMLConverter {
             return
         }
         if isHidden(node) { return }
+        // Every other element is inline: skip the string comparisons below.
+        guard node.flags.contains(.blockSwitch) else {
+            inline(node, inherited)
+            return
+        }
         // Word list paragraphs (MsoListParagraph… with mso-list:lN levelM).
         if name == "p" || name == "h1" || name == "h2" || name == "h3" || name == "h4" || name == "h5" || name == "h6",
             let (list, level) = wordListInfo(node)

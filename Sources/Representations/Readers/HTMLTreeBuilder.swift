@@ -16,6 +16,8 @@ final class HTMLNode {
         static let rawText = Flags(rawValue: 2)
         static let closesParagraph = Flags(rawValue: 4)
         static let dropped = Flags(rawValue: 8)
+        /// Named by a case of ``HTMLConverter``'s block switch (see ``HTMLConverter/blockSwitchNames``).
+        static let blockSwitch = Flags(rawValue: 16)
     }
     let flags: Flags
 
@@ -25,6 +27,7 @@ final class HTMLNode {
         for n in HTMLTreeBuilder.rawTextElements { t[n, default: []].insert(.rawText) }
         for n in HTMLTreeBuilder.closesParagraph { t[n, default: []].insert(.closesParagraph) }
         for n in HTMLConverter.dropped { t[n, default: []].insert(.dropped) }
+        for n in HTMLConverter.blockSwitchNames { t[n, default: []].insert(.blockSwitch) }
         return t
     }()
 
