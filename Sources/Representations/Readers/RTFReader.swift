@@ -791,10 +791,10 @@ struct RTFParser {
     /// The URL of a `HYPERLINK "url"` (or `HYPERLINK \l "anchor"`) field instruction.
     static func hyperlinkTarget(_ instruction: String) -> String? {
         var s = Substring(instruction.trimmingWhitespace())
-        let head = s.utf8.prefix(9)
-        if head.count == 9, head.allSatisfy({ $0 < 0x80 }) {
+        let head = s.utf8.prefix(10)  // the 10th byte too: a combining mark there would change the 9th character
+        if head.count >= 9, head.allSatisfy({ $0 < 0x80 }) {
             // ASCII: compare case-insensitively without upper-casing the whole instruction.
-            guard head.elementsEqual("hyperlink".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
+            guard head.prefix(9).elementsEqual("hyperlink".utf8, by: { $0 | 0x20 == $1 }) else { return nil }
         } else {
             guard s.uppercased().hasPrefix("HYPERLINK") else { return nil }
         }
