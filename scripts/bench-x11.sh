@@ -41,7 +41,7 @@ small_xsel=$(median_ms 30 xsel -b -o)
 small_xclip=$(median_ms 30 xclip -o -selection clipboard)
 
 # 2. 128 MB paste throughput and peak memory, both readers against the same owner (pbctl copy).
-head -c 100663296 /dev/urandom | base64 -w 120 | head -c 134217728 > "$work/big.txt"
+{ head -c 100663296 /dev/urandom | base64 -w 120 | head -c 134217728 > "$work/big.txt"; } || true
 size=$(stat -c %s "$work/big.txt")
 "$PBCTL" copy --type txt < "$work/big.txt"
 big_pbctl=$(median_ms 3 sh -c "\"$PBCTL\" paste > $work/out1")
@@ -52,7 +52,7 @@ rss_pbctl=$(/usr/bin/time -f %M "$PBCTL" paste 2>&1 >/dev/null | tail -1)
 rss_xclip=$(/usr/bin/time -f %M xclip -o -selection clipboard 2>&1 >/dev/null | tail -1)
 
 # 3. Copy of an 8 MB Markdown file: pbctl copy (lazy conversions) vs xclip -i.
-for i in $(seq 40000); do printf '## Section %d\n\nSome *emphasis*, a [link](https://example.com/%d) and `code`.\n\n- item\n- item\n\n' $i $i; done | head -c 8388608 > "$work/doc.md"
+{ for i in $(seq 90000); do printf '## Section %d\n\nSome *emphasis*, a [link](https://example.com/%d) and `code`.\n\n- item\n- item\n\n' $i $i; done | head -c 8388608 > "$work/doc.md"; } || true
 copy_pbctl=$(median_ms 5 "$PBCTL" copy "$work/doc.md")
 copy_xclip=$(median_ms 5 xclip -i -selection clipboard -t text/markdown "$work/doc.md")
 "$PBCTL" clear || true
