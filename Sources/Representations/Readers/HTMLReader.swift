@@ -428,7 +428,9 @@ struct HTMLConverter {
         var t = raw
         let code = inherited.wrappers.contains { $0.kind == .code }
         if code {
-            t = raw.replacingNewlines().replacingNewlinesWithSpaces()
+            t = raw.replacingNewlines()
+            // "\n" is always a character of its own, so without a LF byte there is nothing to replace.
+            if t.utf8.contains(0x0A) { t = t.replacingNewlinesWithSpaces() }
         } else if !inherited.preformatted {
             t = Self.collapse(raw)
             if t.isEmpty { return }

@@ -225,7 +225,8 @@ struct RTFBlockBuilder {
             case .code(_, let q):
                 var code = ""
                 while i < lines.count, case .code(let text, let q2) = lines[i], q2 == q {
-                    code += text + "\n"
+                    code += text
+                    code += "\n"
                     i += 1
                 }
                 out.append(quoted(.codeBlock(info: "", code: code), depth: q))

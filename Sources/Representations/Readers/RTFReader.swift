@@ -426,6 +426,7 @@ struct RTFParser {
         {
             paragraph.runs[last].text += text  // in place: no copy of the run's string
         } else {
+            if paragraph.runs.isEmpty { paragraph.runs.reserveCapacity(4) }  // one allocation for most paragraphs
             paragraph.runs.append(RTFRun(kind: kind, text: text, style: style, size: state.fontSize, link: link))
         }
         if kind == .text {
