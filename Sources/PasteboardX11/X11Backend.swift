@@ -74,6 +74,7 @@ public final class X11Backend: PasteboardBackend {
         if copyOptions.foreground {
             var options = X11SelectionOwner.Options()
             options.pasteOnce = copyOptions.pasteOnce
+            options.registry = negotiation.registry
             options.clearAfter = copyOptions.clearAfter
             let owner = X11SelectionOwner(connection: connection, options: options)
             try owner.claim(item, selections: [selection])

@@ -35,6 +35,8 @@ public final class X11SelectionOwner {
         public var stepTimeout: Double = 5
         /// Called with one line for each notable event (transfers aborted, ownership lost).
         public var log: (@Sendable (String) -> Void)?
+        /// The registry whose X11 tags the offered targets come from (declared types included).
+        public var registry: TypeRegistry = .standard
         public init() {}
     }
 
@@ -63,7 +65,9 @@ public final class X11SelectionOwner {
     /// GetSelectionOwner (ICCCM §2.1).
     /// - Throws: ``PasteboardError`` `.unavailable` when another client kept the selection.
     public func claim(_ item: Item, selections: [X11Selection]) throws {
-        let source = try ItemContentSource(item: item, atoms: connection.atoms, intern: connection.intern)
+        let source = try ItemContentSource(
+            item: item, atoms: connection.atoms, negotiation: TargetNegotiation(registry: options.registry),
+            intern: connection.intern)
         let time = try connection.serverTime()
         for selection in selections {
             let atom = connection.atoms[selection.knownAtom]

@@ -171,6 +171,16 @@ let pasteCommand = Command(
         guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
         let indices = try selectItems(arguments, count: items.count)
         let request = try PasteRequest(arguments, context)
+        // One X11 item to standard output without conversion: stream it, so a 100 MB paste is never
+        // held twice (or at all) in memory.
+        if let x11 = backend as? X11Backend, indices.count == 1, arguments.value("output") == nil {
+            let choice = try request.choose(items[indices[0]].types, context)
+            if choice.convertTo == nil, context.registry.textEncoding(of: choice.read) != .utf16 {
+                try streamPaste(x11, choice.read, pasteboard, dropNewline: arguments.has("no-newline"), context)
+                if arguments.has("verbose") { context.terminal.err("pbctl: item 0: pasted \(choice.read)") }
+                return ExitCode.ok
+            }
+        }
         var output = Data()
         for index in indices {
             let choice = try request.choose(items[index].types, context)
@@ -200,6 +210,27 @@ let pasteCommand = Command(
         }
         return ExitCode.ok
     })
+
+/// Writes one X11 representation to standard output as its chunks arrive; with `dropNewline`, the last
+/// two bytes are held back until the end so one trailing newline (or CRLF) can be dropped.
+func streamPaste(
+    _ backend: X11Backend, _ type: TypeIdentifier, _ pasteboard: PasteboardName, dropNewline: Bool, _ context: Context
+) throws {
+    var held = Data()
+    try backend.read(type, item: 0, from: pasteboard) { chunk in
+        guard dropNewline else { return try context.terminal.out(chunk) }
+        held.append(chunk)
+        if held.count > 2 {
+            try context.terminal.out(held.prefix(held.count - 2))
+            held = Data(held.suffix(2))
+        }
+    }
+    if dropNewline, held.last == 0x0A {
+        held.removeLast()
+        if held.last == 0x0D { held.removeLast() }
+    }
+    if !held.isEmpty { try context.terminal.out(held) }
+}
 
 func selectItems(_ arguments: ParsedArguments, count: Int) throws -> [Int] {
     guard let text = arguments.value("item") else { return Array(0..<count) }

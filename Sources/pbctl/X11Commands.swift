@@ -73,6 +73,7 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
     var selections: [X11Selection] = []
     var display: String? = context.environment["DISPLAY"]
     var options = X11SelectionOwner.Options()
+    options.registry = context.registry
     var index = 0
     func fail(_ error: any Error, _ code: Int32) -> Int32 {
         BackgroundOwnerLauncher.report(error)
