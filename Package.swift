@@ -35,8 +35,8 @@ let package = Package(
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),
-        .testTarget(name: "RepresentationsTests", dependencies: ["Representations"]),
-        .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"]),
+        .testTarget(name: "RepresentationsTests", dependencies: ["Representations"], exclude: ["Fixtures"]),
+        .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"], exclude: ["Specs"]),
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard"]),
