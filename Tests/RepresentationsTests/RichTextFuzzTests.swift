@@ -6,17 +6,7 @@ import XCTest
 /// truncated fixtures and pathological nesting must neither crash nor hang, and every writer must then
 /// produce valid output (UTF-8; 7-bit ASCII for RTF).
 final class RichTextFuzzTests: XCTestCase {
-    struct RNG {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    typealias RNG = SplitMix64
 
     static let rtfTokens: [String] = [
         "{", "}", "{\\rtf1", "\\ansi", "\\ansicpg932 ", "\\ansicpg1251 ", "\\mac ", "\\b ", "\\b0 ", "\\i ", "\\strike ", "\\ul ", "\\plain ",
