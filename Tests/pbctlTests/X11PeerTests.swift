@@ -144,6 +144,25 @@ final class X11PeerTests: X11TestCase {
         XCTAssertEqual([UInt8](png.stdout.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
     }
 
+    func testWatchWithholdsContentMarkedConcealedByQtOwner() throws {
+        try requirePython("PyQt5.QtWidgets")
+        let qt = peers + "/qt_peer.py"
+        let log = scratch + "/watch.log"
+        let script = "cat >> \"$0\"; echo \" [$PBCTL_STATE] $PBCTL_TYPES\" >> \"$0\""
+        let watch = try Spawned([pbctl, "watch", "--count", "1", "--", "/bin/sh", "-c", script, log], environment: environment)
+        spawned.append(watch)
+        usleep(500_000)
+        // A password manager's copy: the text plus nspasteboard.org's ConcealedType marker (no KDE hint).
+        let secret = try write(Data("hunter2".utf8), "secret.txt")
+        let marker = try write(Data(), "marker")
+        try startPeer([python, qt, "copy", "text", secret, "org.nspasteboard.ConcealedType", marker])
+        XCTAssertTrue(watch.child.wait(timeout: 10))
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        XCTAssertFalse(text.contains("hunter2"), text)
+        XCTAssertTrue(text.hasPrefix(" [sensitive] ") && text.contains("public.utf8-plain-text"), text)
+        XCTAssertFalse(text.contains("concealed"), "markers are flags, not types: \(text)")
+    }
+
     // MARK: lifetime
 
     func testCopyReturnsAtOnceInCommandSubstitutionAndContentOutlivesIt() throws {
