@@ -16,7 +16,7 @@ let daemonCommands: [Command] = [daemonCommand, detachedDaemonCommand]
 let daemonCommand = Command(
     help: CommandHelp(
         name: "daemon", summary: "run the clipboard manager: keep the clipboard when applications exit",
-        usage: "pbctl daemon [--display D] [--replace] [--detach] [--verbose]",
+        usage: "pbctl daemon [--display D] [--replace] [--detach] [--verbose] | pbctl daemon --status",
         details: """
             One daemon per X display. It owns CLIPBOARD_MANAGER, so exiting GTK, Qt, Chromium and Firefox
             applications hand it their clipboard (SAVE_TARGETS): it fetches every target they offer and
@@ -34,6 +34,7 @@ let daemonCommand = Command(
         .flag("replace", nil, "take over from a running clipboard manager"),
         .flag("detach", nil, "run in the background; return once the daemon manages the clipboard"),
         .flag("verbose", "v", "log saves, restores and skipped content to standard error"),
+        .flag("status", nil, "report whether a clipboard manager runs on the display (exit 0) or not (exit 1)"),
     ],
     run: { context, arguments in
         let display = arguments.value("display") ?? context.environment["DISPLAY"] ?? ""
@@ -41,6 +42,16 @@ let daemonCommand = Command(
             throw PasteboardError(.unavailable, "no X display: DISPLAY is not set (or pass --display)")
         }
         let replace = arguments.has("replace")
+        if arguments.has("status") {
+            let connection = try XConnection(display: display)
+            guard let running = try X11ClipboardManager.runningManager(on: connection) else {
+                try context.terminal.out("no clipboard manager on \(display)\n")
+                return ExitCode.notFound
+            }
+            let who = running.pid.map { "pbctl daemon (pid \($0))" } ?? "a clipboard manager (not pbctl)"
+            try context.terminal.out("\(who) on \(display), window 0x\(String(running.window, radix: 16))\n")
+            return ExitCode.ok
+        }
         if arguments.has("detach") {
             var childArguments = ["__daemon", "--display", display]
             if replace { childArguments.append("--replace") }

@@ -9,6 +9,9 @@
                                set_text when TARGET is 'text'); print 'ready' once owned; serve
                                until killed (at most 60 s)
   gtk_peer.py copy-image W H   own CLIPBOARD with a W×H image (GTK offers image/png and other formats)
+  gtk_peer.py copy-stall TARGET FILE
+                               own CLIPBOARD offering TARGET; print 'ready', then on the first request
+                               for content print 'asked' and hang (a stalled owner, to be killed)
   gtk_peer.py copy-store TARGET FILE [TARGET FILE...]
                                own CLIPBOARD like copy, then hand it to the clipboard manager as an
                                exiting GTK application does (gtk_clipboard_store: 'text' alone goes
@@ -67,6 +70,21 @@ def main():
 
         widget.connect("selection-get", get)
         widget.connect("selection-clear-event", lambda *a: Gtk.main_quit())
+        if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+            return 2
+        print("ready", flush=True)
+        run_main()
+        return 0
+    if command == "copy-stall":
+        import time
+        widget = Gtk.Invisible()
+        Gtk.selection_add_target(widget, CLIPBOARD, Gdk.Atom.intern(sys.argv[2], False), 0)
+
+        def stall(widget, selection_data, info, time_):
+            print("asked", flush=True)
+            time.sleep(60)
+
+        widget.connect("selection-get", stall)
         if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
             return 2
         print("ready", flush=True)
