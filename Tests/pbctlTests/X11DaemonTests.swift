@@ -175,6 +175,28 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertNotEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 5).status, 0)
     }
 
+    func testKilledPbctlOwnerIsRestoredButTransientContentIsNot() throws {
+        try requireTool(xclip)
+        try startDaemon()
+        let file = try write(Data("pbctl content".utf8), "p.txt")
+        let owner = try startPeer([pbctl, "copy", "--foreground", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "pbctl content" })
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "pbctl content" })
+
+        let brief = try write(Data("transient content".utf8), "t.txt")
+        let transient = try startPeer([pbctl, "copy", "--foreground", "--transient", brief], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "transient content" })
+        let targets = try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"]).text
+        XCTAssertTrue(targets.contains("org.nspasteboard.TransientType"), targets)
+        usleep(300_000)
+        kill(transient.child.pid, SIGKILL)
+        usleep(700_000)
+        let paste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+        XCTAssertNotEqual(paste.status, 0, "transient content was restored: \(paste.text)")
+    }
+
     // (e) Sensitive content is never kept.
 
     func testSecretMarkedOwnerIsNotRestoredWhenKilled() throws {
