@@ -121,6 +121,24 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertTrue(targets.contains("SAVE_TARGETS") && targets.contains("text/html"), targets)
     }
 
+    func testLargeGTKContentIsSavedAndServedThroughINCRByteExact() throws {
+        // 3 MB: GTK hands it to the daemon with INCR (its chunks are 256 KiB), and the daemon serves it
+        // with INCR too (above its 2 MiB threshold).
+        try requireTool(xclip)
+        try requirePython("gi")
+        try startDaemon()
+        var html = Data("<p>".utf8)
+        for index in 0..<70_000 { html.append(Data("line \(index) <b>of</b> the page &amp; more</p>\n".utf8)) }
+        XCTAssertGreaterThan(html.count, 3_000_000)
+        let path = try write(html, "big.html")
+        let peer = try startPeer([python, peers + "/gtk_peer.py", "copy-store", "text/html", path], waitFor: "stored")
+        XCTAssertTrue(peer.child.wait(timeout: 15))
+        let out = scratch + "/out.html"
+        let paste = try run([xclip, "-o", "-selection", "clipboard", "-t", "text/html"], outputFile: out, timeout: 30)
+        XCTAssertEqual(paste.status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), html)
+    }
+
     func testGTKSetTextStoreWithoutATargetListIsSavedToo() throws {
         // gtk_clipboard_set_text + store sends SAVE_TARGETS with property None: the manager asks TARGETS.
         try requireTool(xclip)

@@ -109,8 +109,9 @@ public struct ClipboardManagerStateMachine: Sendable {
 
     /// Answers a request on CLIPBOARD_MANAGER while we own it since `acquired`.
     /// A property of None is an obsolete requestor's: the target names the property (ICCCM §2.2).
+    /// Requests stamped before our claim are answered too: GTK 4 stamps SAVE_TARGETS with the time it
+    /// claimed CLIPBOARD, which may predate the daemon (gnome-settings-daemon does not check either).
     public func managerRequest(_ request: SelectionRequest, acquired: XTimestamp) -> ManagerReply {
-        if request.time != 0 && request.time.isEarlier(than: acquired) { return .refuse }
         let property = request.property == PredefinedAtom.none ? request.target : request.property
         switch request.target {
         case atoms[.targets]:
