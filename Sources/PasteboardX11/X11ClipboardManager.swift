@@ -317,6 +317,9 @@ public final class X11ClipboardManager {
                 result = try reader.read(target: name) { chunk in
                     bytes.append(chunk)
                     if total + bytes.count > limits.maxTotalBytes { throw ConversionFailure.tooLarge(limit: limits.maxTotalBytes) }
+                    // An owner that trickles INCR chunks just inside each step's deadline must not hold
+                    // the loop beyond the whole fetch's.
+                    if monotonicNanoseconds() >= deadline { throw ConversionFailure.timedOut(phase: "fetch deadline") }
                 }
             } catch let failure as ConversionFailure {
                 switch failure {

@@ -183,6 +183,26 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertEqual(try run([pbctl, "paste"]).text, "kept by the daemon")
     }
 
+    func testOwnerPresentWhenTheDaemonStartsIsRestoredToo() throws {
+        try requireTool(xclip)
+        let file = try write(Data("there before the daemon".utf8), "b.txt")
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "clipboard", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "there before the daemon" })
+        try startDaemon()
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "there before the daemon" })
+    }
+
+    func testNoDisplayIsAClearError() throws {
+        let result = try run([pbctl, "daemon"], environment: ["DISPLAY": ""], timeout: 10)
+        XCTAssertEqual(result.status, 69)
+        XCTAssertTrue(result.stderr.contains("no X display"), result.stderr)
+        let bad = try run([pbctl, "daemon", "--display", ":4242"], timeout: 10)
+        XCTAssertEqual(bad.status, 69)
+        XCTAssertTrue(bad.stderr.contains(":4242"), bad.stderr)
+    }
+
     func testDeliberateClearIsNotUndone() throws {
         try requireTool(xclip)
         try startDaemon()
