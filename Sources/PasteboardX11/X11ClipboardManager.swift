@@ -54,6 +54,12 @@ public final class X11ClipboardManager {
         public var snapshotLimits: ClipboardManagerStateMachine.Limits = .snapshot
         /// Called with one line for each notable event.
         public var log: (@Sendable (String) -> Void)?
+        /// The registry whose X11 tags the targets of items handed over by `pbctl copy` come from.
+        public var registry: TypeRegistry = .standard
+        /// Produces the derived representations of items handed over by `pbctl copy` (HTML from Markdown…).
+        public var producer: RepresentationProducer?
+        /// Largest ItemArchive accepted from `pbctl copy` (bigger copies keep their own owner process).
+        public var maxHandoffBytes = 64 << 20
         public init() {}
     }
 
@@ -82,6 +88,7 @@ public final class X11ClipboardManager {
         self.options = options
         var ownerOptions = X11SelectionOwner.Options()
         ownerOptions.log = options.log
+        ownerOptions.registry = options.registry
         owner = X11SelectionOwner(connection: connection, options: ownerOptions)
         machine = ClipboardManagerStateMachine(atoms: connection.atoms)
         // A dedicated window for the manager selection (ICCCM §2.8); it needs no events.
@@ -221,8 +228,41 @@ public final class X11ClipboardManager {
             let failed = try connection.changePropertiesChecked([write]) != nil
             reply(request, property: failed ? PredefinedAtom.none : property)
             savesCompleted += 1
+        case .serve(let property):
+            guard try serve(request, property: property) else {
+                reply(request, property: PredefinedAtom.none)
+                return
+            }
+            let write = PropertyWrite(window: request.requestor, property: property, type: connection.atoms[.null],
+                                      format: 32, bytes: Data())
+            let failed = try connection.changePropertiesChecked([write]) != nil
+            reply(request, property: failed ? PredefinedAtom.none : property)
         }
         try connection.flush()
+    }
+
+    /// Takes CLIPBOARD with the item `pbctl copy` left in `property` on its window (an ItemArchive).
+    /// Sensitive and transient items are refused: they belong to their own short-lived owner.
+    private func serve(_ request: SelectionRequest, property: XAtom) throws -> Bool {
+        guard let value = try? connection.getProperty(
+            window: request.requestor, property: property, length: UInt32(options.maxHandoffBytes / 4), delete: true),
+            value.exists, value.format == 8, value.bytesAfter == 0,
+            let item = try? ItemArchive.decode(value.bytes, producer: options.producer).first,
+            !item.metadata.flags.contains(.sensitive), !item.metadata.flags.contains(.transient)
+        else {
+            options.log?("refused an item handed over by window 0x\(String(request.requestor, radix: 16))")
+            return false
+        }
+        do {
+            try owner.claim(item, selections: [.clipboard])
+        } catch let error as PasteboardError where !(error.code == .unavailable && connection.isBroken) {
+            options.log?("could not serve a copied item: \(error.message)")
+            return false
+        }
+        snapshot = nil
+        machine.claimed()
+        options.log?("serving an item from pbctl copy: \(owner.servedTargetNames.joined(separator: ","))")
+        return true
     }
 
     private func reply(_ request: SelectionRequest, property: XAtom) {

@@ -139,6 +139,8 @@ func runDaemon(display: String, replace: Bool, log: (@Sendable (String) -> Void)
     options.displayName = display
     options.replace = replace
     options.log = log
+    options.registry = context.registry
+    options.producer = produceRepresentation
     if let timeout = context.environment["PBCTL_X11_TIMEOUT"].flatMap(Double.init), timeout > 0 {
         options.stepTimeout = timeout
     }

@@ -243,6 +243,35 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertNotEqual(paste.status, 0, "transient content was restored: \(paste.text)")
     }
 
+    // pbctl copy hands its item to the daemon instead of starting an owner process.
+
+    func testPbctlCopyIsServedByTheDaemonItself() throws {
+        try requireTool(xclip)
+        let daemon = try startDaemon()
+        let copy = try run([pbctl, "copy", "--type", "md"], input: Data("# Title\n\n*em*\n".utf8))
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "text/html"]).text,
+                       "<h1>Title</h1>\n<p><em>em</em></p>\n")
+        XCTAssertEqual(try run([pbctl, "paste", "--type", "md"]).text, "# Title\n\n*em*\n")
+        // No background owner: when the daemon stops, the copy goes with it.
+        kill(daemon.child.pid, SIGTERM)
+        XCTAssertTrue(daemon.child.wait(timeout: 5))
+        XCTAssertTrue(stderrText(daemon).contains("serving an item from pbctl copy"))
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 5).status, 0)
+    }
+
+    func testPrimaryAndSensitiveCopiesKeepTheirOwnOwner() throws {
+        try requireTool(xclip)
+        let daemon = try startDaemon()
+        XCTAssertEqual(try run([pbctl, "copy", "--primary"], input: Data("primary text".utf8)).status, 0)
+        XCTAssertEqual(try run([pbctl, "copy", "--sensitive"], input: Data("hunter2".utf8)).status, 0)
+        kill(daemon.child.pid, SIGTERM)
+        XCTAssertTrue(daemon.child.wait(timeout: 5))
+        XCTAssertFalse(stderrText(daemon).contains("serving an item from pbctl copy"))
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "primary"]).text, "primary text")
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"]).text, "hunter2")
+    }
+
     // (e) Sensitive content is never kept.
 
     func testSecretMarkedOwnerIsNotRestoredWhenKilled() throws {

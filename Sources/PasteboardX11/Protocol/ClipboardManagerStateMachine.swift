@@ -102,6 +102,9 @@ public struct ClipboardManagerStateMachine: Sendable {
         case write(property: XAtom, type: XAtom, items: [UInt32])
         /// Save the clipboard, then acknowledge with a zero-length NULL property in `property`.
         case save(property: XAtom, requestedTargets: XAtom?)
+        /// `pbctl copy` hands over an item: read the ItemArchive in `property`, take CLIPBOARD with it,
+        /// acknowledge like a save.
+        case serve(property: XAtom)
         case refuse
     }
 
@@ -116,7 +119,7 @@ public struct ClipboardManagerStateMachine: Sendable {
         switch request.target {
         case atoms[.targets]:
             return .write(property: property, type: PredefinedAtom.atom,
-                          items: [atoms[.targets], atoms[.timestamp], atoms[.saveTargets]])
+                          items: [atoms[.targets], atoms[.timestamp], atoms[.saveTargets], atoms[.pbctlServe]])
         case atoms[.timestamp]:
             return .write(property: property, type: PredefinedAtom.integer, items: [acquired])
         case atoms[.saveTargets]:
@@ -124,6 +127,9 @@ public struct ClipboardManagerStateMachine: Sendable {
             // asks the owner for TARGETS (Qt deletes it on purpose; GTK 3 passes None after set_text).
             return .save(property: property,
                          requestedTargets: request.property == PredefinedAtom.none ? nil : request.property)
+        case atoms[.pbctlServe]:
+            // The archive travels in the property: an obsolete requestor (None) has none to give.
+            return request.property == PredefinedAtom.none ? .refuse : .serve(property: request.property)
         default:
             return .refuse
         }

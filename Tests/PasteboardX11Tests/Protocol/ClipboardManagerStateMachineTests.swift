@@ -63,7 +63,7 @@ final class ClipboardManagerStateMachineTests: XCTestCase {
         let m = M(atoms: atoms)
         XCTAssertEqual(m.managerRequest(request(.targets), acquired: 400),
                        .write(property: 77, type: PredefinedAtom.atom,
-                              items: [atoms[.targets], atoms[.timestamp], atoms[.saveTargets]]))
+                              items: [atoms[.targets], atoms[.timestamp], atoms[.saveTargets], atoms[.pbctlServe]]))
         XCTAssertEqual(m.managerRequest(request(.timestamp), acquired: 400),
                        .write(property: 77, type: PredefinedAtom.integer, items: [400]))
     }
@@ -90,6 +90,12 @@ final class ClipboardManagerStateMachineTests: XCTestCase {
         // CurrentTime (Chromium) is accepted.
         XCTAssertEqual(m.managerRequest(request(.saveTargets, time: 0), acquired: 400),
                        .save(property: 77, requestedTargets: 77))
+    }
+
+    func testPbctlCopyHandsItsItemOverInTheNamedProperty() {
+        let m = M(atoms: atoms)
+        XCTAssertEqual(m.managerRequest(request(.pbctlServe, property: 88), acquired: 400), .serve(property: 88))
+        XCTAssertEqual(m.managerRequest(request(.pbctlServe, property: PredefinedAtom.none), acquired: 400), .refuse)
     }
 
     // MARK: Restoring
