@@ -140,9 +140,11 @@ public final class X11ClipboardManager {
     }
 
     /// Serves and watches until another manager takes over or the connection is lost.
+    /// An error while handling one event (a server timestamp that did not come in time, a protocol error
+    /// from a vanished window) is logged and the loop goes on; only a lost connection ends it.
     public func run() throws -> Exit {
-        do {
-            while true {
+        while true {
+            do {
                 let event = try connection.nextEvent(deadline: owner.machine.nextDeadline)
                 let now = monotonicNanoseconds()
                 if let event, try handle(event, now: now) == .replaced {
@@ -153,9 +155,10 @@ public final class X11ClipboardManager {
                 }
                 try owner.expireTransfers(now: now)
                 try connection.flush()
+            } catch {
+                if connection.isBroken { return .connectionLost }
+                options.log?("error: \(error)")
             }
-        } catch let error as PasteboardError where error.code == .unavailable && connection.isBroken {
-            return .connectionLost
         }
     }
 

@@ -74,14 +74,19 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertTrue(third.stderr.contains("(pid \(second.child.pid))"), third.stderr)
     }
 
-    func testSIGTERMEndsTheDaemonCleanlyAndFreesCLIPBOARD_MANAGER() throws {
+    func testSIGTERMAndSIGINTEndTheDaemonCleanlyAndFreeItsSelections() throws {
         try requireTool(xclip)
-        let daemon = try startDaemon()
-        kill(daemon.child.pid, SIGTERM)
-        XCTAssertTrue(daemon.child.wait(timeout: 5), "the daemon ignored SIGTERM")
-        XCTAssertEqual(daemon.child.status, 0)
-        XCTAssertTrue(stderrText(daemon).contains("stopped by signal"))
-        XCTAssertFalse(try managerOwned())
+        for signal in [SIGTERM, SIGINT] {
+            let daemon = try startDaemon()
+            XCTAssertEqual(try run([pbctl, "copy"], input: Data("served by the daemon".utf8)).status, 0)
+            kill(daemon.child.pid, signal)
+            XCTAssertTrue(daemon.child.wait(timeout: 5), "the daemon ignored signal \(signal)")
+            XCTAssertEqual(daemon.child.status, 0)
+            XCTAssertTrue(stderrText(daemon).contains("stopped by signal \(signal)"))
+            XCTAssertFalse(try managerOwned())
+            XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"], timeout: 5).status, 1,
+                           "CLIPBOARD still owned after the daemon stopped")
+        }
     }
 
     func testDetachReturnsOnceTheDaemonManagesTheClipboard() throws {
