@@ -9,6 +9,8 @@
                                set_text when TARGET is 'text'); print 'ready' once owned; serve
                                until killed (at most 60 s)
   gtk_peer.py copy-image W H   own CLIPBOARD with a W×H image (GTK offers image/png and other formats)
+  gtk_peer.py own SELECTION      own the selection named SELECTION (a stand-in for another clipboard
+                               manager); print 'ready'; exit when it is taken
   gtk_peer.py copy-stall TARGET FILE
                                own CLIPBOARD offering TARGET; print 'ready', then on the first request
                                for content print 'asked' and hang (a stalled owner, to be killed)
@@ -74,6 +76,17 @@ def main():
             return 2
         print("ready", flush=True)
         run_main()
+        return 0
+    if command == "own":
+        widget = Gtk.Invisible()
+        selection = Gdk.Atom.intern(sys.argv[2], False)
+        Gtk.selection_add_target(widget, selection, Gdk.Atom.intern("TARGETS", False), 0)
+        widget.connect("selection-clear-event", lambda *a: Gtk.main_quit())
+        if not Gtk.selection_owner_set(widget, selection, Gdk.CURRENT_TIME):
+            return 2
+        print("ready", flush=True)
+        run_main()
+        print("lost", flush=True)
         return 0
     if command == "copy-stall":
         import time

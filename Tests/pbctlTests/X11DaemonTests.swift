@@ -61,6 +61,22 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertTrue(first.child.isRunning, "the refused start must not disturb the running daemon")
     }
 
+    func testForeignManagerIsNamedAndCanBeReplaced() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        let other = try startPeer([python, peers + "/gtk_peer.py", "own", "CLIPBOARD_MANAGER"])
+        let refused = try run([pbctl, "daemon"], timeout: 10)
+        XCTAssertEqual(refused.status, 69)
+        XCTAssertTrue(refused.stderr.contains("another clipboard manager owns CLIPBOARD_MANAGER on \(display)"),
+                      refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("--replace"), refused.stderr)
+        let status = try run([pbctl, "daemon", "--status"])
+        XCTAssertEqual(status.status, 0)
+        XCTAssertTrue(status.text.contains("a clipboard manager (not pbctl)"), status.text)
+        try startDaemon(["--replace"])
+        try other.waitForLine("lost")
+    }
+
     func testReplaceTakesOverAndTheOldDaemonExitsCleanly() throws {
         try requireTool(xclip)
         let first = try startDaemon()
