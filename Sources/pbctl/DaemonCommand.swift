@@ -23,7 +23,8 @@ let daemonCommand = Command(
             serves them after they are gone. It also keeps a copy of each clipboard owner's text, rich
             text and PNG, and serves it again when that owner exits without handing it over (xclip killed,
             a crashed application). Content marked sensitive (x-kde-passwordManagerHint, nspasteboard.org
-            ConcealedType or TransientType) is never kept. Runs in the foreground (stop it with Ctrl-C or
+            ConcealedType or TransientType) is never kept. While it runs, `pbctl copy` hands plain
+            CLIPBOARD copies to it instead of starting a background owner. Runs in the foreground (stop it with Ctrl-C or
             SIGTERM); --detach starts it in the background and returns once it manages the clipboard.
             A second daemon on the same display is refused (exit 69) unless --replace is given, in which
             case the running manager exits.
