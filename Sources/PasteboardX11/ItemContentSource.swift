@@ -68,6 +68,11 @@ public final class ItemContentSource: SelectionContentSource {
         if item.metadata.flags.contains(.sensitive) {
             add(KnownAtom.passwordManagerHint.rawValue, Entry(representation: "org.kde.password-manager-hint", encoding: .asIs))
         }
+        // nspasteboard.org: clipboard managers (pbctl daemon, others that follow the convention) must not
+        // record transient content (`copy --transient`, `--paste-once`, `--clear-after`).
+        if item.metadata.flags.contains(.transient) {
+            add("org.nspasteboard.TransientType", Entry(representation: .transient, encoding: .asIs))
+        }
         let interned = try intern(names)
         for ((name, entry), atom) in zip(plan, interned) where entries[atom] == nil {
             entries[atom] = entry
@@ -112,6 +117,7 @@ public final class ItemContentSource: SelectionContentSource {
         if type == "org.kde.password-manager-hint", item?.representation(for: type) == nil {
             return Data("secret".utf8)
         }
+        if type == .transient, item?.representation(for: type) == nil { return Data() }
         guard let representation = item?.representation(for: type), let data = try? representation.data() else {
             return nil
         }

@@ -20,6 +20,9 @@ public final class X11Backend: PasteboardBackend {
         public var clearAfter: Double?
         /// The pbctl executable the background owner runs (`__serve-x11`).
         public var executable = "/proc/self/exe"
+        /// Let a running `pbctl daemon` serve CLIPBOARD copies (not PRIMARY, sensitive, transient,
+        /// --paste-once or --clear-after ones) instead of starting a background owner.
+        public var handToDaemon = true
         public init() {}
     }
 
@@ -79,6 +82,11 @@ public final class X11Backend: PasteboardBackend {
             let owner = X11SelectionOwner(connection: connection, options: options)
             try owner.claim(item, selections: [selection])
             try owner.run()
+            return 1
+        }
+        if copyOptions.handToDaemon, selection == .clipboard, !copyOptions.pasteOnce, copyOptions.clearAfter == nil,
+            item.metadata.flags.isDisjoint(with: [.sensitive, .transient]), try handToClipboardManager(item)
+        {
             return 1
         }
         var arguments = ["__serve-x11", "--selection", selection.rawValue]

@@ -90,6 +90,38 @@ public final class X11SelectionOwner {
         try connection.flush()
     }
 
+    /// Takes ownership of `selections` serving `source` as it is (content saved from another client by
+    /// the clipboard manager), with a fresh server timestamp, verified like ``claim(_:selections:)``.
+    /// - Throws: ``PasteboardError`` `.unavailable` when another client kept the selection.
+    public func claim(source: SelectionContentSource, selections: [X11Selection]) throws {
+        let time = try connection.serverTime()
+        for selection in selections {
+            let atom = connection.atoms[selection.knownAtom]
+            let window = windows[atom] ?? {
+                let window = selection == .clipboard ? connection.utilityWindow : connection.createWindow()
+                ownWindows.insert(window)
+                windows[atom] = window
+                return window
+            }()
+            connection.setSelectionOwner(atom, window: window, time: time)
+            guard try connection.selectionOwner(atom) == window else {
+                throw PasteboardError(.unavailable, "could not take ownership of the \(selection.rawValue) selection")
+            }
+            sources[atom] = source as? ItemContentSource
+            machine.claimed(atom, window: window, time: time, source: source)
+        }
+        try connection.flush()
+    }
+
+    /// The windows through which this owner holds selections.
+    public var ownerWindows: Set<XWindow> { ownWindows }
+
+    /// Drops INCR transfers whose requestor missed its deadline (for drivers that run their own loop
+    /// and pass events to ``handle(_:now:)``).
+    public func expireTransfers(now: UInt64) throws {
+        try perform(machine.tick(now: now), now: now)
+    }
+
     /// The target names served for the claimed item.
     public var servedTargetNames: [String] { sources.values.first?.targetNames ?? [] }
 

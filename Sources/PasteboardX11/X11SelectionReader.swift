@@ -139,7 +139,9 @@ public final class X11SelectionReader {
             switch event {
             case .selectionNotify(let notify, _)?:
                 actions = machine.selectionNotify(notify, now: now)
-            case .propertyNotify(let window, let atom, _, let deleted)?:
+            // A requestor window's property events (an INCR transfer this process serves meanwhile, as the
+            // clipboard manager does) go back to the queue with the other events it does not consume.
+            case .propertyNotify(let window, let atom, _, let deleted)? where window == connection.utilityWindow:
                 actions = machine.propertyNotify(window: window, atom: atom, deleted: deleted, now: now)
             case .selectionChanged(let kind, let changed, _, _, _)?:
                 if changed == selection, kind != .setOwner, machine.phase != .readingProperty {
@@ -150,7 +152,7 @@ public final class X11SelectionReader {
             case nil:
                 actions = machine.tick(now: ownerGone ? UInt64.max : now)
             case .some(let other):
-                if case .propertyNotify = other {} else { deferred.append(other) }
+                deferred.append(other)
                 actions = []
             }
         }

@@ -9,7 +9,7 @@ let globalOptionSpecs: [OptionSpec] = [
 let commands: [Command] = [
     copyCommand, pasteCommand, typesCommand, infoCommand, clearCommand, convertCommand, helpCommand, holdCommand,
     saveCommand, loadCommand,
-] + x11Commands
+] + x11Commands + daemonCommands
 
 func findCommand(_ name: String) -> Command? { commands.first { $0.help.name == name } }
 

@@ -120,7 +120,9 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
     do {
         let archive = try POSIX.readAll(STDIN_FILENO, path: "standard input")
         let items = try ItemArchive.decode(archive, producer: produceRepresentation)
-        guard let item = items.first else { throw PasteboardError(.invalidData, "no item to serve") }
+        guard var item = items.first else { throw PasteboardError(.invalidData, "no item to serve") }
+        // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).
+        if options.pasteOnce || options.clearAfter != nil { item.metadata.flags.insert(.transient) }
         let connection = try XConnection(display: display)
         let owner = X11SelectionOwner(connection: connection, options: options)
         try owner.claim(item, selections: selections)

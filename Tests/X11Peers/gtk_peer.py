@@ -9,6 +9,16 @@
                                set_text when TARGET is 'text'); print 'ready' once owned; serve
                                until killed (at most 60 s)
   gtk_peer.py copy-image W H   own CLIPBOARD with a W×H image (GTK offers image/png and other formats)
+  gtk_peer.py own SELECTION      own the selection named SELECTION (a stand-in for another clipboard
+                               manager); print 'ready'; exit when it is taken
+  gtk_peer.py copy-stall TARGET FILE
+                               own CLIPBOARD offering TARGET; print 'ready', then on the first request
+                               for content print 'asked' and hang (a stalled owner, to be killed)
+  gtk_peer.py copy-store TARGET FILE [TARGET FILE...]
+                               own CLIPBOARD like copy, then hand it to the clipboard manager as an
+                               exiting GTK application does (gtk_clipboard_store: 'text' alone goes
+                               through set_text, so SAVE_TARGETS comes without a target list;
+                               otherwise set_can_store lists the targets); print 'stored', exit
 """
 import sys
 import gi
@@ -66,6 +76,59 @@ def main():
             return 2
         print("ready", flush=True)
         run_main()
+        return 0
+    if command == "own":
+        widget = Gtk.Invisible()
+        selection = Gdk.Atom.intern(sys.argv[2], False)
+        Gtk.selection_add_target(widget, selection, Gdk.Atom.intern("TARGETS", False), 0)
+        widget.connect("selection-clear-event", lambda *a: Gtk.main_quit())
+        if not Gtk.selection_owner_set(widget, selection, Gdk.CURRENT_TIME):
+            return 2
+        print("ready", flush=True)
+        run_main()
+        print("lost", flush=True)
+        return 0
+    if command == "copy-stall":
+        import time
+        widget = Gtk.Invisible()
+        Gtk.selection_add_target(widget, CLIPBOARD, Gdk.Atom.intern(sys.argv[2], False), 0)
+
+        def stall(widget, selection_data, info, time_):
+            print("asked", flush=True)
+            time.sleep(60)
+
+        widget.connect("selection-get", stall)
+        if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+            return 2
+        print("ready", flush=True)
+        run_main()
+        return 0
+    if command == "copy-store":
+        pairs = list(zip(sys.argv[2::2], sys.argv[3::2]))
+        if len(pairs) == 1 and pairs[0][0] == "text":
+            with open(pairs[0][1], "rb") as f:
+                clipboard.set_text(f.read().decode("utf-8"), -1)
+        else:
+            widget = Gtk.Invisible()
+            payloads = {}
+            for index, (target, path) in enumerate(pairs):
+                with open(path, "rb") as f:
+                    payloads[index] = (Gdk.Atom.intern(target, False), f.read())
+                Gtk.selection_add_target(widget, CLIPBOARD, Gdk.Atom.intern(target, False), index)
+
+            def get(widget, selection_data, info, time):
+                atom, data = payloads[info]
+                selection_data.set(atom, 8, data)
+
+            widget.connect("selection-get", get)
+            if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+                return 2
+            clipboard.set_can_store([Gtk.TargetEntry.new(t, 0, i) for i, (t, _) in enumerate(pairs)])
+        # Let the main loop settle the ownership, then store as gtk_main_quit would.
+        GLib.timeout_add(100, Gtk.main_quit)
+        Gtk.main()
+        clipboard.store()
+        print("stored", flush=True)
         return 0
     if command == "copy-image":
         pixbuf = GdkPixbuf.Pixbuf.new(GdkPixbuf.Colorspace.RGB, False, 8, int(sys.argv[2]), int(sys.argv[3]))

@@ -8,6 +8,10 @@
                                own CLIPBOARD with these formats ('text' = setText); print 'ready';
                                exit when another client takes the selection
   qt_peer.py copy-image W H    own CLIPBOARD with a W×H image (setImageData)
+  qt_peer.py copy-exit MIME FILE [MIME FILE...]
+                               own CLIPBOARD like copy, then quit at once: Qt's clipboard hands the
+                               content to the clipboard manager when the application is destroyed
+                               (SAVE_TARGETS); print 'exited' after that
 """
 import sys
 from PyQt5.QtCore import QMimeData, QTimer
@@ -33,6 +37,26 @@ def main():
         if not data.hasFormat(sys.argv[2]):
             return 1
         sys.stdout.buffer.write(bytes(data.data(sys.argv[2])))
+        return 0
+    if command == "copy-exit":
+        mime = QMimeData()
+        for name, path in zip(sys.argv[2::2], sys.argv[3::2]):
+            with open(path, "rb") as f:
+                payload = f.read()
+            if name == "text":
+                mime.setText(payload.decode("utf-8"))
+            else:
+                mime.setData(name, payload)
+        clipboard.setMimeData(mime)
+        QTimer.singleShot(100, app.quit)
+        app.exec_()
+        # Destroying the application destroys the xcb clipboard, which asks the manager to save.
+        try:
+            from PyQt5 import sip
+        except ImportError:
+            import sip
+        sip.delete(app)
+        print("exited", flush=True)
         return 0
     if command in ("copy", "copy-image"):
         mime = QMimeData()

@@ -42,6 +42,10 @@ public enum KnownAtom: String, CaseIterable, Sendable {
     case pbctlSave = "_PBCTL_SAVE"
     case pbctlMultiple = "_PBCTL_MULTIPLE"
     case pbctlDaemon = "_PBCTL_DAEMON"
+    // pbctl copy → pbctl daemon: convert CLIPBOARD_MANAGER to _PBCTL_SERVE with an ItemArchive in
+    // _PBCTL_ARCHIVE (a side-effect target with a parameter, like INSERT_PROPERTY).
+    case pbctlServe = "_PBCTL_SERVE"
+    case pbctlArchive = "_PBCTL_ARCHIVE"
 }
 
 /// The atoms of ``KnownAtom`` as interned on one connection.

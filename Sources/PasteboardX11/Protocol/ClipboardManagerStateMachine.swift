@@ -1,0 +1,194 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The decisions of the clipboard manager (`pbctl daemon`) as pure logic: which targets to fetch
+/// when saving (SAVE_TARGETS, freedesktop Clipboard Manager spec) or keeping a copy of the current
+/// owner's content, what counts as sensitive, how to answer requests on CLIPBOARD_MANAGER, and when
+/// an owner's disappearance calls for restoring the last content.
+///
+/// The driver (``X11ClipboardManager``) performs the fetches and claims; this type only decides.
+public struct ClipboardManagerStateMachine: Sendable {
+    /// Size caps for one save or one snapshot.
+    public struct Limits: Sendable, Equatable {
+        /// Most bytes kept for one target.
+        public var maxTargetBytes: Int
+        /// Most bytes kept in all.
+        public var maxTotalBytes: Int
+        /// Most targets fetched.
+        public var maxTargets: Int
+
+        public init(maxTargetBytes: Int, maxTotalBytes: Int, maxTargets: Int) {
+            self.maxTargetBytes = maxTargetBytes
+            self.maxTotalBytes = maxTotalBytes
+            self.maxTargets = maxTargets
+        }
+
+        /// SAVE_TARGETS: everything the exiting application lists, within reason.
+        public static let save = Limits(maxTargetBytes: 64 << 20, maxTotalBytes: 256 << 20, maxTargets: 64)
+        /// The copy kept of every owner's content: text, rich text and one image format.
+        public static let snapshot = Limits(maxTargetBytes: 16 << 20, maxTotalBytes: 64 << 20, maxTargets: 24)
+    }
+
+    /// Protocol and side-effect targets, never fetched: converting them either means nothing to keep
+    /// (TARGETS, TIMESTAMP), recurses (MULTIPLE, SAVE_TARGETS) or has side effects on the owner
+    /// (DELETE, INSERT_*). PIXMAP is a server resource that dies with its owner.
+    public static let neverFetched: Set<String> = [
+        KnownAtom.targets.rawValue, KnownAtom.multiple.rawValue, KnownAtom.timestamp.rawValue,
+        KnownAtom.saveTargets.rawValue, KnownAtom.delete.rawValue, KnownAtom.insertSelection.rawValue,
+        KnownAtom.insertProperty.rawValue, KnownAtom.targetSizes.rawValue, KnownAtom.pixmap.rawValue,
+        "_NET_MAX_SELECTION_SIZE", "BITMAP", "DRAWABLE", "COLORMAP", "CLIENT_WINDOW", "LENGTH",
+    ]
+
+    /// Targets whose mere presence marks the content as not to be recorded (nspasteboard.org).
+    public static let markerTargets: Set<String> = ["org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType"]
+
+    /// The targets to convert for a SAVE_TARGETS request, in the order given: protocol and side-effect
+    /// targets dropped, duplicates and empty names removed, at most `limits.maxTargets`.
+    public static func targetsToSave(_ names: [String], limits: Limits = .save) -> [String] {
+        var seen = Set<String>()
+        return Array(names.filter { !$0.isEmpty && !neverFetched.contains($0) && seen.insert($0).inserted }
+            .prefix(limits.maxTargets))
+    }
+
+    /// The targets kept from every owner (to restore when it vanishes): text and rich text, file lists,
+    /// and image/png only (an image owner such as GTK offers a dozen encodings of one picture, each
+    /// produced on request).
+    public static func targetsToSnapshot(_ names: [String], limits: Limits = .snapshot) -> [String] {
+        func kept(_ name: String) -> Bool {
+            switch name {
+            case KnownAtom.utf8String.rawValue, KnownAtom.string.rawValue, KnownAtom.text.rawValue,
+                KnownAtom.compoundText.rawValue, "application/rtf", "application/x-rtf",
+                "x-special/gnome-copied-files", "image/png":
+                return true
+            default:
+                return name.hasPrefix("text/")
+            }
+        }
+        return targetsToSave(names, limits: limits).filter(kept)
+    }
+
+    /// How sensitive the offered targets say the content is.
+    public enum Sensitivity: Sendable, Equatable {
+        /// No marker: the content may be kept.
+        case none
+        /// `x-kde-passwordManagerHint` is offered: its value decides (``isSecret(hintValue:)``).
+        case askHint
+        /// A nspasteboard.org Concealed or Transient marker: never keep.
+        case sensitive
+    }
+
+    public static func sensitivity(of targets: [String]) -> Sensitivity {
+        if targets.contains(where: markerTargets.contains) { return .sensitive }
+        if targets.contains(KnownAtom.passwordManagerHint.rawValue) { return .askHint }
+        return .none
+    }
+
+    /// The KDE hint's value: only an explicit "public" lets the content be kept (as `pbctl watch`
+    /// reads it); "secret", anything else, or a hint that cannot be read means secret.
+    public static func isSecret(hintValue: Data?) -> Bool {
+        guard let hintValue else { return true }
+        let trimmed = hintValue.filter { ![0x00, 0x09, 0x0A, 0x0D, 0x20].contains($0) }
+        return trimmed != Data("public".utf8)
+    }
+
+    // MARK: Requests on CLIPBOARD_MANAGER
+
+    /// The answer to one `SelectionRequest` on CLIPBOARD_MANAGER.
+    public enum ManagerReply: Sendable, Equatable {
+        /// Write this property (type, format 32, items) into `property`, then notify.
+        case write(property: XAtom, type: XAtom, items: [UInt32])
+        /// Save the clipboard, then acknowledge with a zero-length NULL property in `property`.
+        case save(property: XAtom, requestedTargets: XAtom?)
+        /// `pbctl copy` hands over an item: read the ItemArchive in `property`, take CLIPBOARD with it,
+        /// acknowledge like a save.
+        case serve(property: XAtom)
+        case refuse
+    }
+
+    public let atoms: KnownAtoms
+
+    /// Answers a request on CLIPBOARD_MANAGER while we own it since `acquired`.
+    /// A property of None is an obsolete requestor's: the target names the property (ICCCM §2.2).
+    /// Requests stamped before our claim are answered too: GTK 4 stamps SAVE_TARGETS with the time it
+    /// claimed CLIPBOARD, which may predate the daemon (gnome-settings-daemon does not check either).
+    public func managerRequest(_ request: SelectionRequest, acquired: XTimestamp) -> ManagerReply {
+        let property = request.property == PredefinedAtom.none ? request.target : request.property
+        switch request.target {
+        case atoms[.targets]:
+            return .write(property: property, type: PredefinedAtom.atom,
+                          items: [atoms[.targets], atoms[.timestamp], atoms[.saveTargets], atoms[.pbctlServe]])
+        case atoms[.timestamp]:
+            return .write(property: property, type: PredefinedAtom.integer, items: [acquired])
+        case atoms[.saveTargets]:
+            // The property (when given) lists the targets to save, type ATOM; when absent the manager
+            // asks the owner for TARGETS (Qt deletes it on purpose; GTK 3 passes None after set_text).
+            return .save(property: property,
+                         requestedTargets: request.property == PredefinedAtom.none ? nil : request.property)
+        case atoms[.pbctlServe]:
+            // The archive travels in the property: an obsolete requestor (None) has none to give.
+            return request.property == PredefinedAtom.none ? .refuse : .serve(property: request.property)
+        default:
+            return .refuse
+        }
+    }
+
+    // MARK: Owner tracking
+
+    /// What the driver does after a CLIPBOARD ownership change.
+    public enum Action: Sendable, Equatable {
+        /// Fetch and keep the content of the new owner `owner`.
+        case snapshot(owner: XWindow)
+        /// The owner vanished (client closed or window destroyed) and left the selection empty: claim it
+        /// with the kept content, if the selection is still unowned.
+        case restore
+        /// Forget the kept content (deliberately cleared, or nothing worth keeping).
+        case forget
+        case nothing
+    }
+
+    /// The foreign owner we last saw (0: none).
+    public private(set) var currentOwner: XWindow = 0
+    /// The owner whose content we keep (nil: nothing kept).
+    public private(set) var snapshotOwner: XWindow?
+
+    public init(atoms: KnownAtoms) { self.atoms = atoms }
+
+    /// An XFixes selection-notify for CLIPBOARD. `ours`: the windows through which we own selections.
+    public mutating func selectionChanged(kind: SelectionChangeKind, owner: XWindow, ours: Set<XWindow>) -> Action {
+        switch kind {
+        case .setOwner:
+            if ours.contains(owner) {
+                // We claimed it (restore or save): nothing foreign to follow.
+                currentOwner = 0
+                return .nothing
+            }
+            currentOwner = owner
+            if owner == 0 {
+                // SetSelectionOwner None: a deliberate clear, never undone.
+                snapshotOwner = nil
+                return .forget
+            }
+            return .snapshot(owner: owner)
+        case .windowDestroyed, .clientClosed:
+            let vanished = currentOwner
+            currentOwner = 0
+            guard vanished != 0, snapshotOwner == vanished else { return .nothing }
+            return .restore
+        }
+    }
+
+    /// The driver fetched (or failed to fetch) `owner`'s content: `kept` is false when nothing was kept
+    /// (sensitive, empty, or the owner failed).
+    public mutating func snapshotFinished(owner: XWindow, kept: Bool) {
+        snapshotOwner = kept && owner == currentOwner ? owner : nil
+    }
+
+    /// The kept content now lives in our own ownership (restored or saved).
+    public mutating func claimed() {
+        snapshotOwner = nil
+        currentOwner = 0
+    }
+}

@@ -1,0 +1,184 @@
+// `pbctl daemon`: the clipboard manager of one X display (X11ClipboardManager), and its hidden
+// detached form `__daemon` (what `--detach` starts).
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardX11
+
+let daemonCommands: [Command] = [daemonCommand, detachedDaemonCommand]
+
+let daemonCommand = Command(
+    help: CommandHelp(
+        name: "daemon", summary: "run the clipboard manager: keep the clipboard when applications exit",
+        usage: "pbctl daemon [--display D] [--replace] [--detach] [--verbose] | pbctl daemon --status",
+        details: """
+            One daemon per X display. It owns CLIPBOARD_MANAGER, so exiting GTK, Qt, Chromium and Firefox
+            applications hand it their clipboard (SAVE_TARGETS): it fetches every target they offer and
+            serves them after they are gone. It also keeps a copy of each clipboard owner's text, rich
+            text and PNG, and serves it again when that owner exits without handing it over (xclip killed,
+            a crashed application). Content marked sensitive (x-kde-passwordManagerHint, nspasteboard.org
+            ConcealedType or TransientType) is never kept. While it runs, `pbctl copy` hands plain
+            CLIPBOARD copies to it instead of starting a background owner. Runs in the foreground (stop it with Ctrl-C or
+            SIGTERM); --detach starts it in the background and returns once it manages the clipboard.
+            A second daemon on the same display is refused (exit 69) unless --replace is given, in which
+            case the running manager exits.
+            """,
+        examples: ["pbctl daemon --detach", "pbctl daemon --verbose", "pbctl daemon --display :1 --replace"]),
+    options: [
+        .value("display", nil, "D", "the X display (default: $DISPLAY)"),
+        .flag("replace", nil, "take over from a running clipboard manager"),
+        .flag("detach", nil, "run in the background; return once the daemon manages the clipboard"),
+        .flag("verbose", "v", "log saves, restores and skipped content to standard error"),
+        .flag("status", nil, "report whether a clipboard manager runs on the display (exit 0) or not (exit 1)"),
+    ],
+    run: { context, arguments in
+        let display = arguments.value("display") ?? context.environment["DISPLAY"] ?? ""
+        guard !display.isEmpty else {
+            throw PasteboardError(.unavailable, "no X display: DISPLAY is not set (or pass --display)")
+        }
+        let replace = arguments.has("replace")
+        if arguments.has("status") {
+            let connection = try XConnection(display: display)
+            guard let running = try X11ClipboardManager.runningManager(on: connection) else {
+                try context.terminal.out("no clipboard manager on \(display)\n")
+                return ExitCode.notFound
+            }
+            let who = running.pid.map { "pbctl daemon (pid \($0))" } ?? "a clipboard manager (not pbctl)"
+            try context.terminal.out("\(who) on \(display), window 0x\(String(running.window, radix: 16))\n")
+            return ExitCode.ok
+        }
+        if arguments.has("detach") {
+            var childArguments = ["__daemon", "--display", display]
+            if replace { childArguments.append("--replace") }
+            do {
+                try BackgroundOwnerLauncher.launch(executable: "/proc/self/exe", arguments: childArguments,
+                                                   archive: Data())
+            } catch let error as PasteboardError {
+                // The child's own message ("pbctl daemon already running on :0 (pid N)") as it is.
+                context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
+                return ExitCode.forError(error)
+            }
+            return ExitCode.ok
+        }
+        let log: (@Sendable (String) -> Void)? = arguments.has("verbose") ? daemonLogger(fd: STDERR_FILENO) : nil
+        return runDaemon(display: display, replace: replace, log: log, context: context, detached: false)
+    })
+
+/// `pbctl __daemon --display D [--replace]`: the daemon started by `--detach`; reports on fd 3 once it
+/// owns CLIPBOARD_MANAGER (stdio are /dev/null; `PBCTL_X11_LOG=/path` logs to a file).
+let detachedDaemonCommand = Command(
+    help: CommandHelp(name: "__daemon", summary: "internal: the detached clipboard manager", usage: "", details: "",
+                      examples: []),
+    options: [], hidden: true,
+    raw: { context, arguments in
+        var display = context.environment["DISPLAY"] ?? ""
+        var replace = false
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--display" where index + 1 < arguments.count:
+                display = arguments[index + 1]
+                index += 1
+            case "--replace":
+                replace = true
+            default:
+                BackgroundOwnerLauncher.report(PasteboardError(.invalidData, "unknown argument \(arguments[index])"))
+                return ExitCode.usage
+            }
+            index += 1
+        }
+        var log: (@Sendable (String) -> Void)?
+        if let path = context.environment["PBCTL_X11_LOG"], !path.isEmpty {
+            let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            if fd >= 0 { log = daemonLogger(fd: fd) }
+        }
+        _ = chdir("/")
+        return runDaemon(display: display, replace: replace, log: log, context: context, detached: true)
+    },
+    run: { _, _ in ExitCode.usage })
+
+private func daemonLogger(fd: Int32) -> @Sendable (String) -> Void {
+    { line in
+        let bytes = Array(("pbctl daemon: " + line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+/// The X connection's descriptor and the signal that stopped the daemon, for the signal handler: it
+/// shuts the socket down, which wakes the event loop (blocked in poll or waiting for a reply) with a
+/// lost connection; the server then releases every selection the daemon owned.
+nonisolated(unsafe) private var daemonConnectionFD: Int32 = -1
+nonisolated(unsafe) private var daemonStopSignal: Int32 = 0
+
+private func installDaemonSignalHandlers(connectionFD: Int32) {
+    daemonConnectionFD = connectionFD
+    for sig in [SIGTERM, SIGINT, SIGHUP] {
+        signal(sig) { received in
+            daemonStopSignal = received
+            if daemonConnectionFD >= 0 { _ = shutdown(daemonConnectionFD, Int32(SHUT_RDWR)) }
+        }
+    }
+}
+
+func runDaemon(display: String, replace: Bool, log: (@Sendable (String) -> Void)?, context: Context,
+               detached: Bool) -> Int32 {
+    func fail(_ error: PasteboardError) -> Int32 {
+        if detached {
+            BackgroundOwnerLauncher.report(error)
+        } else {
+            context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
+        }
+        return ExitCode.forError(error)
+    }
+    var options = X11ClipboardManager.Options()
+    options.displayName = display
+    options.replace = replace
+    options.log = log
+    options.registry = context.registry
+    options.producer = produceRepresentation
+    if let timeout = context.environment["PBCTL_X11_TIMEOUT"].flatMap(Double.init), timeout > 0 {
+        options.stepTimeout = timeout
+    }
+    let manager: X11ClipboardManager
+    do {
+        let connection = try XConnection(display: display)
+        manager = X11ClipboardManager(connection: connection, options: options)
+        installDaemonSignalHandlers(connectionFD: connection.fileDescriptor)
+        try manager.start()
+    } catch let error as PasteboardError {
+        if daemonStopSignal != 0 { return ExitCode.ok }
+        return fail(error)
+    } catch {
+        return fail(PasteboardError(.unavailable, "\(error)"))
+    }
+    if detached {
+        BackgroundOwnerLauncher.report(nil)
+    } else {
+        context.terminal.err("pbctl daemon: managing the clipboard on \(display) (pid \(getpid()))")
+    }
+    let outcome: X11ClipboardManager.Exit
+    do {
+        outcome = try manager.run()
+    } catch let error as PasteboardError {
+        if daemonStopSignal != 0 { outcome = .connectionLost } else { return fail(error) }
+    } catch {
+        if daemonStopSignal != 0 { outcome = .connectionLost } else { return fail(PasteboardError(.unavailable, "\(error)")) }
+    }
+    let message: String
+    switch outcome {
+    case .replaced:
+        message = "another clipboard manager took over on \(display); exiting"
+    case .connectionLost where daemonStopSignal != 0:
+        message = "stopped by signal \(daemonStopSignal); the X server released the clipboard"
+    case .connectionLost:
+        message = "the X server \(display) closed the connection; exiting"
+    }
+    if detached { log?(message) } else { context.terminal.err("pbctl daemon: " + message) }
+    return ExitCode.ok
+}

@@ -1,0 +1,153 @@
+import Foundation
+import XCTest
+
+@testable import PasteboardX11
+
+/// The clipboard manager's decisions (freedesktop Clipboard Manager spec, ICCCM §2.8), without a server.
+final class ClipboardManagerStateMachineTests: XCTestCase {
+    typealias M = ClipboardManagerStateMachine
+    let atoms = KnownAtoms.forTesting
+    let requestor: XWindow = 0x200
+    let ours: Set<XWindow> = [0x100]
+    let app: XWindow = 0x300
+
+    // MARK: Targets
+
+    func testSaveSkipsProtocolAndSideEffectTargetsKeepsOrderAndDeduplicates() {
+        let offered = ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "text/html", "DELETE", "INSERT_SELECTION",
+                       "INSERT_PROPERTY", "UTF8_STRING", "text/html", "PIXMAP", "", "image/png", "TARGET_SIZES"]
+        XCTAssertEqual(M.targetsToSave(offered), ["text/html", "UTF8_STRING", "image/png"])
+    }
+
+    func testSaveCapsTheNumberOfTargets() {
+        let many = (0..<100).map { "application/x-\($0)" }
+        let limits = M.Limits(maxTargetBytes: 1, maxTotalBytes: 1, maxTargets: 5)
+        XCTAssertEqual(M.targetsToSave(many, limits: limits), Array(many.prefix(5)))
+    }
+
+    func testSnapshotKeepsTextRichTextFilesAndPNGOnly() {
+        let gtkImage = ["TIMESTAMP", "TARGETS", "MULTIPLE", "image/png", "image/bmp", "image/jpeg", "image/tiff"]
+        XCTAssertEqual(M.targetsToSnapshot(gtkImage), ["image/png"])
+        let rich = ["TARGETS", "text/html", "application/rtf", "UTF8_STRING", "STRING", "chromium/x-web-custom-data",
+                    "x-special/gnome-copied-files", "text/uri-list"]
+        XCTAssertEqual(M.targetsToSnapshot(rich),
+                       ["text/html", "application/rtf", "UTF8_STRING", "STRING", "x-special/gnome-copied-files",
+                        "text/uri-list"])
+    }
+
+    // MARK: Sensitivity
+
+    func testNSPasteboardMarkersAreSensitiveWithoutAsking() {
+        XCTAssertEqual(M.sensitivity(of: ["UTF8_STRING", "org.nspasteboard.ConcealedType"]), .sensitive)
+        XCTAssertEqual(M.sensitivity(of: ["org.nspasteboard.TransientType", "UTF8_STRING"]), .sensitive)
+        XCTAssertEqual(M.sensitivity(of: ["UTF8_STRING", "x-kde-passwordManagerHint"]), .askHint)
+        XCTAssertEqual(M.sensitivity(of: ["UTF8_STRING", "text/html"]), .none)
+    }
+
+    func testKDEHintIsSecretUnlessItSaysPublic() {
+        XCTAssertTrue(M.isSecret(hintValue: Data("secret".utf8)))
+        XCTAssertTrue(M.isSecret(hintValue: nil), "an unreadable hint counts as secret")
+        XCTAssertTrue(M.isSecret(hintValue: Data()))
+        XCTAssertFalse(M.isSecret(hintValue: Data("public".utf8)))
+        XCTAssertFalse(M.isSecret(hintValue: Data("public\n\0".utf8)))
+    }
+
+    // MARK: CLIPBOARD_MANAGER requests
+
+    func request(_ target: KnownAtom, property: XAtom = 77, time: XTimestamp = 500) -> SelectionRequest {
+        SelectionRequest(owner: 0x100, requestor: requestor, selection: atoms[.clipboardManager], target: atoms[target],
+                         property: property, time: time)
+    }
+
+    func testManagerAnswersTargetsAndTimestamp() {
+        let m = M(atoms: atoms)
+        XCTAssertEqual(m.managerRequest(request(.targets), acquired: 400),
+                       .write(property: 77, type: PredefinedAtom.atom,
+                              items: [atoms[.targets], atoms[.timestamp], atoms[.saveTargets], atoms[.pbctlServe]]))
+        XCTAssertEqual(m.managerRequest(request(.timestamp), acquired: 400),
+                       .write(property: 77, type: PredefinedAtom.integer, items: [400]))
+    }
+
+    func testSaveTargetsWithAPropertyReadsTheListFromIt() {
+        let m = M(atoms: atoms)
+        XCTAssertEqual(m.managerRequest(request(.saveTargets), acquired: 400), .save(property: 77, requestedTargets: 77))
+    }
+
+    func testSaveTargetsWithPropertyNoneAnswersIntoTheTargetAtomAndAsksTheOwner() {
+        // GTK 3 after gtk_clipboard_set_text sends property None (ICCCM obsolete requestor).
+        let m = M(atoms: atoms)
+        XCTAssertEqual(m.managerRequest(request(.saveTargets, property: PredefinedAtom.none), acquired: 400),
+                       .save(property: atoms[.saveTargets], requestedTargets: nil))
+    }
+
+    func testManagerRefusesOtherTargetsButNotSavesStampedBeforeItsClaim() {
+        let m = M(atoms: atoms)
+        XCTAssertEqual(m.managerRequest(request(.multiple), acquired: 400), .refuse)
+        XCTAssertEqual(m.managerRequest(request(.utf8String), acquired: 400), .refuse)
+        // GTK 4 stamps SAVE_TARGETS with its own CLIPBOARD claim time, possibly before the daemon started.
+        XCTAssertEqual(m.managerRequest(request(.saveTargets, time: 300), acquired: 400),
+                       .save(property: 77, requestedTargets: 77))
+        // CurrentTime (Chromium) is accepted.
+        XCTAssertEqual(m.managerRequest(request(.saveTargets, time: 0), acquired: 400),
+                       .save(property: 77, requestedTargets: 77))
+    }
+
+    func testPbctlCopyHandsItsItemOverInTheNamedProperty() {
+        let m = M(atoms: atoms)
+        XCTAssertEqual(m.managerRequest(request(.pbctlServe, property: 88), acquired: 400), .serve(property: 88))
+        XCTAssertEqual(m.managerRequest(request(.pbctlServe, property: PredefinedAtom.none), acquired: 400), .refuse)
+    }
+
+    // MARK: Restoring
+
+    func testOwnerThatExitsAfterASnapshotIsRestored() {
+        var m = M(atoms: atoms)
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: app, ours: ours), .snapshot(owner: app))
+        m.snapshotFinished(owner: app, kept: true)
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .restore)
+    }
+
+    func testDestroyedWindowRestoresToo() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        m.snapshotFinished(owner: app, kept: true)
+        XCTAssertEqual(m.selectionChanged(kind: .windowDestroyed, owner: 0, ours: ours), .restore)
+    }
+
+    func testNothingKeptNothingRestored() {
+        // Sensitive content, a failed fetch: the vanished owner's content is gone, and no older content
+        // comes back in its place.
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: 0x301, ours: ours)
+        m.snapshotFinished(owner: 0x301, kept: true)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        m.snapshotFinished(owner: app, kept: false)
+        XCTAssertNil(m.snapshotOwner)
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .nothing)
+    }
+
+    func testDeliberateClearIsNeverUndone() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        m.snapshotFinished(owner: app, kept: true)
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: 0, ours: ours), .forget)
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .nothing)
+    }
+
+    func testOurOwnClaimsAreNotFollowed() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        m.snapshotFinished(owner: app, kept: true)
+        m.claimed()
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: 0x100, ours: ours), .nothing)
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .nothing)
+    }
+
+    func testSnapshotOfAnOwnerThatWasReplacedMeanwhileIsDropped() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        _ = m.selectionChanged(kind: .setOwner, owner: 0x301, ours: ours)
+        m.snapshotFinished(owner: app, kept: true)
+        XCTAssertNil(m.snapshotOwner)
+    }
+}
