@@ -152,8 +152,11 @@ final class RichTextFuzzTests: XCTestCase {
             ("100k list paragraphs", Array(String(repeating: "<p style='mso-list:l0 level9'>x</p>", count: 20_000).utf8), .html),
         ]
         for (name, input, format) in cases {
+            // A blow-up guard, not a benchmark: linear readers take milliseconds in release and well under
+            // a second in a debug build; a quadratic one takes minutes on these sizes. The bound leaves room
+            // for a debug build on a loaded 2-core CI machine (5 s was exceeded there by load alone).
             let t = exercise(input, as: format)
-            XCTAssertLessThan(t, 5.0, name)
+            XCTAssertLessThan(t, 20.0, "\(name): \(t) s")
         }
     }
 }
