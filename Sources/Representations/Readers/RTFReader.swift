@@ -8,12 +8,13 @@ struct RTFReader {
     /// Limits that keep hostile input from using unbounded memory or time.
     static let maxGroupDepth = 1024
 
-    static func read(_ bytes: [UInt8]) -> [RichBlock] {
+    /// The Markdown document for `bytes`, or nil when no block could be recovered.
+    static func document(_ bytes: [UInt8]) -> MarkdownDocument? {
         var parser = RTFParser(bytes)
         parser.run()
         var builder = RTFBlockBuilder(
             items: parser.items, footnotes: parser.footnotes, lists: parser.listLevels, overrides: parser.listOverrides,
-            bodyFontSize: parser.bodyFontSize())
+            bodyFontSize: parser.bodyFontSize(), text: parser.text, links: parser.fieldURLs, images: parser.images)
         return builder.build()
     }
 }
@@ -27,15 +28,20 @@ struct RTFRunStyle: Equatable {
     var vertical: Int8 = 0  // 1 superscript, -1 subscript
 }
 
+/// A run of one paragraph: plain data (no references), so paragraphs cost one allocation and no reference
+/// counting. Text lives in the parser's one UTF-8 buffer (``RTFParser/text``); `start..<start+count` is the run's
+/// range there for `.text`, the image's index in ``RTFParser/images`` for `.image`, the note number for
+/// `.footnoteReference`.
 struct RTFRun {
-    enum Kind { case text, lineBreak, image, footnoteReference }
+    enum Kind: UInt8 { case text, lineBreak, image, footnoteReference }
     var kind: Kind
-    var text: String
     var style: RTFRunStyle
-    var size: Int
-    var link: String?
-    var imageData: [UInt8]? = nil
-    var imageType: String? = nil
+    var size: Int32
+    /// Index in ``RTFParser/fieldURLs`` of the HYPERLINK the run is in, or -1.
+    var link: Int32
+    var start: Int
+    var count: Int
+    var end: Int { start + count }
 }
 
 struct RTFParagraph {
@@ -48,7 +54,7 @@ struct RTFParagraph {
     var legacyStart: Int? = nil
     var leftIndent: Int = 0
     var borderBottom = false
-    var hasText: Bool { runs.contains { $0.kind != .text || !$0.text.isBlank } }
+    func hasText(_ text: [UInt8]) -> Bool { runs.contains { $0.kind != .text || !RTFText.isBlank(text, $0) } }
 }
 
 enum RTFItem {
@@ -230,7 +236,10 @@ struct RTFParser {
 
     // fields
     private var fields: [(instruction: String, depth: Int)] = []
-    private var fieldURLs: [String?] = []
+    private(set) var fieldURLs: [String?] = []
+    /// The UTF-8 text of every run, in reading order (runs hold ranges in it).
+    private(set) var text: [UInt8] = []
+    private(set) var images: [(data: [UInt8], type: String)] = []
 
     // pictures
     private var pictureHex: [UInt8] = []
@@ -273,12 +282,11 @@ struct RTFParser {
                 unicodeSkip = 0
                 endGroup()
                 if stack.isEmpty && sawRTF { break loop }  // the closing brace of {\rtf1 …}: ignore what follows
-            case .word(let nameRange, let parameter):
+            case .word(let key, let parameter):
                 if unicodeSkip > 0 {
                     unicodeSkip -= 1
                     continue
                 }
-                let key = RTFParser.hash(tokenizer.bytes[nameRange])
                 if key == RTFParser.rtfKey { sawRTF = true }
                 handleWord(key, parameter)
             case .symbol(let c):
@@ -315,7 +323,7 @@ struct RTFParser {
                     && !tokenizer.bytes[start..<range.upperBound].contains(where: { $0 >= 0x80 })
                 {
                     // Plain ASCII text: no code page needed.
-                    if !state.hidden { appendRun(.text, String(decoding: tokenizer.bytes[start..<range.upperBound], as: UTF8.self)) }
+                    if !state.hidden { appendText(tokenizer.bytes[start..<range.upperBound]) }
                 } else {
                     for b in tokenizer.bytes[start..<range.upperBound] { appendByte(b) }
                 }
@@ -383,11 +391,21 @@ struct RTFParser {
 
     private mutating func flushBytes() {
         guard !pendingBytes.isEmpty else { return }
+        pendingHighSurrogate = nil
+        if state.destination == .normal {
+            if !state.hidden {
+                let i = textRun()
+                let leftover = CodePage.forNumber(state.codePageNumber).decodeUTF8(pendingBytes[...], into: &text)
+                if leftover > 0 { text.append(contentsOf: [0xEF, 0xBF, 0xBD]) }
+                grewText(i)
+            }
+            pendingBytes.removeAll(keepingCapacity: true)
+            return
+        }
         var scalars = String.UnicodeScalarView()
         let leftover = CodePage.forNumber(state.codePageNumber).decode(pendingBytes[...], into: &scalars)
         if leftover > 0 { scalars.append("\u{FFFD}") }
         pendingBytes.removeAll(keepingCapacity: true)
-        pendingHighSurrogate = nil
         emitText(String(scalars))
     }
 
@@ -395,7 +413,7 @@ struct RTFParser {
         switch state.destination {
         case .normal:
             if state.hidden { return }
-            appendRun(.text, text)
+            appendText(text.utf8)
         case .fontTable:
             for ch in text {
                 if ch == ";" {
@@ -416,32 +434,62 @@ struct RTFParser {
         }
     }
 
-    private mutating func appendRun(_ kind: RTFRun.Kind, _ text: String) {
+    /// The index of a text run at the end of the paragraph that has the current style and ends where ``text``
+    /// does (so bytes appended to ``text`` extend it), made if needed.
+    @inline(__always)
+    private mutating func textRun() -> Int {
         var style = state.style
         if state.fontMonospace { style.monospace = true }
-        let link = state.fieldIndex.flatMap { fieldURLs[$0] }
+        let link = Int32(state.fieldIndex.map { fieldURLs[$0] == nil ? -1 : $0 } ?? -1)
+        let size = Int32(truncatingIfNeeded: state.fontSize)
         let last = paragraph.runs.count - 1
-        if kind == .text, last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].style == style,
-            paragraph.runs[last].size == state.fontSize, paragraph.runs[last].link == link
+        if last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].end == text.count,
+            paragraph.runs[last].style == style, paragraph.runs[last].size == size, paragraph.runs[last].link == link
         {
-            paragraph.runs[last].text += text  // in place: no copy of the run's string
-        } else {
-            if paragraph.runs.isEmpty { paragraph.runs.reserveCapacity(4) }  // one allocation for most paragraphs
-            paragraph.runs.append(RTFRun(kind: kind, text: text, style: style, size: state.fontSize, link: link))
+            return last
         }
-        if kind == .text {
-            if state.fontSize == lastHistogramSize {
-                lastHistogramCount += text.utf8.count
-            } else {
-                sizeHistogram[lastHistogramSize, default: 0] += lastHistogramCount
-                lastHistogramSize = state.fontSize
-                lastHistogramCount = text.utf8.count
-            }
+        if paragraph.runs.isEmpty { paragraph.runs.reserveCapacity(4) }  // one allocation for most paragraphs
+        paragraph.runs.append(RTFRun(kind: .text, style: style, size: size, link: link, start: text.count, count: 0))
+        return last + 1
+    }
+
+    /// Records the bytes appended to ``text`` since ``textRun()`` returned `i`.
+    @inline(__always)
+    private mutating func grewText(_ i: Int) {
+        let added = text.count - paragraph.runs[i].end
+        paragraph.runs[i].count += added
+        if state.fontSize == lastHistogramSize {
+            lastHistogramCount += added
+        } else {
+            sizeHistogram[lastHistogramSize, default: 0] += lastHistogramCount
+            lastHistogramSize = state.fontSize
+            lastHistogramCount = added
         }
     }
 
+    private mutating func appendText<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        let i = textRun()
+        text.append(contentsOf: bytes)
+        grewText(i)
+    }
+
+    private mutating func appendRun(_ kind: RTFRun.Kind, start: Int = 0, count: Int = 0) {
+        var style = state.style
+        if state.fontMonospace { style.monospace = true }
+        let link = Int32(state.fieldIndex.map { fieldURLs[$0] == nil ? -1 : $0 } ?? -1)
+        paragraph.runs.append(RTFRun(kind: kind, style: style, size: Int32(truncatingIfNeeded: state.fontSize), link: link, start: start, count: count))
+    }
+
     private mutating func appendScalar(_ value: UInt32) {
-        if let s = Unicode.Scalar(value) { emitText(String(Character(s))) }
+        guard let s = Unicode.Scalar(value) else { return }
+        if state.destination == .normal {
+            if state.hidden { return }
+            let i = textRun()
+            text.append(contentsOf: UTF8.encode(s)!)
+            grewText(i)
+        } else {
+            emitText(String(Character(s)))
+        }
     }
 
     private mutating func appendUnicode(_ parameter: Int) {
@@ -500,13 +548,8 @@ struct RTFParser {
         }
     }
 
-    /// FNV-1a hash of a control word's letters: the keyword table is looked up without making a string.
     @inline(__always)
-    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return h
-    }
+    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 { RTFTokenizer.hash(bytes) }
     static let rtfKey = hash("rtf".utf8)
     static let udKey = hash("ud".utf8)
 
@@ -621,14 +664,14 @@ struct RTFParser {
         case .par, .sect, .page:
             if state.destination == .normal { endParagraph() }
         case .line:
-            if state.destination == .normal { appendRun(.lineBreak, "") }
+            if state.destination == .normal { appendRun(.lineBreak) }
         case .tab: emitText("\t")
         case .intbl: state.inTable = true
         case .itap: state.inTable = (p ?? 1) > 0
         case .cell:
             if state.destination == .normal { endCell() }
         case .nestcell: emitText(" ")
-        case .nestrow: if state.destination == .normal { appendRun(.lineBreak, "") }
+        case .nestrow: if state.destination == .normal { appendRun(.lineBreak) }
         case .row:
             if state.destination == .normal { endRow() }
         case .trowd: rowIsHeader = false
@@ -861,10 +904,8 @@ struct RTFParser {
         let saved = state
         state = outerStyle
         if let type, !data.isEmpty {
-            var run = RTFRun(kind: .image, text: "", style: state.style, size: state.fontSize, link: nil)
-            run.imageData = data
-            run.imageType = type
-            paragraph.runs.append(run)
+            images.append((data, type))
+            paragraph.runs.append(RTFRun(kind: .image, style: state.style, size: Int32(truncatingIfNeeded: state.fontSize), link: -1, start: images.count - 1, count: 0))
         }
         state = saved
     }
@@ -874,9 +915,7 @@ struct RTFParser {
     private mutating func footnoteStart() {
         if !state.inTable { closeTable() }
         // Record the reference in the running paragraph, then collect the note's own paragraphs separately.
-        var run = RTFRun(kind: .footnoteReference, text: String(footnotes.count + 1), style: RTFRunStyle(), size: state.fontSize, link: nil)
-        run.text = String(footnotes.count + 1)
-        paragraph.runs.append(run)
+        paragraph.runs.append(RTFRun(kind: .footnoteReference, style: RTFRunStyle(), size: Int32(truncatingIfNeeded: state.fontSize), link: -1, start: footnotes.count + 1, count: 0))
         savedOutput = (items, paragraph, stack.count - 1)
         items = []
         paragraph = RTFParagraph()

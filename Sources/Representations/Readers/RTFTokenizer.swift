@@ -14,8 +14,8 @@ struct RTFTokenizer {
     enum Token: Equatable {
         case groupStart
         case groupEnd
-        /// `name` is the range of the letters in ``RTFTokenizer/bytes``.
-        case word(name: Range<Int>, parameter: Int?)
+        /// `name` is the FNV-1a hash of the letters (see ``hash(_:)``): control words are compared as integers.
+        case word(name: UInt64, parameter: Int?)
         /// `\` + one non-letter, other than `'`: `\\`, `\{`, `\~`, `\*`, `\<LF>`…
         case symbol(UInt8)
         case hexByte(UInt8)
@@ -82,8 +82,11 @@ struct RTFTokenizer {
         let c = bytes[position]
         if Self.isLetter(c) {
             let start = position
-            while position < count, Self.isLetter(bytes[position]), position - start < 32 { position += 1 }
-            let name = start..<position
+            var hash: UInt64 = Self.fnvBasis
+            while position < count, Self.isLetter(bytes[position]), position - start < 32 {
+                hash = (hash ^ UInt64(bytes[position])) &* Self.fnvPrime
+                position += 1
+            }
             var parameter: Int? = nil
             if position < count {
                 var negative = false
@@ -107,15 +110,13 @@ struct RTFTokenizer {
             }
             if position < count, bytes[position] == 0x20 { position += 1 }
             // \binN: the next N bytes are data, whatever they contain.
-            if name.count == 3, bytes[name.lowerBound] == UInt8(ascii: "b"), bytes[name.lowerBound + 1] == UInt8(ascii: "i"),
-                bytes[name.lowerBound + 2] == UInt8(ascii: "n")
-            {
+            if hash == Self.binKey {
                 let n = max(0, parameter ?? 0)
                 let start = position
                 position = min(count, position + n)
                 return .binary(start..<position)
             }
-            return .word(name: name, parameter: parameter)
+            return .word(name: hash, parameter: parameter)
         }
         if c == UInt8(ascii: "'") {
             if position + 2 < count, let h = Self.hexValue(bytes[position + 1]), let l = Self.hexValue(bytes[position + 2]) {
@@ -129,8 +130,15 @@ struct RTFTokenizer {
         return .symbol(c)
     }
 
-    /// The control word's name as a string (short names stay inline, without allocating).
-    func name(_ range: Range<Int>) -> String {
-        String(decoding: bytes[range], as: UTF8.self)
+    static let fnvBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let fnvPrime: UInt64 = 0x100_0000_01b3
+
+    /// FNV-1a hash of a control word's letters: keywords are looked up without making a string.
+    @inline(__always)
+    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        var h = fnvBasis
+        for b in bytes { h = (h ^ UInt64(b)) &* fnvPrime }
+        return h
     }
+    static let binKey = hash("bin".utf8)
 }
