@@ -205,4 +205,10 @@ final class RTFReaderTests: XCTestCase {
             XCTAssertTrue(back.contains(expected), "missing \(expected.debugDescription) in\n\(back)")
         }
     }
+
+    func testKeywordHashLiterals() {
+        XCTAssertEqual(RTFTokenizer.binKey, RTFTokenizer.hash("bin".utf8))
+        XCTAssertEqual(RTFParser.rtfKey, RTFTokenizer.hash("rtf".utf8))
+        XCTAssertEqual(RTFParser.udKey, RTFTokenizer.hash("ud".utf8))
+    }
 }

@@ -53,6 +53,7 @@ struct RTFBlockBuilder {
             headingSizes = sizes.sorted(by: >)
         }
         var b = MarkdownDocument.Builder()
+        b.doc.bytes.reserveCapacity(text.count + text.count / 4)  // most text is copied once, in order
         var any = assemble(items, into: &b)
         for (i, note) in footnotes.enumerated() {
             b.open(.footnoteDefinition(label: String(i + 1)))

@@ -65,6 +65,15 @@ enum RTFItem {
 private enum Destination {
     case normal, skip, fontTable, styleSheet, listTable, listOverrideTable, listText, fieldInstruction, picture,
         legacyNumbering, skipText
+
+    /// Whether text in this destination is used (document text, font and style names, list markers, field
+    /// instructions).
+    var readsText: Bool {
+        switch self {
+        case .normal, .fontTable, .styleSheet, .listText, .fieldInstruction: return true
+        case .skip, .picture, .listTable, .listOverrideTable, .legacyNumbering, .skipText: return false
+        }
+    }
 }
 
 private struct GroupState {
@@ -200,7 +209,11 @@ struct RTFParser {
         var charset: Int? = nil
         var name = ""
     }
-    private var fonts: [Int: Font] = [:]
+    private var fonts: [Int: Font] = [:] {
+        didSet { fontGeneration &+= 1 }
+    }
+    private var fontGeneration = 0
+    private var fontCache: (index: Int, generation: Int, exists: Bool, monospace: Bool, charset: Int?) = (Int.min, 0, false, false, nil)
     private var fontEntry = -1
     private var styleOutline: [Int: Int] = [:]
     private var styleEntry: (index: Int, outline: Int?, name: String, character: Bool) = (0, nil, "", false)
@@ -220,7 +233,6 @@ struct RTFParser {
     private var paragraph = RTFParagraph()
     private var markerText = ""
     private var pendingBytes: [UInt8] = []
-    private var pendingBytesDestination: Destination = .normal
     private var unicodeSkip = 0
     private var pendingHighSurrogate: UInt16? = nil
     private var sizeHistogram: [Int: Int] = [:]
@@ -250,8 +262,23 @@ struct RTFParser {
     // footnotes
     private var savedOutput: (items: [RTFItem], paragraph: RTFParagraph, depth: Int)? = nil
 
+    /// The global table, read once per document rather than once per control word.
+    private let keywordTable = keywords
+    private var codePage = CodePage.cp1252
+
+    private let input: [UInt8]
+
     init(_ bytes: [UInt8]) {
-        tokenizer = RTFTokenizer(bytes)
+        input = bytes
+        tokenizer = RTFTokenizer(UnsafeBufferPointer(start: nil, count: 0))
+        text.reserveCapacity(bytes.count)  // address space only: pages are touched as text arrives
+    }
+
+    /// The code page of the current font (cached: looking it up takes a `swift_once` and copies its tables).
+    @inline(__always)
+    private mutating func currentCodePage() -> CodePage {
+        if codePage.number != state.codePageNumber { codePage = CodePage.forNumber(state.codePageNumber) }
+        return codePage
     }
 
     func bodyFontSize() -> Int {
@@ -261,6 +288,15 @@ struct RTFParser {
     }
 
     mutating func run() {
+        let input = self.input
+        input.withUnsafeBufferPointer { buf in
+            tokenizer = RTFTokenizer(buf)
+            runTokens()
+        }
+        tokenizer = RTFTokenizer(UnsafeBufferPointer(start: nil, count: 0))
+    }
+
+    private mutating func runTokens() {
         var sawRTF = false
         loop: while true {
             let token = tokenizer.next()
@@ -323,8 +359,8 @@ struct RTFParser {
                     && !tokenizer.bytes[start..<range.upperBound].contains(where: { $0 >= 0x80 })
                 {
                     // Plain ASCII text: no code page needed.
-                    if !state.hidden { appendText(tokenizer.bytes[start..<range.upperBound]) }
-                } else {
+                    if !state.hidden { appendText(UnsafeBufferPointer(rebasing: tokenizer.bytes[start..<range.upperBound])) }
+                } else if state.destination.readsText {
                     for b in tokenizer.bytes[start..<range.upperBound] { appendByte(b) }
                 }
             case .binary(let range):
@@ -385,8 +421,7 @@ struct RTFParser {
 
     @inline(__always)
     private mutating func appendByte(_ b: UInt8) {
-        if pendingBytes.isEmpty { pendingBytesDestination = state.destination }
-        pendingBytes.append(b)
+        if state.destination.readsText { pendingBytes.append(b) }  // other text is never decoded at all
     }
 
     private mutating func flushBytes() {
@@ -395,7 +430,7 @@ struct RTFParser {
         if state.destination == .normal {
             if !state.hidden {
                 let i = textRun()
-                let leftover = CodePage.forNumber(state.codePageNumber).decodeUTF8(pendingBytes[...], into: &text)
+                let leftover = currentCodePage().decodeUTF8(pendingBytes[...], into: &text)
                 if leftover > 0 { text.append(contentsOf: [0xEF, 0xBF, 0xBD]) }
                 grewText(i)
             }
@@ -403,7 +438,7 @@ struct RTFParser {
             return
         }
         var scalars = String.UnicodeScalarView()
-        let leftover = CodePage.forNumber(state.codePageNumber).decode(pendingBytes[...], into: &scalars)
+        let leftover = currentCodePage().decode(pendingBytes[...], into: &scalars)
         if leftover > 0 { scalars.append("\u{FFFD}") }
         pendingBytes.removeAll(keepingCapacity: true)
         emitText(String(scalars))
@@ -550,8 +585,9 @@ struct RTFParser {
 
     @inline(__always)
     static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 { RTFTokenizer.hash(bytes) }
-    static let rtfKey = hash("rtf".utf8)
-    static let udKey = hash("ud".utf8)
+    // Literals (checked by a test) rather than `static let`s, which cost a `swift_once` check on every use.
+    static var rtfKey: UInt64 { 0x89b6_c219_60c9_6f4f }
+    static var udKey: UInt64 { 0x08c4_4e07_b566_fb7c }
 
     private mutating func handleWord(_ name: UInt64, _ parameter: Int?) {
         flushBytes()
@@ -560,7 +596,7 @@ struct RTFParser {
             return
         }
         let starred = state.destination == .skipText
-        guard let keyword = keywords[name] else {
+        guard let keyword = keywordTable[name] else {
             if starred { state.destination = .skip }
             return
         }
@@ -781,9 +817,13 @@ struct RTFParser {
     }
 
     private mutating func updateCodePage() {
-        let font = fonts[state.font]
-        state.fontMonospace = font?.monospace ?? false
-        if let font, let charset = font.charset {
+        // \plain and \f come with nearly every paragraph, mostly naming the same font: look it up once.
+        if fontCache.index != state.font || fontCache.generation != fontGeneration {
+            let font = fonts[state.font]
+            fontCache = (state.font, fontGeneration, font != nil, font?.monospace ?? false, font?.charset)
+        }
+        state.fontMonospace = fontCache.monospace
+        if fontCache.exists, let charset = fontCache.charset {
             if charset < 0 {
                 state.codePageNumber = -charset
                 return

@@ -2,11 +2,14 @@
 ///
 /// It never fails: whatever the bytes, ``next()`` returns tokens until ``RTFToken/end``. Control words longer
 /// than 32 letters are cut as the specification says; a parameter is clamped to the `Int32` range.
+///
+/// It reads through a buffer pointer (no bounds checks, no reference counting per byte): the owner keeps the
+/// bytes alive while it runs, as ``RTFParser/run()`` does inside `withUnsafeBufferPointer`.
 struct RTFTokenizer {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position: Int
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         self.position = 0
     }
@@ -56,19 +59,15 @@ struct RTFTokenizer {
                 continue
             default:
                 let start = position
-                position = bytes.withUnsafeBufferPointer { buf -> Int in
-                    var p = start + 1
-                    while p < count {
-                        let c = buf[p]
-                        if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A
-                            || c == 0x0D || c == 0
-                        {
-                            break
-                        }
-                        p += 1
+                var p = start + 1
+                while p < count {
+                    let c = bytes[p]
+                    if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A || c == 0x0D || c == 0 {
+                        break
                     }
-                    return p
+                    p += 1
                 }
+                position = p
                 return .text(start..<position)
             }
         }
@@ -140,5 +139,6 @@ struct RTFTokenizer {
         for b in bytes { h = (h ^ UInt64(b)) &* fnvPrime }
         return h
     }
-    static let binKey = hash("bin".utf8)
+    /// `hash("bin".utf8)`, as a literal: a `static let` would cost a `swift_once` check per control word.
+    static var binKey: UInt64 { 0x0054_1819_134f_de3e }
 }
