@@ -505,6 +505,7 @@ struct RTFBlockBuilder {
     private func inlines(_ runs: [RTFRun], _ span: (range: Range<Int>, skip: Int), ignoringBold: Bool) -> [RichInline] {
         var segments: [InlineAssembler.Segment] = []
         segments.reserveCapacity(span.range.count)
+        var underline = false
         for k in span.range {
             var run = runs[k]
             if k == span.range.lowerBound, run.kind == .text {
@@ -513,6 +514,9 @@ struct RTFBlockBuilder {
             }
             if ignoringBold { run.style.bold = false }
             let link = run.link >= 0 ? links[Int(run.link)] : nil
+            // Links are underlined by presentation (Word's and LibreOffice's link character styles say so).
+            if link != nil { run.style.underline = false }
+            underline = underline || run.style.underline
             switch run.kind {
             case .text: segments.append(.init(inline: nil, text: string(run), style: run.style, link: link))
             case .lineBreak: segments.append(.init(inline: .lineBreak, text: "", style: run.style, link: link))
@@ -528,7 +532,29 @@ struct RTFBlockBuilder {
         if segments.count == 1, segments[0].inline == nil, segments[0].link == nil, segments[0].style == RTFRunStyle() {
             return [.text(segments[0].text)]
         }
-        return InlineAssembler.assemble(segments)
+        let inlines = InlineAssembler.assemble(segments)
+        return underline ? Self.underlineAsHTML(inlines) : inlines
+    }
+
+    /// Underline has no Markdown form. pandoc (`-f rtf -t gfm`) keeps it as raw HTML, `<u>…</u>`; so do we.
+    static func underlineAsHTML(_ inlines: [RichInline]) -> [RichInline] {
+        var out: [RichInline] = []
+        for x in inlines {
+            switch x {
+            case .underline(let c):
+                out.append(.html("<u>"))
+                out += underlineAsHTML(c)
+                out.append(.html("</u>"))
+            case .emphasis(let c): out.append(.emphasis(underlineAsHTML(c)))
+            case .strong(let c): out.append(.strong(underlineAsHTML(c)))
+            case .strikethrough(let c): out.append(.strikethrough(underlineAsHTML(c)))
+            case .superscript(let c): out.append(.superscript(underlineAsHTML(c)))
+            case .subscript(let c): out.append(.subscript(underlineAsHTML(c)))
+            case .link(let destination, let title, let c): out.append(.link(destination: destination, title: title, underlineAsHTML(c)))
+            default: out.append(x)
+            }
+        }
+        return out
     }
 }
 

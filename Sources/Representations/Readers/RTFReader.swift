@@ -109,7 +109,7 @@ private enum Keyword {
     case listtext, pntext, pn, pnlvl, pnlvlblt, pnlvlbody, pnlvlcont, pnstart, pndec, pnucrm, pnlcrm, pnucltr, pnlcltr
     case field, fldinst, fldrslt, pict, pngblip, jpegblip, otherBlip, shppict, nonshppict, footnote, chftn
     case emdash, endash, lquote, rquote, ldblquote, rdblquote, bullet, emspace, enspace, qmspace, zwj, zwnj
-    case brdrb, skipDestination, upr, ud, cpg, htmltag, mhtmltag
+    case brdrb, skipDestination, upr, ud, cpg, htmltag, mhtmltag, nesttableprops
 }
 
 /// Control-word hash → keyword, as an open-addressing table indexed by the FNV hash itself: a look-up per
@@ -174,6 +174,7 @@ private let keywordNames: [String: Keyword] = {
         "endash": .endash, "lquote": .lquote, "rquote": .rquote, "ldblquote": .ldblquote, "rdblquote": .rdblquote,
         "bullet": .bullet, "emspace": .emspace, "enspace": .enspace, "qmspace": .qmspace, "zwj": .zwj, "zwnj": .zwnj,
         "brdrb": .brdrb, "upr": .upr, "ud": .ud, "cpg": .cpg, "htmltag": .htmltag, "mhtmltag": .mhtmltag,
+        "nesttableprops": .nesttableprops,
     ]
     for u in ["uld", "uldb", "ulw", "ulwave", "ulth", "uldash", "uldashd", "uldashdd", "ulhwave", "ulldash",
         "ulthd", "ulthdash", "ulthdashd", "ulthdashdd", "ulthldash", "ululdbwave", "uldbwave"]
@@ -603,7 +604,7 @@ struct RTFParser {
         if starred {
             // `{\*\word …}`: only the destinations we understand are read; everything else is skipped.
             switch keyword {
-            case .listtable, .listoverridetable, .fldinst, .pn, .shppict, .footnote, .ud, .pict:
+            case .listtable, .listoverridetable, .fldinst, .pn, .shppict, .footnote, .ud, .pict, .nesttableprops:
                 state.destination = .normal
             default:
                 state.destination = .skip
@@ -800,6 +801,20 @@ struct RTFParser {
         case .zwnj: emitText("\u{200C}")
         case .skipDestination, .htmltag, .mhtmltag: state.destination = .skip
         case .upr: state.destination = .skip
+        case .nesttableprops:
+            // A nested table's row ends with `{\*\nesttableprops … \nestrow}`. Nested tables are flattened into the
+            // outer cell (their cells separated by spaces, see \nestcell): the row becomes a line break.
+            if stack.last?.destination == .normal, !stack.last!.hidden {
+                let last = paragraph.runs.count - 1
+                if last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].count > 0, paragraph.runs[last].end == text.count,
+                    text.last == 0x20
+                {
+                    text.removeLast()  // the space \nestcell left after the row's last cell
+                    paragraph.runs[last].count -= 1
+                }
+                appendRun(.lineBreak)
+            }
+            state.destination = .skip
         case .ud: state.destination = stack.count >= 2 ? stack[stack.count - 2].destination : .normal
         }
     }
