@@ -202,6 +202,28 @@ struct RTFBlockBuilder {
 
     /// The number of an ordered-list marker such as "3.", "(iv)" or "b)"; nil for bullets.
     static func markerNumber(_ marker: String) -> Int? {
+        // Fast path for ASCII "12." / "(3)": the same answer as below without building strings.
+        let fast: Int?? = marker.utf8.withContiguousStorageIfAvailable { u -> Int? in
+            var lo = 0
+            var hi = u.count
+            @inline(__always) func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+            @inline(__always) func isPunct(_ b: UInt8) -> Bool {
+                b == UInt8(ascii: "(") || b == UInt8(ascii: ")") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
+                    || b == UInt8(ascii: ".") || b == UInt8(ascii: ":")
+            }
+            while lo < hi, isSpace(u[lo]) { lo += 1 }
+            while hi > lo, isSpace(u[hi - 1]) { hi -= 1 }
+            while lo < hi, isPunct(u[lo]) { lo += 1 }
+            while hi > lo, isPunct(u[hi - 1]) { hi -= 1 }
+            guard hi > lo, hi - lo <= 18 else { return nil }
+            var n = 0
+            for k in lo..<hi {
+                guard u[k] >= 0x30, u[k] <= 0x39 else { return nil }
+                n = n * 10 + Int(u[k] - 0x30)
+            }
+            return n
+        }
+        if let fast, let fast { return fast }
         let trimmed = marker.trimmingWhitespace()
         let m = trimmed.trimmingCharacters("()[].:")
         if let n = Int(m) { return n }

@@ -438,6 +438,12 @@ struct RTFParser {
             pendingBytes.removeAll(keepingCapacity: true)
             return
         }
+        if !pendingBytes.contains(where: { $0 >= 0x80 }) {
+            let ascii = String(decoding: pendingBytes, as: UTF8.self)
+            pendingBytes.removeAll(keepingCapacity: true)
+            emitText(ascii)
+            return
+        }
         var scalars = String.UnicodeScalarView()
         let leftover = currentCodePage().decode(pendingBytes[...], into: &scalars)
         if leftover > 0 { scalars.append("\u{FFFD}") }
