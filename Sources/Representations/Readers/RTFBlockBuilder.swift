@@ -53,7 +53,11 @@ struct RTFBlockBuilder {
             headingSizes = sizes.sorted(by: >)
         }
         var b = MarkdownDocument.Builder()
-        b.doc.bytes.reserveCapacity(text.count + text.count / 4)  // most text is copied once, in order
+        // Most text is copied once, in order; most runs and paragraphs become a node or two.
+        b.doc.bytes.reserveCapacity(text.count + text.count / 4)
+        var runCount = 0
+        for case .paragraph(let p) in items { runCount += p.runs.count }
+        b.doc.nodes.reserveCapacity(2 * items.count + runCount)
         var any = assemble(items, into: &b)
         for (i, note) in footnotes.enumerated() {
             b.open(.footnoteDefinition(label: String(i + 1)))
