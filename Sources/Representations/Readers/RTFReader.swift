@@ -342,7 +342,7 @@ struct RTFParser {
                 } else {
                     appendByte(b)
                 }
-            case .text(let range):
+            case .text(let range, let ascii):
                 var start = range.lowerBound
                 if unicodeSkip > 0 {
                     let skip = min(unicodeSkip, range.count)
@@ -357,7 +357,7 @@ struct RTFParser {
                 if state.destination == .picture {
                     pictureHexDigits(tokenizer.bytes[start..<range.upperBound])
                 } else if pendingBytes.isEmpty && state.destination == .normal
-                    && !tokenizer.bytes[start..<range.upperBound].contains(where: { $0 >= 0x80 })
+                    && (ascii || !tokenizer.bytes[start..<range.upperBound].contains(where: { $0 >= 0x80 }))
                 {
                     // Plain ASCII text: no code page needed.
                     if !state.hidden { appendText(UnsafeBufferPointer(rebasing: tokenizer.bytes[start..<range.upperBound])) }

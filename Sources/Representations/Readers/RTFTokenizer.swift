@@ -23,7 +23,8 @@ struct RTFTokenizer {
         case symbol(UInt8)
         case hexByte(UInt8)
         /// Text bytes up to the next `\`, `{`, `}` or line break (line breaks are dropped).
-        case text(Range<Int>)
+        /// `ascii`: no byte of the run is 0x80 or above (so it needs no code page).
+        case text(Range<Int>, ascii: Bool)
         /// The raw bytes after `\binN`.
         case binary(Range<Int>)
         case end
@@ -60,15 +61,17 @@ struct RTFTokenizer {
             default:
                 let start = position
                 var p = start + 1
+                var high = b
                 while p < count {
                     let c = bytes[p]
                     if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A || c == 0x0D || c == 0 {
                         break
                     }
+                    high |= c
                     p += 1
                 }
                 position = p
-                return .text(start..<position)
+                return .text(start..<position, ascii: high < 0x80)
             }
         }
         return .end
