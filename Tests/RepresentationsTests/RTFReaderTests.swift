@@ -280,4 +280,15 @@ final class RTFReaderTests: XCTestCase {
             XCTAssertTrue(md.contains(text), "lost \(text) in\n\(md)")
         }
     }
+
+    /// Links over plain and monospace runs are written without InlineAssembler: same result as with it.
+    func testLinksOverCodeAndAdjacentLinks() {
+        let rtf = """
+            {\\rtf1{\\fonttbl{\\f0 Arial;}{\\f1\\fmodern Courier;}}\\f0 see {\\field{\\*\\fldinst HYPERLINK "http://u.example/"}{\\fldrslt {\\ul\\f1 code} {\\ul text}}} \
+            and {\\field{\\*\\fldinst HYPERLINK "http://u.example/"}{\\fldrslt a}}{\\field{\\*\\fldinst HYPERLINK "http://u.example/"}{\\fldrslt b}}\\line x\\par}
+            """
+        XCTAssertEqual(markdown(rtf), "see [`code` text](http://u.example/) and [ab](http://u.example/)\\\nx\n")
+        XCTAssertEqual(markdown("{\\rtf1 {\\field{\\*\\fldinst HYPERLINK \"http://u.example/\"}{\\fldrslt {\\b bold} link}}\\par}"),
+            "[**bold** link](http://u.example/)\n", "styled link text still goes through InlineAssembler")
+    }
 }

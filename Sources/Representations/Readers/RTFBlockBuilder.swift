@@ -479,14 +479,15 @@ struct RTFBlockBuilder {
     }
 
     private func emitInlines(_ runs: [RTFRun], _ span: (range: Range<Int>, skip: Int), ignoringBold: Bool, _ b: inout MarkdownDocument.Builder) {
-        // The common cases: text, line breaks and monospace text, written straight into the document the way
-        // ``InlineAssembler`` would (it is needed only for emphasis, links, images and notes).
+        // The common cases: text, line breaks, monospace text and links over them, written straight into the
+        // document the way ``InlineAssembler`` would (it is needed only for emphasis, images and notes).
         var simple = true
         for k in span.range {
             var style = runs[k].style
             if ignoringBold { style.bold = false }
             style.monospace = false
-            if runs[k].link >= 0 || style != RTFRunStyle() || (runs[k].kind != .text && runs[k].kind != .lineBreak) {
+            if runs[k].link >= 0 { style.underline = false }  // as in `inlines`: links are underlined by style
+            if style != RTFRunStyle() || (runs[k].kind != .text && runs[k].kind != .lineBreak) {
                 simple = false
                 break
             }
@@ -495,32 +496,53 @@ struct RTFBlockBuilder {
             text.withUnsafeBufferPointer { buf in
                 var k = span.range.lowerBound
                 while k < span.range.upperBound {
-                    let run = runs[k]
-                    let skip = k == span.range.lowerBound ? span.skip : 0
-                    if run.kind == .lineBreak {
-                        b.appendLineBreak()
-                        k += 1
-                    } else if !run.style.monospace {
-                        b.appendTextBytes(UnsafeBufferPointer(rebasing: buf[run.start + skip..<run.end]))
-                        k += 1
-                    } else {
-                        // Adjacent monospace runs are one code span; its outer white space stays text.
-                        var code = String(decoding: buf[run.start + skip..<run.end], as: UTF8.self)
-                        k += 1
-                        while k < span.range.upperBound, runs[k].kind == .text, runs[k].style.monospace {
-                            code += String(decoding: buf[runs[k].start..<runs[k].end], as: UTF8.self)
-                            k += 1
-                        }
-                        let (lead, body, trail) = InlineAssembler.splitSpaces([.text(code)])
-                        if !lead.isEmpty { b.appendText(lead) }
-                        if case .text(let t)? = body.first { b.append(.code, literal: t) }
-                        if !trail.isEmpty { b.appendText(trail) }
+                    // A stretch of runs with the same link (by URL, as InlineAssembler groups them), or with none.
+                    let url = runs[k].link >= 0 ? links[Int(runs[k].link)] : nil
+                    var end = k + 1
+                    while end < span.range.upperBound,
+                        runs[end].link == runs[k].link || (runs[end].link >= 0 ? links[Int(runs[end].link)] : nil) == url
+                    {
+                        end += 1
                     }
+                    if let url { b.open(.link(destination: url, title: "")) }
+                    emitSimple(runs, k..<end, skip: k == span.range.lowerBound ? span.skip : 0, buf, &b)
+                    if url != nil { b.close() }
+                    k = end
                 }
             }
             return
         }
         RichInline.append(inlines(runs, span, ignoringBold: ignoringBold), to: &b)
+    }
+
+    /// Text, line breaks and monospace runs (adjacent ones joined into one code span, its outer white space
+    /// left as text), as ``InlineAssembler`` writes them.
+    private func emitSimple(
+        _ runs: [RTFRun], _ range: Range<Int>, skip: Int, _ buf: UnsafeBufferPointer<UInt8>, _ b: inout MarkdownDocument.Builder
+    ) {
+        var k = range.lowerBound
+        while k < range.upperBound {
+            let run = runs[k]
+            let skip = k == range.lowerBound ? skip : 0
+            if run.kind == .lineBreak {
+                b.appendLineBreak()
+                k += 1
+            } else if !run.style.monospace {
+                b.appendTextBytes(UnsafeBufferPointer(rebasing: buf[run.start + skip..<run.end]))
+                k += 1
+            } else {
+                var code = String(decoding: buf[run.start + skip..<run.end], as: UTF8.self)
+                k += 1
+                while k < range.upperBound, runs[k].kind == .text, runs[k].style.monospace {
+                    code += String(decoding: buf[runs[k].start..<runs[k].end], as: UTF8.self)
+                    k += 1
+                }
+                let (lead, body, trail) = InlineAssembler.splitSpaces([.text(code)])
+                if !lead.isEmpty { b.appendText(lead) }
+                if case .text(let t)? = body.first { b.append(.code, literal: t) }
+                if !trail.isEmpty { b.appendText(trail) }
+            }
+        }
     }
 
     func inlines(_ runs: [RTFRun]) -> [RichInline] {
