@@ -243,6 +243,10 @@ final class RTFReaderTests: XCTestCase {
         let rtf = "{\\rtf1 \\pard before\\par\\pard\\li567 quoted\\par\\pard\\li567 second\\par\\pard\\li1134 deeper\\par\\pard after\\par}"
         XCTAssertEqual(markdown(rtf), "before\n\n> quoted\n>\n> second\n>\n> > deeper\n\nafter\n")
         XCTAssertEqual(markdown("{\\rtf1 \\pard\\li100 slightly indented\\par}"), "slightly indented\n", "a small indent is not a quote")
+        XCTAssertEqual(markdown("{\\rtf1 \\pard before\\par\\pard\\li720\\fi-720 Hanging, as in a bibliography\\par}"),
+            "before\n\nHanging, as in a bibliography\n", "a hanging indent is not a quote")
+        XCTAssertEqual(markdown("{\\rtf1 \\pard before\\par\\pard\\li720\\fi360 first line further in\\par}"),
+            "before\n\n> first line further in\n")
     }
 
     /// LibreOffice's own RTF for HTML block quotes and a nested table.

@@ -140,7 +140,8 @@ struct RTFBlockBuilder {
         if !useOutline, let size = sizeHeadingCandidate(p), let rank = headingSizes.firstIndex(of: size) {
             return .heading(min(6, rank + 1), p)
         }
-        let quote = p.leftIndent >= 360 ? max(1, (p.leftIndent + 360) / 720) : 0
+        // A quote indents every line; a hanging indent (\fi pulling the first line back out) is not a quote.
+        let quote = p.leftIndent >= 360 && p.leftIndent + min(0, p.firstLineIndent) >= 360 ? max(1, (p.leftIndent + 360) / 720) : 0
         if isCode(p) { return .code(p, quoteDepth: quote) }
         if p.runs.count <= 2, p.runs.reduce(0, { $0 + ($1.kind == .text ? $1.count : 0) }) <= 64, mayBeRule(p) {
             let text = p.runs.filter { $0.kind == .text }.map(string).joined().filter { !$0.isWhitespace }

@@ -53,6 +53,7 @@ struct RTFParagraph {
     var legacyLevel: Int? = nil  // \pnlvlN, 10 = bullet, 11 = body (numbered)
     var legacyStart: Int? = nil
     var leftIndent: Int = 0
+    var firstLineIndent: Int = 0  // \fiN, relative to leftIndent
     var borderBottom = false
     func hasText(_ text: [UInt8]) -> Bool { runs.contains { $0.kind != .text || !RTFText.isBlank(text, $0) } }
 }
@@ -94,6 +95,7 @@ private struct GroupState {
     var level = 0
     var inTable = false
     var leftIndent = 0
+    var firstLineIndent = 0
     var borderBottom = false
     var legacyLevel: Int? = nil
     var legacyStart: Int? = nil
@@ -104,7 +106,7 @@ private struct GroupState {
 private enum Keyword {
     case rtf, ansi, mac, pc, pca, ansicpg, deff, uc, u, fonttbl, f, fcharset, fmodern, fnil, colortbl, stylesheet, s
     case cs, outlinelevel, b, i, ul, ulnone, ulVariant, strike, striked, plain, fs, superscript, `subscript`, nosupersub, up, dn, v
-    case pard, par, line, sect, page, tab, cell, row, nestcell, nestrow, trowd, trhdr, intbl, itap, li, ls, ilvl
+    case pard, par, line, sect, page, tab, cell, row, nestcell, nestrow, trowd, trhdr, intbl, itap, li, fi, ls, ilvl
     case listtable, listoverridetable, list, listlevel, listid, levelnfc, levelstartat, listoverride
     case listtext, pntext, pn, pnlvl, pnlvlblt, pnlvlbody, pnlvlcont, pnstart, pndec, pnucrm, pnlcrm, pnucltr, pnlcltr
     case field, fldinst, fldrslt, pict, pngblip, jpegblip, otherBlip, shppict, nonshppict, footnote, chftn
@@ -162,7 +164,7 @@ private let keywordNames: [String: Keyword] = {
         "super": .superscript, "sub": .subscript, "nosupersub": .nosupersub, "up": .up, "dn": .dn, "v": .v,
         "pard": .pard, "par": .par, "line": .line, "sect": .sect, "page": .page, "tab": .tab, "cell": .cell,
         "row": .row, "nestcell": .nestcell, "nestrow": .nestrow, "trowd": .trowd, "trhdr": .trhdr, "intbl": .intbl,
-        "itap": .itap, "li": .li, "ls": .ls, "ilvl": .ilvl, "listtable": .listtable,
+        "itap": .itap, "li": .li, "fi": .fi, "ls": .ls, "ilvl": .ilvl, "listtable": .listtable,
         "listoverridetable": .listoverridetable, "list": .list, "listlevel": .listlevel, "listid": .listid,
         "levelnfc": .levelnfc, "levelstartat": .levelstartat, "listoverride": .listoverride, "listtext": .listtext,
         "pntext": .pntext, "pn": .pn, "pnlvl": .pnlvl, "pnlvlblt": .pnlvlblt, "pnlvlbody": .pnlvlbody,
@@ -701,6 +703,7 @@ struct RTFParser {
             state.level = 0
             state.inTable = false
             state.leftIndent = 0
+            state.firstLineIndent = 0
             state.borderBottom = false
             state.legacyLevel = nil
             state.legacyStart = nil
@@ -720,6 +723,7 @@ struct RTFParser {
         case .trowd: rowIsHeader = false
         case .trhdr: rowIsHeader = true
         case .li: if state.destination == .normal { state.leftIndent = p ?? 0 }
+        case .fi: if state.destination == .normal { state.firstLineIndent = p ?? 0 }
         case .ls:
             if state.destination == .listOverrideTable { listOverrides[p ?? 0] = currentOverrideList } else { state.list = p ?? 0 }
         case .ilvl: state.level = max(0, min(p ?? 0, 8))
@@ -991,6 +995,7 @@ struct RTFParser {
         paragraph.list = state.list
         paragraph.level = state.level
         paragraph.leftIndent = state.leftIndent
+        paragraph.firstLineIndent = state.firstLineIndent
         paragraph.borderBottom = state.borderBottom
         paragraph.legacyLevel = state.legacyLevel
         paragraph.legacyStart = state.legacyStart
