@@ -31,11 +31,13 @@ struct RTFBlockBuilder {
         self.images = images
     }
 
+    /// What a paragraph is. Paragraphs other than list items are referred to by their index in the items (a
+    /// copy of a paragraph costs reference counting on its runs).
     private enum Line {
         case blank
-        case paragraph(RTFParagraph, quoteDepth: Int)
-        case heading(Int, RTFParagraph)
-        case code(RTFParagraph, quoteDepth: Int)
+        case paragraph(Int, quoteDepth: Int)
+        case heading(Int, Int)
+        case code(Int, quoteDepth: Int)
         case rule
         case listItem(RTFParagraph, level: Int, ordered: Bool, newItem: Bool)
         case table([[[RTFParagraph]]])
@@ -74,15 +76,15 @@ struct RTFBlockBuilder {
         lines.reserveCapacity(items.count)
         var listHasMarkers: [Int: Bool] = [:]
         for case .paragraph(let p) in items where p.list > 0 && p.marker != nil { listHasMarkers[p.list] = true }
-        for item in items {
-            switch item {
+        for index in items.indices {
+            switch items[index] {
             case .table(let rows, _):
                 lines.append(.table(rows))
             case .paragraph(let p):
-                lines.append(classify(p, listHasMarkers: listHasMarkers))
+                lines.append(classify(p, index, listHasMarkers: listHasMarkers))
             }
         }
-        return emit(lines, into: &b)
+        return emit(lines, items, into: &b)
     }
 
     // MARK: Text
@@ -114,7 +116,7 @@ struct RTFBlockBuilder {
         return nil
     }
 
-    private func classify(_ paragraph: RTFParagraph, listHasMarkers: [Int: Bool]) -> Line {
+    private func classify(_ paragraph: RTFParagraph, _ index: Int, listHasMarkers: [Int: Bool]) -> Line {
         var p = paragraph
         if !p.hasText(text) && p.marker == nil {
             return p.borderBottom ? .rule : .blank
@@ -136,18 +138,18 @@ struct RTFBlockBuilder {
             let newItem = p.marker != nil || (p.list > 0 && listHasMarkers[p.list] != true) || (p.list == 0)
             return .listItem(p, level: level, ordered: ordered, newItem: newItem)
         }
-        if useOutline, let o = p.outlineLevel, o < 6 { return .heading(o + 1, p) }
+        if useOutline, let o = p.outlineLevel, o < 6 { return .heading(o + 1, index) }
         if !useOutline, let size = sizeHeadingCandidate(p), let rank = headingSizes.firstIndex(of: size) {
-            return .heading(min(6, rank + 1), p)
+            return .heading(min(6, rank + 1), index)
         }
         // A quote indents every line; a hanging indent (\fi pulling the first line back out) is not a quote.
         let quote = p.leftIndent >= 360 && p.leftIndent + min(0, p.firstLineIndent) >= 360 ? max(1, (p.leftIndent + 360) / 720) : 0
-        if isCode(p) { return .code(p, quoteDepth: quote) }
+        if isCode(p) { return .code(index, quoteDepth: quote) }
         if p.runs.count <= 2, p.runs.reduce(0, { $0 + ($1.kind == .text ? $1.count : 0) }) <= 64, mayBeRule(p) {
             let text = p.runs.filter { $0.kind == .text }.map(string).joined().filter { !$0.isWhitespace }
             if text.count >= 3, let c = text.first, "—–-_*=".contains(c), text.allSatisfy({ $0 == c }) { return .rule }
         }
-        return .paragraph(p, quoteDepth: quote)
+        return .paragraph(index, quoteDepth: quote)
     }
 
     /// False when the first character that is not white space cannot start a typed rule ("---", "***"…):
@@ -207,8 +209,9 @@ struct RTFBlockBuilder {
 
     /// The number of an ordered-list marker such as "3.", "(iv)" or "b)"; nil for bullets.
     static func markerNumber(_ marker: String) -> Int? {
-        // Fast path for ASCII "12." / "(3)": the same answer as below without building strings.
-        let fast: Int?? = marker.utf8.withContiguousStorageIfAvailable { u -> Int? in
+        // Fast path for "12." / "(3)" and bullets, without building strings: the closure answers a number, a
+        // definite nil (no ASCII letter or digit at all), or nil when the slow path below must decide.
+        let fast: Int??? = marker.utf8.withContiguousStorageIfAvailable { u -> Int?? in
             var lo = 0
             var hi = u.count
             @inline(__always) func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
@@ -220,6 +223,8 @@ struct RTFBlockBuilder {
             while hi > lo, isSpace(u[hi - 1]) { hi -= 1 }
             while lo < hi, isPunct(u[lo]) { lo += 1 }
             while hi > lo, isPunct(u[hi - 1]) { hi -= 1 }
+            // No ASCII letter or digit: a bullet ("•", "–"), never a number.
+            if !u[lo..<hi].contains(where: { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }) { return .some(nil) }
             guard hi > lo, hi - lo <= 18 else { return nil }
             var n = 0
             for k in lo..<hi {
@@ -228,7 +233,7 @@ struct RTFBlockBuilder {
             }
             return n
         }
-        if let fast, let fast { return fast }
+        if let fast, let fast { return fast }  // nil here: the slow path decides
         let trimmed = marker.trimmingWhitespace()
         let m = trimmed.trimmingCharacters("()[].:")
         if let n = Int(m) { return n }
@@ -260,7 +265,13 @@ struct RTFBlockBuilder {
         }
     }
 
-    private func emit(_ lines: [Line], into b: inout MarkdownDocument.Builder) -> Bool {
+    @inline(__always)
+    private func runs(_ items: [RTFItem], _ index: Int) -> [RTFRun] {
+        if case .paragraph(let p) = items[index] { return p.runs }
+        return []
+    }
+
+    private func emit(_ lines: [Line], _ items: [RTFItem], into b: inout MarkdownDocument.Builder) -> Bool {
         var any = false
         var quotes = 0
         var i = 0
@@ -278,26 +289,27 @@ struct RTFBlockBuilder {
                 table(rows, &b)
                 any = true
                 i += 1
-            case .heading(let level, let p):
+            case .heading(let level, let index):
                 setQuoteDepth(0, &quotes, &b)
                 b.open(.heading(level: level))
                 // A heading's weight is the heading's, not emphasis.
-                emitInlines(p.runs, ignoringBold: true, &b)
+                emitInlines(runs(items, index), ignoringBold: true, &b)
                 b.close()
                 any = true
                 i += 1
-            case .paragraph(let p, let q):
+            case .paragraph(let index, let q):
                 any = true
                 i += 1
-                guard let span = trimmed(p.runs) else { continue }
+                let runs = runs(items, index)
+                guard let span = trimmed(runs) else { continue }
                 setQuoteDepth(q, &quotes, &b)
                 b.open(.paragraph)
-                emitInlines(p.runs, span, ignoringBold: false, &b)
+                emitInlines(runs, span, ignoringBold: false, &b)
                 b.close()
             case .code(_, let q):
                 var code: [UInt8] = []
-                while i < lines.count, case .code(let p, let q2) = lines[i], q2 == q {
-                    for run in p.runs {
+                while i < lines.count, case .code(let index, let q2) = lines[i], q2 == q {
+                    for run in runs(items, index) {
                         if run.kind == .lineBreak { code.append(0x0A) } else if run.kind == .text { code += text[run.start..<run.end] }
                     }
                     code.append(0x0A)
