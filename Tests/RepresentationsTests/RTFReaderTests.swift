@@ -295,4 +295,18 @@ final class RTFReaderTests: XCTestCase {
         XCTAssertEqual(markdown("{\\rtf1 {\\field{\\*\\fldinst HYPERLINK \"http://u.example/\"}{\\fldrslt {\\b bold} link}}\\par}"),
             "[**bold** link](http://u.example/)\n", "styled link text still goes through InlineAssembler")
     }
+
+    /// The tokenizer scans text eight bytes at a time: stops and non-ASCII bytes at every offset of a word.
+    func testTextRunsAtEveryOffset() throws {
+        for k in 0..<20 {
+            for m in [0, 1, 7, 8, 9, 17] {
+                let a = String(repeating: "a", count: k)
+                let z = String(repeating: "z", count: m)
+                XCTAssertEqual(markdown("{\\rtf1 \(a){\\b y}\(z)\\par}"), "\(a)**y**\(z)\n")
+                XCTAssertEqual(markdown("{\\rtf1 q\(a)\\line \(z)x}"), "q\(a)\\\n\(z)x\n")
+                let bytes = Array("{\\rtf1\\ansi \(a)".utf8) + [0xE9] + Array("\(z)\r\n\(z)}".utf8)
+                XCTAssertEqual(try markdown(bytes: bytes), "\(a)é\(z)\(z)\n", "raw cp1252 byte after \(k) bytes")
+            }
+        }
+    }
 }

@@ -62,6 +62,24 @@ struct RTFTokenizer {
                 let start = position
                 var p = start + 1
                 var high = b
+                // Eight bytes at a time while none of them is special (SWAR: a byte equal to x makes the
+                // "has a zero byte" test of word ^ x true); the byte loop below finds the exact stop.
+                if let base = bytes.baseAddress {
+                    let raw = UnsafeRawPointer(base)
+                    var wide: UInt64 = 0
+                    while p + 8 <= count {
+                        let w = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+                        if Self.hasZeroByte(w) | Self.hasZeroByte(w ^ 0x0A0A_0A0A_0A0A_0A0A) | Self.hasZeroByte(w ^ 0x0D0D_0D0D_0D0D_0D0D)
+                            | Self.hasZeroByte(w ^ 0x5C5C_5C5C_5C5C_5C5C) | Self.hasZeroByte(w ^ 0x7B7B_7B7B_7B7B_7B7B)
+                            | Self.hasZeroByte(w ^ 0x7D7D_7D7D_7D7D_7D7D) != 0
+                        {
+                            break
+                        }
+                        wide |= w
+                        p += 8
+                    }
+                    if wide & 0x8080_8080_8080_8080 != 0 { high |= 0x80 }
+                }
                 while p < count {
                     let c = bytes[p]
                     if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A || c == 0x0D || c == 0 {
@@ -131,6 +149,10 @@ struct RTFTokenizer {
         position += 1
         return .symbol(c)
     }
+
+    /// Non-zero when some byte of `v` is zero.
+    @inline(__always)
+    static func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- 0x0101_0101_0101_0101) & ~v & 0x8080_8080_8080_8080 }
 
     static let fnvBasis: UInt64 = 0xcbf2_9ce4_8422_2325
     static let fnvPrime: UInt64 = 0x100_0000_01b3
