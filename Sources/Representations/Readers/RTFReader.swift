@@ -274,7 +274,6 @@ struct RTFParser {
     init(_ bytes: [UInt8]) {
         input = bytes
         tokenizer = RTFTokenizer(UnsafeBufferPointer(start: nil, count: 0))
-        text.reserveCapacity(bytes.count)  // address space only: pages are touched as text arrives
     }
 
     /// The code page of the current font (cached: looking it up takes a `swift_once` and copies its tables).
