@@ -98,11 +98,10 @@ public enum Conversion {
                 if input.count == start { throw RepresentationError(reason: "the input is empty, not RTF") }
                 throw RepresentationError(reason: "the input is not RTF: it does not start with {\\rtf", offset: start)
             }
-            let blocks = RTFReader.read(Array(input[start...]))
-            if blocks.isEmpty {
+            guard let document = RTFReader.document(Array(input[start...])) else {
                 throw RepresentationError(reason: "the RTF holds no text (only header tables, or truncated before any content)")
             }
-            return RichBlock.makeDocument(blocks)
+            return document
         }
     }
 

@@ -119,7 +119,7 @@ final class RTFReaderTests: XCTestCase {
     }
 
     func testCharacterFormatting() {
-        XCTAssertEqual(markdown("{\\rtf1 {\\b bold} {\\i it} {\\strike gone} {\\ul under} \\b on\\b0  off}"), "**bold** *it* ~~gone~~ under **on** off\n")
+        XCTAssertEqual(markdown("{\\rtf1 {\\b bold} {\\i it} {\\strike gone} {\\ul under} \\b on\\b0  off}"), "**bold** *it* ~~gone~~ <u>under</u> **on** off\n")
         XCTAssertEqual(markdown("{\\rtf1 {\\b bold {\\i both} bold}}"), "**bold *both* bold**\n")
         XCTAssertEqual(markdown("{\\rtf1 \\b a\\plain  b}"), "**a** b\n", "\\plain resets")
         XCTAssertEqual(markdown("{\\rtf1{\\fonttbl{\\f0\\fswiss Helvetica;}{\\f1\\fmodern Courier;}}\\f0 x {\\f1 y()} z}"), "x `y()` z\n")
@@ -203,6 +203,110 @@ final class RTFReaderTests: XCTestCase {
             "![](data:image/png;base64,", "missing picture.",
         ] {
             XCTAssertTrue(back.contains(expected), "missing \(expected.debugDescription) in\n\(back)")
+        }
+    }
+
+    func testKeywordHashLiterals() {
+        XCTAssertEqual(RTFTokenizer.binKey, RTFTokenizer.hash("bin".utf8))
+        XCTAssertEqual(RTFParser.rtfKey, RTFTokenizer.hash("rtf".utf8))
+        XCTAssertEqual(RTFParser.udKey, RTFTokenizer.hash("ud".utf8))
+    }
+
+    func testUnderlineIsKeptAsRawHTMLLikePandoc() {
+        // pandoc 2.17 `-f rtf -t gfm` gives "a <u>under</u> b **<u>both</u>** c" for this input.
+        XCTAssertEqual(markdown("{\\rtf1\\ansi a {\\ul under} b {\\ul\\b both} c\\par}"), "a <u>under</u> b **<u>both</u>** c\n")
+        XCTAssertEqual(markdown("{\\rtf1 x \\uldb double\\ulnone  y\\par}"), "x <u>double</u> y\n", "underline variants, ended by \\ulnone")
+        // Links are underlined by presentation: no <u> inside them.
+        XCTAssertEqual(markdown("{\\rtf1 see {\\field{\\*\\fldinst HYPERLINK \"http://x.example/\"}{\\fldrslt {\\ul link}}}\\par}"), "see [link](http://x.example/)\n")
+        // What we write parses back as inline HTML inside the strong emphasis.
+        let doc = MarkdownParser.parse(Array("**<u>both</u>**".utf8), options: .gfm)
+        XCTAssertEqual(HTMLWriter.renderString(doc, options: .gfm), "<p><strong><u>both</u></strong></p>\n")
+    }
+
+    func testNestedTablesKeepAllTheirText() {
+        // Word's form: nested cells end with \nestcell, nested rows with {\*\nesttableprops … \nestrow}.
+        let rtf = """
+            {\\rtf1\\ansi
+            \\trowd\\cellx2000\\cellx4000
+            \\pard\\intbl outer a\\cell
+            \\pard\\intbl\\itap2 inner 1\\nestcell inner 2\\nestcell{\\*\\nesttableprops\\trowd\\cellx1000\\cellx2000\\nestrow}{\\nonesttables\\par}
+            \\pard\\intbl\\itap2 inner 3\\nestcell inner 4\\nestcell{\\*\\nesttableprops\\trowd\\cellx1000\\cellx2000\\nestrow}{\\nonesttables\\par}
+            \\pard\\intbl\\itap1\\cell\\row
+            \\trowd\\cellx2000\\cellx4000\\pard\\intbl outer c\\cell outer d\\cell\\row
+            \\pard after\\par}
+            """
+        XCTAssertEqual(markdown(rtf), "| outer a | inner 1 inner 2<br>inner 3 inner 4 |\n| --- | --- |\n| outer c | outer d |\n\nafter\n")
+    }
+
+    func testIndentedParagraphsAreBlockQuotes() {
+        // LibreOffice writes <blockquote> as paragraphs with a left indent (\li, in twips) and nothing else.
+        let rtf = "{\\rtf1 \\pard before\\par\\pard\\li567 quoted\\par\\pard\\li567 second\\par\\pard\\li1134 deeper\\par\\pard after\\par}"
+        XCTAssertEqual(markdown(rtf), "before\n\n> quoted\n>\n> second\n>\n> > deeper\n\nafter\n")
+        XCTAssertEqual(markdown("{\\rtf1 \\pard\\li100 slightly indented\\par}"), "slightly indented\n", "a small indent is not a quote")
+        XCTAssertEqual(markdown("{\\rtf1 \\pard before\\par\\pard\\li720\\fi-720 Hanging, as in a bibliography\\par}"),
+            "before\n\nHanging, as in a bibliography\n", "a hanging indent is not a quote")
+        XCTAssertEqual(markdown("{\\rtf1 \\pard before\\par\\pard\\li720\\fi360 first line further in\\par}"),
+            "before\n\n> first line further in\n")
+    }
+
+    /// LibreOffice's own RTF for HTML block quotes and a nested table.
+    func testLibreOfficeBlockQuotesAndNestedTables() throws {
+        guard let soffice = RichTextTestSupport.which("soffice") else { throw XCTSkip("soffice not installed") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rtf-reader-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let html = dir.appendingPathComponent("quotes.html")
+        try Data("""
+            <html><body><p>Before the quote.</p>
+            <blockquote><p>Quoted paragraph one.</p><p>Quoted paragraph two.</p></blockquote>
+            <p>Between.</p>
+            <blockquote><p>Outer.</p><blockquote><p>Inner.</p></blockquote></blockquote>
+            <p>After the quote.</p>
+            <table border="1"><tr><td>outer a</td><td><table border="1"><tr><td>inner 1</td><td>inner 2</td></tr>
+            <tr><td>inner 3</td><td>inner 4</td></tr></table></td></tr><tr><td>outer c</td><td>outer d</td></tr></table>
+            <p>End.</p></body></html>
+            """.utf8).write(to: html)
+        let result = RichTextTestSupport.run(soffice, [
+            "-env:UserInstallation=file://\(dir.appendingPathComponent("profile").path)", "--headless",
+            "--infilter=HTML (StarWriter)", "--convert-to", "rtf", "--outdir", dir.path, html.path,
+        ], timeout: 180)
+        XCTAssertEqual(result?.status, 0)
+        let rtf = try [UInt8](Data(contentsOf: dir.appendingPathComponent("quotes.rtf")))
+        let md = try markdown(bytes: rtf)
+        for expected in [
+            "Before the quote.\n\n> Quoted paragraph one.\n>\n> Quoted paragraph two.\n\nBetween.\n",
+            "> Outer.\n>\n> > Inner.\n\nAfter the quote.\n", "End.\n",
+        ] {
+            XCTAssertTrue(md.contains(expected), "missing \(expected.debugDescription) in\n\(md)")
+        }
+        // The nested table is flattened into its outer cell, but no text is lost.
+        for text in ["outer a", "inner 1", "inner 2", "inner 3", "inner 4", "outer c", "outer d"] {
+            XCTAssertTrue(md.contains(text), "lost \(text) in\n\(md)")
+        }
+    }
+
+    /// Links over plain and monospace runs are written without InlineAssembler: same result as with it.
+    func testLinksOverCodeAndAdjacentLinks() {
+        let rtf = """
+            {\\rtf1{\\fonttbl{\\f0 Arial;}{\\f1\\fmodern Courier;}}\\f0 see {\\field{\\*\\fldinst HYPERLINK "http://u.example/"}{\\fldrslt {\\ul\\f1 code} {\\ul text}}} \
+            and {\\field{\\*\\fldinst HYPERLINK "http://u.example/"}{\\fldrslt a}}{\\field{\\*\\fldinst HYPERLINK "http://u.example/"}{\\fldrslt b}}\\line x\\par}
+            """
+        XCTAssertEqual(markdown(rtf), "see [`code` text](http://u.example/) and [ab](http://u.example/)\\\nx\n")
+        XCTAssertEqual(markdown("{\\rtf1 {\\field{\\*\\fldinst HYPERLINK \"http://u.example/\"}{\\fldrslt {\\b bold} link}}\\par}"),
+            "[**bold** link](http://u.example/)\n", "styled link text still goes through InlineAssembler")
+    }
+
+    /// The tokenizer scans text eight bytes at a time: stops and non-ASCII bytes at every offset of a word.
+    func testTextRunsAtEveryOffset() throws {
+        for k in 0..<20 {
+            for m in [0, 1, 7, 8, 9, 17] {
+                let a = String(repeating: "a", count: k)
+                let z = String(repeating: "z", count: m)
+                XCTAssertEqual(markdown("{\\rtf1 \(a){\\b y}\(z)\\par}"), "\(a)**y**\(z)\n")
+                XCTAssertEqual(markdown("{\\rtf1 q\(a)\\line \(z)x}"), "q\(a)\\\n\(z)x\n")
+                let bytes = Array("{\\rtf1\\ansi \(a)".utf8) + [0xE9] + Array("\(z)\r\n\(z)}".utf8)
+                XCTAssertEqual(try markdown(bytes: bytes), "\(a)é\(z)\(z)\n", "raw cp1252 byte after \(k) bytes")
+            }
         }
     }
 }

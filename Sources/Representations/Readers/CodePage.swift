@@ -52,6 +52,53 @@ struct CodePage: Sendable {
         return 0
     }
 
+    /// Like ``decode(_:into:)``, appending UTF-8 to a byte buffer.
+    @discardableResult
+    func decodeUTF8(_ bytes: ArraySlice<UInt8>, into out: inout [UInt8]) -> Int {
+        var i = bytes.startIndex
+        @inline(__always) func put(_ s: Unicode.Scalar) {
+            let v = s.value
+            if v < 0x80 {
+                out.append(UInt8(v))
+            } else if v < 0x800 {
+                out.append(UInt8(0xC0 | v >> 6))
+                out.append(UInt8(0x80 | v & 0x3F))
+            } else if v < 0x10000 {
+                out.append(UInt8(0xE0 | v >> 12))
+                out.append(UInt8(0x80 | v >> 6 & 0x3F))
+                out.append(UInt8(0x80 | v & 0x3F))
+            } else {
+                out.append(UInt8(0xF0 | v >> 18))
+                out.append(UInt8(0x80 | v >> 12 & 0x3F))
+                out.append(UInt8(0x80 | v >> 6 & 0x3F))
+                out.append(UInt8(0x80 | v & 0x3F))
+            }
+        }
+        while i < bytes.endIndex {
+            let b = bytes[i]
+            if b < 0x80 {
+                out.append(b)
+                i += 1
+            } else if isLead[Int(b)] {
+                guard i + 1 < bytes.endIndex else { return 1 }
+                let t = bytes[i + 1]
+                if t >= CodePageTables.trailLow && t <= CodePageTables.trailHigh {
+                    let index = Int(b - CodePageTables.leadLow) * Int(CodePageTables.trailHigh - CodePageTables.trailLow + 1)
+                        + Int(t - CodePageTables.trailLow)
+                    put(pairs[index])
+                    i += 2
+                } else {
+                    put("\u{FFFD}")
+                    i += 1
+                }
+            } else {
+                put(high[Int(b) - 0x80])
+                i += 1
+            }
+        }
+        return 0
+    }
+
     /// The code page for an RTF `\ansicpgN` (or `\mac` = 10000, `\pc` = 437, `\pca` = 850); cp1252 when unknown.
     static func forNumber(_ n: Int) -> CodePage {
         switch n {

@@ -1,64 +1,96 @@
-/// Turns the RTF reader's flat paragraph list into blocks: headings (by `\outlinelevel`, or by a bold, larger
-/// font when the document has no outline levels), lists (by `\ls`/`\ilvl` or legacy `\pn`, with `\listtext`
-/// markers telling new items from continuation paragraphs), code blocks (runs of monospace paragraphs),
-/// tables, thematic breaks and indented quotes.
+/// Turns the RTF reader's flat paragraph list into Markdown blocks, written straight into the AST's builder:
+/// headings (by `\outlinelevel`, or by a bold, larger font when the document has no outline levels), lists
+/// (by `\ls`/`\ilvl` or legacy `\pn`, with `\listtext` markers telling new items from continuation
+/// paragraphs), code blocks (runs of monospace paragraphs), tables, thematic breaks and indented quotes.
+///
+/// Run text stays in the parser's UTF-8 buffer until it is copied into the document: plain paragraphs and
+/// code blocks never become Swift strings; styled ones go through ``InlineAssembler``.
 struct RTFBlockBuilder {
     let items: [RTFItem]
     let footnotes: [[RTFItem]]
     let lists: [Int: [(nfc: Int, start: Int)]]
     let overrides: [Int: Int]
     let bodyFontSize: Int
+    let text: [UInt8]
+    let links: [String?]
+    let images: [(data: [UInt8], type: String)]
     private var headingSizes: [Int] = []
     private var useOutline = false
 
-    init(items: [RTFItem], footnotes: [[RTFItem]], lists: [Int: [(nfc: Int, start: Int)]], overrides: [Int: Int], bodyFontSize: Int) {
+    init(
+        items: [RTFItem], footnotes: [[RTFItem]], lists: [Int: [(nfc: Int, start: Int)]], overrides: [Int: Int], bodyFontSize: Int,
+        text: [UInt8], links: [String?], images: [(data: [UInt8], type: String)]
+    ) {
         self.items = items
         self.footnotes = footnotes
         self.lists = lists
         self.overrides = overrides
         self.bodyFontSize = bodyFontSize
+        self.text = text
+        self.links = links
+        self.images = images
     }
 
+    /// What a paragraph is. Paragraphs other than list items are referred to by their index in the items (a
+    /// copy of a paragraph costs reference counting on its runs).
     private enum Line {
         case blank
-        case paragraph(RTFParagraph, quoteDepth: Int)
-        case heading(Int, RTFParagraph)
-        case code(String, quoteDepth: Int)
+        case paragraph(Int, quoteDepth: Int)
+        case heading(Int, Int)
+        case code(Int, quoteDepth: Int)
         case rule
         case listItem(RTFParagraph, level: Int, ordered: Bool, newItem: Bool)
-        case table(RichBlock)
+        case table([[[RTFParagraph]]])
     }
 
-    mutating func build() -> [RichBlock] {
+    /// The document, or nil when there is no block at all.
+    mutating func build() -> MarkdownDocument? {
         useOutline = items.contains {
-            if case .paragraph(let p) = $0, let o = p.outlineLevel, o < 6, p.hasText { return true }
+            if case .paragraph(let p) = $0, let o = p.outlineLevel, o < 6, p.hasText(text) { return true }
             return false
         }
         if !useOutline {
             var sizes = Set<Int>()
-            for case .paragraph(let p) in items where sizeHeadingCandidate(p) != nil { sizes.insert(sizeHeadingCandidate(p)!) }
+            for case .paragraph(let p) in items { if let s = sizeHeadingCandidate(p) { sizes.insert(s) } }
             headingSizes = sizes.sorted(by: >)
         }
-        var blocks = assemble(items)
+        var b = MarkdownDocument.Builder()
+        // Most text is copied once, in order; most runs and paragraphs become a node or two.
+        b.doc.bytes.reserveCapacity(text.count + text.count / 4)
+        var runCount = 0
+        for case .paragraph(let p) in items { runCount += p.runs.count }
+        b.doc.nodes.reserveCapacity(2 * items.count + runCount)
+        var any = assemble(items, into: &b)
         for (i, note) in footnotes.enumerated() {
-            blocks.append(.footnoteDefinition(label: String(i + 1), assemble(note)))
+            b.open(.footnoteDefinition(label: String(i + 1)))
+            _ = assemble(note, into: &b)
+            b.close()
+            any = true
         }
-        return blocks
+        return any ? b.finish() : nil
     }
 
-    private func assemble(_ items: [RTFItem]) -> [RichBlock] {
+    /// Writes the blocks of `items` into `b`; false when there were none.
+    private func assemble(_ items: [RTFItem], into b: inout MarkdownDocument.Builder) -> Bool {
         var lines: [Line] = []
+        lines.reserveCapacity(items.count)
         var listHasMarkers: [Int: Bool] = [:]
         for case .paragraph(let p) in items where p.list > 0 && p.marker != nil { listHasMarkers[p.list] = true }
-        for item in items {
-            switch item {
+        for index in items.indices {
+            switch items[index] {
             case .table(let rows, _):
-                lines.append(.table(table(rows)))
+                lines.append(.table(rows))
             case .paragraph(let p):
-                lines.append(classify(p, listHasMarkers: listHasMarkers))
+                lines.append(classify(p, index, listHasMarkers: listHasMarkers))
             }
         }
-        return blocks(lines)
+        return emit(lines, items, into: &b)
+    }
+
+    // MARK: Text
+
+    private func string(_ run: RTFRun) -> String {
+        run.kind == .text ? String(decoding: text[run.start..<run.end], as: UTF8.self) : ""
     }
 
     // MARK: Classification
@@ -71,9 +103,9 @@ struct RTFBlockBuilder {
         for run in p.runs {
             switch run.kind {
             case .text:
-                if run.text.isBlank { continue }
-                size = max(size, run.size)
-                count += run.text.utf8.count
+                if RTFText.isBlank(text, run) { continue }
+                size = max(size, Int(run.size))
+                count += run.count
                 if !run.style.bold { allBold = false }
             case .lineBreak: return nil
             default: continue
@@ -84,12 +116,12 @@ struct RTFBlockBuilder {
         return nil
     }
 
-    private func classify(_ paragraph: RTFParagraph, listHasMarkers: [Int: Bool]) -> Line {
+    private func classify(_ paragraph: RTFParagraph, _ index: Int, listHasMarkers: [Int: Bool]) -> Line {
         var p = paragraph
-        if !p.hasText && p.marker == nil {
+        if !p.hasText(text) && p.marker == nil {
             return p.borderBottom ? .rule : .blank
         }
-        if p.marker == nil, p.list == 0, p.legacyLevel == nil, let marker = Self.textMarker(&p) {
+        if p.marker == nil, p.list == 0, p.legacyLevel == nil, let marker = textMarker(&p) {
             // "•<TAB>text" or "1.<TAB>text" typed as text (pandoc 2.17, WordPad): a list item all the same.
             p.marker = marker
             p.legacyLevel = 0
@@ -106,24 +138,25 @@ struct RTFBlockBuilder {
             let newItem = p.marker != nil || (p.list > 0 && listHasMarkers[p.list] != true) || (p.list == 0)
             return .listItem(p, level: level, ordered: ordered, newItem: newItem)
         }
-        if useOutline, let o = p.outlineLevel, o < 6 { return .heading(o + 1, p) }
+        if useOutline, let o = p.outlineLevel, o < 6 { return .heading(o + 1, index) }
         if !useOutline, let size = sizeHeadingCandidate(p), let rank = headingSizes.firstIndex(of: size) {
-            return .heading(min(6, rank + 1), p)
+            return .heading(min(6, rank + 1), index)
         }
-        let quote = p.leftIndent >= 360 ? max(1, (p.leftIndent + 360) / 720) : 0
-        if isCode(p) { return .code(codeText(p), quoteDepth: quote) }
-        if p.runs.count <= 2, p.runs.reduce(0, { $0 + $1.text.utf8.count }) <= 64, Self.mayBeRule(p) {
-            let text = p.runs.filter { $0.kind == .text }.map(\.text).joined().filter { !$0.isWhitespace }
+        // A quote indents every line; a hanging indent (\fi pulling the first line back out) is not a quote.
+        let quote = p.leftIndent >= 360 && p.leftIndent + min(0, p.firstLineIndent) >= 360 ? max(1, (p.leftIndent + 360) / 720) : 0
+        if isCode(p) { return .code(index, quoteDepth: quote) }
+        if p.runs.count <= 2, p.runs.reduce(0, { $0 + ($1.kind == .text ? $1.count : 0) }) <= 64, mayBeRule(p) {
+            let text = p.runs.filter { $0.kind == .text }.map(string).joined().filter { !$0.isWhitespace }
             if text.count >= 3, let c = text.first, "—–-_*=".contains(c), text.allSatisfy({ $0 == c }) { return .rule }
         }
-        return .paragraph(p, quoteDepth: quote)
+        return .paragraph(index, quoteDepth: quote)
     }
 
     /// False when the first character that is not white space cannot start a typed rule ("---", "***"…):
     /// checked on UTF-8 so that ordinary paragraphs skip the Character-level test.
-    private static func mayBeRule(_ p: RTFParagraph) -> Bool {
+    private func mayBeRule(_ p: RTFParagraph) -> Bool {
         for run in p.runs where run.kind == .text {
-            for b in run.text.utf8 {
+            for b in text[run.start..<run.end] {
                 if b == 0x20 || (b >= 0x09 && b <= 0x0D) { continue }
                 return b >= 0x80 || b == UInt8(ascii: "-") || b == UInt8(ascii: "_") || b == UInt8(ascii: "*") || b == UInt8(ascii: "=")
             }
@@ -136,21 +169,13 @@ struct RTFBlockBuilder {
         for run in p.runs {
             switch run.kind {
             case .text:
-                if run.link != nil { return false }
-                if run.style.monospace { any = true } else if !run.text.isBlank { return false }
+                if run.link >= 0 { return false }
+                if run.style.monospace { any = true } else if !RTFText.isBlank(text, run) { return false }
             case .lineBreak: continue
             default: return false
             }
         }
         return any
-    }
-
-    private func codeText(_ p: RTFParagraph) -> String {
-        var s = ""
-        for run in p.runs {
-            if run.kind == .lineBreak { s += "\n" } else if run.kind == .text { s += run.text }
-        }
-        return s
     }
 
     private func isOrdered(_ p: RTFParagraph, level: Int) -> Bool {
@@ -164,24 +189,51 @@ struct RTFBlockBuilder {
     }
 
     /// Removes a list marker typed as text ("•\t", "1.\t", "a)\t") from the start of the paragraph.
-    static func textMarker(_ p: inout RTFParagraph) -> String? {
+    private func textMarker(_ p: inout RTFParagraph) -> String? {
         guard let first = p.runs.first, first.kind == .text else { return nil }
         // A marker is short: look for the tab in the first bytes only.
-        guard first.text.utf8.prefix(24).contains(0x09) else { return nil }
-        let text = first.text.drop { $0 == " " }
-        guard let tab = text.firstIndex(of: "\t") else { return nil }
-        let marker = String(text[..<tab]).trimmingWhitespace()
+        let head = text[first.start..<first.start + min(first.count, 24)]
+        guard let tab = head.firstIndex(of: 0x09) else { return nil }
+        var markerStart = first.start
+        while markerStart < tab, text[markerStart] == 0x20 { markerStart += 1 }
+        let marker = String(decoding: text[markerStart..<tab], as: UTF8.self).trimmingWhitespace()
         guard !marker.isEmpty, marker.count <= 6 else { return nil }
         let bullets: Set<Character> = ["•", "·", "◦", "▪", "■", "○", "●", "-", "*", "–", "—", "\u{F0B7}", "o", "§"]
         let isBullet = marker.count == 1 && bullets.contains(marker.first!)
-        let isNumber = (marker.hasSuffix(".") || marker.hasSuffix(")")) && markerNumber(marker) != nil
+        let isNumber = (marker.hasSuffix(".") || marker.hasSuffix(")")) && Self.markerNumber(marker) != nil
         guard isBullet || isNumber else { return nil }
-        p.runs[0].text = String(text[text.index(after: tab)...])
+        p.runs[0].count = first.end - (tab + 1)
+        p.runs[0].start = tab + 1
         return marker
     }
 
     /// The number of an ordered-list marker such as "3.", "(iv)" or "b)"; nil for bullets.
     static func markerNumber(_ marker: String) -> Int? {
+        // Fast path for "12." / "(3)" and bullets, without building strings: the closure answers a number, a
+        // definite nil (no ASCII letter or digit at all), or nil when the slow path below must decide.
+        let fast: Int??? = marker.utf8.withContiguousStorageIfAvailable { u -> Int?? in
+            var lo = 0
+            var hi = u.count
+            @inline(__always) func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+            @inline(__always) func isPunct(_ b: UInt8) -> Bool {
+                b == UInt8(ascii: "(") || b == UInt8(ascii: ")") || b == UInt8(ascii: "[") || b == UInt8(ascii: "]")
+                    || b == UInt8(ascii: ".") || b == UInt8(ascii: ":")
+            }
+            while lo < hi, isSpace(u[lo]) { lo += 1 }
+            while hi > lo, isSpace(u[hi - 1]) { hi -= 1 }
+            while lo < hi, isPunct(u[lo]) { lo += 1 }
+            while hi > lo, isPunct(u[hi - 1]) { hi -= 1 }
+            // No ASCII letter or digit: a bullet ("•", "–"), never a number.
+            if !u[lo..<hi].contains(where: { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }) { return .some(nil) }
+            guard hi > lo, hi - lo <= 18 else { return nil }
+            var n = 0
+            for k in lo..<hi {
+                guard u[k] >= 0x30, u[k] <= 0x39 else { return nil }
+                n = n * 10 + Int(u[k] - 0x30)
+            }
+            return n
+        }
+        if let fast, let fast { return fast }  // nil here: the slow path decides
         let trimmed = marker.trimmingWhitespace()
         let m = trimmed.trimmingCharacters("()[].:")
         if let n = Int(m) { return n }
@@ -200,41 +252,78 @@ struct RTFBlockBuilder {
 
     // MARK: Assembly
 
-    private func blocks(_ lines: [Line]) -> [RichBlock] {
-        var out: [RichBlock] = []
+    /// Opens or closes block quotes so that `depth` are open (adjacent quoted blocks share their quotes).
+    private func setQuoteDepth(_ depth: Int, _ open: inout Int, _ b: inout MarkdownDocument.Builder) {
+        let depth = min(depth, 8)
+        while open > depth {
+            b.close()
+            open -= 1
+        }
+        while open < depth {
+            b.open(.blockQuote)
+            open += 1
+        }
+    }
+
+    @inline(__always)
+    private func runs(_ items: [RTFItem], _ index: Int) -> [RTFRun] {
+        if case .paragraph(let p) = items[index] { return p.runs }
+        return []
+    }
+
+    private func emit(_ lines: [Line], _ items: [RTFItem], into b: inout MarkdownDocument.Builder) -> Bool {
+        var any = false
+        var quotes = 0
         var i = 0
         while i < lines.count {
             switch lines[i] {
             case .blank:
                 i += 1
             case .rule:
-                out.append(.thematicBreak)
+                setQuoteDepth(0, &quotes, &b)
+                b.append(.thematicBreak)
+                any = true
                 i += 1
-            case .table(let t):
-                out.append(t)
+            case .table(let rows):
+                setQuoteDepth(0, &quotes, &b)
+                table(rows, &b)
+                any = true
                 i += 1
-            case .heading(let level, let p):
+            case .heading(let level, let index):
+                setQuoteDepth(0, &quotes, &b)
+                b.open(.heading(level: level))
                 // A heading's weight is the heading's, not emphasis.
-                var runs = p.runs
-                for k in runs.indices { runs[k].style.bold = false }
-                out.append(.heading(level: level, inlines(runs)))
+                emitInlines(runs(items, index), ignoringBold: true, &b)
+                b.close()
+                any = true
                 i += 1
-            case .paragraph(let p, let q):
-                out.append(quoted(.paragraph(inlines(p.runs)), depth: q))
+            case .paragraph(let index, let q):
+                any = true
                 i += 1
+                let runs = runs(items, index)
+                guard let span = trimmed(runs) else { continue }
+                setQuoteDepth(q, &quotes, &b)
+                b.open(.paragraph)
+                emitInlines(runs, span, ignoringBold: false, &b)
+                b.close()
             case .code(_, let q):
-                var code = ""
-                while i < lines.count, case .code(let text, let q2) = lines[i], q2 == q {
-                    code += text
-                    code += "\n"
+                var code: [UInt8] = []
+                while i < lines.count, case .code(let index, let q2) = lines[i], q2 == q {
+                    for run in runs(items, index) {
+                        if run.kind == .lineBreak { code.append(0x0A) } else if run.kind == .text { code += text[run.start..<run.end] }
+                    }
+                    code.append(0x0A)
                     i += 1
                 }
-                out.append(quoted(.codeBlock(info: "", code: code), depth: q))
+                setQuoteDepth(q, &quotes, &b)
+                b.append(.codeBlock(info: "", fenced: true), literal: String(decoding: code, as: UTF8.self))
+                any = true
             case .listItem:
-                var entries: [(level: Int, ordered: Bool, newItem: Bool, p: RTFParagraph)] = []
+                setQuoteDepth(0, &quotes, &b)
+                var entries: [ListEntry] = []
                 while i < lines.count {
                     if case .listItem(let p, let level, let ordered, let newItem) = lines[i] {
-                        entries.append((level, ordered, newItem, p))
+                        entries.append(ListEntry(level: level, ordered: ordered, newItem: newItem, p: p))
                         i += 1
                     } else if case .blank = lines[i], i + 1 < lines.count, case .listItem = lines[i + 1] {
                         i += 1
@@ -245,114 +334,311 @@ struct RTFBlockBuilder {
                 var j = 0
                 while j < entries.count {
                     let base = entries[j].level
-                    out.append(list(entries, &j, level: base))
+                    emitList(list(entries, &j, level: base), entries, &b)
                 }
+                any = true
             }
         }
-        return mergeQuotes(out)
+        setQuoteDepth(0, &quotes, &b)
+        return any
     }
 
-    private func quoted(_ block: RichBlock, depth: Int) -> RichBlock {
-        var b = block
-        for _ in 0..<min(depth, 8) { b = .blockQuote([b]) }
-        return b
+    // MARK: Lists
+
+    private struct ListEntry {
+        var level: Int
+        var ordered: Bool
+        var newItem: Bool
+        var p: RTFParagraph
+    }
+    private indirect enum ListChild {
+        case paragraph(Int)  // index in the entries
+        case list(ListNode)
+    }
+    private struct ListItemNode {
+        /// Whether the first child is the item's own first paragraph (which may carry a task box).
+        var mayBeTask: Bool
+        var children: [ListChild]
+    }
+    private struct ListNode {
+        var ordered: Bool
+        var start: Int
+        var tight: Bool
+        var items: [ListItemNode]
     }
 
-    /// Adjacent block quotes become one quote.
-    private func mergeQuotes(_ blocks: [RichBlock]) -> [RichBlock] {
-        var out: [RichBlock] = []
-        for b in blocks {
-            if case .blockQuote(let inner) = b, case .blockQuote(let previous)? = out.last {
-                out[out.count - 1] = .blockQuote(mergeQuotes(previous + inner))
-            } else {
-                out.append(b)
-            }
-        }
-        return out
-    }
-
-    private func list(_ entries: [(level: Int, ordered: Bool, newItem: Bool, p: RTFParagraph)], _ j: inout Int, level: Int) -> RichBlock {
+    private func list(_ entries: [ListEntry], _ j: inout Int, level: Int) -> ListNode {
         let ordered = entries[j].ordered
-        let start = startNumber(entries[j].p, level: level)
-        var items: [RichListItem] = []
-        var tight = true
+        var node = ListNode(ordered: ordered, start: startNumber(entries[j].p, level: level), tight: true, items: [])
         while j < entries.count {
             let e = entries[j]
             if e.level < level { break }
             if e.level > level {
                 let nested = list(entries, &j, level: e.level)
-                if items.isEmpty { items.append(RichListItem(task: nil, blocks: [])) }
-                items[items.count - 1].blocks.append(nested)
+                if node.items.isEmpty { node.items.append(ListItemNode(mayBeTask: false, children: [])) }
+                node.items[node.items.count - 1].children.append(.list(nested))
                 continue
             }
-            if e.ordered != ordered && !items.isEmpty { break }
-            var content = inlines(e.p.runs)
-            if e.newItem || items.isEmpty {
-                var task: Bool? = nil
-                if case .text(let t)? = content.first, let c = t.first, "☐☑☒".contains(c) {
-                    task = c != "☐"
-                    let rest = String(t.dropFirst()).trimmingLeadingSpaces()
-                    if rest.isEmpty { content.removeFirst() } else { content[0] = .text(rest) }
-                }
-                items.append(RichListItem(task: task, blocks: [.paragraph(content)]))
+            if e.ordered != ordered && !node.items.isEmpty { break }
+            if e.newItem || node.items.isEmpty {
+                node.items.append(ListItemNode(mayBeTask: true, children: [.paragraph(j)]))
             } else {
-                items[items.count - 1].blocks.append(.paragraph(content))
-                tight = false
+                node.items[node.items.count - 1].children.append(.paragraph(j))
+                node.tight = false
             }
             j += 1
         }
-        return .list(ordered: ordered, start: start, tight: tight, items: items)
+        return node
     }
 
-    private func table(_ rows: [[[RTFParagraph]]]) -> RichBlock {
-        let width = rows.map(\.count).max() ?? 0
-        func cell(_ paragraphs: [RTFParagraph]) -> [RichInline] {
-            var out: [RichInline] = []
-            for p in paragraphs where p.hasText {
-                if !out.isEmpty { out.append(.lineBreak) }
-                out += inlines(p.runs)
+    private func emitList(_ node: ListNode, _ entries: [ListEntry], _ b: inout MarkdownDocument.Builder) {
+        b.open(.list(node.ordered ? .ordered(start: max(0, min(node.start, 999_999_999)), tight: node.tight) : .bullet(tight: node.tight)))
+        for item in node.items {
+            var children = item.children[...]
+            var task: MarkdownTaskState? = nil
+            var first: [RichInline]? = nil
+            if item.mayBeTask, case .paragraph(let k)? = children.first, mayBeTask(entries[k].p.runs) {
+                var content = inlines(entries[k].p.runs)
+                if case .text(let t)? = content.first, let c = t.first, "☐☑☒".contains(c) {
+                    task = c != "☐" ? .checked : .unchecked
+                    let rest = String(t.dropFirst()).trimmingLeadingSpaces()
+                    if rest.isEmpty { content.removeFirst() } else { content[0] = .text(rest) }
+                }
+                first = content
+                children = children.dropFirst()
             }
-            return out
+            b.open(.item(task: task))
+            if let first, !first.isEmpty {
+                b.open(.paragraph)
+                RichInline.append(first, to: &b)
+                b.close()
+            }
+            for child in children {
+                switch child {
+                case .paragraph(let k):
+                    let runs = entries[k].p.runs
+                    if let span = trimmed(runs) {
+                        b.open(.paragraph)
+                        emitInlines(runs, span, ignoringBold: false, &b)
+                        b.close()
+                    }
+                case .list(let nested):
+                    emitList(nested, entries, &b)
+                }
+            }
+            b.close()
         }
-        var cells = rows.map { row -> [[RichInline]] in
-            var r = row.map(cell)
-            while r.count < width { r.append([]) }
-            return r
+        b.close()
+    }
+
+    /// Whether the first text of the runs may be a task box (☐ U+2610, ☑ U+2611, ☒ U+2612).
+    private func mayBeTask(_ runs: [RTFRun]) -> Bool {
+        guard let span = trimmed(runs), runs[span.range.lowerBound].kind == .text else { return false }
+        let run = runs[span.range.lowerBound]
+        let start = run.start + span.skip
+        return run.end - start >= 3 && text[start] == 0xE2 && text[start + 1] == 0x98 && (0x90...0x92).contains(text[start + 2])
+    }
+
+    // MARK: Tables
+
+    private func table(_ rows: [[[RTFParagraph]]], _ b: inout MarkdownDocument.Builder) {
+        let width = rows.map(\.count).max() ?? 0
+        b.open(.table(alignments: Array(repeating: .none, count: width)))
+        for (r, row) in rows.enumerated() {
+            b.open(.tableRow(header: r == 0))
+            for column in 0..<width {
+                b.open(.tableCell)
+                if column < row.count {
+                    var cell: [RichInline] = []
+                    for p in row[column] where p.hasText(text) {
+                        if !cell.isEmpty { cell.append(.lineBreak) }
+                        cell += inlines(p.runs)
+                    }
+                    // Header cells are bold by presentation; the header row says as much.
+                    if r == 0, cell.count == 1, case .strong(let inner) = cell[0] { cell = inner }
+                    RichInline.append(cell, to: &b)
+                }
+                b.close()
+            }
+            b.close()
         }
-        var header = cells.isEmpty ? [] : cells.removeFirst()
-        // Header cells are bold by presentation; the header row says as much.
-        header = header.map { cell in
-            if cell.count == 1, case .strong(let inner) = cell[0] { return inner }
-            return cell
-        }
-        return .table(alignments: Array(repeating: .none, count: width), header: header, rows: cells)
+        b.close()
     }
 
     // MARK: Inlines
 
+    /// The runs of a paragraph that are content: blank runs at either end (and trailing line breaks) left out,
+    /// and the number of leading spaces and tabs to skip in the first one. Nil when nothing is left.
+    private func trimmed(_ runs: [RTFRun]) -> (range: Range<Int>, skip: Int)? {
+        var lo = 0
+        var hi = runs.count
+        while lo < hi, runs[lo].kind == .text, RTFText.isBlank(text, runs[lo]) { lo += 1 }
+        while hi > lo, runs[hi - 1].kind == .text || runs[hi - 1].kind == .lineBreak, RTFText.isBlank(text, runs[hi - 1]) { hi -= 1 }
+        guard lo < hi else { return nil }
+        var skip = 0
+        let first = runs[lo]
+        if first.kind == .text {
+            while skip < first.count, text[first.start + skip] == 0x20 || text[first.start + skip] == 0x09 { skip += 1 }
+            if skip > 0, skip < first.count, text[first.start + skip] >= 0x80 {
+                // A combining mark may make the space part of a larger character: decide on characters.
+                skip = first.count - string(first).trimmingLeadingSpaces().utf8.count
+            }
+        }
+        return (lo..<hi, skip)
+    }
+
+    private func emitInlines(_ runs: [RTFRun], ignoringBold: Bool, _ b: inout MarkdownDocument.Builder) {
+        if let span = trimmed(runs) { emitInlines(runs, span, ignoringBold: ignoringBold, &b) }
+    }
+
+    private func emitInlines(_ runs: [RTFRun], _ span: (range: Range<Int>, skip: Int), ignoringBold: Bool, _ b: inout MarkdownDocument.Builder) {
+        // The common cases: text, line breaks, monospace text and links over them, written straight into the
+        // document the way ``InlineAssembler`` would (it is needed only for emphasis, images and notes).
+        var simple = true
+        for k in span.range {
+            var style = runs[k].style
+            if ignoringBold { style.bold = false }
+            style.monospace = false
+            if runs[k].link >= 0 { style.underline = false }  // as in `inlines`: links are underlined by style
+            if style != RTFRunStyle() || (runs[k].kind != .text && runs[k].kind != .lineBreak) {
+                simple = false
+                break
+            }
+        }
+        if simple {
+            text.withUnsafeBufferPointer { buf in
+                var k = span.range.lowerBound
+                while k < span.range.upperBound {
+                    // A stretch of runs with the same link (by URL, as InlineAssembler groups them), or with none.
+                    let url = runs[k].link >= 0 ? links[Int(runs[k].link)] : nil
+                    var end = k + 1
+                    while end < span.range.upperBound,
+                        runs[end].link == runs[k].link || (runs[end].link >= 0 ? links[Int(runs[end].link)] : nil) == url
+                    {
+                        end += 1
+                    }
+                    if let url { b.open(.link(destination: url, title: "")) }
+                    emitSimple(runs, k..<end, skip: k == span.range.lowerBound ? span.skip : 0, buf, &b)
+                    if url != nil { b.close() }
+                    k = end
+                }
+            }
+            return
+        }
+        RichInline.append(inlines(runs, span, ignoringBold: ignoringBold), to: &b)
+    }
+
+    /// Text, line breaks and monospace runs (adjacent ones joined into one code span, its outer white space
+    /// left as text), as ``InlineAssembler`` writes them.
+    private func emitSimple(
+        _ runs: [RTFRun], _ range: Range<Int>, skip: Int, _ buf: UnsafeBufferPointer<UInt8>, _ b: inout MarkdownDocument.Builder
+    ) {
+        var k = range.lowerBound
+        while k < range.upperBound {
+            let run = runs[k]
+            let skip = k == range.lowerBound ? skip : 0
+            if run.kind == .lineBreak {
+                b.appendLineBreak()
+                k += 1
+            } else if !run.style.monospace {
+                b.appendTextBytes(UnsafeBufferPointer(rebasing: buf[run.start + skip..<run.end]))
+                k += 1
+            } else {
+                var code = String(decoding: buf[run.start + skip..<run.end], as: UTF8.self)
+                k += 1
+                while k < range.upperBound, runs[k].kind == .text, runs[k].style.monospace {
+                    code += String(decoding: buf[runs[k].start..<runs[k].end], as: UTF8.self)
+                    k += 1
+                }
+                let (lead, body, trail) = InlineAssembler.splitSpaces([.text(code)])
+                if !lead.isEmpty { b.appendText(lead) }
+                if case .text(let t)? = body.first { b.append(.code, literal: t) }
+                if !trail.isEmpty { b.appendText(trail) }
+            }
+        }
+    }
+
     func inlines(_ runs: [RTFRun]) -> [RichInline] {
-        var trimmed = runs
-        // Leading and trailing white space of a paragraph is not content.
-        while let f = trimmed.first, f.kind == .text, f.text.isBlank { trimmed.removeFirst() }
-        while let l = trimmed.last, l.kind == .text || l.kind == .lineBreak, l.text.isBlank { trimmed.removeLast() }
-        if let f = trimmed.first, f.kind == .text, f.text.utf8.first == 0x20 || f.text.utf8.first == 0x09 {
-            trimmed[0].text = f.text.trimmingLeadingSpaces()
+        guard let span = trimmed(runs) else { return [] }
+        return inlines(runs, span, ignoringBold: false)
+    }
+
+    private func inlines(_ runs: [RTFRun], _ span: (range: Range<Int>, skip: Int), ignoringBold: Bool) -> [RichInline] {
+        var segments: [InlineAssembler.Segment] = []
+        segments.reserveCapacity(span.range.count)
+        var underline = false
+        for k in span.range {
+            var run = runs[k]
+            if k == span.range.lowerBound, run.kind == .text {
+                run.start += span.skip
+                run.count -= span.skip
+            }
+            if ignoringBold { run.style.bold = false }
+            let link = run.link >= 0 ? links[Int(run.link)] : nil
+            // Links are underlined by presentation (Word's and LibreOffice's link character styles say so).
+            if link != nil { run.style.underline = false }
+            underline = underline || run.style.underline
+            switch run.kind {
+            case .text: segments.append(.init(inline: nil, text: string(run), style: run.style, link: link))
+            case .lineBreak: segments.append(.init(inline: .lineBreak, text: "", style: run.style, link: link))
+            case .image:
+                let image = images[run.start]
+                segments.append(.init(inline: .image(source: "", title: "", alt: "", data: image.data, mediaType: image.type),
+                    text: "", style: run.style, link: link))
+            case .footnoteReference:
+                segments.append(.init(inline: .footnoteReference(String(run.start)), text: "", style: RTFRunStyle(), link: nil))
+            }
         }
         // The common case: one plain run.
-        if trimmed.count == 1, trimmed[0].kind == .text, trimmed[0].link == nil, trimmed[0].style == RTFRunStyle() {
-            return [.text(trimmed[0].text)]
+        if segments.count == 1, segments[0].inline == nil, segments[0].link == nil, segments[0].style == RTFRunStyle() {
+            return [.text(segments[0].text)]
         }
-        return InlineAssembler.assemble(trimmed.map { run in
-            switch run.kind {
-            case .text: return .init(inline: nil, text: run.text, style: run.style, link: run.link)
-            case .lineBreak: return .init(inline: .lineBreak, text: "", style: run.style, link: run.link)
-            case .image:
-                return .init(inline: .image(source: "", title: "", alt: "", data: run.imageData, mediaType: run.imageType),
-                    text: "", style: run.style, link: run.link)
-            case .footnoteReference:
-                return .init(inline: .footnoteReference(run.text), text: "", style: RTFRunStyle(), link: nil)
+        let inlines = InlineAssembler.assemble(segments)
+        return underline ? Self.underlineAsHTML(inlines) : inlines
+    }
+
+    /// Underline has no Markdown form. pandoc (`-f rtf -t gfm`) keeps it as raw HTML, `<u>…</u>`; so do we.
+    static func underlineAsHTML(_ inlines: [RichInline]) -> [RichInline] {
+        var out: [RichInline] = []
+        for x in inlines {
+            switch x {
+            case .underline(let c):
+                out.append(.html("<u>"))
+                out += underlineAsHTML(c)
+                out.append(.html("</u>"))
+            case .emphasis(let c): out.append(.emphasis(underlineAsHTML(c)))
+            case .strong(let c): out.append(.strong(underlineAsHTML(c)))
+            case .strikethrough(let c): out.append(.strikethrough(underlineAsHTML(c)))
+            case .superscript(let c): out.append(.superscript(underlineAsHTML(c)))
+            case .subscript(let c): out.append(.subscript(underlineAsHTML(c)))
+            case .link(let destination, let title, let c): out.append(.link(destination: destination, title: title, underlineAsHTML(c)))
+            default: out.append(x)
             }
-        })
+        }
+        return out
+    }
+}
+
+/// Byte-level tests on the parser's text buffer.
+enum RTFText {
+    /// Only spaces, tabs, line breaks and no-break spaces.
+    static func isBlank(_ text: [UInt8], _ run: RTFRun) -> Bool {
+        guard run.kind == .text else { return run.kind == .lineBreak }
+        var previousC2 = false
+        for k in run.start..<run.end {
+            let b = text[k]
+            if previousC2 {
+                if b != 0xA0 { return false }
+                previousC2 = false
+                continue
+            }
+            switch b {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case 0xC2: previousC2 = true
+            default: return false
+            }
+        }
+        return !previousC2
     }
 }
 

@@ -8,12 +8,13 @@ struct RTFReader {
     /// Limits that keep hostile input from using unbounded memory or time.
     static let maxGroupDepth = 1024
 
-    static func read(_ bytes: [UInt8]) -> [RichBlock] {
+    /// The Markdown document for `bytes`, or nil when no block could be recovered.
+    static func document(_ bytes: [UInt8]) -> MarkdownDocument? {
         var parser = RTFParser(bytes)
         parser.run()
         var builder = RTFBlockBuilder(
             items: parser.items, footnotes: parser.footnotes, lists: parser.listLevels, overrides: parser.listOverrides,
-            bodyFontSize: parser.bodyFontSize())
+            bodyFontSize: parser.bodyFontSize(), text: parser.text, links: parser.fieldURLs, images: parser.images)
         return builder.build()
     }
 }
@@ -27,15 +28,20 @@ struct RTFRunStyle: Equatable {
     var vertical: Int8 = 0  // 1 superscript, -1 subscript
 }
 
+/// A run of one paragraph: plain data (no references), so paragraphs cost one allocation and no reference
+/// counting. Text lives in the parser's one UTF-8 buffer (``RTFParser/text``); `start..<start+count` is the run's
+/// range there for `.text`, the image's index in ``RTFParser/images`` for `.image`, the note number for
+/// `.footnoteReference`.
 struct RTFRun {
-    enum Kind { case text, lineBreak, image, footnoteReference }
+    enum Kind: UInt8 { case text, lineBreak, image, footnoteReference }
     var kind: Kind
-    var text: String
     var style: RTFRunStyle
-    var size: Int
-    var link: String?
-    var imageData: [UInt8]? = nil
-    var imageType: String? = nil
+    var size: Int32
+    /// Index in ``RTFParser/fieldURLs`` of the HYPERLINK the run is in, or -1.
+    var link: Int32
+    var start: Int
+    var count: Int
+    var end: Int { start + count }
 }
 
 struct RTFParagraph {
@@ -47,8 +53,9 @@ struct RTFParagraph {
     var legacyLevel: Int? = nil  // \pnlvlN, 10 = bullet, 11 = body (numbered)
     var legacyStart: Int? = nil
     var leftIndent: Int = 0
+    var firstLineIndent: Int = 0  // \fiN, relative to leftIndent
     var borderBottom = false
-    var hasText: Bool { runs.contains { $0.kind != .text || !$0.text.isBlank } }
+    func hasText(_ text: [UInt8]) -> Bool { runs.contains { $0.kind != .text || !RTFText.isBlank(text, $0) } }
 }
 
 enum RTFItem {
@@ -59,6 +66,15 @@ enum RTFItem {
 private enum Destination {
     case normal, skip, fontTable, styleSheet, listTable, listOverrideTable, listText, fieldInstruction, picture,
         legacyNumbering, skipText
+
+    /// Whether text in this destination is used (document text, font and style names, list markers, field
+    /// instructions).
+    var readsText: Bool {
+        switch self {
+        case .normal, .fontTable, .styleSheet, .listText, .fieldInstruction: return true
+        case .skip, .picture, .listTable, .listOverrideTable, .legacyNumbering, .skipText: return false
+        }
+    }
 }
 
 private struct GroupState {
@@ -79,6 +95,7 @@ private struct GroupState {
     var level = 0
     var inTable = false
     var leftIndent = 0
+    var firstLineIndent = 0
     var borderBottom = false
     var legacyLevel: Int? = nil
     var legacyStart: Int? = nil
@@ -89,12 +106,12 @@ private struct GroupState {
 private enum Keyword {
     case rtf, ansi, mac, pc, pca, ansicpg, deff, uc, u, fonttbl, f, fcharset, fmodern, fnil, colortbl, stylesheet, s
     case cs, outlinelevel, b, i, ul, ulnone, ulVariant, strike, striked, plain, fs, superscript, `subscript`, nosupersub, up, dn, v
-    case pard, par, line, sect, page, tab, cell, row, nestcell, nestrow, trowd, trhdr, intbl, itap, li, ls, ilvl
+    case pard, par, line, sect, page, tab, cell, row, nestcell, nestrow, trowd, trhdr, intbl, itap, li, fi, ls, ilvl
     case listtable, listoverridetable, list, listlevel, listid, levelnfc, levelstartat, listoverride
     case listtext, pntext, pn, pnlvl, pnlvlblt, pnlvlbody, pnlvlcont, pnstart, pndec, pnucrm, pnlcrm, pnucltr, pnlcltr
     case field, fldinst, fldrslt, pict, pngblip, jpegblip, otherBlip, shppict, nonshppict, footnote, chftn
     case emdash, endash, lquote, rquote, ldblquote, rdblquote, bullet, emspace, enspace, qmspace, zwj, zwnj
-    case brdrb, skipDestination, upr, ud, cpg, htmltag, mhtmltag
+    case brdrb, skipDestination, upr, ud, cpg, htmltag, mhtmltag, nesttableprops
 }
 
 /// Control-word hash → keyword, as an open-addressing table indexed by the FNV hash itself: a look-up per
@@ -147,7 +164,7 @@ private let keywordNames: [String: Keyword] = {
         "super": .superscript, "sub": .subscript, "nosupersub": .nosupersub, "up": .up, "dn": .dn, "v": .v,
         "pard": .pard, "par": .par, "line": .line, "sect": .sect, "page": .page, "tab": .tab, "cell": .cell,
         "row": .row, "nestcell": .nestcell, "nestrow": .nestrow, "trowd": .trowd, "trhdr": .trhdr, "intbl": .intbl,
-        "itap": .itap, "li": .li, "ls": .ls, "ilvl": .ilvl, "listtable": .listtable,
+        "itap": .itap, "li": .li, "fi": .fi, "ls": .ls, "ilvl": .ilvl, "listtable": .listtable,
         "listoverridetable": .listoverridetable, "list": .list, "listlevel": .listlevel, "listid": .listid,
         "levelnfc": .levelnfc, "levelstartat": .levelstartat, "listoverride": .listoverride, "listtext": .listtext,
         "pntext": .pntext, "pn": .pn, "pnlvl": .pnlvl, "pnlvlblt": .pnlvlblt, "pnlvlbody": .pnlvlbody,
@@ -159,6 +176,7 @@ private let keywordNames: [String: Keyword] = {
         "endash": .endash, "lquote": .lquote, "rquote": .rquote, "ldblquote": .ldblquote, "rdblquote": .rdblquote,
         "bullet": .bullet, "emspace": .emspace, "enspace": .enspace, "qmspace": .qmspace, "zwj": .zwj, "zwnj": .zwnj,
         "brdrb": .brdrb, "upr": .upr, "ud": .ud, "cpg": .cpg, "htmltag": .htmltag, "mhtmltag": .mhtmltag,
+        "nesttableprops": .nesttableprops,
     ]
     for u in ["uld", "uldb", "ulw", "ulwave", "ulth", "uldash", "uldashd", "uldashdd", "ulhwave", "ulldash",
         "ulthd", "ulthdash", "ulthdashd", "ulthdashdd", "ulthldash", "ululdbwave", "uldbwave"]
@@ -194,7 +212,11 @@ struct RTFParser {
         var charset: Int? = nil
         var name = ""
     }
-    private var fonts: [Int: Font] = [:]
+    private var fonts: [Int: Font] = [:] {
+        didSet { fontGeneration &+= 1 }
+    }
+    private var fontGeneration = 0
+    private var fontCache: (index: Int, generation: Int, exists: Bool, monospace: Bool, charset: Int?) = (Int.min, 0, false, false, nil)
     private var fontEntry = -1
     private var styleOutline: [Int: Int] = [:]
     private var styleEntry: (index: Int, outline: Int?, name: String, character: Bool) = (0, nil, "", false)
@@ -214,7 +236,6 @@ struct RTFParser {
     private var paragraph = RTFParagraph()
     private var markerText = ""
     private var pendingBytes: [UInt8] = []
-    private var pendingBytesDestination: Destination = .normal
     private var unicodeSkip = 0
     private var pendingHighSurrogate: UInt16? = nil
     private var sizeHistogram: [Int: Int] = [:]
@@ -230,7 +251,10 @@ struct RTFParser {
 
     // fields
     private var fields: [(instruction: String, depth: Int)] = []
-    private var fieldURLs: [String?] = []
+    private(set) var fieldURLs: [String?] = []
+    /// The UTF-8 text of every run, in reading order (runs hold ranges in it).
+    private(set) var text: [UInt8] = []
+    private(set) var images: [(data: [UInt8], type: String)] = []
 
     // pictures
     private var pictureHex: [UInt8] = []
@@ -241,8 +265,22 @@ struct RTFParser {
     // footnotes
     private var savedOutput: (items: [RTFItem], paragraph: RTFParagraph, depth: Int)? = nil
 
+    /// The global table, read once per document rather than once per control word.
+    private let keywordTable = keywords
+    private var codePage = CodePage.cp1252
+
+    private let input: [UInt8]
+
     init(_ bytes: [UInt8]) {
-        tokenizer = RTFTokenizer(bytes)
+        input = bytes
+        tokenizer = RTFTokenizer(UnsafeBufferPointer(start: nil, count: 0))
+    }
+
+    /// The code page of the current font (cached: looking it up takes a `swift_once` and copies its tables).
+    @inline(__always)
+    private mutating func currentCodePage() -> CodePage {
+        if codePage.number != state.codePageNumber { codePage = CodePage.forNumber(state.codePageNumber) }
+        return codePage
     }
 
     func bodyFontSize() -> Int {
@@ -252,6 +290,15 @@ struct RTFParser {
     }
 
     mutating func run() {
+        let input = self.input
+        input.withUnsafeBufferPointer { buf in
+            tokenizer = RTFTokenizer(buf)
+            runTokens()
+        }
+        tokenizer = RTFTokenizer(UnsafeBufferPointer(start: nil, count: 0))
+    }
+
+    private mutating func runTokens() {
         var sawRTF = false
         loop: while true {
             let token = tokenizer.next()
@@ -273,12 +320,11 @@ struct RTFParser {
                 unicodeSkip = 0
                 endGroup()
                 if stack.isEmpty && sawRTF { break loop }  // the closing brace of {\rtf1 …}: ignore what follows
-            case .word(let nameRange, let parameter):
+            case .word(let key, let parameter):
                 if unicodeSkip > 0 {
                     unicodeSkip -= 1
                     continue
                 }
-                let key = RTFParser.hash(tokenizer.bytes[nameRange])
                 if key == RTFParser.rtfKey { sawRTF = true }
                 handleWord(key, parameter)
             case .symbol(let c):
@@ -297,7 +343,7 @@ struct RTFParser {
                 } else {
                     appendByte(b)
                 }
-            case .text(let range):
+            case .text(let range, let ascii):
                 var start = range.lowerBound
                 if unicodeSkip > 0 {
                     let skip = min(unicodeSkip, range.count)
@@ -312,11 +358,11 @@ struct RTFParser {
                 if state.destination == .picture {
                     pictureHexDigits(tokenizer.bytes[start..<range.upperBound])
                 } else if pendingBytes.isEmpty && state.destination == .normal
-                    && !tokenizer.bytes[start..<range.upperBound].contains(where: { $0 >= 0x80 })
+                    && (ascii || !tokenizer.bytes[start..<range.upperBound].contains(where: { $0 >= 0x80 }))
                 {
                     // Plain ASCII text: no code page needed.
-                    if !state.hidden { appendRun(.text, String(decoding: tokenizer.bytes[start..<range.upperBound], as: UTF8.self)) }
-                } else {
+                    if !state.hidden { appendText(UnsafeBufferPointer(rebasing: tokenizer.bytes[start..<range.upperBound])) }
+                } else if state.destination.readsText {
                     for b in tokenizer.bytes[start..<range.upperBound] { appendByte(b) }
                 }
             case .binary(let range):
@@ -377,17 +423,32 @@ struct RTFParser {
 
     @inline(__always)
     private mutating func appendByte(_ b: UInt8) {
-        if pendingBytes.isEmpty { pendingBytesDestination = state.destination }
-        pendingBytes.append(b)
+        if state.destination.readsText { pendingBytes.append(b) }  // other text is never decoded at all
     }
 
     private mutating func flushBytes() {
         guard !pendingBytes.isEmpty else { return }
+        pendingHighSurrogate = nil
+        if state.destination == .normal {
+            if !state.hidden {
+                let i = textRun()
+                let leftover = currentCodePage().decodeUTF8(pendingBytes[...], into: &text)
+                if leftover > 0 { text.append(contentsOf: [0xEF, 0xBF, 0xBD]) }
+                grewText(i)
+            }
+            pendingBytes.removeAll(keepingCapacity: true)
+            return
+        }
+        if !pendingBytes.contains(where: { $0 >= 0x80 }) {
+            let ascii = String(decoding: pendingBytes, as: UTF8.self)
+            pendingBytes.removeAll(keepingCapacity: true)
+            emitText(ascii)
+            return
+        }
         var scalars = String.UnicodeScalarView()
-        let leftover = CodePage.forNumber(state.codePageNumber).decode(pendingBytes[...], into: &scalars)
+        let leftover = currentCodePage().decode(pendingBytes[...], into: &scalars)
         if leftover > 0 { scalars.append("\u{FFFD}") }
         pendingBytes.removeAll(keepingCapacity: true)
-        pendingHighSurrogate = nil
         emitText(String(scalars))
     }
 
@@ -395,7 +456,7 @@ struct RTFParser {
         switch state.destination {
         case .normal:
             if state.hidden { return }
-            appendRun(.text, text)
+            appendText(text.utf8)
         case .fontTable:
             for ch in text {
                 if ch == ";" {
@@ -416,32 +477,62 @@ struct RTFParser {
         }
     }
 
-    private mutating func appendRun(_ kind: RTFRun.Kind, _ text: String) {
+    /// The index of a text run at the end of the paragraph that has the current style and ends where ``text``
+    /// does (so bytes appended to ``text`` extend it), made if needed.
+    @inline(__always)
+    private mutating func textRun() -> Int {
         var style = state.style
         if state.fontMonospace { style.monospace = true }
-        let link = state.fieldIndex.flatMap { fieldURLs[$0] }
+        let link = Int32(state.fieldIndex.map { fieldURLs[$0] == nil ? -1 : $0 } ?? -1)
+        let size = Int32(truncatingIfNeeded: state.fontSize)
         let last = paragraph.runs.count - 1
-        if kind == .text, last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].style == style,
-            paragraph.runs[last].size == state.fontSize, paragraph.runs[last].link == link
+        if last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].end == text.count,
+            paragraph.runs[last].style == style, paragraph.runs[last].size == size, paragraph.runs[last].link == link
         {
-            paragraph.runs[last].text += text  // in place: no copy of the run's string
-        } else {
-            if paragraph.runs.isEmpty { paragraph.runs.reserveCapacity(4) }  // one allocation for most paragraphs
-            paragraph.runs.append(RTFRun(kind: kind, text: text, style: style, size: state.fontSize, link: link))
+            return last
         }
-        if kind == .text {
-            if state.fontSize == lastHistogramSize {
-                lastHistogramCount += text.utf8.count
-            } else {
-                sizeHistogram[lastHistogramSize, default: 0] += lastHistogramCount
-                lastHistogramSize = state.fontSize
-                lastHistogramCount = text.utf8.count
-            }
+        if paragraph.runs.isEmpty { paragraph.runs.reserveCapacity(4) }  // one allocation for most paragraphs
+        paragraph.runs.append(RTFRun(kind: .text, style: style, size: size, link: link, start: text.count, count: 0))
+        return last + 1
+    }
+
+    /// Records the bytes appended to ``text`` since ``textRun()`` returned `i`.
+    @inline(__always)
+    private mutating func grewText(_ i: Int) {
+        let added = text.count - paragraph.runs[i].end
+        paragraph.runs[i].count += added
+        if state.fontSize == lastHistogramSize {
+            lastHistogramCount += added
+        } else {
+            sizeHistogram[lastHistogramSize, default: 0] += lastHistogramCount
+            lastHistogramSize = state.fontSize
+            lastHistogramCount = added
         }
     }
 
+    private mutating func appendText<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        let i = textRun()
+        text.append(contentsOf: bytes)
+        grewText(i)
+    }
+
+    private mutating func appendRun(_ kind: RTFRun.Kind, start: Int = 0, count: Int = 0) {
+        var style = state.style
+        if state.fontMonospace { style.monospace = true }
+        let link = Int32(state.fieldIndex.map { fieldURLs[$0] == nil ? -1 : $0 } ?? -1)
+        paragraph.runs.append(RTFRun(kind: kind, style: style, size: Int32(truncatingIfNeeded: state.fontSize), link: link, start: start, count: count))
+    }
+
     private mutating func appendScalar(_ value: UInt32) {
-        if let s = Unicode.Scalar(value) { emitText(String(Character(s))) }
+        guard let s = Unicode.Scalar(value) else { return }
+        if state.destination == .normal {
+            if state.hidden { return }
+            let i = textRun()
+            text.append(contentsOf: UTF8.encode(s)!)
+            grewText(i)
+        } else {
+            emitText(String(Character(s)))
+        }
     }
 
     private mutating func appendUnicode(_ parameter: Int) {
@@ -500,15 +591,11 @@ struct RTFParser {
         }
     }
 
-    /// FNV-1a hash of a control word's letters: the keyword table is looked up without making a string.
     @inline(__always)
-    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        return h
-    }
-    static let rtfKey = hash("rtf".utf8)
-    static let udKey = hash("ud".utf8)
+    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 { RTFTokenizer.hash(bytes) }
+    // Literals (checked by a test) rather than `static let`s, which cost a `swift_once` check on every use.
+    static var rtfKey: UInt64 { 0x89b6_c219_60c9_6f4f }
+    static var udKey: UInt64 { 0x08c4_4e07_b566_fb7c }
 
     private mutating func handleWord(_ name: UInt64, _ parameter: Int?) {
         flushBytes()
@@ -517,14 +604,14 @@ struct RTFParser {
             return
         }
         let starred = state.destination == .skipText
-        guard let keyword = keywords[name] else {
+        guard let keyword = keywordTable[name] else {
             if starred { state.destination = .skip }
             return
         }
         if starred {
             // `{\*\word …}`: only the destinations we understand are read; everything else is skipped.
             switch keyword {
-            case .listtable, .listoverridetable, .fldinst, .pn, .shppict, .footnote, .ud, .pict:
+            case .listtable, .listoverridetable, .fldinst, .pn, .shppict, .footnote, .ud, .pict, .nesttableprops:
                 state.destination = .normal
             default:
                 state.destination = .skip
@@ -615,25 +702,27 @@ struct RTFParser {
             state.level = 0
             state.inTable = false
             state.leftIndent = 0
+            state.firstLineIndent = 0
             state.borderBottom = false
             state.legacyLevel = nil
             state.legacyStart = nil
         case .par, .sect, .page:
             if state.destination == .normal { endParagraph() }
         case .line:
-            if state.destination == .normal { appendRun(.lineBreak, "") }
+            if state.destination == .normal { appendRun(.lineBreak) }
         case .tab: emitText("\t")
         case .intbl: state.inTable = true
         case .itap: state.inTable = (p ?? 1) > 0
         case .cell:
             if state.destination == .normal { endCell() }
         case .nestcell: emitText(" ")
-        case .nestrow: if state.destination == .normal { appendRun(.lineBreak, "") }
+        case .nestrow: if state.destination == .normal { appendRun(.lineBreak) }
         case .row:
             if state.destination == .normal { endRow() }
         case .trowd: rowIsHeader = false
         case .trhdr: rowIsHeader = true
         case .li: if state.destination == .normal { state.leftIndent = p ?? 0 }
+        case .fi: if state.destination == .normal { state.firstLineIndent = p ?? 0 }
         case .ls:
             if state.destination == .listOverrideTable { listOverrides[p ?? 0] = currentOverrideList } else { state.list = p ?? 0 }
         case .ilvl: state.level = max(0, min(p ?? 0, 8))
@@ -721,6 +810,20 @@ struct RTFParser {
         case .zwnj: emitText("\u{200C}")
         case .skipDestination, .htmltag, .mhtmltag: state.destination = .skip
         case .upr: state.destination = .skip
+        case .nesttableprops:
+            // A nested table's row ends with `{\*\nesttableprops … \nestrow}`. Nested tables are flattened into the
+            // outer cell (their cells separated by spaces, see \nestcell): the row becomes a line break.
+            if stack.last?.destination == .normal, !stack.last!.hidden {
+                let last = paragraph.runs.count - 1
+                if last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].count > 0, paragraph.runs[last].end == text.count,
+                    text.last == 0x20
+                {
+                    text.removeLast()  // the space \nestcell left after the row's last cell
+                    paragraph.runs[last].count -= 1
+                }
+                appendRun(.lineBreak)
+            }
+            state.destination = .skip
         case .ud: state.destination = stack.count >= 2 ? stack[stack.count - 2].destination : .normal
         }
     }
@@ -738,9 +841,13 @@ struct RTFParser {
     }
 
     private mutating func updateCodePage() {
-        let font = fonts[state.font]
-        state.fontMonospace = font?.monospace ?? false
-        if let font, let charset = font.charset {
+        // \plain and \f come with nearly every paragraph, mostly naming the same font: look it up once.
+        if fontCache.index != state.font || fontCache.generation != fontGeneration {
+            let font = fonts[state.font]
+            fontCache = (state.font, fontGeneration, font != nil, font?.monospace ?? false, font?.charset)
+        }
+        state.fontMonospace = fontCache.monospace
+        if fontCache.exists, let charset = fontCache.charset {
             if charset < 0 {
                 state.codePageNumber = -charset
                 return
@@ -861,10 +968,8 @@ struct RTFParser {
         let saved = state
         state = outerStyle
         if let type, !data.isEmpty {
-            var run = RTFRun(kind: .image, text: "", style: state.style, size: state.fontSize, link: nil)
-            run.imageData = data
-            run.imageType = type
-            paragraph.runs.append(run)
+            images.append((data, type))
+            paragraph.runs.append(RTFRun(kind: .image, style: state.style, size: Int32(truncatingIfNeeded: state.fontSize), link: -1, start: images.count - 1, count: 0))
         }
         state = saved
     }
@@ -874,9 +979,7 @@ struct RTFParser {
     private mutating func footnoteStart() {
         if !state.inTable { closeTable() }
         // Record the reference in the running paragraph, then collect the note's own paragraphs separately.
-        var run = RTFRun(kind: .footnoteReference, text: String(footnotes.count + 1), style: RTFRunStyle(), size: state.fontSize, link: nil)
-        run.text = String(footnotes.count + 1)
-        paragraph.runs.append(run)
+        paragraph.runs.append(RTFRun(kind: .footnoteReference, style: RTFRunStyle(), size: Int32(truncatingIfNeeded: state.fontSize), link: -1, start: footnotes.count + 1, count: 0))
         savedOutput = (items, paragraph, stack.count - 1)
         items = []
         paragraph = RTFParagraph()
@@ -891,6 +994,7 @@ struct RTFParser {
         paragraph.list = state.list
         paragraph.level = state.level
         paragraph.leftIndent = state.leftIndent
+        paragraph.firstLineIndent = state.firstLineIndent
         paragraph.borderBottom = state.borderBottom
         paragraph.legacyLevel = state.legacyLevel
         paragraph.legacyStart = state.legacyStart

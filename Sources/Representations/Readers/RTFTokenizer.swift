@@ -2,11 +2,14 @@
 ///
 /// It never fails: whatever the bytes, ``next()`` returns tokens until ``RTFToken/end``. Control words longer
 /// than 32 letters are cut as the specification says; a parameter is clamped to the `Int32` range.
+///
+/// It reads through a buffer pointer (no bounds checks, no reference counting per byte): the owner keeps the
+/// bytes alive while it runs, as ``RTFParser/run()`` does inside `withUnsafeBufferPointer`.
 struct RTFTokenizer {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position: Int
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         self.position = 0
     }
@@ -14,13 +17,14 @@ struct RTFTokenizer {
     enum Token: Equatable {
         case groupStart
         case groupEnd
-        /// `name` is the range of the letters in ``RTFTokenizer/bytes``.
-        case word(name: Range<Int>, parameter: Int?)
+        /// `name` is the FNV-1a hash of the letters (see ``hash(_:)``): control words are compared as integers.
+        case word(name: UInt64, parameter: Int?)
         /// `\` + one non-letter, other than `'`: `\\`, `\{`, `\~`, `\*`, `\<LF>`…
         case symbol(UInt8)
         case hexByte(UInt8)
         /// Text bytes up to the next `\`, `{`, `}` or line break (line breaks are dropped).
-        case text(Range<Int>)
+        /// `ascii`: no byte of the run is 0x80 or above (so it needs no code page).
+        case text(Range<Int>, ascii: Bool)
         /// The raw bytes after `\binN`.
         case binary(Range<Int>)
         case end
@@ -56,20 +60,36 @@ struct RTFTokenizer {
                 continue
             default:
                 let start = position
-                position = bytes.withUnsafeBufferPointer { buf -> Int in
-                    var p = start + 1
-                    while p < count {
-                        let c = buf[p]
-                        if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A
-                            || c == 0x0D || c == 0
+                var p = start + 1
+                var high = b
+                // Eight bytes at a time while none of them is special (SWAR: a byte equal to x makes the
+                // "has a zero byte" test of word ^ x true); the byte loop below finds the exact stop.
+                if let base = bytes.baseAddress {
+                    let raw = UnsafeRawPointer(base)
+                    var wide: UInt64 = 0
+                    while p + 8 <= count {
+                        let w = raw.loadUnaligned(fromByteOffset: p, as: UInt64.self)
+                        if Self.hasZeroByte(w) | Self.hasZeroByte(w ^ 0x0A0A_0A0A_0A0A_0A0A) | Self.hasZeroByte(w ^ 0x0D0D_0D0D_0D0D_0D0D)
+                            | Self.hasZeroByte(w ^ 0x5C5C_5C5C_5C5C_5C5C) | Self.hasZeroByte(w ^ 0x7B7B_7B7B_7B7B_7B7B)
+                            | Self.hasZeroByte(w ^ 0x7D7D_7D7D_7D7D_7D7D) != 0
                         {
                             break
                         }
-                        p += 1
+                        wide |= w
+                        p += 8
                     }
-                    return p
+                    if wide & 0x8080_8080_8080_8080 != 0 { high |= 0x80 }
                 }
-                return .text(start..<position)
+                while p < count {
+                    let c = bytes[p]
+                    if c == UInt8(ascii: "\\") || c == UInt8(ascii: "{") || c == UInt8(ascii: "}") || c == 0x0A || c == 0x0D || c == 0 {
+                        break
+                    }
+                    high |= c
+                    p += 1
+                }
+                position = p
+                return .text(start..<position, ascii: high < 0x80)
             }
         }
         return .end
@@ -82,8 +102,11 @@ struct RTFTokenizer {
         let c = bytes[position]
         if Self.isLetter(c) {
             let start = position
-            while position < count, Self.isLetter(bytes[position]), position - start < 32 { position += 1 }
-            let name = start..<position
+            var hash: UInt64 = Self.fnvBasis
+            while position < count, Self.isLetter(bytes[position]), position - start < 32 {
+                hash = (hash ^ UInt64(bytes[position])) &* Self.fnvPrime
+                position += 1
+            }
             var parameter: Int? = nil
             if position < count {
                 var negative = false
@@ -107,15 +130,13 @@ struct RTFTokenizer {
             }
             if position < count, bytes[position] == 0x20 { position += 1 }
             // \binN: the next N bytes are data, whatever they contain.
-            if name.count == 3, bytes[name.lowerBound] == UInt8(ascii: "b"), bytes[name.lowerBound + 1] == UInt8(ascii: "i"),
-                bytes[name.lowerBound + 2] == UInt8(ascii: "n")
-            {
+            if hash == Self.binKey {
                 let n = max(0, parameter ?? 0)
                 let start = position
                 position = min(count, position + n)
                 return .binary(start..<position)
             }
-            return .word(name: name, parameter: parameter)
+            return .word(name: hash, parameter: parameter)
         }
         if c == UInt8(ascii: "'") {
             if position + 2 < count, let h = Self.hexValue(bytes[position + 1]), let l = Self.hexValue(bytes[position + 2]) {
@@ -129,8 +150,20 @@ struct RTFTokenizer {
         return .symbol(c)
     }
 
-    /// The control word's name as a string (short names stay inline, without allocating).
-    func name(_ range: Range<Int>) -> String {
-        String(decoding: bytes[range], as: UTF8.self)
+    /// Non-zero when some byte of `v` is zero.
+    @inline(__always)
+    static func hasZeroByte(_ v: UInt64) -> UInt64 { (v &- 0x0101_0101_0101_0101) & ~v & 0x8080_8080_8080_8080 }
+
+    static let fnvBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let fnvPrime: UInt64 = 0x100_0000_01b3
+
+    /// FNV-1a hash of a control word's letters: keywords are looked up without making a string.
+    @inline(__always)
+    static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
+        var h = fnvBasis
+        for b in bytes { h = (h ^ UInt64(b)) &* fnvPrime }
+        return h
     }
+    /// `hash("bin".utf8)`, as a literal: a `static let` would cost a `swift_once` check per control word.
+    static var binKey: UInt64 { 0x0054_1819_134f_de3e }
 }
