@@ -40,6 +40,19 @@ extension RTFWriterTests {
         XCTAssertTrue(rtf.contains("\\fs24 z\\par"))
     }
 
+    func testInlineHTMLFormattingBecomesRTFFormatting() throws {
+        // What the RTF reader (and pandoc) write for underline comes back as underline, not as nothing.
+        let md = "a <u>under</u> <ins>ins</ins> H<sub>2</sub>O <del>gone</del> <kbd>Ctrl</kbd> <mark>hi</mark> <span>x</span>\n"
+        let rtf = String(decoding: try Conversion.convert(Array(md.utf8), from: .gfm, to: .rtf), as: UTF8.self)
+        for expected in ["{\\ul under}", "{\\ul ins}", "H{\\sub 2}O", "{\\strike gone}", "{\\f1 Ctrl}", "{\\highlight4 hi}", " x"] {
+            XCTAssertTrue(rtf.contains(expected), "\(expected) in \(rtf)")
+        }
+        XCTAssertEqual(rtf.filter { $0 == "{" }.count, rtf.filter { $0 == "}" }.count)
+        // Tags whose names merely start like a known one are not mistaken for it.
+        let list = String(decoding: try Conversion.convert(Array("a <ul-x>b</ul-x> <strong-ish>c\n".utf8), from: .gfm, to: .rtf), as: UTF8.self)
+        XCTAssertFalse(list.contains("\\ul ") || list.contains("{\\b c"), list)
+    }
+
     func testImagesEmbedOnlyWithBytes() throws {
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 2, 0, 0, 0, 3, 8, 2, 0, 0, 0]
         let md = "![alt text](pic.png) ![data](data:image/png;base64,\(Base64.encode(png)))"

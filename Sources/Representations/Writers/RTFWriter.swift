@@ -135,7 +135,7 @@ struct RTFRenderer {
     private mutating func header() {
         w("{\\rtf1\\ansi\\ansicpg1252\\deff0\\uc1\n")
         w("{\\fonttbl{\\f0\\fswiss\\fprq2\\fcharset0 Helvetica;}{\\f1\\fmodern\\fprq1\\fcharset0 Courier New;}}\n")
-        w("{\\colortbl;\\red5\\green99\\blue193;\\red242\\green242\\blue242;\\red128\\green128\\blue128;}\n")
+        w("{\\colortbl;\\red5\\green99\\blue193;\\red242\\green242\\blue242;\\red128\\green128\\blue128;\\red255\\green255\\blue0;}\n")
         w("{\\stylesheet{\\ql\\f0\\fs24\\snext0 Normal;}")
         for level in 1...6 {
             word("{\\s", level)
@@ -411,6 +411,24 @@ struct RTFRenderer {
         w("\\par\n")
     }
 
+    /// RTF groups opened by inline HTML tags (closed by the matching end tag).
+    static let inlineHTMLGroups: [String: String] = [
+        "u": "{\\ul ", "ins": "{\\ul ", "sup": "{\\super ", "sub": "{\\sub ", "s": "{\\strike ",
+        "del": "{\\strike ", "strike": "{\\strike ", "b": "{\\b ", "strong": "{\\b ", "i": "{\\i ",
+        "em": "{\\i ", "kbd": "{\\f1 ", "code": "{\\f1 ", "tt": "{\\f1 ", "samp": "{\\f1 ",
+        "mark": "{\\highlight4 ", "small": "{\\fs20 ",
+    ]
+
+    /// The lowercased element name of an inline HTML tag and whether it is an end tag ("" for comments,
+    /// declarations and the like).
+    static func htmlTag(_ literal: String) -> (name: String, closing: Bool) {
+        var bytes = Substring(literal).utf8.dropFirst()  // "<"
+        let closing = bytes.first == UInt8(ascii: "/")
+        if closing { bytes = bytes.dropFirst() }
+        let name = bytes.prefix { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }
+        return (String(decoding: name, as: UTF8.self).lowercased(), closing)
+    }
+
     // MARK: Inlines
 
     private mutating func enterInline(_ node: MarkdownDocument.NodeID, _ kind: MarkdownNodeKind) -> MarkdownDocument.WalkAction {
@@ -426,15 +444,19 @@ struct RTFRenderer {
             escape(doc.literalBytes(node), code: true)
             w("}")
         case .htmlInline:
-            let lit = doc.literal(node).lowercased()
-            if lit.hasPrefix("<br") {
+            // Inline HTML that Markdown has no syntax for (what our readers and pandoc write for underline,
+            // superscript, …) becomes the RTF formatting it stands for; other tags are dropped.
+            let (name, closing) = RTFRenderer.htmlTag(doc.literal(node))
+            if name == "br" {
                 w("\\line ")
-            } else if lit.hasPrefix("<sup") || lit.hasPrefix("<sub") {
-                w(lit.hasPrefix("<sup") ? "{\\super " : "{\\sub ")
-                openHTMLGroups += 1
-            } else if lit.hasPrefix("</sup") || lit.hasPrefix("</sub"), openHTMLGroups > 0 {
-                w("}")
-                openHTMLGroups -= 1
+            } else if let group = RTFRenderer.inlineHTMLGroups[name] {
+                if !closing {
+                    w(group)
+                    openHTMLGroups += 1
+                } else if openHTMLGroups > 0 {
+                    w("}")
+                    openHTMLGroups -= 1
+                }
             }
         case .emphasis:
             w("{\\i ")
