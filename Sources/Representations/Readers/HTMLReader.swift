@@ -16,9 +16,9 @@ struct HTMLReader {
     static func read(_ bytes: [UInt8]) -> [RichBlock] {
         let html = decode(bytes)
         let fragment = Self.fragment(html)
-        let root = HTMLTreeBuilder.parse(fragment)
+        let tree = HTMLTreeBuilder.parse(fragment)
         var converter = HTMLConverter()
-        return converter.convert(root)
+        return withExtendedLifetime(tree) { converter.convert(tree.root) }
     }
 
     // MARK: Decoding
@@ -404,9 +404,7 @@ struct HTMLConverter {
             emit(list(node, inherited))
         case "li":
             // A list item outside a list: treat as a one-item list.
-            let wrapper = HTMLNode(element: "ul")
-            wrapper.children = [node]
-            emit(list(wrapper, inherited))
+            emit(list(ordered: false, start: 1, children: [node], inherited))
         case "table":
             emit(table(node, inherited))
         case "td", "th":
@@ -657,12 +655,16 @@ struct HTMLConverter {
     // MARK: Lists
 
     private mutating func list(_ node: HTMLNode, _ inherited: Inherited) -> RichBlock {
-        let ordered = node.name == "ol"
+        let ordered = node.tag == .ol
         var start = 1
         if ordered, let s = node.attribute("start"), let n = Int(s.trimmingWhitespace()) { start = n }
+        return list(ordered: ordered, start: start, children: node.children, inherited)
+    }
+
+    private mutating func list(ordered: Bool, start: Int, children: some Sequence<HTMLNode>, _ inherited: Inherited) -> RichBlock {
         var items: [RichListItem] = []
         var tight = true
-        for child in node.children {
+        for child in children {
             if child.kind == .text && child.text.allSatisfy(\.isWhitespace) { continue }
             if child.kind == .comment { continue }
             if child.kind == .element && (child.name == "ul" || child.name == "ol") {
@@ -672,20 +674,14 @@ struct HTMLConverter {
                 items[items.count - 1].blocks.append(nested)
                 continue
             }
-            let itemNode: HTMLNode
-            if child.kind == .element && child.name == "li" {
-                itemNode = child
-            } else {
+            let isItem = child.kind == .element && child.tag == .li
+            if !isItem && !items.isEmpty {
                 // stray content: belongs to the previous item, or a new one
-                itemNode = HTMLNode(element: "li")
-                itemNode.children = [child]
-                if !items.isEmpty {
-                    let extra = collect { $0.visit(child, inherited) }
-                    items[items.count - 1].blocks += extra
-                    continue
-                }
+                let extra = collect { $0.visit(child, inherited) }
+                items[items.count - 1].blocks += extra
+                continue
             }
-            var content = collect { $0.blockChildren(itemNode, inherited) }
+            var content = isItem ? collect { $0.blockChildren(child, inherited) } : collect { $0.visit(child, inherited) }
             var task: Bool? = nil
             if case .paragraph(var p)? = content.first, case .text(let t)? = p.first, let c = t.first, c == "\u{2610}" || c == "\u{2611}" {
                 task = c == "\u{2611}"
@@ -696,9 +692,10 @@ struct HTMLConverter {
             if content.filter({ if case .paragraph = $0 { return true } else { return false } }).count > 1 { tight = false }
             // <li><p>…</p></li> is a loose item (unless the <p> is presentational, as Google Docs and
             // LibreOffice write it).
-            if itemNode.children.contains(where: {
-                $0.kind == .element && $0.name == "p" && $0.attribute("role") == nil && $0.attribute("style") == nil && $0.attribute("class") == nil
-            }) {
+            func plainParagraph(_ n: HTMLNode) -> Bool {
+                n.kind == .element && n.tag == .p && n.attribute("role") == nil && n.attribute("style") == nil && n.attribute("class") == nil
+            }
+            if isItem ? child.children.contains(where: plainParagraph) : plainParagraph(child) {
                 tight = false
             }
             items.append(RichListItem(task: task, blocks: content))
@@ -723,10 +720,10 @@ struct HTMLConverter {
         var found: String? = nil
         func walk(_ n: HTMLNode, depth: Int) -> Bool {
             guard depth < 64 else { return false }
-            for (k, c) in n.children.enumerated() where c.kind == .element {
+            for c in n.children where c.kind == .element {
                 if let style = c.attribute("style")?.lowercased().replacingOccurrences(" ", ""), style.contains("mso-list:ignore") {
                     found = plainText(c).trimmingWhitespace()
-                    n.children.remove(at: k)
+                    n.tree.remove(c)
                     return true
                 }
                 if walk(c, depth: depth + 1) { return true }
