@@ -289,9 +289,8 @@ struct HTMLConverter {
             if s.inline != nil {
                 if case .lineBreak? = s.inline {
                     // spaces before a line break vanish
-                    if var last = out.last, last.inline == nil {
-                        while last.text.hasSuffix(" ") { last.text.removeLast() }
-                        out[out.count - 1] = last
+                    if out.last?.inline == nil, out.last?.text.utf8.last == 0x20 {
+                        out[out.count - 1].text.trimTrailingSpaces()
                     }
                     lastWasSpace = true
                 } else {
@@ -305,20 +304,25 @@ struct HTMLConverter {
                 out.append(s)
                 continue
             }
-            if lastWasSpace, s.text.hasPrefix(" ") { s.text.removeFirst() }
+            if lastWasSpace, s.text.utf8.first == 0x20 {
+                // A space followed by a combining mark is one character: keep the two together.
+                if let next = s.text.utf8.dropFirst().first, next >= 0x80 {
+                    if s.text.hasPrefix(" ") { s.text.removeFirst() }
+                } else {
+                    s.text = String(s.text.utf8.dropFirst())!
+                }
+            }
             if s.text.isEmpty { continue }
-            lastWasSpace = s.text.hasSuffix(" ")
+            lastWasSpace = s.text.utf8.last == 0x20
             out.append(s)
         }
         while let last = out.last {
             if last.inline == nil && !last.isCode {
-                var l = last
-                while l.text.hasSuffix(" ") { l.text.removeLast() }
-                if l.text.isEmpty {
+                out[out.count - 1].text.trimTrailingSpaces()
+                if out[out.count - 1].text.isEmpty {
                     out.removeLast()
                     continue
                 }
-                out[out.count - 1] = l
                 break
             }
             if case .lineBreak? = last.inline {
@@ -349,20 +353,19 @@ struct HTMLConverter {
         case .element:
             break
         }
-        let name = node.name
+        let tag = node.tag
         if node.flags.contains(.dropped) {
-            if name == "input", node.attribute("type")?.lowercased() == "checkbox" { checkbox(node, inherited) }
+            if tag == .input, node.attribute("type")?.lowercased() == "checkbox" { checkbox(node, inherited) }
             return
         }
-        if isHidden(node) { return }
+        if node.hasAttributes, isHidden(node) { return }
         // Every other element is inline: skip the string comparisons below.
         guard node.flags.contains(.blockSwitch) else {
             inline(node, inherited)
             return
         }
         // Word list paragraphs (MsoListParagraph… with mso-list:lN levelM).
-        if name == "p" || name == "h1" || name == "h2" || name == "h3" || name == "h4" || name == "h5" || name == "h6",
-            let (list, level) = wordListInfo(node)
+        if tag == .p || tag.isHeading, node.hasAttributes, let (list, level) = wordListInfo(node)
         {
             flush()
             let marker = wordMarker(node)
@@ -371,47 +374,47 @@ struct HTMLConverter {
             wordList.append((list, level, ordered, marker.flatMap { RTFBlockBuilder.markerNumber($0) } ?? 1, content))
             return
         }
-        switch name {
-        case "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "address", "center",
-            "figure", "figcaption", "details", "summary", "dialog", "fieldset", "form", "hgroup", "search", "legend",
-            "caption", "dd", "dt", "listing", "body", "html", "dl", "tbody", "thead", "tfoot", "tr", "option":
-            if name == "div", let code = githubCodeBlock(node) {
+        switch tag {
+        case .p, .div, .section, .article, .header, .footer, .main, .nav, .aside, .address, .center,
+            .figure, .figcaption, .details, .summary, .dialog, .fieldset, .form, .hgroup, .search, .legend,
+            .caption, .dd, .dt, .listing, .body, .html, .dl, .tbody, .thead, .tfoot, .tr, .option:
+            if tag == .div, node.hasAttributes, let code = githubCodeBlock(node) {
                 emit(code)
                 return
             }
             flush()
             var inner = inherited
             applyStyle(node, &inner.wrappers)
-            if name == "listing" { inner.preformatted = true }
+            if tag == .listing { inner.preformatted = true }
             if let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
             blockChildren(node, inner)
             flush()
-        case "h1", "h2", "h3", "h4", "h5", "h6":
+        case .h1, .h2, .h3, .h4, .h5, .h6:
             flush()
-            let level = Int(String(name.last!)) ?? 1
+            let level = Int(tag.rawValue - HTMLTag.h1.rawValue) + 1
             var inner = inherited
             inner.wrappers = []  // a heading's own weight is not emphasis
             let content = inlineContent(node, inner, ownStyle: false)
             emit(.heading(level: level, content))
-        case "blockquote":
+        case .blockquote:
             let inner = collect { $0.blockChildren(node, inherited) }
             emit(.blockQuote(inner))
-        case "pre":
+        case .pre:
             emit(codeBlock(node))
-        case "hr":
+        case .hr:
             emit(.thematicBreak)
-        case "ul", "ol", "dir", "menu":
+        case .ul, .ol, .dir, .menu:
             emit(list(node, inherited))
-        case "li":
+        case .li:
             // A list item outside a list: treat as a one-item list.
             emit(list(ordered: false, start: 1, children: [node], inherited))
-        case "table":
+        case .table:
             emit(table(node, inherited))
-        case "td", "th":
+        case .td, .th:
             flush()
             blockChildren(node, inherited)
             flush()
-        case "br":
+        case .br:
             if segments.contains(where: { $0.inline == nil && !$0.text.allSatisfy { $0 == " " } || $0.inline != nil }) {
                 segments.append(HTMLSegment(inline: .lineBreak, text: "", wrappers: inherited.wrappers))
             }
@@ -496,9 +499,10 @@ struct HTMLConverter {
 
     private mutating func inline(_ node: HTMLNode, _ inherited: Inherited) {
         var inner = inherited
-        if let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
-        switch node.name {
-        case "a":
+        let tag = node.tag
+        if node.hasAttributes, let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
+        switch tag {
+        case .a:
             // GitHub heading anchors and other empty, icon-only links carry nothing.
             if node.attribute("class")?.contains("anchor") == true, node.attribute("aria-hidden") != nil || plainText(node).trimmingWhitespace().isEmpty { return }
             if let href = node.attribute("href"), !inherited.wrappers.contains(where: { if case .link = $0.kind { return true } else { return false } }) {
@@ -507,13 +511,13 @@ struct HTMLConverter {
                     segments.append(HTMLSegment(inline: .text(""), text: "", wrappers: inner.wrappers))
                 }
             }
-        case "img":
+        case .img:
             let src = node.attribute("src") ?? ""
             let alt = node.attribute("alt") ?? ""
             let title = node.attribute("title") ?? ""
             segments.append(HTMLSegment(inline: .image(source: src, title: title, alt: alt, data: nil, mediaType: nil), text: "", wrappers: inner.wrappers))
             return
-        case "q":
+        case .q:
             text("\u{201C}", inner)
             for child in node.children { visit(child, inner) }
             text("\u{201D}", inner)
@@ -522,7 +526,7 @@ struct HTMLConverter {
             break
         }
         applyStyle(node, &inner.wrappers)
-        if ["code", "kbd", "samp", "tt"].contains(node.name), inner.wrappers.last?.kind == .code,
+        if tag == .code || tag == .kbd || tag == .samp || tag == .tt, inner.wrappers.last?.kind == .code,
             !inherited.wrappers.contains(where: { $0.kind == .code }), node.children.isEmpty
         {
             segments.append(HTMLSegment(inline: nil, text: "", wrappers: inner.wrappers))
@@ -589,17 +593,21 @@ struct HTMLConverter {
     private mutating func applyStyle(_ node: HTMLNode, _ wrappers: inout [InlineWrapper]) {
         func open(_ kind: InlineWrapper.Kind) -> Bool { wrappers.contains { $0.kind == kind } }
         var tagKind: InlineWrapper.Kind? = nil
-        switch node.name {
-        case "b", "strong": tagKind = .strong
-        case "i", "em", "cite", "dfn": tagKind = .emphasis
-        case "s", "strike", "del": tagKind = .strikethrough
-        case "u", "ins": tagKind = .underline
-        case "sup": tagKind = .superscript
-        case "sub": tagKind = .subscript
-        case "code", "kbd", "samp", "tt": tagKind = open(.code) ? nil : .code
-        case "font":
+        switch node.tag {
+        case .b, .strong: tagKind = .strong
+        case .i, .em, .cite, .dfn: tagKind = .emphasis
+        case .s, .strike, .del: tagKind = .strikethrough
+        case .u, .ins: tagKind = .underline
+        case .sup: tagKind = .superscript
+        case .sub: tagKind = .subscript
+        case .code, .kbd, .samp, .tt: tagKind = open(.code) ? nil : .code
+        case .font:
             if let face = node.attribute("face"), Self.isMonospaceFamily(face), !open(.code) { tagKind = .code }
         default: break
+        }
+        if !node.hasAttributes {
+            if let kind = tagKind { push(kind, &wrappers) }
+            return
         }
         var css: [(String, String)] = []
         if let style = node.attribute("style"), !style.isEmpty {
@@ -620,7 +628,7 @@ struct HTMLConverter {
         // The tag, unless its own CSS cancels it (<b style="font-weight:normal">).
         if let kind = tagKind, !(kind == .strong && weight == false), !(kind == .emphasis && italic == false) {
             push(kind, &wrappers)
-            if node.name == "font" { wrappers[wrappers.count - 1].fromFont = true }
+            if node.tag == .font { wrappers[wrappers.count - 1].fromFont = true }
         }
         if weight == false { wrappers.removeAll { $0.kind == .strong } } else if weight == true, !open(.strong) { push(.strong, &wrappers) }
         if italic == false { wrappers.removeAll { $0.kind == .emphasis } } else if italic == true, !open(.emphasis) { push(.emphasis, &wrappers) }
@@ -994,6 +1002,15 @@ enum HTMLSerializer {
 }
 
 extension String {
+    /// Removes trailing U+0020 spaces.
+    mutating func trimTrailingSpaces() {
+        guard utf8.last == 0x20 else { return }
+        let u = utf8
+        var end = u.endIndex
+        while end > u.startIndex, u[u.index(before: end)] == 0x20 { end = u.index(before: end) }
+        self = String(u[..<end])!
+    }
+
     /// CR LF and lone CR become LF.
     func replacingNewlines() -> String {
         guard utf8.contains(0x0D) else { return self }
