@@ -15,8 +15,7 @@
 struct HTMLReader {
     static func read(_ bytes: [UInt8]) -> [RichBlock] {
         let html = decode(bytes)
-        let fragment = Self.fragment(html)
-        let tree = HTMLTreeBuilder.parse(fragment)
+        let tree = HTMLTreeBuilder.parse(html[fragmentRange(html)])
         var converter = HTMLConverter()
         return withExtendedLifetime(tree) { converter.convert(tree.root) }
     }
@@ -128,27 +127,41 @@ struct HTMLReader {
 
     /// Strips a CF_HTML header and keeps only the part between `<!--StartFragment-->` and
     /// `<!--EndFragment-->` when both are present.
-    static func fragment(_ bytes: [UInt8]) -> [UInt8] {
-        var b = bytes[...]
-        if b.starts(with: Array("Version:".utf8)), let lt = b.firstIndex(of: UInt8(ascii: "<")) { b = b[lt...] }
+    static func fragment(_ bytes: [UInt8]) -> [UInt8] { Array(bytes[fragmentRange(bytes)]) }
+
+    /// The range ``fragment(_:)`` keeps.
+    static func fragmentRange(_ bytes: [UInt8]) -> Range<Int> {
+        var b = 0..<bytes.count
+        if bytes.starts(with: "Version:".utf8), let lt = bytes.firstIndex(of: UInt8(ascii: "<")) { b = lt..<bytes.count }
         let start = Array("<!--StartFragment-->".utf8)
         let end = Array("<!--EndFragment-->".utf8)
-        if let s = find(start, in: b), let e = find(end, in: b[(s + start.count)...]) {
-            return Array(b[(s + start.count)..<e])
+        if let s = find(start, in: bytes, b), let e = find(end, in: bytes, (s + start.count)..<b.upperBound) {
+            return (s + start.count)..<e
         }
-        return Array(b)
+        return b
     }
 
-    private static func find(_ needle: [UInt8], in hay: ArraySlice<UInt8>) -> Int? {
-        guard needle.count <= hay.count, let first = needle.first else { return nil }
-        return hay.withUnsafeBufferPointer { buf -> Int? in
-            var k = 0
-            let last = buf.count - needle.count
+    /// The first position of `needle` (which starts with `<`) in `bytes[range]`, skipping eight bytes at
+    /// a time where there is no `<`.
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        guard needle.count <= range.count else { return nil }
+        return bytes.withUnsafeBufferPointer { buf -> Int? in
+            guard let base = buf.baseAddress else { return nil }
+            let last = range.upperBound - needle.count
+            var k = range.lowerBound
             while k <= last {
-                if buf[k] == first {
+                if k + 8 <= range.upperBound {
+                    // A zero byte in (word ^ "<<<<<<<<") marks a '<' (the classic has-zero-byte test).
+                    let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self) ^ 0x3C3C_3C3C_3C3C_3C3C
+                    if (w &- 0x0101_0101_0101_0101) & ~w & 0x8080_8080_8080_8080 == 0 {
+                        k += 8
+                        continue
+                    }
+                }
+                if buf[k] == UInt8(ascii: "<") {
                     var m = 1
                     while m < needle.count, buf[k + m] == needle[m] { m += 1 }
-                    if m == needle.count { return hay.startIndex + k }
+                    if m == needle.count { return k }
                 }
                 k += 1
             }
@@ -284,6 +297,7 @@ struct HTMLConverter {
     /// Collapses white space the way a browser renders `white-space: normal` and builds inlines.
     static func finishInlines(_ segments: [HTMLSegment]) -> [RichInline] {
         var out: [HTMLSegment] = []
+        out.reserveCapacity(segments.count)
         var lastWasSpace = true  // at the start of a block, leading spaces vanish
         for var s in segments {
             if s.inline != nil {
@@ -778,17 +792,26 @@ struct HTMLConverter {
     // MARK: Code
 
     private func codeBlock(_ node: HTMLNode) -> RichBlock {
-        var code = ""
+        var bytes: [UInt8] = []
         var stack = [node]
         while let n = stack.popLast() {
-            switch n.kind {
-            case .text: code += n.text
+            let r = n.record
+            switch r.kind {
+            case .text: bytes += n.tree.bytes[Int(r.textStart)..<Int(r.textStart + r.textCount)]
             case .comment: break
             case .element:
-                if n.name == "br" { code += "\n" } else if !n.flags.contains(.dropped) { stack.append(contentsOf: n.children.reversed()) }
+                if r.tag == .br {
+                    bytes.append(0x0A)
+                } else if !r.flags.contains(.dropped) {
+                    if r.firstChild >= 0 && r.firstChild == r.lastChild {
+                        stack.append(HTMLNode(tree: n.tree, id: r.firstChild))
+                    } else {
+                        stack.append(contentsOf: n.children.reversed())
+                    }
+                }
             }
         }
-        code = code.replacingNewlines()
+        var code = String(decoding: bytes, as: UTF8.self).replacingNewlines()
         // HTML drops the newline right after <pre>, and only that one.
         if let first = node.children.first, first.kind == .text, first.text.hasPrefix("\n") || first.text.hasPrefix("\r"), code.hasPrefix("\n") {
             code.removeFirst()

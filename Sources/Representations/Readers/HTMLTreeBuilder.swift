@@ -60,7 +60,7 @@ struct HTMLTreeBuilder {
         out.reserveCapacity(bytes.count)
     }
 
-    static func parse(_ bytes: [UInt8]) -> HTMLTree {
+    static func parse(_ bytes: ArraySlice<UInt8>) -> HTMLTree {
         bytes.withUnsafeBufferPointer { buf in
             var b = HTMLTreeBuilder(buf)
             b.run()
