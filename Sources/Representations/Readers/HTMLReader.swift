@@ -296,6 +296,12 @@ struct HTMLConverter {
 
     /// Collapses white space the way a browser renders `white-space: normal` and builds inlines.
     static func finishInlines(_ segments: [HTMLSegment]) -> [RichInline] {
+        // The common case: one run of plain text (text() merges runs with the same wrappers).
+        if segments.count == 1, segments[0].inline == nil, segments[0].wrappers.isEmpty, segments[0].text.utf8.first != 0x20 {
+            var t = segments[0].text
+            t.trimTrailingSpaces()
+            return t.isEmpty ? [] : [.text(t)]
+        }
         var out: [HTMLSegment] = []
         out.reserveCapacity(segments.count)
         var lastWasSpace = true  // at the start of a block, leading spaces vanish
@@ -445,7 +451,7 @@ struct HTMLConverter {
         if code {
             t = raw.replacingNewlines()
             // "\n" is always a character of its own, so without a LF byte there is nothing to replace.
-            if t.utf8.contains(0x0A) { t = t.replacingNewlinesWithSpaces() }
+            if t.withUTF8({ $0.contains(0x0A) }) { t = t.replacingNewlinesWithSpaces() }
         } else if !inherited.preformatted {
             t = Self.collapse(raw)
             if t.isEmpty { return }
@@ -1036,7 +1042,8 @@ extension String {
 
     /// CR LF and lone CR become LF.
     func replacingNewlines() -> String {
-        guard utf8.contains(0x0D) else { return self }
+        var s = self
+        guard s.withUTF8({ $0.contains(0x0D) }) else { return s }
         var out = [UInt8]()
         var previousCR = false
         for b in utf8 {
@@ -1141,6 +1148,18 @@ enum HTMLInlineAssembler {
                 i += 1
             }
         }
-        return InlineAssembler.merged(out)
+        // Adjacent texts become one (most lists have none: skip the copy).
+        var adjacent = false
+        var previousText = false
+        for x in out {
+            let isText: Bool
+            if case .text = x { isText = true } else { isText = false }
+            if isText && previousText {
+                adjacent = true
+                break
+            }
+            previousText = isText
+        }
+        return adjacent ? InlineAssembler.merged(out) : out
     }
 }

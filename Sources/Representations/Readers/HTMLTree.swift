@@ -33,6 +33,37 @@ enum HTMLTag: UInt8 {
     /// The tag for an already lower-cased name.
     static func lookup(_ name: String) -> HTMLTag { byName[name] ?? .unknown }
 
+    /// An open-addressed table from a name's hash to its tag (0 = empty), for ``lookup(bytes:)``.
+    private static let slots = 1024
+    private static let hashTable: [UInt8] = {
+        var t = [UInt8](repeating: 0, count: slots)
+        for (k, n) in names.enumerated() where k > 1 {
+            var h = hash(Array(n.utf8)[...]) & (slots - 1)
+            while t[h] != 0 { h = (h + 1) & (slots - 1) }
+            t[h] = UInt8(k)
+        }
+        return t
+    }()
+    private static let nameBytes: [[UInt8]] = names.map { Array($0.utf8) }
+
+    @inline(__always) private static func hash<C: Collection>(_ bytes: C) -> Int where C.Element == UInt8 {
+        var h: UInt32 = 2_166_136_261
+        for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
+        return Int(h)
+    }
+
+    /// The tag for a lower-cased name given as bytes, without making a `String`.
+    static func lookup(bytes: UnsafeBufferPointer<UInt8>) -> HTMLTag {
+        guard !bytes.isEmpty, bytes.count <= 14 else { return .unknown }
+        var h = hash(bytes) & (slots - 1)
+        while true {
+            let k = Int(hashTable[h])
+            if k == 0 { return .unknown }
+            if nameBytes[k].count == bytes.count && nameBytes[k].elementsEqual(bytes) { return HTMLTag(rawValue: UInt8(k))! }
+            h = (h + 1) & (slots - 1)
+        }
+    }
+
     var name: String { HTMLTag.names[Int(rawValue)] }
     var isHeading: Bool { rawValue >= HTMLTag.h1.rawValue && rawValue <= HTMLTag.h6.rawValue }
 }

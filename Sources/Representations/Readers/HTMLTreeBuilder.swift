@@ -330,8 +330,7 @@ struct HTMLTreeBuilder {
             let b = bytes[k]
             name.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
         }
-        guard name.count <= 14 else { return .unknown }
-        return HTMLTag.lookup(String(decoding: name, as: UTF8.self))
+        return name.withUnsafeBufferPointer { HTMLTag.lookup(bytes: $0) }
     }
 
     private mutating func bogusComment(from start: Int) {
