@@ -368,7 +368,16 @@ struct HTMLConverter {
         case .comment:
             return
         case .text:
-            text(node.text, inherited)
+            if !inherited.preformatted, !inherited.wrappers.contains(where: { $0.kind == .code }) {
+                // White space collapses: read it from the tree's bytes in one pass (see collapse(_:)).
+                let r = node.record
+                let t = node.tree.bytes.withUnsafeBufferPointer {
+                    Self.collapse(UnsafeBufferPointer(rebasing: $0[Int(r.textStart)..<Int(r.textStart + r.textCount)]))
+                }
+                appendCollapsed(t, inherited)
+            } else {
+                text(node.text, inherited)
+            }
             return
         case .element:
             break
@@ -453,8 +462,8 @@ struct HTMLConverter {
             // "\n" is always a character of its own, so without a LF byte there is nothing to replace.
             if t.withUTF8({ $0.contains(0x0A) }) { t = t.replacingNewlinesWithSpaces() }
         } else if !inherited.preformatted {
-            t = Self.collapse(raw)
-            if t.isEmpty { return }
+            appendCollapsed(Self.collapse(raw), inherited)
+            return
         } else {
             t = raw.replacingNewlines()
         }
@@ -462,6 +471,50 @@ struct HTMLConverter {
             segments[segments.count - 1].text += t  // in place: no copy of the string
         } else {
             segments.append(HTMLSegment(inline: nil, text: t, wrappers: inherited.wrappers))
+        }
+    }
+
+    private mutating func appendCollapsed(_ t: String, _ inherited: Inherited) {
+        // Nothing yet, or a lone space at the start of a block (it would vanish there): nothing to add.
+        if t.isEmpty || (segments.isEmpty && t.utf8.count == 1 && t.utf8.first == 0x20) { return }
+        if let last = segments.last, last.inline == nil, last.wrappers == inherited.wrappers {
+            segments[segments.count - 1].text += t
+        } else {
+            segments.append(HTMLSegment(inline: nil, text: t, wrappers: inherited.wrappers))
+        }
+    }
+
+    /// Runs of ASCII white space in UTF-8 text become one space.
+    static func collapse(_ buf: UnsafeBufferPointer<UInt8>) -> String {
+        var clean = true
+        var previousSpace = false
+        for b in buf {
+            if b == 0x20 {
+                if previousSpace { clean = false; break }
+                previousSpace = true
+            } else if b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
+                clean = false
+                break
+            } else {
+                previousSpace = false
+            }
+        }
+        if clean { return String(decoding: buf, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: buf.count) { out in
+            var n = 0
+            var space = false
+            for b in buf {
+                if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
+                    space = true
+                } else {
+                    if space { out[n] = 0x20; n += 1 }
+                    space = false
+                    out[n] = b
+                    n += 1
+                }
+            }
+            if space { out[n] = 0x20; n += 1 }
+            return n
         }
     }
 

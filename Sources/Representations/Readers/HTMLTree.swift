@@ -52,6 +52,34 @@ enum HTMLTag: UInt8 {
         return Int(h)
     }
 
+    /// The tag for a name given as bytes in any ASCII case, without making a `String`.
+    static func lookup(lowercasing bytes: UnsafeBufferPointer<UInt8>) -> HTMLTag {
+        guard !bytes.isEmpty, bytes.count <= 14 else { return .unknown }
+        var h: UInt32 = 2_166_136_261
+        for b in bytes { h = (h ^ UInt32(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)) &* 16_777_619 }
+        var slot = Int(h) & (slots - 1)
+        return nameBytes.withUnsafeBufferPointer { names -> HTMLTag in
+            while true {
+                let k = Int(hashTable[slot])
+                if k == 0 { return .unknown }
+                if names[k].count == bytes.count {
+                    var same = true
+                    names[k].withUnsafeBufferPointer { n in
+                        for j in 0..<n.count {
+                            let b = bytes[j]
+                            if n[j] != (b >= 0x41 && b <= 0x5A ? b | 0x20 : b) {
+                                same = false
+                                break
+                            }
+                        }
+                    }
+                    if same { return HTMLTag(rawValue: UInt8(k))! }
+                }
+                slot = (slot + 1) & (slots - 1)
+            }
+        }
+    }
+
     /// The tag for a lower-cased name given as bytes, without making a `String`.
     static func lookup(bytes: UnsafeBufferPointer<UInt8>) -> HTMLTag {
         guard !bytes.isEmpty, bytes.count <= 14 else { return .unknown }

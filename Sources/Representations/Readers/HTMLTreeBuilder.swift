@@ -323,14 +323,17 @@ struct HTMLTreeBuilder {
         return true
     }
 
-    /// Reads a tag name into `name`, lower-cased (ASCII), and returns its tag.
+    /// Reads a tag name and returns its tag; for an unknown tag, `name` holds the name lower-cased (ASCII).
     private mutating func readName(_ range: Range<Int>) -> HTMLTag {
-        name.removeAll(keepingCapacity: true)
-        for k in range {
-            let b = bytes[k]
-            name.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
+        let tag = HTMLTag.lookup(lowercasing: UnsafeBufferPointer(rebasing: bytes[range]))
+        if tag == .unknown {
+            name.removeAll(keepingCapacity: true)
+            for k in range {
+                let b = bytes[k]
+                name.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
+            }
         }
-        return name.withUnsafeBufferPointer { HTMLTag.lookup(bytes: $0) }
+        return tag
     }
 
     private mutating func bogusComment(from start: Int) {
