@@ -141,31 +141,21 @@ struct HTMLReader {
         return b
     }
 
-    /// The first position of `needle` (which starts with `<`) in `bytes[range]`, skipping eight bytes at
-    /// a time where there is no `<`.
+    /// The first position of `needle` (which starts with `<`) in `bytes[range]`.
     private static func find(_ needle: [UInt8], in bytes: [UInt8], _ range: Range<Int>) -> Int? {
         guard needle.count <= range.count else { return nil }
         return bytes.withUnsafeBufferPointer { buf -> Int? in
-            guard let base = buf.baseAddress else { return nil }
+            let window = UnsafeBufferPointer(rebasing: buf[..<range.upperBound])
             let last = range.upperBound - needle.count
             var k = range.lowerBound
-            while k <= last {
-                if k + 8 <= range.upperBound {
-                    // A zero byte in (word ^ "<<<<<<<<") marks a '<' (the classic has-zero-byte test).
-                    let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self) ^ 0x3C3C_3C3C_3C3C_3C3C
-                    if (w &- 0x0101_0101_0101_0101) & ~w & 0x8080_8080_8080_8080 == 0 {
-                        k += 8
-                        continue
-                    }
-                }
-                if buf[k] == UInt8(ascii: "<") {
-                    var m = 1
-                    while m < needle.count, buf[k + m] == needle[m] { m += 1 }
-                    if m == needle.count { return k }
-                }
+            while true {
+                k = ByteScan.firstIndex(of: UInt8(ascii: "<"), in: window, from: k)
+                if k > last { return nil }
+                var m = 1
+                while m < needle.count, buf[k + m] == needle[m] { m += 1 }
+                if m == needle.count { return k }
                 k += 1
             }
-            return nil
         }
     }
 }

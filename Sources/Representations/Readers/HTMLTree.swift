@@ -267,3 +267,23 @@ struct HTMLChildren: Sequence {
     var isEmpty: Bool { start < 0 }
     var first: HTMLNode? { start >= 0 ? HTMLNode(tree: tree, id: start) : nil }
 }
+
+enum ByteScan {
+    /// The first index of `byte` in `buf[from..<buf.count]` (or `buf.count`), eight bytes at a time.
+    @inline(__always)
+    static func firstIndex(of byte: UInt8, in buf: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        guard let base = buf.baseAddress else { return buf.count }
+        let n = buf.count
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        var k = from
+        while k + 8 <= n {
+            // A zero byte in (word ^ pattern) is a match; the lowest flagged byte is always a true one.
+            let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self) ^ pattern
+            let m = (w &- 0x0101_0101_0101_0101) & ~w & 0x8080_8080_8080_8080
+            if m != 0 { return k + m.trailingZeroBitCount / 8 }
+            k += 8
+        }
+        while k < n, buf[k] != byte { k += 1 }
+        return k
+    }
+}

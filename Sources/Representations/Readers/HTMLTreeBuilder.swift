@@ -90,9 +90,7 @@ struct HTMLTreeBuilder {
         while i < n {
             if bytes[i] != UInt8(ascii: "<") {
                 // Skip to the next `<` in one scan of the text.
-                var k = i + 1
-                while k < n, bytes[k] != UInt8(ascii: "<") { k += 1 }
-                i = k
+                i = ByteScan.firstIndex(of: UInt8(ascii: "<"), in: bytes, from: i + 1)
                 continue
             }
             // Possible markup at i.
