@@ -395,7 +395,7 @@ struct HTMLConverter {
         }
         switch tag {
         case .p, .div, .section, .article, .header, .footer, .main, .nav, .aside, .address, .center,
-            .figure, .figcaption, .details, .summary, .dialog, .fieldset, .form, .hgroup, .search, .legend,
+            .figure, .figcaption, .summary, .dialog, .fieldset, .form, .hgroup, .search, .legend,
             .caption, .dd, .dt, .listing, .body, .html, .dl, .tbody, .thead, .tfoot, .tr, .option:
             if tag == .div, node.hasAttributes, let code = githubCodeBlock(node) {
                 emit(code)
@@ -415,6 +415,21 @@ struct HTMLConverter {
             inner.wrappers = []  // a heading's own weight is not emphasis
             let content = inlineContent(node, inner, ownStyle: false)
             emit(.heading(level: level, content))
+        case .details:
+            // A disclosure widget has no Markdown form: kept as HTML around the converted content (GitHub
+            // and most Markdown renderers show it), the summary as its text.
+            flush()
+            var summary = ""
+            for c in node.children where c.kind == .element && c.tag == .summary {
+                summary = inlineContent(c, inherited).plainText.trimmingWhitespace()
+                break
+            }
+            let inner = collect { c in
+                for child in node.children where !(child.kind == .element && child.tag == .summary) { c.visit(child, inherited) }
+            }
+            emit(.html("<details>\n<summary>" + HTMLSerializer.escape(summary, attribute: false) + "</summary>"))
+            for b in inner { emit(b) }
+            emit(.html("</details>"))
         case .blockquote:
             let inner = collect { $0.blockChildren(node, inherited) }
             emit(.blockQuote(inner))
@@ -578,6 +593,15 @@ struct HTMLConverter {
             let src = node.attribute("src") ?? ""
             let alt = node.attribute("alt") ?? ""
             let title = node.attribute("title") ?? ""
+            if node.attribute("width") != nil || node.attribute("height") != nil {
+                // A sized image has no Markdown form (GitHub READMEs size logos and screenshots this way).
+                var html = "<img src=\"\(HTMLSerializer.escape(src, attribute: true))\" alt=\"\(HTMLSerializer.escape(alt, attribute: true))\""
+                for name in ["title", "width", "height"] {
+                    if let v = node.attribute(name) { html += " \(name)=\"\(HTMLSerializer.escape(v, attribute: true))\"" }
+                }
+                segments.append(HTMLSegment(inline: .html(html + ">"), text: "", wrappers: inner.wrappers))
+                return
+            }
             segments.append(HTMLSegment(inline: .image(source: src, title: title, alt: alt, data: nil, mediaType: nil), text: "", wrappers: inner.wrappers))
             return
         case .q:
@@ -660,10 +684,12 @@ struct HTMLConverter {
         case .b, .strong: tagKind = .strong
         case .i, .em, .cite, .dfn: tagKind = .emphasis
         case .s, .strike, .del: tagKind = .strikethrough
-        case .u, .ins: tagKind = .underline
+        case .u: tagKind = .underline
+        case .ins, .mark: tagKind = .html(node.tag.name)
+        case .kbd: tagKind = open(.code) ? nil : .html("kbd")
         case .sup: tagKind = .superscript
         case .sub: tagKind = .subscript
-        case .code, .kbd, .samp, .tt: tagKind = open(.code) ? nil : .code
+        case .code, .samp, .tt: tagKind = open(.code) ? nil : .code
         case .font:
             if let face = node.attribute("face"), Self.isMonospaceFamily(face), !open(.code) { tagKind = .code }
         default: break
@@ -1121,6 +1147,8 @@ extension String {
 struct InlineWrapper: Equatable {
     enum Kind: Equatable {
         case strong, emphasis, strikethrough, underline, superscript, `subscript`, code
+        /// An inline element with no Markdown form that means something (`kbd`, `ins`, `mark`): kept as HTML.
+        case html(String)
         case link(String, String)
     }
     var kind: Kind
@@ -1178,6 +1206,10 @@ enum HTMLInlineAssembler {
                     case .underline: out.append(.underline(body))
                     case .superscript: out.append(.superscript(body))
                     case .subscript: out.append(.subscript(body))
+                    case .html(let name):
+                        out.append(.html("<\(name)>"))
+                        out += body
+                        out.append(.html("</\(name)>"))
                     case .code, .link: break
                     }
                 }
