@@ -762,7 +762,7 @@ struct HTMLConverter {
         var items: [RichListItem] = []
         var tight = true
         for child in children {
-            if child.kind == .text && child.text.allSatisfy(\.isWhitespace) { continue }
+            if child.kind == .text && child.isBlankText { continue }
             if child.kind == .comment { continue }
             if child.kind == .element && (child.name == "ul" || child.name == "ol") {
                 // Google Docs nests lists as siblings of the items.
@@ -786,7 +786,9 @@ struct HTMLConverter {
                 if rest.isEmpty { p.removeFirst() } else { p[0] = .text(rest) }
                 content[0] = .paragraph(p)
             }
-            if content.filter({ if case .paragraph = $0 { return true } else { return false } }).count > 1 { tight = false }
+            var paragraphs = 0
+            for b in content { if case .paragraph = b { paragraphs += 1 } }
+            if paragraphs > 1 { tight = false }
             // <li><p>…</p></li> is a loose item (unless the <p> is presentational, as Google Docs and
             // LibreOffice write it).
             func plainParagraph(_ n: HTMLNode) -> Bool {

@@ -246,6 +246,24 @@ struct HTMLNode {
     }
 
     var hasAttributes: Bool { record.attributeCount > 0 }
+
+    /// A text node of white space only (Unicode white space, as `Character.isWhitespace`).
+    var isBlankText: Bool {
+        let r = record
+        var ascii = true
+        let blank = tree.bytes.withUnsafeBufferPointer { buf -> Bool in
+            for k in Int(r.textStart)..<Int(r.textStart + r.textCount) {
+                let b = buf[k]
+                if b >= 0x80 {
+                    ascii = false
+                    return false
+                }
+                if !(b == 0x20 || (b >= 0x09 && b <= 0x0D)) { return false }
+            }
+            return true
+        }
+        return ascii ? blank : text.allSatisfy(\.isWhitespace)
+    }
 }
 
 /// The children of a node, first to last.
