@@ -564,7 +564,19 @@ struct HTMLConverter {
 
     /// CSS `white-space` of an element: true for pre/pre-wrap/break-spaces, false for normal/nowrap.
     static func preservesWhiteSpace(_ node: HTMLNode) -> Bool? {
-        guard let style = node.attribute("style"), style.contains("white-space") else { return nil }
+        guard let style = node.attribute("style") else { return nil }
+        if ASCIICSS.contains(style, lowercased: "white-space", ignoringCase: false) == false { return nil }
+        if let declarations = ASCIICSS.declarations(style) {
+            // The same rules as below, on UTF-8: a declaration needs a name and a value.
+            var result: Bool? = nil
+            for (property, value) in declarations where !property.isEmpty && !value.isEmpty {
+                guard property.trimmingWhitespace() == "white-space" else { continue }
+                let v = value.trimmingWhitespace()
+                if v.hasPrefix("pre") || v == "break-spaces" { result = true } else if v == "normal" || v == "nowrap" { result = false }
+            }
+            return result
+        }
+        guard style.contains("white-space") else { return nil }
         var result: Bool? = nil
         for declaration in style.lowercased().split(separator: ";") {
             let parts = declaration.split(separator: ":", maxSplits: 1)
@@ -663,7 +675,12 @@ struct HTMLConverter {
 
     private func isHidden(_ node: HTMLNode) -> Bool {
         if node.attribute("hidden") != nil { return true }
-        if let style = node.attribute("style")?.lowercased(), style.contains("display:none") || style.contains("display: none") {
+        guard let raw = node.attribute("style") else { return false }
+        if let a = ASCIICSS.contains(raw, lowercased: "display:none"), let b = ASCIICSS.contains(raw, lowercased: "display: none") {
+            return a || b
+        }
+        let style = raw.lowercased()
+        if style.contains("display:none") || style.contains("display: none") {
             return true
         }
         return false
@@ -699,7 +716,13 @@ struct HTMLConverter {
             return
         }
         var css: [(String, String)] = []
-        if let style = node.attribute("style"), !style.isEmpty {
+        if let style = node.attribute("style"), !style.isEmpty, let declarations = ASCIICSS.declarations(style) {
+            for (property, value) in declarations {
+                var v = value.trimmingWhitespace()
+                if ASCIICSS.contains(v, lowercased: "!important") == true { v = v.replacingOccurrencesOfImportant() }
+                css.append((property.trimmingWhitespace(), v))
+            }
+        } else if let style = node.attribute("style"), !style.isEmpty {
             for declaration in style.split(separator: ";") {
                 guard let colon = declaration.firstIndex(of: ":") else { continue }
                 css.append((declaration[..<colon].trimmingWhitespace().lowercased(),
@@ -804,7 +827,9 @@ struct HTMLConverter {
 
     /// `mso-list:l0 level2 lfo1` → ("l0", 1).
     private func wordListInfo(_ node: HTMLNode) -> (String, Int)? {
-        guard let style = node.attribute("style")?.lowercased(), let r = style.firstRange(of: "mso-list:") else { return nil }
+        guard let raw = node.attribute("style"), ASCIICSS.contains(raw, lowercased: "mso-list:") != false else { return nil }
+        let style = raw.lowercased()
+        guard let r = style.firstRange(of: "mso-list:") else { return nil }
         let value = style[r.upperBound...].prefix { $0 != ";" }.trimmingWhitespace()
         if value.hasPrefix("ignore") || value.hasPrefix("none") { return nil }
         let parts = value.split(separator: " ")

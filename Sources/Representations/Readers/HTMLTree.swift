@@ -305,3 +305,62 @@ enum ByteScan {
         return k
     }
 }
+
+/// Inline CSS and attribute values read on UTF-8 (clipboard HTML puts a `style` on nearly every element).
+/// Each returns nil for text with non-ASCII bytes, where callers keep their `String` code.
+enum ASCIICSS {
+    /// Whether `text` contains `needle` (lower-case ASCII), ignoring ASCII case.
+    static func contains(_ text: String, lowercased needle: String, ignoringCase: Bool = true) -> Bool? {
+        var text = text
+        var needle = needle
+        return text.withUTF8 { t -> Bool? in
+            needle.withUTF8 { n -> Bool? in
+                var found = false
+                for b in t where b >= 0x80 { return nil }
+                guard n.count <= t.count else { return false }
+                if n.isEmpty { return true }
+                var k = 0
+                while k + n.count <= t.count && !found {
+                    var m = 0
+                    while m < n.count {
+                        let b = t[k + m]
+                        if (ignoringCase && b >= 0x41 && b <= 0x5A ? b | 0x20 : b) != n[m] { break }
+                        m += 1
+                    }
+                    if m == n.count { found = true }
+                    k += 1
+                }
+                return found
+            }
+        }
+    }
+
+    /// The declarations of a `style` attribute, split at `;` and the first `:` (pieces with no `:` are
+    /// skipped), lower-cased and not trimmed; `nil` when the style is not ASCII.
+    static func declarations(_ style: String) -> [(property: String, value: String)]? {
+        var style = style
+        return style.withUTF8 { s -> [(property: String, value: String)]? in
+            for b in s where b >= 0x80 { return nil }
+            var out: [(property: String, value: String)] = []
+            func lower(_ r: Range<Int>) -> String {
+                String(unsafeUninitializedCapacity: r.count) { buf in
+                    for (j, k) in r.enumerated() {
+                        let b = s[k]
+                        buf[j] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                    }
+                    return r.count
+                }
+            }
+            var start = 0
+            while start < s.count {
+                var end = start
+                while end < s.count, s[end] != UInt8(ascii: ";") { end += 1 }
+                var colon = start
+                while colon < end, s[colon] != UInt8(ascii: ":") { colon += 1 }
+                if colon < end { out.append((lower(start..<colon), lower((colon + 1)..<end))) }
+                start = end + 1
+            }
+            return out
+        }
+    }
+}
