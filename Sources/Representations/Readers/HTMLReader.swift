@@ -747,8 +747,10 @@ struct HTMLConverter {
         for (property, value) in css {
             switch property {
             case "text-decoration", "text-decoration-line":
-                if value.contains("line-through"), !open(.strikethrough) { push(.strikethrough, &wrappers) }
-                if value.contains("underline"), !open(.underline) { push(.underline, &wrappers) }
+                if ASCIICSS.contains(value, lowercased: "line-through") ?? value.contains("line-through"), !open(.strikethrough) {
+                    push(.strikethrough, &wrappers)
+                }
+                if ASCIICSS.contains(value, lowercased: "underline") ?? value.contains("underline"), !open(.underline) { push(.underline, &wrappers) }
             case "vertical-align":
                 if value == "super", !open(.superscript) { push(.superscript, &wrappers) }
                 if value == "sub", !open(.subscript) { push(.subscript, &wrappers) }
@@ -767,8 +769,9 @@ struct HTMLConverter {
         let v = value.lowercased()
         // The first family decides (a fallback list may end in monospace after a proportional font).
         let first = v.split(separator: ",").first.map { $0.trimmingWhitespace().trimmingCharacters("'\"") } ?? v
-        return first.contains("mono") || first.contains("courier") || first.hasPrefix("consolas") || first.hasPrefix("menlo")
-            || first.hasPrefix("monaco") || first == "monospace" || first.hasPrefix("lucida console") || first.contains("code")
+        func has(_ s: String) -> Bool { ASCIICSS.contains(first, lowercased: s) ?? first.contains(s) }
+        return has("mono") || has("courier") || first.hasPrefix("consolas") || first.hasPrefix("menlo")
+            || first.hasPrefix("monaco") || first == "monospace" || first.hasPrefix("lucida console") || has("code")
             || first.hasPrefix("inconsolata") || first.hasPrefix("sfmono") || first.hasPrefix("ui-monospace")
     }
 
@@ -845,7 +848,10 @@ struct HTMLConverter {
         func walk(_ n: HTMLNode, depth: Int) -> Bool {
             guard depth < 64 else { return false }
             for c in n.children where c.kind == .element {
-                if let style = c.attribute("style")?.lowercased().replacingOccurrences(" ", ""), style.contains("mso-list:ignore") {
+                if let raw = c.attribute("style"),
+                    ASCIICSS.contains(String(decoding: raw.utf8.filter { $0 != 0x20 }, as: UTF8.self), lowercased: "mso-list:ignore")
+                        ?? raw.lowercased().replacingOccurrences(" ", "").contains("mso-list:ignore")
+                {
                     found = plainText(c).trimmingWhitespace()
                     n.tree.remove(c)
                     return true
