@@ -142,6 +142,23 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertTrue(blocks.hasPrefix("<table>"), "block content in a cell: HTML")
     }
 
+    func testConstructsWithoutAMarkdownFormStayHTML() {
+        // Inline elements that mean something but have no Markdown syntax are kept as inline HTML.
+        XCTAssertEqual(markdown("<p>Press <kbd>Ctrl</kbd>+<kbd>C</kbd>, <ins>added</ins> and <mark>hot</mark>.</p>"),
+            "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>, <ins>added</ins> and <mark>hot</mark>.\n")
+        XCTAssertEqual(markdown("<p><u>underline</u> has none either, but is presentation only</p>"), "underline has none either, but is presentation only\n")
+        // A sized image keeps its size; an unsized one is Markdown.
+        let images = markdown("<p><img src=\"logo.png\" alt=\"Logo\" width=\"120\"> <img src=\"a.png\" alt=\"A\"></p>")
+        XCTAssertTrue(images.hasPrefix("<img src=\"logo.png\" alt=\"Logo\" width=\"120\">"), images)
+        XCTAssertEqual(MarkdownParser.renderHTML(images, options: .gfm),
+            "<p><img src=\"logo.png\" alt=\"Logo\" width=\"120\"> <img src=\"a.png\" alt=\"A\" /></p>\n")
+        // A disclosure widget wraps its converted content.
+        let details = markdown("<details><summary>More <b>info</b></summary><p>Hidden <em>text</em>.</p></details><p>after</p>")
+        XCTAssertEqual(details, "<details>\n<summary>More info</summary>\n\nHidden *text*.\n\n</details>\n\nafter\n")
+        let html = MarkdownParser.renderHTML(details, options: .gfm)
+        XCTAssertTrue(html.contains("<details>\n<summary>More info</summary>\n<p>Hidden <em>text</em>.</p>\n</details>"), html)
+    }
+
     func testMalformedHTML() {
         XCTAssertEqual(markdown("<p>unclosed <b>bold <i>both</p><p>next"), "unclosed **bold *both***\n\nnext\n")
         XCTAssertEqual(markdown("<ul><li>a<li>b</ul></ul></div>"), "- a\n- b\n")

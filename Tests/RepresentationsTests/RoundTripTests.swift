@@ -84,10 +84,27 @@ final class RoundTripTests: XCTestCase {
     func testHTMLRoundTripThroughOurHTMLReader() throws {
         // Markdown → HTML → (HTML reader) → Markdown → HTML gives the same HTML.
         //
-        // The HTML reader is built for clipboard HTML: it drops comments, scripts, styles and processing
-        // instructions and unwraps unknown tags and layout containers (`div`, custom elements). So examples
-        // whose HTML carries raw HTML from the Markdown source (an html_block or html_inline node) cannot come
-        // back; the 95% requirement is checked on the others, and both figures are printed.
+        // The HTML reader is built for clipboard HTML: as issue #4 asks, it drops comments, processing
+        // instructions and declarations, unwraps unknown tags and layout containers (`div`, custom elements),
+        // closes what the HTML leaves open, and turns header-less tables into GFM tables. Constructs with no
+        // Markdown form that mean something (`details`, `kbd`, `ins`, `mark`, `sup`, `sub`, sized images,
+        // tables that do not fit GFM) are kept as HTML. Every example without raw HTML in its source comes
+        // back; the 70 that fail all carry raw HTML the spec uses to test the parser, of these kinds (by
+        // example number, CommonMark 0.31.2):
+        // - comments: 177 179 183 308 309 625 626
+        // - processing instructions, declarations, CDATA: 180 181 182 627 628 629
+        // - GFM's tag filter escapes `<script>`/`<style>`/`<textarea>` to text outside any block: 170-173 176 178
+        // - unknown elements (`<bab>`, `<responsive-image>`, `<bar attr=…>`, `<Warning>`…): 163 201 491 524 536
+        //   613-617 623
+        // - elements the HTML leaves open (`<a href>` with no `</a>`, `<b>`), text outside a paragraph in an
+        //   `a`/`i`/`del`/`ins`: 21 31 162 164-167 187 344 476 477 494 630 631 642 643
+        // - `div` wrappers and text directly inside them, tags cut by the end of input: 150-159 161 174 175
+        //   184-186 188 189
+        // - one-row tables without a header row (read as GFM tables, so the row becomes a header): 149 160 190
+        // - others: 148 (malformed `<pre>` in a table), 169 (`<pre language=…>`), 475 (`<img>` without `alt`)
+        // Reaching 95% of all examples would take keeping comments, unknown tags and `div`s as HTML, which
+        // the issue rules out for clipboard HTML; so all examples are held at the measured 89%, and those
+        // without raw HTML at 100%.
         let examples = try Self.examples()
         var failuresBySection: [String: [Int]] = [:]
         var passed = 0
@@ -119,8 +136,8 @@ final class RoundTripTests: XCTestCase {
         for (section, numbers) in failuresBySection.sorted(by: { $0.value.count > $1.value.count }) {
             print("  \(section): \(numbers.count) [\(numbers.map(String.init).joined(separator: " "))]")
         }
-        XCTAssertGreaterThanOrEqual(plainPercent, 95)
-        XCTAssertGreaterThanOrEqual(percent, 85)
+        XCTAssertEqual(plainPassed, plain, "every example without raw HTML comes back")
+        XCTAssertGreaterThanOrEqual(percent, 89)
     }
 
     func testGFMSpecExamplesRoundTripInGFMMode() throws {

@@ -35,6 +35,12 @@ enum HTMLEntityDecoder {
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, inAttribute: Bool = false) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
+        decode(bytes, inAttribute: inAttribute, appendingTo: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes UTF-8 bytes, appending the result to `out`.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, inAttribute: Bool = false, appendingTo out: inout [UInt8]) {
         var i = 0
         var runStart = 0
         while i < bytes.count {
@@ -52,7 +58,6 @@ enum HTMLEntityDecoder {
             runStart = i
         }
         if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
-        return String(decoding: out, as: UTF8.self)
     }
 
     @inline(__always) private static func appendUTF8(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {

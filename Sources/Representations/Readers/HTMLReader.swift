@@ -15,10 +15,9 @@
 struct HTMLReader {
     static func read(_ bytes: [UInt8]) -> [RichBlock] {
         let html = decode(bytes)
-        let fragment = Self.fragment(html)
-        let root = HTMLTreeBuilder.parse(fragment)
+        let tree = HTMLTreeBuilder.parse(html[fragmentRange(html)])
         var converter = HTMLConverter()
-        return converter.convert(root)
+        return withExtendedLifetime(tree) { converter.convert(tree.root) }
     }
 
     // MARK: Decoding
@@ -128,31 +127,35 @@ struct HTMLReader {
 
     /// Strips a CF_HTML header and keeps only the part between `<!--StartFragment-->` and
     /// `<!--EndFragment-->` when both are present.
-    static func fragment(_ bytes: [UInt8]) -> [UInt8] {
-        var b = bytes[...]
-        if b.starts(with: Array("Version:".utf8)), let lt = b.firstIndex(of: UInt8(ascii: "<")) { b = b[lt...] }
+    static func fragment(_ bytes: [UInt8]) -> [UInt8] { Array(bytes[fragmentRange(bytes)]) }
+
+    /// The range ``fragment(_:)`` keeps.
+    static func fragmentRange(_ bytes: [UInt8]) -> Range<Int> {
+        var b = 0..<bytes.count
+        if bytes.starts(with: "Version:".utf8), let lt = bytes.firstIndex(of: UInt8(ascii: "<")) { b = lt..<bytes.count }
         let start = Array("<!--StartFragment-->".utf8)
         let end = Array("<!--EndFragment-->".utf8)
-        if let s = find(start, in: b), let e = find(end, in: b[(s + start.count)...]) {
-            return Array(b[(s + start.count)..<e])
+        if let s = find(start, in: bytes, b), let e = find(end, in: bytes, (s + start.count)..<b.upperBound) {
+            return (s + start.count)..<e
         }
-        return Array(b)
+        return b
     }
 
-    private static func find(_ needle: [UInt8], in hay: ArraySlice<UInt8>) -> Int? {
-        guard needle.count <= hay.count, let first = needle.first else { return nil }
-        return hay.withUnsafeBufferPointer { buf -> Int? in
-            var k = 0
-            let last = buf.count - needle.count
-            while k <= last {
-                if buf[k] == first {
-                    var m = 1
-                    while m < needle.count, buf[k + m] == needle[m] { m += 1 }
-                    if m == needle.count { return hay.startIndex + k }
-                }
+    /// The first position of `needle` (which starts with `<`) in `bytes[range]`.
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        guard needle.count <= range.count else { return nil }
+        return bytes.withUnsafeBufferPointer { buf -> Int? in
+            let window = UnsafeBufferPointer(rebasing: buf[..<range.upperBound])
+            let last = range.upperBound - needle.count
+            var k = range.lowerBound
+            while true {
+                k = ByteScan.firstIndex(of: UInt8(ascii: "<"), in: window, from: k)
+                if k > last { return nil }
+                var m = 1
+                while m < needle.count, buf[k + m] == needle[m] { m += 1 }
+                if m == needle.count { return k }
                 k += 1
             }
-            return nil
         }
     }
 }
@@ -283,15 +286,21 @@ struct HTMLConverter {
 
     /// Collapses white space the way a browser renders `white-space: normal` and builds inlines.
     static func finishInlines(_ segments: [HTMLSegment]) -> [RichInline] {
+        // The common case: one run of plain text (text() merges runs with the same wrappers).
+        if segments.count == 1, segments[0].inline == nil, segments[0].wrappers.isEmpty, segments[0].text.utf8.first != 0x20 {
+            var t = segments[0].text
+            t.trimTrailingSpaces()
+            return t.isEmpty ? [] : [.text(t)]
+        }
         var out: [HTMLSegment] = []
+        out.reserveCapacity(segments.count)
         var lastWasSpace = true  // at the start of a block, leading spaces vanish
         for var s in segments {
             if s.inline != nil {
                 if case .lineBreak? = s.inline {
                     // spaces before a line break vanish
-                    if var last = out.last, last.inline == nil {
-                        while last.text.hasSuffix(" ") { last.text.removeLast() }
-                        out[out.count - 1] = last
+                    if out.last?.inline == nil, out.last?.text.utf8.last == 0x20 {
+                        out[out.count - 1].text.trimTrailingSpaces()
                     }
                     lastWasSpace = true
                 } else {
@@ -305,20 +314,25 @@ struct HTMLConverter {
                 out.append(s)
                 continue
             }
-            if lastWasSpace, s.text.hasPrefix(" ") { s.text.removeFirst() }
+            if lastWasSpace, s.text.utf8.first == 0x20 {
+                // A space followed by a combining mark is one character: keep the two together.
+                if let next = s.text.utf8.dropFirst().first, next >= 0x80 {
+                    if s.text.hasPrefix(" ") { s.text.removeFirst() }
+                } else {
+                    s.text = String(s.text.utf8.dropFirst())!
+                }
+            }
             if s.text.isEmpty { continue }
-            lastWasSpace = s.text.hasSuffix(" ")
+            lastWasSpace = s.text.utf8.last == 0x20
             out.append(s)
         }
         while let last = out.last {
             if last.inline == nil && !last.isCode {
-                var l = last
-                while l.text.hasSuffix(" ") { l.text.removeLast() }
-                if l.text.isEmpty {
+                out[out.count - 1].text.trimTrailingSpaces()
+                if out[out.count - 1].text.isEmpty {
                     out.removeLast()
                     continue
                 }
-                out[out.count - 1] = l
                 break
             }
             if case .lineBreak? = last.inline {
@@ -344,25 +358,33 @@ struct HTMLConverter {
         case .comment:
             return
         case .text:
-            text(node.text, inherited)
+            if !inherited.preformatted, !inherited.wrappers.contains(where: { $0.kind == .code }) {
+                // White space collapses: read it from the tree's bytes in one pass (see collapse(_:)).
+                let r = node.record
+                let t = node.tree.bytes.withUnsafeBufferPointer {
+                    Self.collapse(UnsafeBufferPointer(rebasing: $0[Int(r.textStart)..<Int(r.textStart + r.textCount)]))
+                }
+                appendCollapsed(t, inherited)
+            } else {
+                text(node.text, inherited)
+            }
             return
         case .element:
             break
         }
-        let name = node.name
+        let tag = node.tag
         if node.flags.contains(.dropped) {
-            if name == "input", node.attribute("type")?.lowercased() == "checkbox" { checkbox(node, inherited) }
+            if tag == .input, node.attribute("type")?.lowercased() == "checkbox" { checkbox(node, inherited) }
             return
         }
-        if isHidden(node) { return }
+        if node.hasAttributes, isHidden(node) { return }
         // Every other element is inline: skip the string comparisons below.
         guard node.flags.contains(.blockSwitch) else {
             inline(node, inherited)
             return
         }
         // Word list paragraphs (MsoListParagraph… with mso-list:lN levelM).
-        if name == "p" || name == "h1" || name == "h2" || name == "h3" || name == "h4" || name == "h5" || name == "h6",
-            let (list, level) = wordListInfo(node)
+        if tag == .p || tag.isHeading, node.hasAttributes, let (list, level) = wordListInfo(node)
         {
             flush()
             let marker = wordMarker(node)
@@ -371,49 +393,62 @@ struct HTMLConverter {
             wordList.append((list, level, ordered, marker.flatMap { RTFBlockBuilder.markerNumber($0) } ?? 1, content))
             return
         }
-        switch name {
-        case "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "address", "center",
-            "figure", "figcaption", "details", "summary", "dialog", "fieldset", "form", "hgroup", "search", "legend",
-            "caption", "dd", "dt", "listing", "body", "html", "dl", "tbody", "thead", "tfoot", "tr", "option":
-            if name == "div", let code = githubCodeBlock(node) {
+        switch tag {
+        case .p, .div, .section, .article, .header, .footer, .main, .nav, .aside, .address, .center,
+            .figure, .figcaption, .summary, .dialog, .fieldset, .form, .hgroup, .search, .legend,
+            .caption, .dd, .dt, .listing, .body, .html, .dl, .tbody, .thead, .tfoot, .tr, .option:
+            if tag == .div, node.hasAttributes, let code = githubCodeBlock(node) {
                 emit(code)
                 return
             }
             flush()
             var inner = inherited
             applyStyle(node, &inner.wrappers)
-            if name == "listing" { inner.preformatted = true }
+            if tag == .listing { inner.preformatted = true }
             if let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
             blockChildren(node, inner)
             flush()
-        case "h1", "h2", "h3", "h4", "h5", "h6":
+        case .h1, .h2, .h3, .h4, .h5, .h6:
             flush()
-            let level = Int(String(name.last!)) ?? 1
+            let level = Int(tag.rawValue - HTMLTag.h1.rawValue) + 1
             var inner = inherited
             inner.wrappers = []  // a heading's own weight is not emphasis
             let content = inlineContent(node, inner, ownStyle: false)
             emit(.heading(level: level, content))
-        case "blockquote":
+        case .details:
+            // A disclosure widget has no Markdown form: kept as HTML around the converted content (GitHub
+            // and most Markdown renderers show it), the summary as its text.
+            flush()
+            var summary = ""
+            for c in node.children where c.kind == .element && c.tag == .summary {
+                summary = inlineContent(c, inherited).plainText.trimmingWhitespace()
+                break
+            }
+            let inner = collect { c in
+                for child in node.children where !(child.kind == .element && child.tag == .summary) { c.visit(child, inherited) }
+            }
+            emit(.html("<details>\n<summary>" + HTMLSerializer.escape(summary, attribute: false) + "</summary>"))
+            for b in inner { emit(b) }
+            emit(.html("</details>"))
+        case .blockquote:
             let inner = collect { $0.blockChildren(node, inherited) }
             emit(.blockQuote(inner))
-        case "pre":
+        case .pre:
             emit(codeBlock(node))
-        case "hr":
+        case .hr:
             emit(.thematicBreak)
-        case "ul", "ol", "dir", "menu":
+        case .ul, .ol, .dir, .menu:
             emit(list(node, inherited))
-        case "li":
+        case .li:
             // A list item outside a list: treat as a one-item list.
-            let wrapper = HTMLNode(element: "ul")
-            wrapper.children = [node]
-            emit(list(wrapper, inherited))
-        case "table":
+            emit(list(ordered: false, start: 1, children: [node], inherited))
+        case .table:
             emit(table(node, inherited))
-        case "td", "th":
+        case .td, .th:
             flush()
             blockChildren(node, inherited)
             flush()
-        case "br":
+        case .br:
             if segments.contains(where: { $0.inline == nil && !$0.text.allSatisfy { $0 == " " } || $0.inline != nil }) {
                 segments.append(HTMLSegment(inline: .lineBreak, text: "", wrappers: inherited.wrappers))
             }
@@ -430,10 +465,10 @@ struct HTMLConverter {
         if code {
             t = raw.replacingNewlines()
             // "\n" is always a character of its own, so without a LF byte there is nothing to replace.
-            if t.utf8.contains(0x0A) { t = t.replacingNewlinesWithSpaces() }
+            if t.withUTF8({ $0.contains(0x0A) }) { t = t.replacingNewlinesWithSpaces() }
         } else if !inherited.preformatted {
-            t = Self.collapse(raw)
-            if t.isEmpty { return }
+            appendCollapsed(Self.collapse(raw), inherited)
+            return
         } else {
             t = raw.replacingNewlines()
         }
@@ -441,6 +476,50 @@ struct HTMLConverter {
             segments[segments.count - 1].text += t  // in place: no copy of the string
         } else {
             segments.append(HTMLSegment(inline: nil, text: t, wrappers: inherited.wrappers))
+        }
+    }
+
+    private mutating func appendCollapsed(_ t: String, _ inherited: Inherited) {
+        // Nothing yet, or a lone space at the start of a block (it would vanish there): nothing to add.
+        if t.isEmpty || (segments.isEmpty && t.utf8.count == 1 && t.utf8.first == 0x20) { return }
+        if let last = segments.last, last.inline == nil, last.wrappers == inherited.wrappers {
+            segments[segments.count - 1].text += t
+        } else {
+            segments.append(HTMLSegment(inline: nil, text: t, wrappers: inherited.wrappers))
+        }
+    }
+
+    /// Runs of ASCII white space in UTF-8 text become one space.
+    static func collapse(_ buf: UnsafeBufferPointer<UInt8>) -> String {
+        var clean = true
+        var previousSpace = false
+        for b in buf {
+            if b == 0x20 {
+                if previousSpace { clean = false; break }
+                previousSpace = true
+            } else if b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
+                clean = false
+                break
+            } else {
+                previousSpace = false
+            }
+        }
+        if clean { return String(decoding: buf, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: buf.count) { out in
+            var n = 0
+            var space = false
+            for b in buf {
+                if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
+                    space = true
+                } else {
+                    if space { out[n] = 0x20; n += 1 }
+                    space = false
+                    out[n] = b
+                    n += 1
+                }
+            }
+            if space { out[n] = 0x20; n += 1 }
+            return n
         }
     }
 
@@ -485,7 +564,19 @@ struct HTMLConverter {
 
     /// CSS `white-space` of an element: true for pre/pre-wrap/break-spaces, false for normal/nowrap.
     static func preservesWhiteSpace(_ node: HTMLNode) -> Bool? {
-        guard let style = node.attribute("style"), style.contains("white-space") else { return nil }
+        guard let style = node.attribute("style") else { return nil }
+        if ASCIICSS.contains(style, lowercased: "white-space", ignoringCase: false) == false { return nil }
+        if let declarations = ASCIICSS.declarations(style) {
+            // The same rules as below, on UTF-8: a declaration needs a name and a value.
+            var result: Bool? = nil
+            for (property, value) in declarations where !property.isEmpty && !value.isEmpty {
+                guard property.trimmingWhitespace() == "white-space" else { continue }
+                let v = value.trimmingWhitespace()
+                if v.hasPrefix("pre") || v == "break-spaces" { result = true } else if v == "normal" || v == "nowrap" { result = false }
+            }
+            return result
+        }
+        guard style.contains("white-space") else { return nil }
         var result: Bool? = nil
         for declaration in style.lowercased().split(separator: ";") {
             let parts = declaration.split(separator: ":", maxSplits: 1)
@@ -498,9 +589,10 @@ struct HTMLConverter {
 
     private mutating func inline(_ node: HTMLNode, _ inherited: Inherited) {
         var inner = inherited
-        if let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
-        switch node.name {
-        case "a":
+        let tag = node.tag
+        if node.hasAttributes, let pre = Self.preservesWhiteSpace(node) { inner.preformatted = pre }
+        switch tag {
+        case .a:
             // GitHub heading anchors and other empty, icon-only links carry nothing.
             if node.attribute("class")?.contains("anchor") == true, node.attribute("aria-hidden") != nil || plainText(node).trimmingWhitespace().isEmpty { return }
             if let href = node.attribute("href"), !inherited.wrappers.contains(where: { if case .link = $0.kind { return true } else { return false } }) {
@@ -509,13 +601,22 @@ struct HTMLConverter {
                     segments.append(HTMLSegment(inline: .text(""), text: "", wrappers: inner.wrappers))
                 }
             }
-        case "img":
+        case .img:
             let src = node.attribute("src") ?? ""
             let alt = node.attribute("alt") ?? ""
             let title = node.attribute("title") ?? ""
+            if node.attribute("width") != nil || node.attribute("height") != nil {
+                // A sized image has no Markdown form (GitHub READMEs size logos and screenshots this way).
+                var html = "<img src=\"\(HTMLSerializer.escape(src, attribute: true))\" alt=\"\(HTMLSerializer.escape(alt, attribute: true))\""
+                for name in ["title", "width", "height"] {
+                    if let v = node.attribute(name) { html += " \(name)=\"\(HTMLSerializer.escape(v, attribute: true))\"" }
+                }
+                segments.append(HTMLSegment(inline: .html(html + ">"), text: "", wrappers: inner.wrappers))
+                return
+            }
             segments.append(HTMLSegment(inline: .image(source: src, title: title, alt: alt, data: nil, mediaType: nil), text: "", wrappers: inner.wrappers))
             return
-        case "q":
+        case .q:
             text("\u{201C}", inner)
             for child in node.children { visit(child, inner) }
             text("\u{201D}", inner)
@@ -524,7 +625,7 @@ struct HTMLConverter {
             break
         }
         applyStyle(node, &inner.wrappers)
-        if ["code", "kbd", "samp", "tt"].contains(node.name), inner.wrappers.last?.kind == .code,
+        if tag == .code || tag == .kbd || tag == .samp || tag == .tt, inner.wrappers.last?.kind == .code,
             !inherited.wrappers.contains(where: { $0.kind == .code }), node.children.isEmpty
         {
             segments.append(HTMLSegment(inline: nil, text: "", wrappers: inner.wrappers))
@@ -574,7 +675,12 @@ struct HTMLConverter {
 
     private func isHidden(_ node: HTMLNode) -> Bool {
         if node.attribute("hidden") != nil { return true }
-        if let style = node.attribute("style")?.lowercased(), style.contains("display:none") || style.contains("display: none") {
+        guard let raw = node.attribute("style") else { return false }
+        if let a = ASCIICSS.contains(raw, lowercased: "display:none"), let b = ASCIICSS.contains(raw, lowercased: "display: none") {
+            return a || b
+        }
+        let style = raw.lowercased()
+        if style.contains("display:none") || style.contains("display: none") {
             return true
         }
         return false
@@ -591,20 +697,32 @@ struct HTMLConverter {
     private mutating func applyStyle(_ node: HTMLNode, _ wrappers: inout [InlineWrapper]) {
         func open(_ kind: InlineWrapper.Kind) -> Bool { wrappers.contains { $0.kind == kind } }
         var tagKind: InlineWrapper.Kind? = nil
-        switch node.name {
-        case "b", "strong": tagKind = .strong
-        case "i", "em", "cite", "dfn": tagKind = .emphasis
-        case "s", "strike", "del": tagKind = .strikethrough
-        case "u", "ins": tagKind = .underline
-        case "sup": tagKind = .superscript
-        case "sub": tagKind = .subscript
-        case "code", "kbd", "samp", "tt": tagKind = open(.code) ? nil : .code
-        case "font":
+        switch node.tag {
+        case .b, .strong: tagKind = .strong
+        case .i, .em, .cite, .dfn: tagKind = .emphasis
+        case .s, .strike, .del: tagKind = .strikethrough
+        case .u: tagKind = .underline
+        case .ins, .mark: tagKind = .html(node.tag.name)
+        case .kbd: tagKind = open(.code) ? nil : .html("kbd")
+        case .sup: tagKind = .superscript
+        case .sub: tagKind = .subscript
+        case .code, .samp, .tt: tagKind = open(.code) ? nil : .code
+        case .font:
             if let face = node.attribute("face"), Self.isMonospaceFamily(face), !open(.code) { tagKind = .code }
         default: break
         }
+        if !node.hasAttributes {
+            if let kind = tagKind { push(kind, &wrappers) }
+            return
+        }
         var css: [(String, String)] = []
-        if let style = node.attribute("style"), !style.isEmpty {
+        if let style = node.attribute("style"), !style.isEmpty, let declarations = ASCIICSS.declarations(style) {
+            for (property, value) in declarations {
+                var v = value.trimmingWhitespace()
+                if ASCIICSS.contains(v, lowercased: "!important") == true { v = v.replacingOccurrencesOfImportant() }
+                css.append((property.trimmingWhitespace(), v))
+            }
+        } else if let style = node.attribute("style"), !style.isEmpty {
             for declaration in style.split(separator: ";") {
                 guard let colon = declaration.firstIndex(of: ":") else { continue }
                 css.append((declaration[..<colon].trimmingWhitespace().lowercased(),
@@ -622,15 +740,17 @@ struct HTMLConverter {
         // The tag, unless its own CSS cancels it (<b style="font-weight:normal">).
         if let kind = tagKind, !(kind == .strong && weight == false), !(kind == .emphasis && italic == false) {
             push(kind, &wrappers)
-            if node.name == "font" { wrappers[wrappers.count - 1].fromFont = true }
+            if node.tag == .font { wrappers[wrappers.count - 1].fromFont = true }
         }
         if weight == false { wrappers.removeAll { $0.kind == .strong } } else if weight == true, !open(.strong) { push(.strong, &wrappers) }
         if italic == false { wrappers.removeAll { $0.kind == .emphasis } } else if italic == true, !open(.emphasis) { push(.emphasis, &wrappers) }
         for (property, value) in css {
             switch property {
             case "text-decoration", "text-decoration-line":
-                if value.contains("line-through"), !open(.strikethrough) { push(.strikethrough, &wrappers) }
-                if value.contains("underline"), !open(.underline) { push(.underline, &wrappers) }
+                if ASCIICSS.contains(value, lowercased: "line-through") ?? value.contains("line-through"), !open(.strikethrough) {
+                    push(.strikethrough, &wrappers)
+                }
+                if ASCIICSS.contains(value, lowercased: "underline") ?? value.contains("underline"), !open(.underline) { push(.underline, &wrappers) }
             case "vertical-align":
                 if value == "super", !open(.superscript) { push(.superscript, &wrappers) }
                 if value == "sub", !open(.subscript) { push(.subscript, &wrappers) }
@@ -649,21 +769,26 @@ struct HTMLConverter {
         let v = value.lowercased()
         // The first family decides (a fallback list may end in monospace after a proportional font).
         let first = v.split(separator: ",").first.map { $0.trimmingWhitespace().trimmingCharacters("'\"") } ?? v
-        return first.contains("mono") || first.contains("courier") || first.hasPrefix("consolas") || first.hasPrefix("menlo")
-            || first.hasPrefix("monaco") || first == "monospace" || first.hasPrefix("lucida console") || first.contains("code")
+        func has(_ s: String) -> Bool { ASCIICSS.contains(first, lowercased: s) ?? first.contains(s) }
+        return has("mono") || has("courier") || first.hasPrefix("consolas") || first.hasPrefix("menlo")
+            || first.hasPrefix("monaco") || first == "monospace" || first.hasPrefix("lucida console") || has("code")
             || first.hasPrefix("inconsolata") || first.hasPrefix("sfmono") || first.hasPrefix("ui-monospace")
     }
 
     // MARK: Lists
 
     private mutating func list(_ node: HTMLNode, _ inherited: Inherited) -> RichBlock {
-        let ordered = node.name == "ol"
+        let ordered = node.tag == .ol
         var start = 1
         if ordered, let s = node.attribute("start"), let n = Int(s.trimmingWhitespace()) { start = n }
+        return list(ordered: ordered, start: start, children: node.children, inherited)
+    }
+
+    private mutating func list(ordered: Bool, start: Int, children: some Sequence<HTMLNode>, _ inherited: Inherited) -> RichBlock {
         var items: [RichListItem] = []
         var tight = true
-        for child in node.children {
-            if child.kind == .text && child.text.allSatisfy(\.isWhitespace) { continue }
+        for child in children {
+            if child.kind == .text && child.isBlankText { continue }
             if child.kind == .comment { continue }
             if child.kind == .element && (child.name == "ul" || child.name == "ol") {
                 // Google Docs nests lists as siblings of the items.
@@ -672,20 +797,14 @@ struct HTMLConverter {
                 items[items.count - 1].blocks.append(nested)
                 continue
             }
-            let itemNode: HTMLNode
-            if child.kind == .element && child.name == "li" {
-                itemNode = child
-            } else {
+            let isItem = child.kind == .element && child.tag == .li
+            if !isItem && !items.isEmpty {
                 // stray content: belongs to the previous item, or a new one
-                itemNode = HTMLNode(element: "li")
-                itemNode.children = [child]
-                if !items.isEmpty {
-                    let extra = collect { $0.visit(child, inherited) }
-                    items[items.count - 1].blocks += extra
-                    continue
-                }
+                let extra = collect { $0.visit(child, inherited) }
+                items[items.count - 1].blocks += extra
+                continue
             }
-            var content = collect { $0.blockChildren(itemNode, inherited) }
+            var content = isItem ? collect { $0.blockChildren(child, inherited) } : collect { $0.visit(child, inherited) }
             var task: Bool? = nil
             if case .paragraph(var p)? = content.first, case .text(let t)? = p.first, let c = t.first, c == "\u{2610}" || c == "\u{2611}" {
                 task = c == "\u{2611}"
@@ -693,12 +812,15 @@ struct HTMLConverter {
                 if rest.isEmpty { p.removeFirst() } else { p[0] = .text(rest) }
                 content[0] = .paragraph(p)
             }
-            if content.filter({ if case .paragraph = $0 { return true } else { return false } }).count > 1 { tight = false }
+            var paragraphs = 0
+            for b in content { if case .paragraph = b { paragraphs += 1 } }
+            if paragraphs > 1 { tight = false }
             // <li><p>…</p></li> is a loose item (unless the <p> is presentational, as Google Docs and
             // LibreOffice write it).
-            if itemNode.children.contains(where: {
-                $0.kind == .element && $0.name == "p" && $0.attribute("role") == nil && $0.attribute("style") == nil && $0.attribute("class") == nil
-            }) {
+            func plainParagraph(_ n: HTMLNode) -> Bool {
+                n.kind == .element && n.tag == .p && n.attribute("role") == nil && n.attribute("style") == nil && n.attribute("class") == nil
+            }
+            if isItem ? child.children.contains(where: plainParagraph) : plainParagraph(child) {
                 tight = false
             }
             items.append(RichListItem(task: task, blocks: content))
@@ -708,7 +830,9 @@ struct HTMLConverter {
 
     /// `mso-list:l0 level2 lfo1` → ("l0", 1).
     private func wordListInfo(_ node: HTMLNode) -> (String, Int)? {
-        guard let style = node.attribute("style")?.lowercased(), let r = style.firstRange(of: "mso-list:") else { return nil }
+        guard let raw = node.attribute("style"), ASCIICSS.contains(raw, lowercased: "mso-list:") != false else { return nil }
+        let style = raw.lowercased()
+        guard let r = style.firstRange(of: "mso-list:") else { return nil }
         let value = style[r.upperBound...].prefix { $0 != ";" }.trimmingWhitespace()
         if value.hasPrefix("ignore") || value.hasPrefix("none") { return nil }
         let parts = value.split(separator: " ")
@@ -723,10 +847,13 @@ struct HTMLConverter {
         var found: String? = nil
         func walk(_ n: HTMLNode, depth: Int) -> Bool {
             guard depth < 64 else { return false }
-            for (k, c) in n.children.enumerated() where c.kind == .element {
-                if let style = c.attribute("style")?.lowercased().replacingOccurrences(" ", ""), style.contains("mso-list:ignore") {
+            for c in n.children where c.kind == .element {
+                if let raw = c.attribute("style"),
+                    ASCIICSS.contains(String(decoding: raw.utf8.filter { $0 != 0x20 }, as: UTF8.self), lowercased: "mso-list:ignore")
+                        ?? raw.lowercased().replacingOccurrences(" ", "").contains("mso-list:ignore")
+                {
                     found = plainText(c).trimmingWhitespace()
-                    n.children.remove(at: k)
+                    n.tree.remove(c)
                     return true
                 }
                 if walk(c, depth: depth + 1) { return true }
@@ -773,17 +900,26 @@ struct HTMLConverter {
     // MARK: Code
 
     private func codeBlock(_ node: HTMLNode) -> RichBlock {
-        var code = ""
+        var bytes: [UInt8] = []
         var stack = [node]
         while let n = stack.popLast() {
-            switch n.kind {
-            case .text: code += n.text
+            let r = n.record
+            switch r.kind {
+            case .text: bytes += n.tree.bytes[Int(r.textStart)..<Int(r.textStart + r.textCount)]
             case .comment: break
             case .element:
-                if n.name == "br" { code += "\n" } else if !n.flags.contains(.dropped) { stack.append(contentsOf: n.children.reversed()) }
+                if r.tag == .br {
+                    bytes.append(0x0A)
+                } else if !r.flags.contains(.dropped) {
+                    if r.firstChild >= 0 && r.firstChild == r.lastChild {
+                        stack.append(HTMLNode(tree: n.tree, id: r.firstChild))
+                    } else {
+                        stack.append(contentsOf: n.children.reversed())
+                    }
+                }
             }
         }
-        code = code.replacingNewlines()
+        var code = String(decoding: bytes, as: UTF8.self).replacingNewlines()
         // HTML drops the newline right after <pre>, and only that one.
         if let first = node.children.first, first.kind == .text, first.text.hasPrefix("\n") || first.text.hasPrefix("\r"), code.hasPrefix("\n") {
             code.removeFirst()
@@ -997,9 +1133,19 @@ enum HTMLSerializer {
 }
 
 extension String {
+    /// Removes trailing U+0020 spaces.
+    mutating func trimTrailingSpaces() {
+        guard utf8.last == 0x20 else { return }
+        let u = utf8
+        var end = u.endIndex
+        while end > u.startIndex, u[u.index(before: end)] == 0x20 { end = u.index(before: end) }
+        self = String(u[..<end])!
+    }
+
     /// CR LF and lone CR become LF.
     func replacingNewlines() -> String {
-        guard utf8.contains(0x0D) else { return self }
+        var s = self
+        guard s.withUTF8({ $0.contains(0x0D) }) else { return s }
         var out = [UInt8]()
         var previousCR = false
         for b in utf8 {
@@ -1034,6 +1180,8 @@ extension String {
 struct InlineWrapper: Equatable {
     enum Kind: Equatable {
         case strong, emphasis, strikethrough, underline, superscript, `subscript`, code
+        /// An inline element with no Markdown form that means something (`kbd`, `ins`, `mark`): kept as HTML.
+        case html(String)
         case link(String, String)
     }
     var kind: Kind
@@ -1091,6 +1239,10 @@ enum HTMLInlineAssembler {
                     case .underline: out.append(.underline(body))
                     case .superscript: out.append(.superscript(body))
                     case .subscript: out.append(.subscript(body))
+                    case .html(let name):
+                        out.append(.html("<\(name)>"))
+                        out += body
+                        out.append(.html("</\(name)>"))
                     case .code, .link: break
                     }
                 }
@@ -1104,6 +1256,18 @@ enum HTMLInlineAssembler {
                 i += 1
             }
         }
-        return InlineAssembler.merged(out)
+        // Adjacent texts become one (most lists have none: skip the copy).
+        var adjacent = false
+        var previousText = false
+        for x in out {
+            let isText: Bool
+            if case .text = x { isText = true } else { isText = false }
+            if isText && previousText {
+                adjacent = true
+                break
+            }
+            previousText = isText
+        }
+        return adjacent ? InlineAssembler.merged(out) : out
     }
 }

@@ -1,60 +1,31 @@
-/// An element or text node of the tolerant HTML tree.
-final class HTMLNode {
-    enum Kind { case element, text, comment }
-    let kind: Kind
-    /// Lower-case tag name for elements.
-    let name: String
-    var attributes: [(name: String, value: String)]
-    var children: [HTMLNode] = []
-    /// Text content (decoded) for text and comment nodes.
-    var text: String
+/// A set of tags as a bit set (scope stoppers and other small tag sets).
+struct HTMLTagSet {
+    private var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
-    /// What the tree builder and the converter need to know about the tag, looked up once per element.
-    struct Flags: OptionSet {
-        let rawValue: UInt8
-        static let void = Flags(rawValue: 1)
-        static let rawText = Flags(rawValue: 2)
-        static let closesParagraph = Flags(rawValue: 4)
-        static let dropped = Flags(rawValue: 8)
-        /// Named by a case of ``HTMLConverter``'s block switch (see ``HTMLConverter/blockSwitchNames``).
-        static let blockSwitch = Flags(rawValue: 16)
-    }
-    let flags: Flags
-
-    static let tagFlags: [String: Flags] = {
-        var t: [String: Flags] = [:]
-        for n in HTMLTreeBuilder.voidElements { t[n, default: []].insert(.void) }
-        for n in HTMLTreeBuilder.rawTextElements { t[n, default: []].insert(.rawText) }
-        for n in HTMLTreeBuilder.closesParagraph { t[n, default: []].insert(.closesParagraph) }
-        for n in HTMLConverter.dropped { t[n, default: []].insert(.dropped) }
-        for n in HTMLConverter.blockSwitchNames { t[n, default: []].insert(.blockSwitch) }
-        return t
-    }()
-
-    init(element name: String, attributes: [(name: String, value: String)] = [], flags: Flags? = nil) {
-        kind = .element
-        self.name = name
-        self.attributes = attributes
-        self.flags = flags ?? HTMLNode.tagFlags[name] ?? []
-        text = ""
-    }
-    init(text: String) {
-        kind = .text
-        name = ""
-        attributes = []
-        flags = []
-        self.text = text
-    }
-    init(comment: String) {
-        kind = .comment
-        name = "#comment"
-        attributes = []
-        flags = []
-        text = comment
+    init(_ tags: [HTMLTag]) {
+        for t in tags { insert(t) }
     }
 
-    func attribute(_ name: String) -> String? {
-        attributes.first { $0.name == name }?.value
+    mutating func insert(_ t: HTMLTag) {
+        let v = Int(t.rawValue)
+        let m = UInt64(1) << UInt64(v & 63)
+        switch v >> 6 {
+        case 0: bits.0 |= m
+        case 1: bits.1 |= m
+        case 2: bits.2 |= m
+        default: bits.3 |= m
+        }
+    }
+
+    @inline(__always) func contains(_ t: HTMLTag) -> Bool {
+        let v = Int(t.rawValue)
+        let m = UInt64(1) << UInt64(v & 63)
+        switch v >> 6 {
+        case 0: return bits.0 & m != 0
+        case 1: return bits.1 & m != 0
+        case 2: return bits.2 & m != 0
+        default: return bits.3 & m != 0
+        }
     }
 }
 
@@ -66,23 +37,35 @@ final class HTMLNode {
 /// implied elements (`p` before a block, `li` before `li`, table cells and rows), ignores end tags with no
 /// open element, treats `html`/`head`/`body` as transparent and caps nesting depth, so no input can make
 /// it fail, loop or recurse without bound.
+///
+/// It works on the input bytes: tag names become ``HTMLTag`` numbers, text and attribute values are
+/// decoded into the tree's one byte buffer, and nodes are records in one array (see ``HTMLTree``).
 struct HTMLTreeBuilder {
     static let maxDepth = 400
 
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var i = 0
-    private var stack: [HTMLNode]
-    let root = HTMLNode(element: "#root")
+    /// Open elements (node indices), the root first.
+    private var stack: [Int32] = [0]
+    private var nodes: [HTMLNodeRecord]
+    private var out: [UInt8] = []
+    private var attributes: [HTMLAttributeRecord] = []
+    /// The lower-cased name of the tag being read.
+    private var name: [UInt8] = []
 
-    init(_ bytes: [UInt8]) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        stack = [root]
+        nodes = [HTMLNodeRecord(kind: .element, tag: .root, flags: [])]
+        nodes.reserveCapacity(bytes.count / 16)
+        out.reserveCapacity(bytes.count)
     }
 
-    static func parse(_ bytes: [UInt8]) -> HTMLNode {
-        var b = HTMLTreeBuilder(bytes)
-        b.run()
-        return b.root
+    static func parse(_ bytes: ArraySlice<UInt8>) -> HTMLTree {
+        bytes.withUnsafeBufferPointer { buf in
+            var b = HTMLTreeBuilder(buf)
+            b.run()
+            return HTMLTree(nodes: b.nodes, bytes: b.out, attributes: b.attributes)
+        }
     }
 
     static let voidElements: Set<String> = [
@@ -107,12 +90,7 @@ struct HTMLTreeBuilder {
         while i < n {
             if bytes[i] != UInt8(ascii: "<") {
                 // Skip to the next `<` in one scan of the text.
-                let next = bytes.withUnsafeBufferPointer { buf -> Int in
-                    var k = i + 1
-                    while k < n, buf[k] != UInt8(ascii: "<") { k += 1 }
-                    return k
-                }
-                i = next
+                i = ByteScan.firstIndex(of: UInt8(ascii: "<"), in: bytes, from: i + 1)
                 continue
             }
             // Possible markup at i.
@@ -138,23 +116,47 @@ struct HTMLTreeBuilder {
     @inline(__always) private func isASCIILetter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
     @inline(__always) private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D }
 
-    private mutating func flushText(_ start: Int, _ end: Int) {
+    private mutating func flushText(_ start: Int, _ end: Int, decode: Bool = true) {
         guard end > start else { return }
-        let s = bytes.withUnsafeBufferPointer { all -> String in
-            let run = UnsafeBufferPointer(rebasing: all[start..<end])
-            if run.contains(UInt8(ascii: "&")) { return HTMLEntityDecoder.decode(run) }
-            return String(decoding: run, as: UTF8.self)
+        let run = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        let parent = Int(stack[stack.count - 1])
+        let last = nodes[parent].lastChild
+        let begin = out.count
+        if decode && run.contains(UInt8(ascii: "&")) {
+            HTMLEntityDecoder.decode(run, appendingTo: &out)
+        } else {
+            out.append(contentsOf: run)
         }
-        appendText(s)
+        if last >= 0, nodes[Int(last)].kind == .text, Int(nodes[Int(last)].textStart + nodes[Int(last)].textCount) == begin {
+            nodes[Int(last)].textCount += Int32(out.count - begin)
+        } else {
+            var r = HTMLNodeRecord(kind: .text, tag: .unknown, flags: [])
+            r.textStart = Int32(begin)
+            r.textCount = Int32(out.count - begin)
+            append(r)
+        }
     }
 
-    private mutating func appendText(_ s: String) {
+    /// Appends a node as the last child of the current element; returns its index.
+    @discardableResult
+    private mutating func append(_ record: HTMLNodeRecord) -> Int32 {
         let parent = stack[stack.count - 1]
-        if let last = parent.children.last, last.kind == .text {
-            last.text += s
-        } else {
-            parent.children.append(HTMLNode(text: s))
-        }
+        let id = Int32(nodes.count)
+        var r = record
+        r.parent = parent
+        nodes.append(r)
+        let last = nodes[Int(parent)].lastChild
+        if last >= 0 { nodes[Int(last)].next = id } else { nodes[Int(parent)].firstChild = id }
+        nodes[Int(parent)].lastChild = id
+        return id
+    }
+
+    private mutating func comment(_ start: Int, _ end: Int) {
+        var r = HTMLNodeRecord(kind: .comment, tag: .unknown, flags: [])
+        r.textStart = Int32(out.count)
+        if end > start { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end])) }
+        r.textCount = Int32(out.count) - r.textStart
+        append(r)
     }
 
     /// Parses markup at `i` (a `<`). Returns false when it is not markup (then it is text).
@@ -185,18 +187,17 @@ struct HTMLTreeBuilder {
                     }
                     j += 1
                 }
-                let comment = String(decoding: bytes[start..<min(j, n)], as: UTF8.self)
-                stack[stack.count - 1].children.append(HTMLNode(comment: comment))
+                comment(start, min(j, n))
                 i = j >= n ? n : (bytes[j + 2] == UInt8(ascii: ">") ? j + 3 : j + 4)
                 return true
             }
-            if i + 8 < n, String(decoding: bytes[i + 2..<i + 9], as: UTF8.self) == "[CDATA[" {
+            if i + 8 < n, UnsafeBufferPointer(rebasing: bytes[i + 2..<i + 9]).elementsEqual("[CDATA[".utf8) {
                 var j = i + 9
                 while j + 2 < n, !(bytes[j] == UInt8(ascii: "]") && bytes[j + 1] == UInt8(ascii: "]") && bytes[j + 2] == UInt8(ascii: ">")) {
                     j += 1
                 }
                 let end = min(j, n)
-                appendText(String(decoding: bytes[(i + 9)..<max(i + 9, end)], as: UTF8.self))
+                flushText(i + 9, max(i + 9, end), decode: false)
                 i = min(n, j + 3)
                 return true
             }
@@ -221,18 +222,25 @@ struct HTMLTreeBuilder {
             var j = i + 2
             let nameStart = j
             while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">") { j += 1 }
-            let name = lowercasedName(nameStart..<j)
+            let tag = readName(nameStart..<j)
             while j < n, bytes[j] != UInt8(ascii: ">") { j += 1 }
             i = min(n, j + 1)
-            endTag(name)
+            endTag(tag)
             return true
         }
         // Start tag.
         var j = i + 1
         let nameStart = j
         while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">") { j += 1 }
-        let name = lowercasedName(nameStart..<j)
-        var attributes: [(name: String, value: String)] = []
+        let tag = readName(nameStart..<j)
+        let outMark = out.count
+        var record = HTMLNodeRecord(kind: .element, tag: tag, flags: HTMLNode.tagFlags[Int(tag.rawValue)])
+        if tag == .unknown {
+            record.textStart = Int32(out.count)
+            out.append(contentsOf: name)
+            record.textCount = Int32(name.count)
+        }
+        let firstAttribute = attributes.count
         var selfClosing = false
         while j < n {
             while j < n, isSpace(bytes[j]) || bytes[j] == UInt8(ascii: "/") {
@@ -248,56 +256,96 @@ struct HTMLTreeBuilder {
             let an = j
             j += 1  // the first character may be '=' (HTML5 takes it as part of the name)
             while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: "/"), bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "=") { j += 1 }
-            let attrName = lowercasedName(an..<j)
+            let attributeNameStart = out.count
+            for k in an..<j {
+                let b = bytes[k]
+                out.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
+            }
+            let attributeNameCount = out.count - attributeNameStart
             while j < n, isSpace(bytes[j]) { j += 1 }
-            var value = ""
+            var valueStart = out.count
             if j < n, bytes[j] == UInt8(ascii: "=") {
                 j += 1
                 while j < n, isSpace(bytes[j]) { j += 1 }
+                var vs = j
+                var ve = j
                 if j < n, bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") {
                     let q = bytes[j]
-                    let vs = j + 1
+                    vs = j + 1
                     j = vs
                     while j < n, bytes[j] != q { j += 1 }
-                    value = String(decoding: bytes[vs..<min(j, n)], as: UTF8.self)
+                    ve = min(j, n)
                     j = min(n, j + 1)
                 } else {
-                    let vs = j
                     while j < n, !isSpace(bytes[j]), bytes[j] != UInt8(ascii: ">") { j += 1 }
-                    value = String(decoding: bytes[vs..<j], as: UTF8.self)
+                    ve = j
                 }
-                if value.utf8.contains(UInt8(ascii: "&")) { value = HTMLEntityDecoder.decode(value, inAttribute: true) }
+                let value = UnsafeBufferPointer(rebasing: bytes[vs..<ve])
+                if value.contains(UInt8(ascii: "&")) {
+                    HTMLEntityDecoder.decode(value, inAttribute: true, appendingTo: &out)
+                } else {
+                    out.append(contentsOf: value)
+                }
             }
-            if !attributes.contains(where: { $0.name == attrName }) { attributes.append((attrName, value)) }
+            // A repeated attribute is ignored (the first one wins).
+            var repeated = false
+            for k in firstAttribute..<attributes.count where Int(attributes[k].nameCount) == attributeNameCount {
+                if out[Int(attributes[k].nameStart)..<Int(attributes[k].nameStart) + attributeNameCount]
+                    .elementsEqual(out[attributeNameStart..<attributeNameStart + attributeNameCount])
+                {
+                    repeated = true
+                    break
+                }
+            }
+            if repeated {
+                out.removeSubrange(attributeNameStart...)
+                valueStart = out.count
+            } else {
+                attributes.append(HTMLAttributeRecord(nameStart: Int32(attributeNameStart), nameCount: Int32(attributeNameCount),
+                    valueStart: Int32(valueStart), valueCount: Int32(out.count - valueStart)))
+            }
         }
         i = min(j, n)
-        let flags = HTMLNode.tagFlags[name] ?? []
-        startTag(name, attributes, selfClosing: selfClosing, flags: flags)
-        if flags.contains(.rawText) && !selfClosing {
-            rawText(name)
+        if tag == .html || tag == .head || tag == .body {
+            // Transparent: their attributes are not kept (and text around them stays one run).
+            attributes.removeSubrange(firstAttribute...)
+            out.removeSubrange(outMark...)
+            return true
+        }
+        record.attributeStart = Int32(firstAttribute)
+        record.attributeCount = Int32(attributes.count - firstAttribute)
+        startTag(record, selfClosing: selfClosing)
+        if record.flags.contains(.rawText) && !selfClosing {
+            rawText(tag)
         }
         return true
     }
 
-    /// A tag or attribute name, lower-cased (ASCII) without going through `String.lowercased()`.
-    private func lowercasedName(_ range: Range<Int>) -> String {
-        if !bytes[range].contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return String(decoding: bytes[range], as: UTF8.self) }
-        return String(decoding: bytes[range].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    /// Reads a tag name and returns its tag; for an unknown tag, `name` holds the name lower-cased (ASCII).
+    private mutating func readName(_ range: Range<Int>) -> HTMLTag {
+        let tag = HTMLTag.lookup(lowercasing: UnsafeBufferPointer(rebasing: bytes[range]))
+        if tag == .unknown {
+            name.removeAll(keepingCapacity: true)
+            for k in range {
+                let b = bytes[k]
+                name.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
+            }
+        }
+        return tag
     }
 
     private mutating func bogusComment(from start: Int) {
         var j = start
         while j < bytes.count, bytes[j] != UInt8(ascii: ">") { j += 1 }
-        let text = String(decoding: bytes[start..<min(j, bytes.count)], as: UTF8.self)
-        stack[stack.count - 1].children.append(HTMLNode(comment: text))
+        comment(start, min(j, bytes.count))
         i = min(bytes.count, j + 1)
     }
 
     /// Content of a raw-text element up to its end tag.
-    private mutating func rawText(_ name: String) {
+    private mutating func rawText(_ tag: HTMLTag) {
         let n = bytes.count
         var j = i
-        let lower = Array(name.utf8)
+        let lower = Array(tag.name.utf8)
         while j < n {
             if bytes[j] == UInt8(ascii: "<"), j + 1 < n, bytes[j + 1] == UInt8(ascii: "/"), j + 2 + lower.count <= n {
                 var match = true
@@ -313,103 +361,110 @@ struct HTMLTreeBuilder {
             j += 1
         }
         if j > i {
-            var s = String(decoding: bytes[i..<j], as: UTF8.self)
-            if (name == "textarea" || name == "title") && s.utf8.contains(UInt8(ascii: "&")) { s = HTMLEntityDecoder.decode(s) }
-            appendText(s)
+            flushText(i, j, decode: tag == .textarea || tag == .title)
         }
         i = j
         if j < n {
             while i < n, bytes[i] != UInt8(ascii: ">") { i += 1 }
             i = min(n, i + 1)
         }
-        endTag(name)
+        endTag(tag)
     }
 
     // MARK: Tree building
 
-    private static let defaultScope: Set<String> = ["table", "td", "th", "#root"]
-    private static let paragraphScope: Set<String> = ["table", "td", "th", "li", "#root", "blockquote", "div"]
-    private static let listItemScope: Set<String> = ["ul", "ol", "table", "td", "th", "#root"]
-    private static let definitionScope: Set<String> = ["dl", "table", "#root"]
-    private static let cellScope: Set<String> = ["tr", "table", "#root"]
-    private static let tableScope: Set<String> = ["table", "#root"]
-    private static let selectScope: Set<String> = ["select", "#root"]
-    private static let rootScope: Set<String> = ["#root"]
-    private static let tableParts: Set<String> = ["table", "td", "th", "tr", "tbody", "thead", "tfoot"]
+    private static let defaultScope = HTMLTagSet([.table, .td, .th, .root])
+    private static let paragraphScope = HTMLTagSet([.table, .td, .th, .li, .root, .blockquote, .div])
+    private static let listItemScope = HTMLTagSet([.ul, .ol, .table, .td, .th, .root])
+    private static let definitionScope = HTMLTagSet([.dl, .table, .root])
+    private static let cellScope = HTMLTagSet([.tr, .table, .root])
+    private static let tableScope = HTMLTagSet([.table, .root])
+    private static let selectScope = HTMLTagSet([.select, .root])
+    private static let rootScope = HTMLTagSet([.root])
+    private static let tableParts = HTMLTagSet([.table, .td, .th, .tr, .tbody, .thead, .tfoot])
 
-    private func isOpen(_ name: String, scopeStoppers: Set<String> = HTMLTreeBuilder.defaultScope) -> Int? {
+    /// The stack position of the innermost open element with this tag (for `.unknown`, with the name in
+    /// `name`), unless a scope stopper comes first.
+    private func isOpen(_ tag: HTMLTag, scopeStoppers: HTMLTagSet = HTMLTreeBuilder.defaultScope) -> Int? {
         var k = stack.count - 1
         while k > 0 {
-            if stack[k].name == name { return k }
-            if scopeStoppers.contains(stack[k].name) { return nil }
+            let r = nodes[Int(stack[k])]
+            if r.tag == tag {
+                if tag != .unknown { return k }
+                if Int(r.textCount) == name.count && out[Int(r.textStart)..<Int(r.textStart + r.textCount)].elementsEqual(name) { return k }
+            }
+            if scopeStoppers.contains(r.tag) { return nil }
             k -= 1
         }
         return nil
     }
 
-    private mutating func startTag(_ name: String, _ attributes: [(name: String, value: String)], selfClosing: Bool, flags: HTMLNode.Flags) {
-        switch name {
-        case "html", "head", "body":
+    private mutating func popTo(_ k: Int?) {
+        if let k { stack.removeSubrange(k...) }
+    }
+
+    private mutating func startTag(_ record: HTMLNodeRecord, selfClosing: Bool) {
+        let tag = record.tag
+        switch tag {
+        case .html, .head, .body:
             // transparent; keep body/html attributes out of the tree
             return
         default:
             break
         }
-        if flags.contains(.closesParagraph), let k = isOpen("p", scopeStoppers: Self.paragraphScope) {
-            stack.removeSubrange(k...)
-        }
-        switch name {
-        case "li":
-            if let k = isOpen("li", scopeStoppers: Self.listItemScope) { stack.removeSubrange(k...) }
-        case "dt", "dd":
-            if let k = isOpen("dt", scopeStoppers: Self.definitionScope) { stack.removeSubrange(k...) }
-            if let k = isOpen("dd", scopeStoppers: Self.definitionScope) { stack.removeSubrange(k...) }
-        case "td", "th":
-            if let k = isOpen("td", scopeStoppers: Self.cellScope) { stack.removeSubrange(k...) }
-            if let k = isOpen("th", scopeStoppers: Self.cellScope) { stack.removeSubrange(k...) }
-        case "tr":
-            if let k = isOpen("tr", scopeStoppers: Self.tableScope) { stack.removeSubrange(k...) }
-        case "thead", "tbody", "tfoot":
-            for t in ["thead", "tbody", "tfoot"] {
-                if let k = isOpen(t, scopeStoppers: Self.tableScope) { stack.removeSubrange(k...) }
+        if record.flags.contains(.closesParagraph) { popTo(isOpen(.p, scopeStoppers: Self.paragraphScope)) }
+        switch tag {
+        case .li:
+            popTo(isOpen(.li, scopeStoppers: Self.listItemScope))
+        case .dt, .dd:
+            popTo(isOpen(.dt, scopeStoppers: Self.definitionScope))
+            popTo(isOpen(.dd, scopeStoppers: Self.definitionScope))
+        case .td, .th:
+            popTo(isOpen(.td, scopeStoppers: Self.cellScope))
+            popTo(isOpen(.th, scopeStoppers: Self.cellScope))
+        case .tr:
+            popTo(isOpen(.tr, scopeStoppers: Self.tableScope))
+        case .thead, .tbody, .tfoot:
+            for t in [HTMLTag.thead, .tbody, .tfoot] { popTo(isOpen(t, scopeStoppers: Self.tableScope)) }
+        case .option:
+            popTo(isOpen(.option, scopeStoppers: Self.selectScope))
+        case .a:
+            popTo(isOpen(.a))
+        case .h1, .h2, .h3, .h4, .h5, .h6:
+            let top = nodes[Int(stack[stack.count - 1])]
+            if top.tag.isHeading
+                || (top.tag == .unknown && top.textCount == 2 && out[Int(top.textStart)] == UInt8(ascii: "h"))
+            {
+                if stack.count > 1 { stack.removeLast() }
             }
-        case "option":
-            if let k = isOpen("option", scopeStoppers: Self.selectScope) { stack.removeSubrange(k...) }
-        case "a":
-            if let k = isOpen("a") { stack.removeSubrange(k...) }
-        case "h1", "h2", "h3", "h4", "h5", "h6":
-            if let top = stack.last, top.name.count == 2, top.name.hasPrefix("h"), top.name != "hr" { stack.removeLast() }
         default:
             break
         }
-        let node = HTMLNode(element: name, attributes: attributes, flags: flags)
-        stack[stack.count - 1].children.append(node)
-        if flags.contains(.void) || (selfClosing && name != "div" && name != "span" && name != "p") {
+        let id = append(record)
+        if record.flags.contains(.void) || (selfClosing && tag != .div && tag != .span && tag != .p) {
             return
         }
         if stack.count >= Self.maxDepth { return }  // too deep: children go to the current element
-        stack.append(node)
+        stack.append(id)
     }
 
-    private mutating func endTag(_ name: String) {
-        switch name {
-        case "html", "head", "body":
+    private mutating func endTag(_ tag: HTMLTag) {
+        switch tag {
+        case .html, .head, .body:
             return
-        case "br":
-            stack[stack.count - 1].children.append(HTMLNode(element: "br"))
+        case .br:
+            append(HTMLNodeRecord(kind: .element, tag: .br, flags: HTMLNode.tagFlags[Int(HTMLTag.br.rawValue)]))
             return
-        case "p":
-            if let k = isOpen("p") {
+        case .p:
+            if let k = isOpen(.p) {
                 stack.removeSubrange(k...)
             } else {
-                stack[stack.count - 1].children.append(HTMLNode(element: "p"))
+                append(HTMLNodeRecord(kind: .element, tag: .p, flags: HTMLNode.tagFlags[Int(HTMLTag.p.rawValue)]))
             }
             return
         default:
             break
         }
-        if let k = isOpen(name, scopeStoppers: Self.tableParts.contains(name) ? Self.rootScope : Self.defaultScope) {
-            stack.removeSubrange(k...)
-        }
+        popTo(isOpen(tag, scopeStoppers: Self.tableParts.contains(tag) ? Self.rootScope : Self.defaultScope))
     }
 }
