@@ -78,7 +78,11 @@ extension RichInline {
         case .emphasis(let c): container(.emphasis, c, &b)
         case .strong(let c): container(.strong, c, &b)
         case .strikethrough(let c): container(.strikethrough, c, &b)
-        case .underline(let c): Self.append(c, to: &b)
+        case .underline(let c):
+            // No Markdown form; pandoc (`-t gfm`) keeps it as raw HTML, and so do we.
+            b.append(.htmlInline, literal: "<u>")
+            Self.append(c, to: &b)
+            b.append(.htmlInline, literal: "</u>")
         case .superscript(let c):
             b.append(.htmlInline, literal: "<sup>")
             Self.append(c, to: &b)
@@ -87,7 +91,9 @@ extension RichInline {
             b.append(.htmlInline, literal: "<sub>")
             Self.append(c, to: &b)
             b.append(.htmlInline, literal: "</sub>")
-        case .link(let destination, let title, let c): container(.link(destination: destination, title: title), c, &b)
+        case .link(let destination, let title, let c):
+            // Links are underlined by presentation (browsers, Google Docs' spans, Word's link style).
+            container(.link(destination: destination, title: title), Self.withoutUnderline(c), &b)
         case .image(let source, let title, let alt, let data, let mediaType):
             var destination = source
             if let data, let mediaType, destination.isEmpty {
@@ -100,6 +106,14 @@ extension RichInline {
         case .softBreak: b.appendSoftBreak()
         case .html(let s): b.append(.htmlInline, literal: s)
         case .footnoteReference(let label): b.append(.footnoteReference(label: label))
+        }
+    }
+
+    private static func withoutUnderline(_ inlines: [RichInline]) -> [RichInline] {
+        guard inlines.contains(where: { if case .underline = $0 { return true } else { return false } }) else { return inlines }
+        return inlines.flatMap { x -> [RichInline] in
+            if case .underline(let c) = x { return withoutUnderline(c) }
+            return [x]
         }
     }
 
