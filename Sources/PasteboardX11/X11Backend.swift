@@ -95,8 +95,8 @@ public final class X11Backend: PasteboardBackend {
         if let display { arguments += ["--display", display] }
         if copyOptions.pasteOnce { arguments.append("--paste-once") }
         if let clearAfter = copyOptions.clearAfter { arguments += ["--clear-after", String(clearAfter)] }
-        let archive = try ItemArchive.encode([item])
-        try BackgroundOwnerLauncher.launch(executable: copyOptions.executable, arguments: arguments, archive: archive)
+        try BackgroundOwnerLauncher.launch(
+            executable: copyOptions.executable, arguments: arguments, archiveParts: try ItemArchive.encodedParts([item]))
         return 1
     }
 
