@@ -166,7 +166,7 @@ final class X11OwnerOptionTests: X11TestCase {
         let owner = try Spawned(["/bin/sh", "-c", "exec \"$0\" copy --foreground < \"$1\"", pbctl, source], environment: environment)
         spawned.append(owner)
         XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "fg" })
-        XCTAssertTrue(owner.child.isRunning)
+        XCTAssertTrue(owner.child.isRunning, String(decoding: readSome(owner.stderrFD, timeoutMS: 500) ?? Data(), as: UTF8.self))
         let other = try write(Data("other".utf8), "o.txt")
         _ = try run([xclip, "-i", "-selection", "clipboard", other], detached: true)
         XCTAssertTrue(owner.child.wait(timeout: 5), "--foreground did not return after losing the selection")
