@@ -5,7 +5,11 @@ SHELL := /bin/bash
 SWIFT      ?= swift
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
-RELEASE    := $(SWIFT) build -c release --static-swift-stdlib --product pbctl
+# Release builds link the Swift runtime statically and as a position-dependent executable: the
+# 29 MB static-runtime PIE spent about 2.5 ms of every start-up applying ~38,000 relative
+# relocations (copy-on-write faults), as long as a whole xsel paste (docs/benchmarks.md, X11).
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
+RELEASE    := $(SWIFT) build $(RELEASE_FLAGS) --product pbctl
 BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev zlib1g-dev pkg-config
 # What the tests drive: a real X server and real peers (xclip, xsel, GTK 3, Qt 5), LibreOffice and
 # pandoc reading our RTF, cmark for comparison, getfattr for extended attributes.
@@ -43,7 +47,7 @@ test: test-deps
 
 bench: deps
 	@scripts/apt-ensure.sh $(BENCH_DEPS)
-	scripts/bench.sh
+	BENCH_RELEASE_FLAGS="$(RELEASE_FLAGS)" scripts/bench.sh
 
 install: release
 	install -d "$(DESTDIR)$(BINDIR)"

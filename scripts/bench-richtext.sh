@@ -6,7 +6,7 @@
 # Usage: scripts/bench-richtext.sh [INPUT.md] [-o OUTPUT.md]
 #   INPUT.md   Markdown input (default: $BENCH_INPUT, else an ~8 MB file made of the CommonMark spec and the
 #              rich-text fixture, repeated).
-#   -o FILE    also write the Markdown section to FILE (e.g. docs/benchmarks-richtext.md).
+#   -o FILE    also write the Markdown section to FILE (`make bench` puts it into docs/benchmarks.md).
 # Prints a Markdown section ("## Rich text conversions") to stdout.
 #
 # The driver is built in a scratch package holding a copy of this checkout's Sources/Pasteboard and

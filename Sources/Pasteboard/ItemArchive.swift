@@ -18,13 +18,18 @@ public struct RepresentationRecord: Codable, Sendable, Equatable {
     public var file: String?
     /// The bytes are held in memory by another process, never on disk (sensitive content).
     public var held: Bool?
+    /// In an ``ItemArchive``: the bytes are those of this earlier representation of the item, stored
+    /// once (Markdown's plain text is its source).
+    public var sameBytesAs: TypeIdentifier?
 
-    public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier?, file: String? = nil, held: Bool? = nil) {
+    public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier?, file: String? = nil, held: Bool? = nil,
+                sameBytesAs: TypeIdentifier? = nil) {
         self.type = type
         self.size = size
         self.derivedFrom = derivedFrom
         self.file = file
         self.held = held
+        self.sameBytesAs = sameBytesAs
     }
 }
 
@@ -55,42 +60,62 @@ public enum ItemArchive {
     /// Encodes `items`, producing promised originals. Derived representations keep only their record
     /// when `producer` will be available to the reader.
     public static func encode(_ items: [Item], keepDerivedLazy: Bool = true) throws -> Data {
+        var out = Data()
+        for part in try encodedParts(items, keepDerivedLazy: keepDerivedLazy) { out.append(part) }
+        return out
+    }
+
+    /// The archive as consecutive parts (the header, then each stored representation's bytes as the
+    /// item holds them), so a large item is written out without first being copied into one buffer.
+    /// A derived representation with the same bytes as an earlier one of its item is stored once.
+    public static func encodedParts(_ items: [Item], keepDerivedLazy: Bool = true) throws -> [Data] {
         var records: [ItemRecord] = []
         var blobs: [Data] = []
         for item in items {
             var reps: [RepresentationRecord] = []
+            var stored: [(type: TypeIdentifier, data: Data)] = []
             for rep in item.representations {
                 if keepDerivedLazy, rep.derivedFrom != nil, case .promised = rep.content {
                     reps.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
                     continue
                 }
                 let data = try rep.data()
+                if rep.derivedFrom != nil, data.count > 0,
+                    let same = stored.first(where: { $0.data.count == data.count && $0.data == data })
+                {
+                    reps.append(RepresentationRecord(type: rep.type, size: 0, derivedFrom: rep.derivedFrom,
+                                                     sameBytesAs: same.type))
+                    continue
+                }
                 reps.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom))
                 blobs.append(data)
+                stored.append((rep.type, data))
             }
             records.append(ItemRecord(metadata: item.metadata, representations: reps))
         }
         let header = try JSONEncoder().encode(records)
-        var out = Data(magic)
+        var head = Data(magic)
         var length = UInt32(header.count).littleEndian
-        withUnsafeBytes(of: &length) { out.append(contentsOf: $0) }
-        out.append(header)
-        for blob in blobs { out.append(blob) }
-        return out
+        withUnsafeBytes(of: &length) { head.append(contentsOf: $0) }
+        head.append(header)
+        return [head] + blobs
     }
 
     /// Decodes an archive. Derived representations without bytes become promises fulfilled by
     /// `producer` from their source's bytes.
+    /// The representations' bytes share `archive`'s storage (slices, not copies).
     public static func decode(_ archive: Data, producer: RepresentationProducer? = nil) throws -> [Item] {
-        let bytes = [UInt8](archive)
-        guard bytes.count >= 8, Array(bytes[0..<4]) == magic else {
+        let base = archive.startIndex
+        let count = archive.count
+        guard count >= 8, archive[base..<(base + 4)].elementsEqual(magic) else {
             throw PasteboardError(.corrupt, "not a pasteboard archive")
         }
-        let length = Int(UInt32(bytes[4]) | UInt32(bytes[5]) << 8 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 24)
-        guard length <= bytes.count - 8 else { throw PasteboardError(.corrupt, "truncated pasteboard archive") }
+        let length = Int(UInt32(archive[base + 4]) | UInt32(archive[base + 5]) << 8 | UInt32(archive[base + 6]) << 16
+            | UInt32(archive[base + 7]) << 24)
+        guard length <= count - 8 else { throw PasteboardError(.corrupt, "truncated pasteboard archive") }
         let records: [ItemRecord]
         do {
-            records = try JSONDecoder().decode([ItemRecord].self, from: Data(bytes[8..<(8 + length)]))
+            records = try JSONDecoder().decode([ItemRecord].self, from: Data(archive[(base + 8)..<(base + 8 + length)]))
         } catch {
             throw PasteboardError(.corrupt, "damaged pasteboard archive header")
         }
@@ -101,11 +126,17 @@ public enum ItemArchive {
             var representations: [Representation] = []
             var lazy: [RepresentationRecord] = []
             for rep in record.representations {
-                if let size = rep.size {
-                    guard size >= 0, size <= bytes.count - offset else {
+                if let same = rep.sameBytesAs {
+                    guard let data = stored[same] else {
+                        throw PasteboardError(.corrupt, "pasteboard archive refers to a missing representation")
+                    }
+                    stored[rep.type] = data
+                    representations.append(Representation(type: rep.type, data: data, derivedFrom: rep.derivedFrom))
+                } else if let size = rep.size {
+                    guard size >= 0, size <= count - offset else {
                         throw PasteboardError(.corrupt, "truncated pasteboard archive")
                     }
-                    let data = Data(bytes[offset..<(offset + size)])
+                    let data = slice(archive, (base + offset)..<(base + offset + size))
                     offset += size
                     stored[rep.type] = data
                     representations.append(Representation(type: rep.type, data: data, derivedFrom: rep.derivedFrom))
@@ -124,6 +155,21 @@ public enum ItemArchive {
                 metadata: record.metadata))
         }
         return items
+    }
+}
+
+extension ItemArchive {
+    /// The bytes of `range` as a Data indexed from 0. Large ranges share `archive`'s storage, which
+    /// the slice keeps alive (the archive may be a mapping of megabytes): no copy per representation.
+    static func slice(_ archive: Data, _ range: Range<Int>) -> Data {
+        guard range.count >= 1 << 16 else { return Data(archive[range]) }
+        return archive.withUnsafeBytes { raw in
+            // A Data this large lives in stable heap (or mapped) storage, never inline.
+            let pointer = UnsafeMutableRawPointer(mutating: raw.baseAddress! + (range.lowerBound - archive.startIndex))
+            return Data(bytesNoCopy: pointer, count: range.count, deallocator: .custom { _, _ in
+                withExtendedLifetime(archive) {}
+            })
+        }
     }
 }
 

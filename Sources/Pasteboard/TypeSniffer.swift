@@ -25,16 +25,28 @@ public enum TypeSniffer {
         head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF])
     }
 
+    /// Validates in place (no String is built: a copy of megabytes on every `copy`).
     public static func isValidUTF8(_ data: Data) -> Bool {
-        data.withUnsafeBytes { String(validating: $0.bindMemory(to: UInt8.self), as: UTF8.self) != nil }
+        data.withUnsafeBytes { firstInvalidUTF8Offset(in: $0) == nil }
     }
 
     /// The offset of the first byte that breaks UTF-8, or nil when `data` is valid.
     public static func firstInvalidUTF8Offset(_ data: Data) -> Int? {
-        let bytes = [UInt8](data)
+        data.withUnsafeBytes { firstInvalidUTF8Offset(in: $0) }
+    }
+
+    /// Well-formed UTF-8 as Unicode defines it: no overlong forms, surrogates or scalars above
+    /// U+10FFFF. ASCII runs are checked eight bytes at a time.
+    static func firstInvalidUTF8Offset(in raw: UnsafeRawBufferPointer) -> Int? {
+        guard let base = raw.baseAddress else { return nil }
+        let count = raw.count
         var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
+        while i < count {
+            while i + 8 <= count, base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+            }
+            guard i < count else { break }
+            let b = base.load(fromByteOffset: i, as: UInt8.self)
             let length: Int
             var minimum: UInt32
             var scalar: UInt32
@@ -45,9 +57,9 @@ public enum TypeSniffer {
             case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(b & 0x07)
             default: return i
             }
-            guard i + length <= bytes.count else { return i }
+            guard i + length <= count else { return i }
             for k in 1..<length {
-                let c = bytes[i + k]
+                let c = base.load(fromByteOffset: i + k, as: UInt8.self)
                 guard c & 0xC0 == 0x80 else { return i }
                 scalar = scalar << 6 | UInt32(c & 0x3F)
             }

@@ -20,24 +20,37 @@ public enum BackgroundOwnerLauncher {
     /// report ownership.
     /// - Throws: ``PasteboardError`` `.unavailable` when the child fails or does not report in time.
     public static func launch(executable: String, arguments: [String], archive: Data, timeout: Double = 10) throws {
+        try launch(executable: executable, arguments: arguments, archiveParts: [archive], timeout: timeout)
+    }
+
+    /// As ``launch(executable:arguments:archive:timeout:)`` with the archive in consecutive parts
+    /// (``ItemArchive/encodedParts(_:keepDerivedLazy:)``). The child's stdin is an in-memory file
+    /// holding them, which it maps instead of reading (no copy through a pipe); a pipe when the
+    /// kernel has no memfd.
+    public static func launch(executable: String, arguments: [String], archiveParts: [Data], timeout: Double = 10) throws {
+        let memoryFile = MemoryFile.create(archiveParts)
+        defer { if let memoryFile { close(memoryFile) } }
         var dataPipe: [Int32] = [-1, -1]
         var statusPipe: [Int32] = [-1, -1]
-        guard pipe(&dataPipe) == 0 else { throw posixError("pipe") }
+        if memoryFile == nil {
+            guard pipe(&dataPipe) == 0 else { throw posixError("pipe") }
+        }
         guard pipe(&statusPipe) == 0 else {
-            close(dataPipe[0]); close(dataPipe[1])
+            if memoryFile == nil { close(dataPipe[0]); close(dataPipe[1]) }
             throw posixError("pipe")
         }
-        for fd in dataPipe + statusPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        for fd in dataPipe + statusPipe where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, dataPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, memoryFile ?? dataPipe[0], 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, statusPipe[1], statusDescriptor)
         // Descriptors the caller inherited from its parent (a shell's command substitution, a test
         // harness) must not stay open in a daemon, or whoever waits for their EOF hangs.
-        for fd in openDescriptors() where fd > statusDescriptor && !dataPipe.contains(fd) && !statusPipe.contains(fd) {
+        for fd in openDescriptors()
+        where fd > statusDescriptor && !dataPipe.contains(fd) && !statusPipe.contains(fd) && fd != memoryFile {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
         var attributes = posix_spawnattr_t()
@@ -59,26 +72,31 @@ public enum BackgroundOwnerLauncher {
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        close(dataPipe[0])
+        if memoryFile == nil { close(dataPipe[0]) }
         close(statusPipe[1])
         defer { close(statusPipe[0]) }
         guard status == 0 else {
-            close(dataPipe[1])
+            if memoryFile == nil { close(dataPipe[1]) }
             throw PasteboardError(.unavailable, "cannot start the selection owner: \(String(cString: strerror(status)))")
         }
-        let written = archive.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(dataPipe[1], raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
+        var written = true
+        if memoryFile == nil {
+            for part in archiveParts where written {
+                written = part.withUnsafeBytes { raw -> Bool in
+                    var offset = 0
+                    while offset < raw.count {
+                        let n = write(dataPipe[1], raw.baseAddress! + offset, raw.count - offset)
+                        if n < 0 {
+                            if errno == EINTR { continue }
+                            return false
+                        }
+                        offset += n
+                    }
+                    return true
                 }
-                offset += n
             }
-            return true
+            close(dataPipe[1])
         }
-        close(dataPipe[1])
         guard written else {
             throw PasteboardError(.unavailable, "the selection owner exited before taking the data")
         }

@@ -50,8 +50,18 @@ public final class X11Backend: PasteboardBackend {
         return selection
     }
 
+    private var readers: [X11Selection: X11SelectionReader] = [:]
+
+    /// One reader per selection for the backend's life: it keeps its server timestamp and XFixes
+    /// subscription, so a `types` then `read` costs no extra round trips for them.
     private func reader(_ selection: X11Selection) -> X11SelectionReader {
-        X11SelectionReader(connection: connection, selection: selection, stepTimeout: stepTimeout)
+        if let reader = readers[selection] {
+            reader.stepTimeout = stepTimeout
+            return reader
+        }
+        let reader = X11SelectionReader(connection: connection, selection: selection, stepTimeout: stepTimeout)
+        readers[selection] = reader
+        return reader
     }
 
     /// The owner's targets by name (cached while the same window owns the selection).
@@ -93,8 +103,8 @@ public final class X11Backend: PasteboardBackend {
         if let display { arguments += ["--display", display] }
         if copyOptions.pasteOnce { arguments.append("--paste-once") }
         if let clearAfter = copyOptions.clearAfter { arguments += ["--clear-after", String(clearAfter)] }
-        let archive = try ItemArchive.encode([item])
-        try BackgroundOwnerLauncher.launch(executable: copyOptions.executable, arguments: arguments, archive: archive)
+        try BackgroundOwnerLauncher.launch(
+            executable: copyOptions.executable, arguments: arguments, archiveParts: try ItemArchive.encodedParts([item]))
         return 1
     }
 
@@ -170,7 +180,7 @@ public final class X11Backend: PasteboardBackend {
         return Int(PropertyValue(type: PredefinedAtom.integer, format: 32, bytes: bytes).items32?.first ?? 0)
     }
 
-    static func pasteboardError(_ failure: ConversionFailure) -> PasteboardError {
+    public static func pasteboardError(_ failure: ConversionFailure) -> PasteboardError {
         switch failure {
         case .refused: return PasteboardError(.typeNotOffered, failure.description)
         case .timedOut: return PasteboardError(.timedOut, failure.description)

@@ -40,6 +40,9 @@ public final class X11SelectionOwner {
         public init() {}
     }
 
+    /// Replies up to this size are written without a checked round trip.
+    static let uncheckedReplyBytes = 64 << 10
+
     public let connection: XConnection
     public private(set) var machine: SelectionOwnerStateMachine
     private var options: Options
@@ -134,6 +137,20 @@ public final class X11SelectionOwner {
         while !isFinished {
             try step(until: nil)
         }
+        try settle()
+    }
+
+    /// Waits until the server has processed everything sent, and reads what it sent back, before the
+    /// caller closes the connection. A process that exits right after its last reply (`--paste-once`)
+    /// otherwise closes its socket with the server's SelectionClear for it unread; the kernel then
+    /// resets the server's end, and the server can drop the reply still queued behind it: the
+    /// requestor waits forever for a SelectionNotify that was sent but never processed.
+    public func settle() throws {
+        try connection.sync()
+        while let event = try connection.nextEvent(deadline: monotonicNanoseconds()) {
+            _ = try? handle(event, now: monotonicNanoseconds())
+        }
+        try connection.flush()
     }
 
     /// Handles events until `deadline` (monotonic nanoseconds) or until the owner has finished.
@@ -203,7 +220,13 @@ public final class X11SelectionOwner {
         for action in actions {
             switch action {
             case .reply(let writes, let notify):
-                if let error = try connection.changePropertiesChecked(writes) {
+                if writes.reduce(0, { $0 + $1.bytes.count }) <= Self.uncheckedReplyBytes {
+                    // Small replies go out without waiting for the server: a vanished requestor's
+                    // BadWindow comes back as an error event (handled above), and a BadAlloc cannot
+                    // happen at this size. The check's round trip would double a small paste's latency.
+                    for write in writes { connection.changeProperty(write) }
+                    connection.sendSelectionNotify(notify)
+                } else if let error = try connection.changePropertiesChecked(writes) {
                     var refusal = notify
                     refusal.property = PredefinedAtom.none
                     connection.sendSelectionNotify(refusal)

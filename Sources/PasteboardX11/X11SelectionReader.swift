@@ -22,10 +22,17 @@ public final class X11SelectionReader {
         self.selection = connection.atoms[selection.knownAtom]
         self.stepTimeout = stepTimeout
         self.maxBytes = maxBytes
+        XConnection.keepFreedMemoryForReuse()
     }
 
     /// The current owner window, 0 when nobody owns the selection.
-    public func owner() throws -> XWindow { try connection.selectionOwner(selection) }
+    /// Also starts a fresh server timestamp for the next conversion (its probe rides along with this
+    /// round trip), so a reader kept across owners never asks with a time older than the owner's.
+    public func owner() throws -> XWindow {
+        connection.sendTimeProbe()
+        time = nil
+        return try connection.selectionOwner(selection)
+    }
 
     /// The owner's targets by name, in its order (TARGETS typed ATOM, or TARGETS as some owners send).
     /// - Throws: ``PasteboardError`` `.empty` when nobody owns the selection or it refuses TARGETS.

@@ -196,6 +196,9 @@ func readBundleFolder(_ path: String) throws -> TextBundle {
 /// `data:` URLs, or `file:` URLs with `PBCTL_HTML_IMAGES=file`; RTF as embedded pictures).
 func addTextBundleRepresentations(_ item: inout Item, source: String, data: Data, _ context: Context, verbose: Bool) {
     guard source != "-", let original = item.original, context.registry.conforms(original.type, to: .markdown) else { return }
+    // Every Markdown image starts with `![`: without one there is nothing to take along, and the
+    // parse the builder needs (the bulk of a large copy) is skipped.
+    guard mayHoldImages(data) else { return }
     let markdownPath = absolutePath(source)
     let folder = markdownPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     var budget = textBundleLimits.maximumTotalSize
@@ -234,6 +237,20 @@ func addTextBundleRepresentations(_ item: inout Item, source: String, data: Data
                 derivedFrom: original.type))
     } catch {
         if verbose { context.terminal.err("pbctl: \(source): no TextBundle offered: \(error)") }
+    }
+}
+
+/// Whether `markdown` contains `![`, which every image (inline or reference) begins with.
+func mayHoldImages(_ markdown: Data) -> Bool {
+    markdown.withUnsafeBytes { raw in
+        guard var cursor = raw.baseAddress, raw.count > 1 else { return false }
+        let end = raw.baseAddress! + raw.count
+        while cursor < end - 1, let bang = memchr(cursor, Int32(UInt8(ascii: "!")), end - 1 - cursor) {
+            let found = UnsafeRawPointer(bang)
+            if found.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "[") { return true }
+            cursor = found + 1
+        }
+        return false
     }
 }
 

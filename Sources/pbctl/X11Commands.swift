@@ -118,7 +118,8 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
     }
     _ = chdir("/")
     do {
-        let archive = try POSIX.readAll(STDIN_FILENO, path: "standard input")
+        // `copy` hands the archive over as an in-memory file: map it rather than copy megabytes.
+        let archive = try MemoryFile.map(STDIN_FILENO) ?? POSIX.readAll(STDIN_FILENO, path: "standard input")
         let items = try ItemArchive.decode(archive, producer: produceRepresentation)
         guard var item = items.first else { throw PasteboardError(.invalidData, "no item to serve") }
         // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).

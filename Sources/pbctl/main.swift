@@ -64,7 +64,8 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
 // Writing to a closed pipe (`pbctl paste | head -c1`) must end quietly with an error code, not a signal
 // message from the shell; EPIPE is reported by the write.
 signal(SIGPIPE, SIG_IGN)
-let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
 let invokedAs = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? "pbctl"
 let arguments = Array(CommandLine.arguments.dropFirst())
+if let status = fastPaste(arguments, invokedAs: invokedAs) { exit(status) }
+let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
 exit(run(MacCompatibility.translate(invokedAs: invokedAs, arguments) ?? arguments, context))

@@ -103,6 +103,14 @@ public final class XConnection {
 
     deinit { xcb_disconnect(connection) }
 
+    /// Keeps freed memory of up to 32 MiB in the heap instead of returning it to the system at once.
+    /// A reader receives INCR chunks of about 2 MiB, one reply buffer after another: with glibc's
+    /// defaults each is a fresh `brk`/`mmap` whose pages fault in again, which costs more than the
+    /// copy itself. Process-wide, so only requestors call it.
+    public static func keepFreedMemoryForReuse() {
+        cx11_keep_freed_memory(32 << 20)
+    }
+
     /// The connection's file descriptor (for `poll`).
     public var fileDescriptor: Int32 { xcb_get_file_descriptor(connection) }
 
@@ -118,6 +126,14 @@ public final class XConnection {
     ///
     /// The corresponding XCB call is `xcb_get_maximum_request_length`.
     public private(set) lazy var maximumRequestBytes: Int = Int(xcb_get_maximum_request_length(connection)) * 4
+
+    /// One round trip: returns once the server has processed every request sent before it.
+    /// The corresponding XCB request is `xcb_get_input_focus`.
+    public func sync() throws {
+        let cookie = xcb_get_input_focus(connection)
+        free(xcb_get_input_focus_reply(connection, cookie, nil))
+        try checkAlive()
+    }
 
     /// Sends buffered requests. The corresponding XCB call is `xcb_flush`.
     public func flush() throws {
@@ -255,7 +271,8 @@ public final class XConnection {
         let cookie = xcb_get_property(connection, delete ? 1 : 0, window, property, 0, offset, length)
         var error: UnsafeMutablePointer<xcb_generic_error_t>?
         let reply = xcb_get_property_reply(connection, cookie, &error)
-        defer { free(reply); free(error) }
+        var replyOwned = true
+        defer { if replyOwned { free(reply) }; free(error) }
         if let error { throw XProtocolError(code: error.pointee.error_code, majorOpcode: error.pointee.major_code) }
         guard let reply else {
             try checkAlive()
@@ -264,7 +281,14 @@ public final class XConnection {
         let length = Int(xcb_get_property_value_length(reply))
         var bytes = Data()
         if length > 0, let pointer = xcb_get_property_value(reply) {
-            bytes = Data(bytes: pointer, count: length)
+            if length >= 65536 {
+                // A large value (an INCR chunk) is handed on inside xcb's reply buffer, which the
+                // Data frees: no copy of megabytes per chunk.
+                replyOwned = false
+                bytes = Data(bytesNoCopy: pointer, count: length, deallocator: .custom { _, _ in free(reply) })
+            } else {
+                bytes = Data(bytes: pointer, count: length)
+            }
         }
         let format = reply.pointee.format
         guard [0, 8, 16, 32].contains(format) else {
@@ -337,11 +361,7 @@ public final class XConnection {
     /// (ICCCM §2.1). Other events that arrive meanwhile stay queued.
     public func serverTime(deadline: UInt64 = monotonicNanoseconds() + 5_000_000_000) throws -> XTimestamp {
         // A probe whose notification another reader already consumed is stale: send a new one.
-        if !probeOutstanding {
-            xcb_change_property(connection, UInt8(XCB_PROP_MODE_APPEND.rawValue), utilityWindow,
-                                PredefinedAtom.wmName, PredefinedAtom.string, 8, 0, nil)
-            probeOutstanding = true
-        }
+        sendTimeProbe()
         try flush()
         probeTime = nil
         var stash: [X11Event] = []
@@ -356,6 +376,16 @@ public final class XConnection {
             }
             stash.append(event)
         }
+    }
+
+    /// Sends the zero-length append whose PropertyNotify ``serverTime(deadline:)`` waits for, unless
+    /// one is already on its way. Sent before a request with a reply, its notification arrives with
+    /// that reply, so the timestamp then costs no round trip of its own.
+    public func sendTimeProbe() {
+        guard !probeOutstanding else { return }
+        xcb_change_property(connection, UInt8(XCB_PROP_MODE_APPEND.rawValue), utilityWindow,
+                            PredefinedAtom.wmName, PredefinedAtom.string, 8, 0, nil)
+        probeOutstanding = true
     }
 
     /// Puts events back at the front of the queue (for events a nested wait did not handle).

@@ -1,0 +1,71 @@
+// The quick way through `pbctl paste` with a display: a plain paste of an owner that offers
+// UTF8_STRING, which is what the negotiation would pick anyway, done without building the type
+// registry or the environment table (the bulk of pbctl's start-up) and with the fewest round trips.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+import PasteboardX11
+
+/// Runs `pbctl paste` (optionally `--primary`) when it can answer exactly as the full command would;
+/// nil when it cannot decide that cheaply, and the full command runs instead.
+///
+/// The full command's default paste takes UTF-8 plain text first (`defaultPasteType`), and for it the
+/// UTF8_STRING target first when the owner lists it (`TargetNegotiation.textTargetPreference`). So
+/// when TARGETS lists UTF8_STRING the answer is that target, read and decoded the same way. Anything
+/// else (no display or owner, no UTF8_STRING, a refusal before any byte, declared types that could
+/// remap targets, another backend, any other flag) goes the full way, which also words its errors.
+func fastPaste(_ arguments: [String], invokedAs: String) -> Int32? {
+    guard invokedAs != "pbpaste", invokedAs != "pbcopy", arguments.first == "paste" else { return nil }
+    let selection: X11Selection
+    switch arguments.dropFirst() {
+    case []: selection = .clipboard
+    case ["--primary"]: selection = .primary
+    default: return nil
+    }
+    func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    if let backend = variable("PBCTL_BACKEND")?.lowercased(), backend != "x11", backend != "auto" { return nil }
+    guard let display = variable("DISPLAY"), !display.isEmpty else { return nil }
+    // Declared types may claim X11 targets; only the built-in registry is known to map UTF8_STRING to
+    // UTF-8 plain text.
+    var environment: [String: String] = [:]
+    for name in ["PBCTL_TYPES_PATH", "XDG_CONFIG_HOME", "HOME"] { environment[name] = variable(name) }
+    for folder in DeclaredTypes.folders(environment: environment) where !DeclaredTypes.plistFiles(in: folder).isEmpty {
+        return nil
+    }
+    guard let connection = try? XConnection(display: display) else { return nil }
+    let reader = X11SelectionReader(connection: connection, selection: selection)
+    if let timeout = variable("PBCTL_X11_TIMEOUT").flatMap(Double.init), timeout > 0 { reader.stepTimeout = timeout }
+    var delivered = false
+    do {
+        guard try reader.owner() != 0 else { return nil }
+        guard try reader.targets().contains(KnownAtom.utf8String.rawValue) else { return nil }
+        try reader.readDecoded(target: KnownAtom.utf8String.rawValue) { chunk in
+            delivered = true
+            try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output")
+        }
+        return ExitCode.ok
+    } catch let failure as ConversionFailure {
+        if case .refused = failure, !delivered { return nil }
+        return report(X11Backend.pasteboardError(failure))
+    } catch let error as PasteboardError {
+        if error.code == .empty, !delivered { return nil }
+        return report(error)
+    } catch {
+        return delivered ? report(PasteboardError(.io, "\(error)")) : nil
+    }
+}
+
+private func report(_ error: PasteboardError) -> Int32 {
+    let line = Data("pbctl paste: \(error.message)\n".utf8)
+    try? POSIX.writeAll(STDERR_FILENO, line, path: "standard error")
+    return ExitCode.forError(error)
+}
