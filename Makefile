@@ -15,7 +15,7 @@ BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev zlib1g-dev pkg-config
 # pandoc reading our RTF, cmark for comparison, getfattr for extended attributes.
 TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
               libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip procps
-BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 nodejs-doc time
+BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 time
 
 .PHONY: all build release run test unit deps test-deps bench install uninstall clean
 

@@ -84,11 +84,22 @@ section_markdown() {
     local inputs=("$spec8")
     local names=("CommonMark spec.txt ×40")
     local corpus="$work/nodejs-doc.md"
-    if [ -d /usr/share/doc/nodejs ]; then
-        find /usr/share/doc/nodejs -name '*.md' -print0 | sort -z | xargs -0 cat > "$corpus"
+    # Debian's nodejs-doc is unpacked into the scratch directory, never installed: installing it makes apt
+    # remove a nodejs that did not come from Debian (NodeSource's), which is not ours to remove.
+    local docs=/usr/share/doc/nodejs
+    if [ ! -d "$docs/api" ] && command -v apt-get >/dev/null; then
+        if [ ! -d "$work/nodejs-doc/usr/share/doc/nodejs" ]; then
+            (cd "$work" && rm -f nodejs-doc_*.deb && apt-get download -qq nodejs-doc >/dev/null 2>&1 \
+                && dpkg-deb -x nodejs-doc_*.deb "$work/nodejs-doc") || true
+        fi
+        docs="$work/nodejs-doc/usr/share/doc/nodejs"
+    fi
+    if [ -d "$docs" ]; then
+        # Debian compresses most of them (.md.gz).
+        find "$docs" \( -name '*.md' -o -name '*.md.gz' \) -print0 | sort -z | xargs -0 zcat -f > "$corpus"
         if [ -s "$corpus" ]; then
             inputs+=("$corpus")
-            names+=("nodejs-doc Markdown (Debian package, all \`/usr/share/doc/nodejs/**/*.md\` concatenated)")
+            names+=("nodejs-doc Markdown (Debian package, all \`api/*.md\` concatenated)")
         fi
     fi
 
