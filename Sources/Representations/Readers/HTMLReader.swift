@@ -13,10 +13,15 @@
 /// - Scripts, styles and comments are dropped; unknown tags are unwrapped; white space collapses as a
 ///   browser renders it; tables become GFM tables when every cell is inline content, else stay HTML.
 struct HTMLReader {
-    static func read(_ bytes: [UInt8]) -> [RichBlock] {
+    /// - Parameter keepRawHTML: keep what Markdown cannot represent (comments, processing instructions,
+    ///   declarations, unknown elements, layout containers such as `div`, scripts and styles, elements
+    ///   with attributes Markdown has no syntax for) as raw HTML, so the Markdown renders back to the same
+    ///   HTML, like pandoc's `html+raw_html`. Off by default: clipboard HTML drops and unwraps all these.
+    static func read(_ bytes: [UInt8], keepRawHTML: Bool = false) -> [RichBlock] {
         let html = decode(bytes)
-        let tree = HTMLTreeBuilder.parse(html[fragmentRange(html)])
+        let tree = HTMLTreeBuilder.parse(html[fragmentRange(html)], keepRaw: keepRawHTML)
         var converter = HTMLConverter()
+        converter.keepRaw = keepRawHTML
         return withExtendedLifetime(tree) { converter.convert(tree.root) }
     }
 
@@ -172,6 +177,8 @@ struct HTMLConverter {
     private var segments: [HTMLSegment] = []
     private var nextWrapperID = 0
     private var blocks: [RichBlock] = []
+    /// Keep-raw-HTML mode (see ``HTMLReader/read(_:keepRawHTML:)``); the tree then has source ranges.
+    var keepRaw = false
     /// Word list paragraphs waiting to be assembled into a list.
     private var wordList: [(list: String, level: Int, ordered: Bool, start: Int, content: [RichInline])] = []
 
@@ -200,6 +207,10 @@ struct HTMLConverter {
 
     /// Converts the children of a block container, appending to `blocks`.
     private mutating func blockChildren(_ node: HTMLNode, _ inherited: Inherited) {
+        if keepRaw && Self.rawRunContainers.contains(node.tag) {
+            rawBlockChildren(node, inherited)
+            return
+        }
         for child in node.children { visit(child, inherited) }
     }
 
@@ -356,6 +367,7 @@ struct HTMLConverter {
     private mutating func visit(_ node: HTMLNode, _ inherited: Inherited) {
         switch node.kind {
         case .comment:
+            if keepRaw { segments.append(HTMLSegment(inline: .html(source(node)), text: "", wrappers: inherited.wrappers)) }
             return
         case .text:
             if !inherited.preformatted, !inherited.wrappers.contains(where: { $0.kind == .code }) {
@@ -373,6 +385,10 @@ struct HTMLConverter {
             break
         }
         let tag = node.tag
+        if keepRaw, let how = rawHow(node) {
+            keepRaw(node, how, inherited)
+            return
+        }
         if node.flags.contains(.dropped) {
             if tag == .input, node.attribute("type")?.lowercased() == "checkbox" { checkbox(node, inherited) }
             return
@@ -455,6 +471,171 @@ struct HTMLConverter {
         default:
             inline(node, inherited)
         }
+    }
+
+    // MARK: Keeping raw HTML
+
+    /// How keep-raw mode keeps an element: `whole` as its exact source, `tags` as its source start and end
+    /// tags around its converted content.
+    enum RawHow { case whole, tags }
+
+    /// Containers whose children keep-raw mode reads as runs of blocks (see ``rawBlockChildren(_:_:)``).
+    static let rawRunContainers = HTMLTagSet([.root, .blockquote, .details, .div, .section, .article, .header, .footer,
+        .main, .nav, .aside, .address, .center, .figure, .figcaption, .dialog, .fieldset, .form, .hgroup, .search])
+    /// Layout containers and other block elements with no Markdown form.
+    private static let rawContainers = HTMLTagSet([.div, .section, .article, .header, .footer, .main, .nav, .aside,
+        .address, .center, .figure, .figcaption, .dialog, .fieldset, .form, .hgroup, .search, .legend, .dl, .dd, .dt,
+        .caption, .listing, .summary, .details, .option])
+    private static let rawWhole = HTMLTagSet([.script, .style, .textarea, .template, .svg, .math, .iframe, .object,
+        .embed, .canvas, .audio, .video, .map, .noscript, .select, .noembed, .noframes, .frameset, .xmp, .plaintext,
+        .area, .wbr, .button, .input])
+    /// Inline elements Markdown writes as other tags (`*x*` is `<em>`, not `<i>`) or not at all.
+    private static let rawInline = HTMLTagSet([.i, .b, .s, .strike, .u, .ins, .mark, .kbd, .sup, .sub, .small, .abbr,
+        .cite, .dfn, .q, .samp, .tt, .span, .font])
+
+    /// Whether (and how) keep-raw mode keeps the element as HTML: when Markdown would not give it back.
+    private func rawHow(_ node: HTMLNode) -> RawHow? {
+        let tag = node.tag
+        let r = node.tree.ranges[Int(node.id)]
+        let closed = r.closeStart >= 0
+        if tag == .unknown { return .tags }
+        if Self.rawContainers.contains(tag) { return .tags }
+        if Self.rawWhole.contains(tag) {
+            if tag == .input, node.attribute("type")?.lowercased() == "checkbox" { return nil }
+            return .whole
+        }
+        // Formatting that carries inline CSS is clipboard formatting, read as usual.
+        if Self.rawInline.contains(tag) { return node.attribute("style") == nil ? .tags : nil }
+        switch tag {
+        case .a:
+            return !closed || node.attribute("href") == nil || !onlyAttributes(node, ["href", "title"]) ? .tags : nil
+        case .img:
+            return node.attribute("alt") == nil || !onlyAttributes(node, ["src", "alt", "title"]) ? .whole : nil
+        case .em, .strong, .del, .code:
+            return !closed || node.hasAttributes ? .tags : nil
+        case .p, .h1, .h2, .h3, .h4, .h5, .h6, .blockquote, .ul, .ol, .li:
+            if !closed && node.record.firstChild >= 0 && tag != .p && tag != .li { return .whole }
+            if tag == .ol { return onlyAttributes(node, ["start"]) ? nil : .whole }
+            return node.hasAttributes ? .whole : nil
+        case .pre:
+            // Markdown's code block is exactly <pre><code [class="language-…"]>…</code></pre>.
+            var codes = 0
+            for c in node.children {
+                if c.kind == .element && c.tag == .code && onlyAttributes(c, ["class"]) && c.tree.ranges[Int(c.id)].closeStart >= 0 {
+                    codes += 1
+                } else {
+                    return .whole
+                }
+            }
+            return codes == 1 && closed && !node.hasAttributes ? nil : .whole
+        case .table:
+            // A GFM table always has a <thead>.
+            for c in node.children where c.kind == .element && c.tag == .thead { return node.hasAttributes ? .whole : nil }
+            return .whole
+        default:
+            return nil
+        }
+    }
+
+    private func onlyAttributes(_ node: HTMLNode, _ names: Set<String>) -> Bool {
+        for a in node.attributes where !names.contains(a.name) { return false }
+        return true
+    }
+
+    /// The node's exact source (keep-raw mode).
+    private func source(_ node: HTMLNode, _ part: Int = 0) -> String {
+        let r = node.tree.ranges[Int(node.id)]
+        let range: (Int32, Int32)
+        switch part {
+        case 1: range = (r.start, r.openEnd)
+        case 2: range = (r.closeStart, r.end)
+        default: range = (r.start, r.end)
+        }
+        let lo = Int(max(0, range.0))
+        let hi = Int(min(Int32(node.tree.source.count), max(range.0, range.1)))
+        return String(decoding: node.tree.source[lo..<max(lo, hi)], as: UTF8.self)
+    }
+
+    /// Keeps an element as HTML: a block element as an HTML block (its tags around its converted blocks
+    /// when it is closed and holds only blocks, else its whole source), an inline one as inline HTML.
+    private mutating func keepRaw(_ node: HTMLNode, _ how: RawHow, _ inherited: Inherited) {
+        let closed = node.tree.ranges[Int(node.id)].closeStart >= 0
+        if node.flags.contains(.blockSwitch) && segments.isEmpty {
+            if how == .tags, closed, Self.rawRunContainers.contains(node.tag), !node.children.contains(where: isInlineNode) {
+                emit(.html(source(node, 1)))
+                blockChildren(node, inherited)
+                flush()
+                emit(.html(source(node, 2)))
+            } else {
+                emit(.html(source(node)))
+            }
+            return
+        }
+        if how == .whole {
+            segments.append(HTMLSegment(inline: .html(source(node)), text: "", wrappers: inherited.wrappers))
+            return
+        }
+        segments.append(HTMLSegment(inline: .html(source(node, 1)), text: "", wrappers: inherited.wrappers))
+        for child in node.children { visit(child, inherited) }
+        if closed { segments.append(HTMLSegment(inline: .html(source(node, 2)), text: "", wrappers: inherited.wrappers)) }
+    }
+
+    /// Text with something visible, or an element that is not a block.
+    private func isInlineNode(_ n: HTMLNode) -> Bool {
+        switch n.kind {
+        case .text: return !n.isBlankText
+        case .comment: return true
+        case .element: return !n.flags.contains(.blockSwitch) || n.tag == .br
+        }
+    }
+
+    /// Whether an inline node (or one inside it) is kept as HTML.
+    private func holdsRaw(_ n: HTMLNode) -> Bool {
+        var stack = [n]
+        var seen = 0
+        while let x = stack.popLast() {
+            seen += 1
+            if seen > 10_000 { return true }
+            switch x.kind {
+            case .comment: return true
+            case .text: continue
+            case .element:
+                if rawHow(x) != nil { return true }
+                stack.append(contentsOf: x.children)
+            }
+        }
+        return false
+    }
+
+    /// Keep-raw mode's block container: each run of inline nodes between blocks that holds something kept
+    /// as HTML is one HTML block with the run's exact source (an HTML block in Markdown is just that);
+    /// other runs and blocks convert as usual.
+    private mutating func rawBlockChildren(_ node: HTMLNode, _ inherited: Inherited) {
+        var run: [HTMLNode] = []
+        func finish(_ c: inout HTMLConverter) {
+            defer { run.removeAll() }
+            guard run.contains(where: { c.holdsRaw($0) }) else {
+                for x in run { c.visit(x, inherited) }
+                return
+            }
+            var first = 0
+            var last = run.count - 1
+            while first < last, run[first].kind == .text, run[first].isBlankText { first += 1 }
+            while last > first, run[last].kind == .text, run[last].isBlankText { last -= 1 }
+            let ranges = node.tree.ranges
+            let lo = Int(ranges[Int(run[first].id)].start)
+            let hi = max(lo, Int(ranges[Int(run[last].id)].end))
+            c.emit(.html(String(decoding: node.tree.source[lo..<min(hi, node.tree.source.count)], as: UTF8.self)))
+        }
+        for child in node.children {
+            if isInlineNode(child) || (child.kind == .text) {
+                run.append(child)
+            } else {
+                finish(&self)
+                visit(child, inherited)
+            }
+        }
+        finish(&self)
     }
 
     // MARK: Inlines
