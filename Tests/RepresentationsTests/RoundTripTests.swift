@@ -102,9 +102,9 @@ final class RoundTripTests: XCTestCase {
         //   184-186 188 189
         // - one-row tables without a header row (read as GFM tables, so the row becomes a header): 149 160 190
         // - others: 148 (malformed `<pre>` in a table), 169 (`<pre language=…>`), 475 (`<img>` without `alt`)
-        // Reaching 95% of all examples would take keeping comments, unknown tags and `div`s as HTML, which
-        // the issue rules out for clipboard HTML; so all examples are held at the measured 89%, and those
-        // without raw HTML at 100%.
+        // Reaching 95% of all examples takes keeping comments, unknown tags and `div`s as HTML, which the
+        // issue rules out for clipboard HTML; so in this default mode all examples are held at the measured
+        // 89%, and those without raw HTML at 100%. The opt-in keep-raw-HTML mode is tested below.
         let (percent, plainPassed, plain) = try htmlRoundTrip(keepRawHTML: false)
         XCTAssertEqual(plainPassed, plain, "every example without raw HTML comes back")
         XCTAssertGreaterThanOrEqual(percent, 89)
@@ -114,7 +114,10 @@ final class RoundTripTests: XCTestCase {
         // The same round trip with the reader's keep-raw-HTML mode (`convert --keep-html`, like pandoc's
         // `html+raw_html`): comments, declarations, unknown elements, `div`s and elements Markdown would not
         // give back stay HTML, so the raw HTML the spec examples carry comes back too.
-        // FAILING-KINDS
+        // Measured: 646/652 (99.1%); the 580 examples without raw HTML all come back. The 6 that fail are GFM's
+        // tag filter (170-173 176 178): the first rendering escapes `<script>`/`<style>`/`<textarea>` to text
+        // outside any block, which Markdown can only give back by writing real `<script>` tags; the reader
+        // does not turn visible text into live markup.
         let (percent, plainPassed, plain) = try htmlRoundTrip(keepRawHTML: true)
         XCTAssertEqual(plainPassed, plain, "every example without raw HTML comes back")
         XCTAssertGreaterThanOrEqual(percent, 95)

@@ -179,6 +179,9 @@ struct HTMLConverter {
     private var blocks: [RichBlock] = []
     /// Keep-raw-HTML mode (see ``HTMLReader/read(_:keepRawHTML:)``); the tree then has source ranges.
     var keepRaw = false
+    /// Keep-raw mode: the last block emitted as a piece of the source (its index in `blocks`, its range), so
+    /// loose content right after it (no blank line between) can join it, as it would in a Markdown HTML block.
+    private var lastRawBlock: (index: Int, start: Int, end: Int, html: String)?
     /// Word list paragraphs waiting to be assembled into a list.
     private var wordList: [(list: String, level: Int, ordered: Bool, start: Int, content: [RichInline])] = []
 
@@ -561,13 +564,14 @@ struct HTMLConverter {
     private mutating func keepRaw(_ node: HTMLNode, _ how: RawHow, _ inherited: Inherited) {
         let closed = node.tree.ranges[Int(node.id)].closeStart >= 0
         if node.flags.contains(.blockSwitch) && segments.isEmpty {
+            let r = node.tree.ranges[Int(node.id)]
             if how == .tags, closed, Self.rawRunContainers.contains(node.tag), !node.children.contains(where: isInlineNode) {
                 emit(.html(source(node, 1)))
                 blockChildren(node, inherited)
                 flush()
-                emit(.html(source(node, 2)))
+                emitRaw(node.tree, Int(r.closeStart), Int(r.end))
             } else {
-                emit(.html(source(node)))
+                emitRaw(node.tree, Int(r.start), Int(r.end))
             }
             return
         }
@@ -578,6 +582,24 @@ struct HTMLConverter {
         segments.append(HTMLSegment(inline: .html(source(node, 1)), text: "", wrappers: inherited.wrappers))
         for child in node.children { visit(child, inherited) }
         if closed { segments.append(HTMLSegment(inline: .html(source(node, 2)), text: "", wrappers: inherited.wrappers)) }
+    }
+
+    /// Emits `source[start..<end]` as an HTML block, remembered for ``rawBlockChildren(_:_:)``.
+    private mutating func emitRaw(_ tree: HTMLTree, _ start: Int, _ end: Int) {
+        let lo = max(0, min(start, tree.source.count))
+        let hi = max(lo, min(end, tree.source.count))
+        let html = String(decoding: tree.source[lo..<hi], as: UTF8.self)
+        emit(.html(html))
+        lastRawBlock = (blocks.count - 1, lo, hi, html)
+    }
+
+    /// Whether Markdown reads `html` (its first line) as the start of an HTML block: then writing it as one
+    /// gives it back as it is.
+    static func startsHTMLBlock(_ html: ArraySlice<UInt8>) -> Bool {
+        let line = html.prefix { $0 != 0x0A }
+        guard line.first == UInt8(ascii: "<") else { return false }
+        let doc = MarkdownParser.parse(Array(line), options: .gfm)
+        return doc.firstChild(doc.root).map { doc.kind($0) == .htmlBlock } ?? false
     }
 
     /// Text with something visible, or an element that is not a block.
@@ -614,18 +636,38 @@ struct HTMLConverter {
         var run: [HTMLNode] = []
         func finish(_ c: inout HTMLConverter) {
             defer { run.removeAll() }
-            guard run.contains(where: { c.holdsRaw($0) }) else {
-                for x in run { c.visit(x, inherited) }
-                return
-            }
+            guard !run.isEmpty else { return }
             var first = 0
             var last = run.count - 1
             while first < last, run[first].kind == .text, run[first].isBlankText { first += 1 }
             while last > first, run[last].kind == .text, run[last].isBlankText { last -= 1 }
-            let ranges = node.tree.ranges
-            let lo = Int(ranges[Int(run[first].id)].start)
-            let hi = max(lo, Int(ranges[Int(run[last].id)].end))
-            c.emit(.html(String(decoding: node.tree.source[lo..<min(hi, node.tree.source.count)], as: UTF8.self)))
+            let tree = node.tree
+            let lo = min(Int(tree.ranges[Int(run[first].id)].start), tree.source.count)
+            let hi = min(max(lo, Int(tree.ranges[Int(run[last].id)].end)), tree.source.count)
+            let blank = run[first].kind == .text && run[first].isBlankText
+            // Right after a raw block with no blank line between: part of it (a Markdown HTML block runs
+            // to the next blank line).
+            if !blank, let p = c.lastRawBlock, p.index == c.blocks.count - 1, c.segments.isEmpty, p.end <= lo,
+                case .html(let h)? = c.blocks.last, h == p.html
+            {
+                var newlines = 0
+                var onlySpace = true
+                for b in tree.source[p.end..<lo] {
+                    if b == 0x0A { newlines += 1 } else if b != 0x20 && b != 0x09 && b != 0x0D { onlySpace = false }
+                }
+                if onlySpace && newlines < 2 {
+                    c.blocks.removeLast()
+                    c.emitRaw(tree, p.start, hi)
+                    return
+                }
+            }
+            // Loose content is kept when it holds something kept as HTML, or when Markdown would read its
+            // source as an HTML block anyway (a tag alone on its line, say).
+            guard !blank, run.contains(where: { c.holdsRaw($0) }) || Self.startsHTMLBlock(tree.source[lo..<hi]) else {
+                for x in run { c.visit(x, inherited) }
+                return
+            }
+            c.emitRaw(tree, lo, hi)
         }
         for child in node.children {
             if isInlineNode(child) || (child.kind == .text) {
