@@ -19,7 +19,10 @@ struct HTMLReader {
     ///   HTML, like pandoc's `html+raw_html`. Off by default: clipboard HTML drops and unwraps all these.
     static func read(_ bytes: [UInt8], keepRawHTML: Bool = false) -> [RichBlock] {
         let html = decode(bytes)
-        let tree = HTMLTreeBuilder.parse(html[fragmentRange(html)], keepRaw: keepRawHTML)
+        var range = fragmentRange(html)
+        // Kept raw HTML is the body's: the document's head (doctype, title, styles) is not content.
+        if keepRawHTML { range = bodyRange(html, range) }
+        let tree = HTMLTreeBuilder.parse(html[range], keepRaw: keepRawHTML)
         var converter = HTMLConverter()
         converter.keepRaw = keepRawHTML
         return withExtendedLifetime(tree) { converter.convert(tree.root) }
@@ -144,6 +147,31 @@ struct HTMLReader {
             return (s + start.count)..<e
         }
         return b
+    }
+
+    /// The content of the `<body>` element inside `range` (ASCII case ignored), or `range` when there is none.
+    static func bodyRange(_ bytes: [UInt8], _ range: Range<Int>) -> Range<Int> {
+        func tag(_ name: String, from: Int) -> Int? {
+            let n = Array(name.utf8)
+            var k = from
+            while k + n.count < range.upperBound {
+                if bytes[k] == UInt8(ascii: "<") {
+                    var same = true
+                    for j in 0..<n.count where bytes[k + 1 + j] | 0x20 != n[j] {
+                        same = false
+                        break
+                    }
+                    let after = k + 1 + n.count
+                    if same && (after >= range.upperBound || [0x20, 0x09, 0x0A, 0x0D, 0x0C, 0x3E, 0x2F].contains(bytes[after])) { return k }
+                }
+                k += 1
+            }
+            return nil
+        }
+        guard let open = tag("body", from: range.lowerBound) else { return range }
+        guard let gt = bytes[open..<range.upperBound].firstIndex(of: UInt8(ascii: ">")) else { return range.upperBound..<range.upperBound }
+        let end = tag("/body", from: gt + 1) ?? range.upperBound
+        return (gt + 1)..<max(gt + 1, end)
     }
 
     /// The first position of `needle` (which starts with `<`) in `bytes[range]`.
@@ -516,10 +544,6 @@ struct HTMLConverter {
             return node.attribute("alt") == nil || !onlyAttributes(node, ["src", "alt", "title"]) ? .whole : nil
         case .em, .strong, .del, .code:
             return !closed || node.hasAttributes ? .tags : nil
-        case .p, .h1, .h2, .h3, .h4, .h5, .h6, .blockquote, .ul, .ol, .li:
-            if !closed && node.record.firstChild >= 0 && tag != .p && tag != .li { return .whole }
-            if tag == .ol { return onlyAttributes(node, ["start"]) ? nil : .whole }
-            return node.hasAttributes ? .whole : nil
         case .pre:
             // Markdown's code block is exactly <pre><code [class="language-…"]>…</code></pre>.
             var codes = 0
