@@ -14,9 +14,11 @@
 ///   browser renders it; tables become GFM tables when every cell is inline content, else stay HTML.
 struct HTMLReader {
     /// - Parameter keepRawHTML: keep what Markdown cannot represent (comments, processing instructions,
-    ///   declarations, unknown elements, layout containers such as `div`, scripts and styles, elements
-    ///   with attributes Markdown has no syntax for) as raw HTML, so the Markdown renders back to the same
-    ///   HTML, like pandoc's `html+raw_html`. Off by default: clipboard HTML drops and unwraps all these.
+    ///   declarations, unknown elements, layout containers such as `div`, scripts and styles, `<i>`/`<b>`
+    ///   and other tags Markdown writes differently, links and images with attributes Markdown has no syntax
+    ///   for, header-less tables) as their exact source, so the Markdown renders back to the same HTML, like
+    ///   pandoc's `html+raw_html` (paragraphs, headings and lists stay Markdown and lose their attributes, as
+    ///   there). Off by default: clipboard HTML drops and unwraps all these.
     static func read(_ bytes: [UInt8], keepRawHTML: Bool = false) -> [RichBlock] {
         let html = decode(bytes)
         var range = fragmentRange(html)
