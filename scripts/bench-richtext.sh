@@ -76,6 +76,7 @@ try measure("md-text", md.count) { try Conversion.convert(md, from: .gfm, to: .t
 try measure("rtf-write", md.count) { RTFWriter.render(document).count }
 try measure("rtf-read", rtf.count) { try Conversion.read(rtf, from: .rtf).nodeCount }
 try measure("html-read", html.count) { try Conversion.read(html, from: .html).nodeCount }
+try measure("html-read-keep", html.count) { try Conversion.read(html, from: .html, keepRawHTML: true).nodeCount }
 EOF
 
 echo "building the benchmark driver (release)…" >&2
@@ -140,6 +141,7 @@ names = {
     "html-md": "HTML → Markdown (read + write)", "md-html": "Markdown → HTML", "md-md": "Markdown → Markdown",
     "md-text": "Markdown → plain text", "rtf-write": "RTF writer alone (AST ready)", "rtf-read": "RTF reader alone (to AST)",
     "html-read": "HTML reader alone (to AST)",
+    "html-read-keep": "HTML reader alone, keeping raw HTML (--keep-html)",
 }
 rows = []
 for line in open(results):

@@ -32,11 +32,15 @@ public struct ConversionOptions: Sendable {
     /// RTF output: supplies the bytes of image destinations that are not `data:` URLs (e.g. local files),
     /// so PNG and JPEG images can be embedded.
     public var imageLoader: RTFWriter.ImageLoader?
+    /// HTML input: keep what Markdown cannot represent (comments, unknown elements, `div`s, scripts…) as
+    /// raw HTML instead of dropping or unwrapping it, like pandoc's `html+raw_html` (`--keep-html`).
+    public var keepRawHTML: Bool
 
-    public init(standalone: Bool = false, title: String? = nil, imageLoader: RTFWriter.ImageLoader? = nil) {
+    public init(standalone: Bool = false, title: String? = nil, imageLoader: RTFWriter.ImageLoader? = nil, keepRawHTML: Bool = false) {
         self.standalone = standalone
         self.title = title
         self.imageLoader = imageLoader
+        self.keepRawHTML = keepRawHTML
     }
 }
 
@@ -69,13 +73,15 @@ public enum Conversion {
     public static func convert(_ input: [UInt8], from: TextFormat, to: TextFormat, options: ConversionOptions = ConversionOptions())
         throws -> [UInt8]
     {
-        let document = try read(input, from: from)
+        let document = try read(input, from: from, keepRawHTML: options.keepRawHTML)
         return write(document, to: to, options: options)
     }
 
     /// Reads `input` into a Markdown document.
     /// - Throws: ``RepresentationError`` when nothing usable remains.
-    public static func read(_ input: [UInt8], from format: TextFormat) throws -> MarkdownDocument {
+    /// - Parameter keepRawHTML: HTML input keeps what Markdown cannot represent as raw HTML (see
+    ///   ``ConversionOptions/keepRawHTML``).
+    public static func read(_ input: [UInt8], from format: TextFormat, keepRawHTML: Bool = false) throws -> MarkdownDocument {
         switch format {
         case .commonmark:
             return MarkdownParser.parse(input, options: .commonmark)
@@ -84,7 +90,7 @@ public enum Conversion {
         case .text:
             return plainTextDocument(input)
         case .html:
-            let blocks = HTMLReader.read(input)
+            let blocks = HTMLReader.read(input, keepRawHTML: keepRawHTML)
             if blocks.isEmpty && input.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0) }) {
                 if HTMLReader.decode(input).contains(UInt8(ascii: "<")) {
                     throw RepresentationError(reason: "the HTML has no visible content (only markup, scripts, styles or comments)")

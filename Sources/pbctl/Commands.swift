@@ -159,6 +159,7 @@ let pasteCommand = Command(
         .value("accept", "a", "LIST", "comma-separated types (identifiers or MIME types) in preference order"),
         .value("as", nil, "FORMAT", "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text"),
         .flag("plain", nil, "paste as plain text: rendered from the richest source, never raw markup"),
+        .flag("keep-html", nil, "when converting HTML: keep comments, divs, unknown tags… as raw HTML"),
         .flag("verbose", "v", "say on standard error which type was used and whether it was converted"),
         .value("prefer", nil, "txt|rtf", "as macOS pbpaste -Prefer: which kind to look for first"),
         .flag("mac-compat", nil, "behave as macOS pbpaste (set when run as pbpaste)"),
@@ -186,7 +187,7 @@ let pasteCommand = Command(
             let choice = try request.choose(items[index].types, context)
             var data = try backend.read(choice.read, item: index, from: pasteboard)
             if let target = choice.convertTo {
-                data = try produceRepresentation(choice.read, data, target)
+                data = try produceRepresentation(choice.read, data, target, keepRawHTML: arguments.has("keep-html"))
             } else if !request.isExact, context.registry.textEncoding(of: choice.read) == .utf16 {
                 data = Data(utf16ToUTF8(data).utf8)
             }

@@ -64,16 +64,20 @@ let convertCommand = Command(
         details: """
             Reads FILE or standard input, writes standard output. Formats: commonmark (strict CommonMark
             0.31.2), gfm (also markdown, md: CommonMark with GitHub's extensions), html, rtf, text.
+            HTML input is read as clipboard HTML (comments, scripts and styles dropped, unknown tags and divs
+            unwrapped) unless --keep-html keeps what Markdown cannot represent as raw HTML.
             """,
         examples: [
             "pbctl convert --from gfm --to html README.md",
             "pbctl convert --from commonmark --to html < spec.md",
+            "pbctl convert --from html --to markdown --keep-html page.html",
         ]),
     options: [
         .value("from", "f", "FORMAT", "the input format"),
         .value("to", "t", "FORMAT", "the output format"),
         .value("output", "o", "FILE", "write to FILE instead of standard output"),
         .flag("standalone", "s", "with --to html: a whole document with <meta charset=\"utf-8\">"),
+        .flag("keep-html", nil, "with --from html: keep comments, divs, unknown tags… as raw HTML (like pandoc's raw_html)"),
     ],
     run: { context, arguments in
         guard let fromText = arguments.value("from") else {
@@ -93,7 +97,7 @@ let convertCommand = Command(
         } else {
             input = try context.terminal.readStandardInput()
         }
-        let output = try convert(input, from: from, to: to, standalone: arguments.has("standalone"))
+        let output = try convert(input, from: from, to: to, standalone: arguments.has("standalone"), keepRawHTML: arguments.has("keep-html"))
         if let path = arguments.value("output") {
             try POSIX.writeFile(path, output)
         } else {
@@ -104,7 +108,7 @@ let convertCommand = Command(
 
 /// Converts between formats in-process. Markdown to HTML keeps the dialect's own rendering (strict
 /// CommonMark passes raw HTML through untouched); everything else goes through ``Conversion``.
-func convert(_ input: Data, from: Format, to: Format, standalone: Bool = false) throws -> Data {
+func convert(_ input: Data, from: Format, to: Format, standalone: Bool = false, keepRawHTML: Bool = false) throws -> Data {
     if to == .html, !standalone, from == .commonmark || from == .gfm {
         let options: MarkdownOptions = from == .gfm ? .gfm : .commonmark
         return Data(HTMLWriter.render(MarkdownParser.parse([UInt8](input), options: options), options: options))
@@ -113,7 +117,7 @@ func convert(_ input: Data, from: Format, to: Format, standalone: Bool = false) 
         return Data(
             try Conversion.convert(
                 [UInt8](input), from: from.textFormat, to: to.textFormat,
-                options: ConversionOptions(standalone: standalone)))
+                options: ConversionOptions(standalone: standalone, keepRawHTML: keepRawHTML)))
     } catch let error as RepresentationError {
         throw PasteboardError(.invalidData, "nothing usable in the \(from.rawValue) input: \(error)")
     }
@@ -129,8 +133,13 @@ func convert(_ input: Data, from: Format, to: Format, standalone: Bool = false) 
 
 /// Produces a derived representation for a backend (the store or an X11 owner).
 @Sendable func produceRepresentation(_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier) throws -> Data {
+    try produceRepresentation(source, data, target, keepRawHTML: false)
+}
+
+/// As ``produceRepresentation(_:_:_:)``; `keepRawHTML` keeps raw HTML when reading HTML (`paste --keep-html`).
+func produceRepresentation(_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier, keepRawHTML: Bool) throws -> Data {
     guard let from = Format(source), let to = Format(target) else {
         throw PasteboardError(.typeNotOffered, "cannot produce \(target) from \(source)")
     }
-    return try convert(data, from: from, to: to)
+    return try convert(data, from: from, to: to, keepRawHTML: keepRawHTML)
 }

@@ -171,4 +171,27 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertEqual(markdown("<p title=\"x > y\" class=a>attr</p><a href=x>y"), "attr\n\n[y](x)\n")
         XCTAssertEqual(markdown("&amp;&lt;&#233;&#x1F600;&copy &bogus; &#0;"), "&<é😀© &bogus; \u{FFFD}\n")
     }
+
+    private func keeping(_ html: String) -> String {
+        MarkdownWriter.renderString((try? Conversion.read(Array(html.utf8), from: .html, keepRawHTML: true)) ?? MarkdownDocument())
+    }
+
+    func testKeepRawHTMLModeKeepsWhatMarkdownCannotRepresent() {
+        let inline = "<p>a <x-tag k=v>b</x-tag> <!-- c --> <i>d</i> <em>e</em> <a href=u>f</a> <a name=n>g</a></p>"
+        XCTAssertEqual(keeping(inline), "a <x-tag k=v>b</x-tag> <!-- c --> <i>d</i> *e* [f](u) <a name=n>g</a>\n")
+        XCTAssertEqual(markdown(inline), "a b  *d* *e* [f](u) g\n", "the default (clipboard) mode drops and unwraps")
+        XCTAssertEqual(keeping("<div class=x><p>one</p></div>"), "<div class=x>\n\none\n\n</div>\n")
+        XCTAssertEqual(markdown("<div class=x><p>one</p></div>"), "one\n")
+        XCTAssertEqual(keeping("<div>loose <b>text</b></div>"), "<div>loose <b>text</b></div>\n")
+        XCTAssertEqual(keeping("<pre class=x><code>y</code></pre>"), "<pre class=x><code>y</code></pre>\n")
+        XCTAssertEqual(keeping("<table><tr><td>a</td></tr></table>"), "<table><tr><td>a</td></tr></table>\n")
+        XCTAssertEqual(keeping("<?php echo 1 ?><p>x</p>"), "<?php echo 1 ?>\n\nx\n")
+        XCTAssertEqual(keeping("<p>x<![CDATA[ y ]]></p>"), "x<![CDATA[ y ]]>\n")
+        XCTAssertEqual(keeping("<script>var a = \"<b>\";</script><p>x</p>"), "<script>var a = \"<b>\";</script>\n\nx\n")
+        XCTAssertEqual(keeping("<p>a</span>b</p>"), "a</span>b\n", "a stray end tag is kept")
+        // Paragraphs, headings and links Markdown has stay Markdown (attributes of blocks dropped, as pandoc).
+        XCTAssertEqual(keeping("<h1 id=t>T</h1><p style='color:red'>x <b style='font-weight:700'>y</b></p>"), "# T\n\nx **y**\n")
+        // A document's head is not content.
+        XCTAssertEqual(keeping("<!DOCTYPE html><html><head><title>T</title><style>p{}</style></head><body><p>x <!-- y --></p></body></html>"), "x <!-- y -->\n")
+    }
 }

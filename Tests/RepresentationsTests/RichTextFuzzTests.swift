@@ -37,9 +37,9 @@ final class RichTextFuzzTests: XCTestCase {
 
     /// Reads and writes in every format; checks the outputs; returns the time taken.
     @discardableResult
-    func exercise(_ input: [UInt8], as format: TextFormat, file: StaticString = #filePath, line: UInt = #line) -> Double {
+    func exercise(_ input: [UInt8], as format: TextFormat, keepRawHTML: Bool = false, file: StaticString = #filePath, line: UInt = #line) -> Double {
         let start = Date()
-        guard let doc = try? Conversion.read(input, from: format) else { return Date().timeIntervalSince(start) }
+        guard let doc = try? Conversion.read(input, from: format, keepRawHTML: keepRawHTML) else { return Date().timeIntervalSince(start) }
         let rtf = Conversion.write(doc, to: .rtf)
         XCTAssertTrue(rtf.allSatisfy { $0 < 0x80 }, "RTF output not 7-bit", file: file, line: line)
         var depth = 0
@@ -94,6 +94,47 @@ final class RichTextFuzzTests: XCTestCase {
             slowest = max(slowest, exercise(Array(s.utf8), as: .html))
         }
         XCTAssertLessThan(slowest, 1.0)
+    }
+
+    func testHTMLTokenSoupKeepingRawHTML() {
+        var rng = RNG(state: 19)
+        var slowest = 0.0
+        for _ in 0..<2500 {
+            var s = ""
+            for _ in 0..<rng.below(80) { s += Self.htmlTokens[rng.below(Self.htmlTokens.count)] }
+            slowest = max(slowest, exercise(Array(s.utf8), as: .html, keepRawHTML: true))
+        }
+        XCTAssertLessThan(slowest, 1.0)
+    }
+
+    func testKeepingRawHTMLOnFixturesAndPathologicalHTML() throws {
+        let dir = RichTextTestSupport.fixtures.appendingPathComponent("RichText")
+        var rng = RNG(state: 23)
+        for name in ["google-docs.html", "word.html", "github.html"] {
+            let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent(name)))
+            let step = max(1, bytes.count / 200)
+            for end in stride(from: 0, to: bytes.count, by: step) { exercise(Array(bytes[..<end]), as: .html, keepRawHTML: true) }
+            for _ in 0..<100 {
+                var b = bytes
+                for _ in 0..<1 + rng.below(8) { b[rng.below(b.count)] = UInt8(truncatingIfNeeded: rng.next()) }
+                exercise(b, as: .html, keepRawHTML: true)
+            }
+        }
+        let cases: [(String, String)] = [
+            ("50k nested divs", String(repeating: "<div>", count: 50_000) + "x"),
+            ("50k nested <b>", String(repeating: "<b>", count: 50_000) + "x"),
+            ("50k nested unknown", String(repeating: "<x-y>", count: 50_000) + "x"),
+            ("20k nested lists", String(repeating: "<ul><li>", count: 20_000) + "x"),
+            ("20k nested tables", String(repeating: "<table><tr><td>", count: 20_000) + "x"),
+            ("100k unclosed comments", String(repeating: "<!--", count: 100_000)),
+            ("50k comments", String(repeating: "<!-- c -->x", count: 50_000)),
+            ("50k stray end tags", String(repeating: "</q>\n", count: 50_000)),
+            ("20k divs in a row", String(repeating: "<div class=a>x</div>\n", count: 20_000)),
+        ]
+        for (name, input) in cases {
+            let t = exercise(Array(input.utf8), as: .html, keepRawHTML: true)
+            XCTAssertLessThan(t, 20.0, "\(name): \(t) s")
+        }
     }
 
     func testMarkdownTokenSoupThroughAllWriters() {

@@ -112,6 +112,16 @@ struct HTMLNodeRecord {
     var attributeCount: Int32 = 0
 }
 
+/// Where a node came from in the parsed HTML (keep-raw-HTML mode): the whole node is `start..<end`; an
+/// element's start tag is `start..<openEnd` and its end tag `closeStart..<end` (`closeStart` is -1 when the
+/// element was closed implicitly or by the end of the input).
+struct HTMLSourceRange {
+    var start: Int32
+    var openEnd: Int32
+    var closeStart: Int32
+    var end: Int32
+}
+
 /// An attribute: lower-cased name and decoded value, both in ``HTMLTree/bytes``.
 struct HTMLAttributeRecord {
     var nameStart: Int32
@@ -128,6 +138,9 @@ final class HTMLTree {
     /// Node records (index 0 is the root). A buffer rather than an array so the rare edits (``remove(_:)``)
     /// and the many reads need no exclusivity checks.
     let nodes: UnsafeMutableBufferPointer<HTMLNodeRecord>
+    /// Keep-raw-HTML mode only (else empty): the parsed HTML and each node's range in it, by node index.
+    var source: [UInt8] = []
+    var ranges: [HTMLSourceRange] = []
 
     init(nodes: [HTMLNodeRecord], bytes: [UInt8], attributes: [HTMLAttributeRecord]) {
         self.nodes = UnsafeMutableBufferPointer.allocate(capacity: max(1, nodes.count))

@@ -52,19 +52,42 @@ struct HTMLTreeBuilder {
     private var attributes: [HTMLAttributeRecord] = []
     /// The lower-cased name of the tag being read.
     private var name: [UInt8] = []
+    /// Keep-raw-HTML mode: every node's source range (in ``ranges``, parallel to ``nodes``), comments for
+    /// processing instructions, declarations and CDATA, and empty comments. Off (and free) by default.
+    private let keepRaw: Bool
+    private var ranges: [HTMLSourceRange] = []
+    /// Where the markup being read starts (its `<`), for source ranges.
+    private var markupStart = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, keepRaw: Bool = false) {
         self.bytes = bytes
+        self.keepRaw = keepRaw
+        if keepRaw { ranges = [HTMLSourceRange(start: 0, openEnd: 0, closeStart: -1, end: Int32(bytes.count))] }
         nodes = [HTMLNodeRecord(kind: .element, tag: .root, flags: [])]
         nodes.reserveCapacity(bytes.count / 16)
         out.reserveCapacity(bytes.count)
     }
 
-    static func parse(_ bytes: ArraySlice<UInt8>) -> HTMLTree {
+    static func parse(_ bytes: ArraySlice<UInt8>, keepRaw: Bool = false) -> HTMLTree {
         bytes.withUnsafeBufferPointer { buf in
-            var b = HTMLTreeBuilder(buf)
+            var b = HTMLTreeBuilder(buf, keepRaw: keepRaw)
             b.run()
-            return HTMLTree(nodes: b.nodes, bytes: b.out, attributes: b.attributes)
+            let tree = HTMLTree(nodes: b.nodes, bytes: b.out, attributes: b.attributes)
+            if keepRaw {
+                b.finishRanges()
+                tree.source = Array(buf)
+                tree.ranges = b.ranges
+            }
+            return tree
+        }
+    }
+
+    /// Elements still open at the end of the input end there; void and never-opened ones end with their tag.
+    private mutating func finishRanges() {
+        for k in stack.dropFirst() where ranges[Int(k)].end < 0 { ranges[Int(k)].end = Int32(bytes.count) }
+        for k in ranges.indices where ranges[k].end < 0 {
+            if ranges[k].openEnd < 0 { ranges[k].openEnd = ranges[k].start }
+            ranges[k].end = ranges[k].openEnd
         }
     }
 
@@ -99,11 +122,16 @@ struct HTMLTreeBuilder {
             let c = bytes[i + 1]
             if c == UInt8(ascii: "!") || c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || isASCIILetter(c) {
                 flushText(textStart, lt)
+                markupStart = lt
                 if !markup() {
                     // Not markup after all: the `<` is text.
                     textStart = lt
                     i = lt + 1
                     continue
+                }
+                if keepRaw, nodes.count > 1, nodes[nodes.count - 1].kind == .comment, ranges[nodes.count - 1].end < 0 {
+                    ranges[nodes.count - 1].openEnd = Int32(i)
+                    ranges[nodes.count - 1].end = Int32(i)
                 }
                 textStart = i
             } else {
@@ -129,11 +157,13 @@ struct HTMLTreeBuilder {
         }
         if last >= 0, nodes[Int(last)].kind == .text, Int(nodes[Int(last)].textStart + nodes[Int(last)].textCount) == begin {
             nodes[Int(last)].textCount += Int32(out.count - begin)
+            if keepRaw { ranges[Int(last)].end = Int32(end) }
         } else {
             var r = HTMLNodeRecord(kind: .text, tag: .unknown, flags: [])
             r.textStart = Int32(begin)
             r.textCount = Int32(out.count - begin)
-            append(r)
+            let id = append(r)
+            if keepRaw { ranges[Int(id)] = HTMLSourceRange(start: Int32(start), openEnd: Int32(end), closeStart: -1, end: Int32(end)) }
         }
     }
 
@@ -148,6 +178,7 @@ struct HTMLTreeBuilder {
         let last = nodes[Int(parent)].lastChild
         if last >= 0 { nodes[Int(last)].next = id } else { nodes[Int(parent)].firstChild = id }
         nodes[Int(parent)].lastChild = id
+        if keepRaw { ranges.append(HTMLSourceRange(start: Int32(markupStart), openEnd: -1, closeStart: -1, end: -1)) }
         return id
     }
 
@@ -169,10 +200,12 @@ struct HTMLTreeBuilder {
                 var j = i + 4
                 if j < n, bytes[j] == UInt8(ascii: ">") {
                     i = j + 1
+                    if keepRaw { comment(j, j) }
                     return true
                 }
                 if j + 1 < n, bytes[j] == UInt8(ascii: "-"), bytes[j + 1] == UInt8(ascii: ">") {
                     i = j + 2
+                    if keepRaw { comment(j, j) }
                     return true
                 }
                 let start = j
@@ -197,7 +230,12 @@ struct HTMLTreeBuilder {
                     j += 1
                 }
                 let end = min(j, n)
-                flushText(i + 9, max(i + 9, end), decode: false)
+                if keepRaw {
+                    // Kept as it is: a comment node whose source range is the whole section.
+                    comment(i + 9, max(i + 9, end))
+                } else {
+                    flushText(i + 9, max(i + 9, end), decode: false)
+                }
                 i = min(n, j + 3)
                 return true
             }
@@ -314,7 +352,9 @@ struct HTMLTreeBuilder {
         }
         record.attributeStart = Int32(firstAttribute)
         record.attributeCount = Int32(attributes.count - firstAttribute)
+        let before = nodes.count
         startTag(record, selfClosing: selfClosing)
+        if keepRaw && nodes.count > before { ranges[before].openEnd = Int32(i) }
         if record.flags.contains(.rawText) && !selfClosing {
             rawText(tag)
         }
@@ -364,6 +404,7 @@ struct HTMLTreeBuilder {
             flushText(i, j, decode: tag == .textarea || tag == .title)
         }
         i = j
+        markupStart = j
         if j < n {
             while i < n, bytes[i] != UInt8(ascii: ">") { i += 1 }
             i = min(n, i + 1)
@@ -400,7 +441,12 @@ struct HTMLTreeBuilder {
     }
 
     private mutating func popTo(_ k: Int?) {
-        if let k { stack.removeSubrange(k...) }
+        guard let k else { return }
+        if keepRaw {
+            // Closed by other markup: each ends where that markup starts (endTag marks the one it names).
+            for id in stack[k...] where ranges[Int(id)].end < 0 { ranges[Int(id)].end = Int32(markupStart) }
+        }
+        stack.removeSubrange(k...)
     }
 
     private mutating func startTag(_ record: HTMLNodeRecord, selfClosing: Bool) {
@@ -435,7 +481,7 @@ struct HTMLTreeBuilder {
             if top.tag.isHeading
                 || (top.tag == .unknown && top.textCount == 2 && out[Int(top.textStart)] == UInt8(ascii: "h"))
             {
-                if stack.count > 1 { stack.removeLast() }
+                if stack.count > 1 { popTo(stack.count - 1) }
             }
         default:
             break
@@ -457,7 +503,8 @@ struct HTMLTreeBuilder {
             return
         case .p:
             if let k = isOpen(.p) {
-                stack.removeSubrange(k...)
+                closeExplicitly(stack[k])
+                popTo(k)
             } else {
                 append(HTMLNodeRecord(kind: .element, tag: .p, flags: HTMLNode.tagFlags[Int(HTMLTag.p.rawValue)]))
             }
@@ -465,6 +512,22 @@ struct HTMLTreeBuilder {
         default:
             break
         }
-        popTo(isOpen(tag, scopeStoppers: Self.tableParts.contains(tag) ? Self.rootScope : Self.defaultScope))
+        let k = isOpen(tag, scopeStoppers: Self.tableParts.contains(tag) ? Self.rootScope : Self.defaultScope)
+        if let k {
+            closeExplicitly(stack[k])
+        } else if keepRaw {
+            // An end tag with nothing to close: kept (as a comment node) so it can be written back.
+            comment(i, i)
+            ranges[nodes.count - 1].openEnd = Int32(i)
+            ranges[nodes.count - 1].end = Int32(i)
+        }
+        popTo(k)
+    }
+
+    /// Keep-raw mode: the element is closed by the end tag being read (at `markupStart`, ending at `i`).
+    @inline(__always) private mutating func closeExplicitly(_ id: Int32) {
+        guard keepRaw else { return }
+        ranges[Int(id)].closeStart = Int32(markupStart)
+        ranges[Int(id)].end = Int32(i)
     }
 }
