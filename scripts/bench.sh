@@ -34,7 +34,7 @@ trap 'rm -rf "$work"' EXIT
 need() { command -v "$1" >/dev/null 2>&1 || { echo "bench: $1 not found (make bench installs it)" >&2; exit 1; }; }
 
 # The release flags of `make release` (Makefile RELEASE_FLAGS), so the pbctl measured is the one installed.
-release_flags=(${BENCH_RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie})
+release_flags=(${BENCH_RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -static-executable -Xlinker -lXau -Xlinker -lXdmcp})
 built=""
 build_release() {
     [ -n "$built" ] && return 0

@@ -65,13 +65,18 @@ public final class X11SelectionReader {
 
     /// Reads `target` whole and decodes text targets to UTF-8 (STRING as Latin-1, HTML sniffed for a
     /// UTF-16 byte-order mark).
-    public func readDecoded(target: String, into sink: (Data) throws -> Void) throws {
+    /// - Parameter sameType: when set, a reply whose type is not `target` itself counts as a refusal
+    ///   (thrown before any byte reaches `sink`): for a caller that asked without reading TARGETS first
+    ///   and would rather negotiate than trust an owner that answers every target with its one type
+    ///   (xclip -t STRING sends its Latin-1 bytes, typed STRING, for UTF8_STRING too).
+    public func readDecoded(target: String, sameType: Bool = false, into sink: (Data) throws -> Void) throws {
         var transcoder: TextTranscoder?
         let atom = try connection.intern(target)
         var typeResolved = false
         var typeName: String?
         let (type, _) = try convert(target: atom, property: connection.atoms[.pbctlData]) { chunk in
             if !typeResolved {
+                if sameType, lastReplyType != atom { throw ConversionFailure.refused }
                 typeResolved = true
                 typeName = try? connection.names(of: [lastReplyType])[0]
                 transcoder = TextTranscoder(mode: TextTranscoder.mode(target: target, replyType: typeName))

@@ -21,13 +21,19 @@ enum DeclaredTypes {
     static let systemFolder = "/usr/share/pbctl/types"
 
     static func folders(environment: [String: String]) -> [String] {
-        if let explicit = environment["PBCTL_TYPES_PATH"] {
+        folders { environment[$0] }
+    }
+
+    /// ``folders(environment:)`` with the variables read through `variable` (the quick paste reads them
+    /// with getenv and builds no table).
+    static func folders(variable: (String) -> String?) -> [String] {
+        if let explicit = variable("PBCTL_TYPES_PATH") {
             return explicit.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
         }
         var result: [String] = []
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+        if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") {
             result.append(config + "/pbctl/types")
-        } else if let home = environment["HOME"], home.hasPrefix("/") {
+        } else if let home = variable("HOME"), home.hasPrefix("/") {
             result.append(home + "/.config/pbctl/types")
         }
         result.append(systemFolder)

@@ -20,8 +20,8 @@ import PasteboardX11
 ///
 /// The full command's default paste takes UTF-8 plain text first (`defaultPasteType`), and for it the
 /// UTF8_STRING target first when the owner lists it (`TargetNegotiation.textTargetPreference`). So
-/// when TARGETS lists UTF8_STRING the answer is that target, read and decoded the same way. Anything
-/// else (no display or owner, no UTF8_STRING, a refusal before any byte, declared types that could
+/// when the owner serves UTF8_STRING the answer is that target, read and decoded the same way. Anything
+/// else (no display or owner, a refusal of UTF8_STRING before any byte, declared types that could
 /// remap targets, another backend, any other flag) goes the full way, which also words its errors.
 func fastPaste(_ arguments: [String], invokedAs: String) -> Int32? {
     guard invokedAs != "pbpaste", invokedAs != "pbcopy", arguments.first == "paste" else { return nil }
@@ -36,19 +36,20 @@ func fastPaste(_ arguments: [String], invokedAs: String) -> Int32? {
     guard let display = variable("DISPLAY"), !display.isEmpty else { return nil }
     // Declared types may claim X11 targets; only the built-in registry is known to map UTF8_STRING to
     // UTF-8 plain text.
-    var environment: [String: String] = [:]
-    for name in ["PBCTL_TYPES_PATH", "XDG_CONFIG_HOME", "HOME"] { environment[name] = variable(name) }
-    for folder in DeclaredTypes.folders(environment: environment) where !DeclaredTypes.plistFiles(in: folder).isEmpty {
+    for folder in DeclaredTypes.folders(variable: variable) where !DeclaredTypes.plistFiles(in: folder).isEmpty {
         return nil
     }
     guard let connection = try? XConnection(display: display) else { return nil }
     let reader = X11SelectionReader(connection: connection, selection: selection)
     if let timeout = variable("PBCTL_X11_TIMEOUT").flatMap(Double.init), timeout > 0 { reader.stepTimeout = timeout }
+    // UTF8_STRING is asked for at once, without GetSelectionOwner or TARGETS first: an owner that does
+    // not list it refuses it (ICCCM §2.2), and so does the server when nobody owns the selection; both
+    // end here before any byte, and the full command then negotiates (or words the error). So does a
+    // reply of another type (an owner that answers every target alike). Two round trips fewer, one of
+    // them through the owner.
     var delivered = false
     do {
-        guard try reader.owner() != 0 else { return nil }
-        guard try reader.targets().contains(KnownAtom.utf8String.rawValue) else { return nil }
-        try reader.readDecoded(target: KnownAtom.utf8String.rawValue) { chunk in
+        try reader.readDecoded(target: KnownAtom.utf8String.rawValue, sameType: true) { chunk in
             delivered = true
             try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output")
         }

@@ -24,6 +24,8 @@ public final class XConnection {
     public let xfixesFirstEvent: UInt8?
     private var queued: [X11Event] = []
     private var queueHead = 0
+    /// Atoms beyond ``KnownAtom`` met so far (registry targets, owners' targets). Known atoms are
+    /// looked up in `atoms` first, so a short-lived pbctl never builds these tables.
     private var nameCache: [XAtom: String] = [:]
     private var atomCache: [String: XAtom] = [:]
     /// A zero-length append was sent and its PropertyNotify has not been seen yet.
@@ -62,7 +64,7 @@ public final class XConnection {
 
         // Pipeline everything start-up needs into one round trip: the atoms, our window, the
         // zero-length append whose PropertyNotify carries a server timestamp (ICCCM §2.1), XFixes.
-        let names = KnownAtom.allCases.map(\.rawValue)
+        let names = KnownAtom.allCases.map { $0.rawValue }
         let cookies = names.map { name in
             name.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
         }
@@ -95,10 +97,6 @@ public final class XConnection {
         }
         atoms = KnownAtoms(values: values32)
         utilityWindow = window
-        for (name, atom) in zip(names, values32) {
-            nameCache[atom] = name
-            atomCache[name] = atom
-        }
     }
 
     deinit { xcb_disconnect(connection) }
@@ -147,7 +145,7 @@ public final class XConnection {
         var result = [XAtom](repeating: 0, count: names.count)
         var pending: [(Int, xcb_intern_atom_cookie_t)] = []
         for (index, name) in names.enumerated() {
-            if let atom = atomCache[name] {
+            if let atom = atoms.atom(named: name) ?? atomCache[name] {
                 result[index] = atom
             } else {
                 let bytes = Array(name.utf8.prefix(0xFFFF))
@@ -180,7 +178,7 @@ public final class XConnection {
         var result = [String?](repeating: nil, count: atoms.count)
         var pending: [(Int, xcb_get_atom_name_cookie_t)] = []
         for (index, atom) in atoms.enumerated() {
-            if let name = nameCache[atom] {
+            if let name = self.atoms.name(of: atom)?.rawValue ?? nameCache[atom] {
                 result[index] = name
             } else if atom != 0 {
                 pending.append((index, xcb_get_atom_name(connection, atom)))

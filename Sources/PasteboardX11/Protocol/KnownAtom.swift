@@ -49,27 +49,39 @@ public enum KnownAtom: String, CaseIterable, Sendable {
 }
 
 /// The atoms of ``KnownAtom`` as interned on one connection.
+///
+/// Two arrays in `allCases` order, searched linearly: with about 30 entries that is as fast as a
+/// hash table, and it spares every pbctl start-up the run-time lookup of `Hashable` for two
+/// dictionary types (each such first lookup scans all of the binary's protocol conformances).
 public struct KnownAtoms: Sendable {
-    private let byName: [KnownAtom: XAtom]
-    private let byAtom: [XAtom: KnownAtom]
+    private let names: [KnownAtom]
+    private let values: [XAtom]
 
     /// - Parameter values: one atom per ``KnownAtom`` case, in `allCases` order.
     public init(values: [UInt32]) {
-        precondition(values.count == KnownAtom.allCases.count, "one atom per KnownAtom case")
-        var byName: [KnownAtom: XAtom] = [:]
-        var byAtom: [XAtom: KnownAtom] = [:]
-        for (name, value) in zip(KnownAtom.allCases, values) {
-            byName[name] = value
-            byAtom[value] = name
-        }
-        self.byName = byName
-        self.byAtom = byAtom
+        let names = KnownAtom.allCases
+        precondition(values.count == names.count, "one atom per KnownAtom case")
+        self.names = names
+        self.values = values
     }
 
-    public subscript(_ atom: KnownAtom) -> XAtom { byName[atom] ?? 0 }
+    public subscript(_ atom: KnownAtom) -> XAtom {
+        for index in names.indices where names[index] == atom { return values[index] }
+        return 0
+    }
 
     /// The known name of `atom`, if it is one of ours.
-    public func name(of atom: XAtom) -> KnownAtom? { byAtom[atom] }
+    public func name(of atom: XAtom) -> KnownAtom? {
+        guard atom != 0 else { return nil }
+        for index in values.indices where values[index] == atom { return names[index] }
+        return nil
+    }
+
+    /// The atom of the known name `name` (a ``KnownAtom`` raw value), if it is one of ours.
+    public func atom(named name: String) -> XAtom? {
+        for index in names.indices where names[index].rawValue == name { return values[index] }
+        return nil
+    }
 
     /// Stand-in atoms for tests: case *n* gets atom 1000 + n.
     public static var forTesting: KnownAtoms {
