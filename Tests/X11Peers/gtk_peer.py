@@ -11,9 +11,10 @@
   gtk_peer.py copy-image W H   own CLIPBOARD with a W×H image (GTK offers image/png and other formats)
   gtk_peer.py own SELECTION      own the selection named SELECTION (a stand-in for another clipboard
                                manager); print 'ready'; exit when it is taken
-  gtk_peer.py copy-stall TARGET FILE
-                               own CLIPBOARD offering TARGET; print 'ready', then on the first request
-                               for content print 'asked' and hang (a stalled owner, to be killed)
+  gtk_peer.py copy-stall TARGET [SELECTION]
+                               own SELECTION (default CLIPBOARD) offering TARGET; print 'ready', then on
+                               the first request for content print 'asked' and hang (a stalled owner,
+                               to be killed)
   gtk_peer.py copy-store TARGET FILE [TARGET FILE...]
                                own CLIPBOARD like copy, then hand it to the clipboard manager as an
                                exiting GTK application does (gtk_clipboard_store: 'text' alone goes
@@ -91,14 +92,15 @@ def main():
     if command == "copy-stall":
         import time
         widget = Gtk.Invisible()
-        Gtk.selection_add_target(widget, CLIPBOARD, Gdk.Atom.intern(sys.argv[2], False), 0)
+        selection = Gdk.Atom.intern(sys.argv[3], False) if len(sys.argv) > 3 else CLIPBOARD
+        Gtk.selection_add_target(widget, selection, Gdk.Atom.intern(sys.argv[2], False), 0)
 
         def stall(widget, selection_data, info, time_):
             print("asked", flush=True)
             time.sleep(60)
 
         widget.connect("selection-get", stall)
-        if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+        if not Gtk.selection_owner_set(widget, selection, Gdk.CURRENT_TIME):
             return 2
         print("ready", flush=True)
         run_main()

@@ -12,9 +12,11 @@ final class X11DaemonTests: X11TestCase {
 
     /// Starts `pbctl daemon` in the foreground and waits until it answers on CLIPBOARD_MANAGER.
     @discardableResult
-    func startDaemon(_ extra: [String] = [], display other: String? = nil) throws -> Spawned {
+    func startDaemon(_ extra: [String] = [], display other: String? = nil,
+                     environment more: [String: String] = [:]) throws -> Spawned {
         var env = environment
         if let other { env["DISPLAY"] = other }
+        for (key, value) in more { env[key] = value }
         var errors = ""
         // One retry when the connection itself failed: seen once in dozens of runs on a machine where
         // several test suites start Xvfb servers at the same time.
@@ -346,5 +348,119 @@ final class X11DaemonTests: X11TestCase {
         kill(owner.child.pid, SIGKILL)
         XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "after the stall" })
         XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    // (g) Fetching never stops serving: fetches and transfers share one event loop.
+
+    /// A step timeout far beyond the fetch's own 8 s deadline: a stalled fetch lasts that long.
+    let stallEnvironment = ["PBCTL_X11_TIMEOUT": "30"]
+
+    func testPbctlCopyIsHandedToTheDaemonWhileItWaitsForAStalledOwner() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon(environment: stallEnvironment)
+        let stalled = try startPeer([python, peers + "/gtk_peer.py", "copy-stall", "UTF8_STRING"])
+        try stalled.waitForLine("asked")  // the daemon is fetching from it now, and the owner hangs
+        // The hand-off gives up after 2 s (the copy then starts its own owner): the daemon must answer
+        // it while its fetch waits, and take CLIPBOARD over (dropping the stalled fetch).
+        let copy = try run([pbctl, "copy"], input: Data("served while a fetch stalls".utf8), timeout: 10)
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        let paste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertEqual(paste.text, "served while a fetch stalls")
+        let log = stderrText(daemon)
+        XCTAssertTrue(log.contains("serving an item from pbctl copy"), "the copy was not handed to the daemon: \(log)")
+        XCTAssertFalse(log.contains("deadline reached"), "the daemon waited for the stalled fetch: \(log)")
+        XCTAssertTrue(stalled.child.isRunning)
+    }
+
+    func testDaemonServesItsClipboardWhileAPrimaryFetchStalls() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon(["--primary"], environment: stallEnvironment)
+        XCTAssertEqual(try run([pbctl, "copy"], input: Data("the daemon's own".utf8)).status, 0)
+        XCTAssertTrue(stderrText(daemon).contains("serving an item from pbctl copy"))
+        let stalled = try startPeer([python, peers + "/gtk_peer.py", "copy-stall", "UTF8_STRING", "PRIMARY"])
+        try stalled.waitForLine("asked")
+        // Each paste would otherwise wait out the fetch (8 s): 5 s each is ample, and the log proves the
+        // fetch was still waiting when they were answered.
+        for _ in 0..<3 {
+            let paste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+            XCTAssertEqual(paste.status, 0, paste.stderr)
+            XCTAssertEqual(paste.text, "the daemon's own")
+        }
+        let targets = try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"], timeout: 5)
+        XCTAssertTrue(targets.text.contains("UTF8_STRING"), targets.text)
+        XCTAssertEqual(try run([pbctl, "paste"], timeout: 5).text, "the daemon's own")
+        let log = stderrText(daemon)
+        XCTAssertFalse(log.contains("deadline reached"), "the pastes were answered only after the fetch: \(log)")
+        XCTAssertTrue(stalled.child.isRunning)
+        // The stalled fetch ends at its deadline, and the daemon still works.
+        XCTAssertTrue(try eventually(timeout: 15) { stderrText(daemon).contains("deadline reached") })
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    // (h) PRIMARY, opt-in.
+
+    func testPrimaryOwnerKilledIsRestoredWithThePrimaryFlag() throws {
+        try requireTool(xclip)
+        try startDaemon(["--primary"])
+        let file = try write(Data("selected in a terminal".utf8), "p.txt")
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "selected in a terminal" })
+        usleep(300_000)  // the daemon reads the new owner right after XFixes tells it
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "selected in a terminal" },
+                      "the vanished PRIMARY owner's text was not restored")
+        XCTAssertEqual(try run([pbctl, "paste", "--primary"]).text, "selected in a terminal")
+        // CLIPBOARD is not touched by PRIMARY's restore.
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 5).status, 0)
+    }
+
+    func testPrimaryIsLeftAloneWithoutTheFlag() throws {
+        try requireTool(xclip)
+        try startDaemon()
+        let file = try write(Data("not kept".utf8), "p.txt")
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "not kept" })
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        usleep(700_000)
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "primary"], timeout: 5).status, 0)
+    }
+
+    func testSensitivePrimaryIsNotRestored() throws {
+        try requireTool(xclip)
+        try startDaemon(["--primary"])
+        let secret = try write(Data("hunter2".utf8), "s.txt")
+        let owner = try startPeer([pbctl, "copy", "--primary", "--sensitive", "--foreground", secret], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "hunter2" })
+        let targets = try run([xclip, "-o", "-selection", "primary", "-t", "TARGETS"]).text
+        XCTAssertTrue(targets.contains("x-kde-passwordManagerHint"), targets)
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        usleep(700_000)
+        let paste = try run([xclip, "-o", "-selection", "primary"], timeout: 5)
+        XCTAssertNotEqual(paste.status, 0, "sensitive PRIMARY content came back: \(paste.text)")
+    }
+
+    func testNewPrimaryOwnerReplacesTheKeptTextAndDeliberateClearIsNotUndone() throws {
+        try requireTool(xclip)
+        try startDaemon(["--primary"])
+        for text in ["first selection", "second selection"] {
+            let file = try write(Data(text.utf8), "p.txt")
+            let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+            XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == text })
+            usleep(300_000)
+            kill(owner.child.pid, SIGKILL)
+            XCTAssertTrue(owner.child.wait(timeout: 5))
+            XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == text })
+        }
+        XCTAssertEqual(try run([pbctl, "clear", "--primary"]).status, 0)
+        usleep(500_000)
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "primary"], timeout: 5).status, 0)
     }
 }
