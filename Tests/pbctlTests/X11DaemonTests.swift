@@ -418,6 +418,28 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertNotEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 5).status, 0)
     }
 
+    func testDetachedDaemonKeepsPrimaryToo() throws {
+        try requireTool(xclip)
+        let started = try run([pbctl, "daemon", "--detach", "--primary"], timeout: 15)
+        XCTAssertEqual(started.status, 0, started.stderr)
+        let status = try run([pbctl, "daemon", "--status"]).text
+        let pidText = status.components(separatedBy: "(pid ").last?.components(separatedBy: ")").first ?? ""
+        let pid = try XCTUnwrap(pid_t(pidText), status)
+        defer {
+            kill(pid, SIGTERM)
+            _ = try? eventually(timeout: 5) { try !managerOwned() }
+        }
+        let file = try write(Data("kept by the detached daemon".utf8), "p.txt")
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "kept by the detached daemon" })
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        XCTAssertTrue(try eventually {
+            try run([xclip, "-o", "-selection", "primary"]).text == "kept by the detached daemon"
+        })
+    }
+
     func testPrimaryIsLeftAloneWithoutTheFlag() throws {
         try requireTool(xclip)
         try startDaemon()
