@@ -109,6 +109,13 @@ public final class X11ClipboardManager {
     private var snapshots: [X11Selection: SavedSelectionContent] = [:]
     /// Fetches in progress: at most one snapshot per selection and one save.
     private var fetches: [Fetch] = []
+    /// Requestor windows of fetches that ended, and when to destroy them: an owner may still answer a
+    /// request it was sent (late, or a new fetch overtook it), and a client on plain Xlib, or xsel, exits
+    /// on the BadWindow it would get for a destroyed window. Later writes land in a property nobody reads.
+    private var retiredWindows: [(window: XWindow, destroyAt: UInt64)] = []
+    /// How long a retired window lives, and how many may wait at most (the oldest then goes early).
+    static let retiredWindowLifetime: UInt64 = 30_000_000_000
+    static let maxRetiredWindows = 64
     private let watched: [X11Selection]
     private let clipboardAtom: XAtom
     private let managerAtom: XAtom
@@ -194,6 +201,7 @@ public final class X11ClipboardManager {
                 for fetch in fetches {
                     if let deadline = fetch.machine.nextDeadline { wake = min(wake ?? deadline, deadline) }
                 }
+                if let retired = retiredWindows.first { wake = min(wake ?? retired.destroyAt, retired.destroyAt) }
                 let event = try connection.nextEvent(deadline: wake)
                 let now = monotonicNanoseconds()
                 if let event, try handle(event, now: now) == .replaced {
@@ -206,6 +214,10 @@ public final class X11ClipboardManager {
                 try owner.expireTransfers(now: now)
                 for fetch in fetches where (fetch.machine.nextDeadline ?? .max) <= now {
                     try perform(fetch, fetch.machine.tick(now: now))
+                }
+                while let retired = retiredWindows.first, retired.destroyAt <= now {
+                    connection.destroyWindow(retired.window)
+                    retiredWindows.removeFirst()
                 }
                 try connection.flush()
             } catch {
@@ -311,7 +323,8 @@ public final class X11ClipboardManager {
 
     private func startFetch(_ purpose: Fetch.Purpose, selection: X11Selection, owner window: XWindow,
                             configuration: SelectionFetchStateMachine.Configuration) throws {
-        // A window of its own for each fetch: a late answer of an owner that was dropped lands nowhere.
+        // A window of its own for each fetch: a late answer for a dropped fetch cannot be taken for
+        // the answer to a newer one.
         let requestor = connection.createWindow(eventMask: XConnection.propertyChangeMask)
         let fetch = Fetch(purpose: purpose, selection: selection, owner: window, machine: SelectionFetchStateMachine(
             atoms: connection.atoms, selection: atom(selection), window: requestor, configuration: configuration))
@@ -326,12 +339,19 @@ public final class X11ClipboardManager {
         try perform(fetch, fetch.machine.start(now: monotonicNanoseconds(), time: time))
     }
 
-    /// Drops a fetch (its window goes, so whatever the owner still sends is lost); a save is refused.
+    /// Drops a fetch (whatever the owner still sends lands in its retired window); a save is refused.
     private func cancel(_ fetch: Fetch) {
         guard let index = fetches.firstIndex(where: { $0 === fetch }) else { return }
         fetches.remove(at: index)
-        connection.destroyWindow(fetch.machine.window)
+        retire(fetch.machine.window)
         if case .save(let request, _) = fetch.purpose { reply(request, property: PredefinedAtom.none) }
+    }
+
+    private func retire(_ window: XWindow) {
+        if retiredWindows.count >= Self.maxRetiredWindows {
+            connection.destroyWindow(retiredWindows.removeFirst().window)
+        }
+        retiredWindows.append((window, monotonicNanoseconds() &+ Self.retiredWindowLifetime))
     }
 
     /// Performs a fetch's actions; the server's answers (round trips that never wait on the owner) are
@@ -363,7 +383,7 @@ public final class X11ClipboardManager {
             case .intern(let names):
                 queue += fetch.machine.interned(try connection.intern(names), now: monotonicNanoseconds())
             case .replaceWindow(let old):
-                connection.destroyWindow(old)
+                retire(old)
                 let fresh = connection.createWindow(eventMask: XConnection.propertyChangeMask)
                 queue += fetch.machine.windowReplaced(fresh, now: monotonicNanoseconds())
             case .log(let line):
@@ -378,7 +398,7 @@ public final class X11ClipboardManager {
     private func finished(_ fetch: Fetch, _ outcome: SelectionFetchStateMachine.Outcome) throws {
         guard let index = fetches.firstIndex(where: { $0 === fetch }) else { return }
         fetches.remove(at: index)
-        connection.destroyWindow(fetch.machine.window)
+        retire(fetch.machine.window)
         let purpose = fetch.isSave ? "save" : "keep \(label(fetch.selection))"
         var content: SavedSelectionContent?
         switch outcome {

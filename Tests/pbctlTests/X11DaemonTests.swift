@@ -400,6 +400,33 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertTrue(daemon.child.isRunning)
     }
 
+    func testOwnerAnsweringAfterTheFetchGaveUpIsNotKilledByABadWindow() throws {
+        // xsel exits on any X error. The daemon gives up on it after 50 ms, long before xsel answers
+        // 8 MB; xsel's late answer must land in a window that still exists (destroying the fetch's
+        // window at once made xsel die with BadWindow, and PRIMARY's content with it).
+        let xsel = "/usr/bin/xsel"
+        try requireTool(xsel)
+        try requireTool(xclip)
+        let daemon = try startDaemon(["--primary"], environment: ["PBCTL_X11_TIMEOUT": "0.05"])
+        var big = Data(repeating: UInt8(ascii: "a"), count: 8 << 20)
+        big.append(Data("end".utf8))
+        let path = try write(big, "big.txt")
+        // exec: the pid is xsel's own, and -n keeps it in the foreground.
+        let owner = try Spawned(["/bin/sh", "-c", "exec \(xsel) -p -i -n < '\(path)'"], environment: environment)
+        spawned.append(owner)
+        var log = ""
+        XCTAssertTrue(try eventually(timeout: 10) {
+            log += stderrText(daemon)
+            return log.contains("keep PRIMARY:")
+        }, "the fetch never gave up: \(log)")
+        usleep(1_500_000)  // xsel answers meanwhile
+        XCTAssertTrue(owner.child.isRunning, "xsel died: \(stderrText(owner))")
+        let out = scratch + "/out.txt"
+        let paste = try run([xclip, "-o", "-selection", "primary"], outputFile: out, timeout: 20)
+        XCTAssertEqual(paste.status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), big)
+    }
+
     // (h) PRIMARY, opt-in.
 
     func testPrimaryOwnerKilledIsRestoredWithThePrimaryFlag() throws {
