@@ -489,7 +489,10 @@ public final class X11ClipboardManager {
     private func claimedClipboard() {
         snapshots[.clipboard] = nil
         machine.claimed(clipboardAtom)
-        for fetch in fetches where fetch.selection == .clipboard { cancel(fetch) }
+        for fetch in fetches where fetch.selection == .clipboard {
+            if fetch.isSave { options.log?("save: dropped, CLIPBOARD has newer content") }
+            cancel(fetch)
+        }
     }
 
     private func reply(_ request: SelectionRequest, property: XAtom) {

@@ -374,6 +374,26 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertTrue(stalled.child.isRunning)
     }
 
+    func testPbctlCopyIsHandedToTheDaemonWhileASaveStalls() throws {
+        // An exiting GTK application asks the daemon to save (SAVE_TARGETS), then hangs on the content.
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon(environment: stallEnvironment)
+        let file = try write(Data("from an exiting application".utf8), "e.txt")
+        let exiting = try startPeer([python, peers + "/gtk_peer.py", "copy-store-stall", "UTF8_STRING", file],
+                                    waitFor: "asked")
+        let copy = try run([pbctl, "copy"], input: Data("copied during the save".utf8), timeout: 10)
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        let paste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertEqual(paste.text, "copied during the save")
+        let log = stderrText(daemon)
+        XCTAssertTrue(log.contains("serving an item from pbctl copy"), "the copy was not handed to the daemon: \(log)")
+        XCTAssertTrue(log.contains("save: dropped, CLIPBOARD has newer content"), log)
+        XCTAssertFalse(log.contains("deadline reached"), "the daemon waited for the stalled save: \(log)")
+        XCTAssertTrue(exiting.child.isRunning)
+    }
+
     func testDaemonServesItsClipboardWhileAPrimaryFetchStalls() throws {
         try requireTool(xclip)
         try requirePython("gi")
