@@ -32,20 +32,48 @@ public final class SavedSelectionContent: SelectionContentSource {
     }
 }
 
+/// A fetch in progress: its state machine, what it is for, and the owner it reads.
+private final class Fetch {
+    enum Purpose {
+        /// The copy kept of the owner of `selection`.
+        case snapshot
+        /// SAVE_TARGETS: answer `request` (acknowledging in `property`) once the content is saved.
+        case save(request: SelectionRequest, property: XAtom)
+    }
+
+    let purpose: Purpose
+    let selection: X11Selection
+    let owner: XWindow
+    var machine: SelectionFetchStateMachine
+
+    init(purpose: Purpose, selection: X11Selection, owner: XWindow, machine: SelectionFetchStateMachine) {
+        self.purpose = purpose
+        self.selection = selection
+        self.owner = owner
+        self.machine = machine
+    }
+
+    var isSave: Bool { if case .save = purpose { true } else { false } }
+}
+
 /// `pbctl daemon`: the clipboard manager of one display.
 ///
 /// Owns CLIPBOARD_MANAGER (ICCCM §2.8: server timestamp, verified, MANAGER message on the root window),
 /// answers SAVE_TARGETS from exiting applications by fetching their targets and taking CLIPBOARD over
 /// (freedesktop Clipboard Manager spec, as gnome-settings-daemon does), keeps a copy of each CLIPBOARD
 /// owner's text, rich text and PNG (never content marked sensitive) and serves it again when that owner
-/// exits without handing its content over. One event loop on one connection; every fetch has per-step
-/// deadlines and size caps, so a dying or stalled owner costs at most a few seconds, never the daemon.
+/// exits without handing its content over; with ``Options/primary`` it does the same for PRIMARY's text.
+/// One event loop on one connection: fetches are state machines (``SelectionFetchStateMachine``) driven
+/// by the same events as the transfers the daemon serves, so a stalled owner delays no paste; every
+/// fetch has per-step deadlines and size caps.
 public final class X11ClipboardManager {
     public struct Options: Sendable {
         /// The display's name, for messages.
         public var displayName = ""
         /// Take CLIPBOARD_MANAGER from a running manager instead of refusing to start.
         public var replace = false
+        /// Also keep PRIMARY's text and serve it again when its owner vanishes (`--primary`).
+        public var primary = false
         /// Seconds allowed for each step of a fetch (answering, each INCR chunk).
         public var stepTimeout: Double = 2
         /// Seconds allowed for a whole save or snapshot; targets not fetched by then are skipped.
@@ -77,7 +105,18 @@ public final class X11ClipboardManager {
     private let options: Options
     private let managerWindow: XWindow
     private var managerTime: XTimestamp = 0
-    private var snapshot: SavedSelectionContent?
+    /// The content kept of each watched selection's current (or vanished) owner.
+    private var snapshots: [X11Selection: SavedSelectionContent] = [:]
+    /// Fetches in progress: at most one snapshot per selection and one save.
+    private var fetches: [Fetch] = []
+    /// Requestor windows of fetches that ended, and when to destroy them: an owner may still answer a
+    /// request it was sent (late, or a new fetch overtook it), and a client on plain Xlib, or xsel, exits
+    /// on the BadWindow it would get for a destroyed window. Later writes land in a property nobody reads.
+    private var retiredWindows: [(window: XWindow, destroyAt: UInt64)] = []
+    /// How long a retired window lives, and how many may wait at most (the oldest then goes early).
+    static let retiredWindowLifetime: UInt64 = 30_000_000_000
+    static let maxRetiredWindows = 64
+    private let watched: [X11Selection]
     private let clipboardAtom: XAtom
     private let managerAtom: XAtom
     /// SAVE_TARGETS requests answered with success (for tests and logs).
@@ -95,6 +134,13 @@ public final class X11ClipboardManager {
         managerWindow = connection.createWindow(eventMask: 0)
         clipboardAtom = connection.atoms[.clipboard]
         managerAtom = connection.atoms[.clipboardManager]
+        watched = options.primary ? [.clipboard, .primary] : [.clipboard]
+    }
+
+    private func atom(_ selection: X11Selection) -> XAtom { connection.atoms[selection.knownAtom] }
+
+    private func watchedSelection(_ atom: XAtom) -> X11Selection? {
+        watched.first { self.atom($0) == atom }
     }
 
     /// The running manager, if any: its window and, for a pbctl daemon, its process id.
@@ -106,7 +152,8 @@ public final class X11ClipboardManager {
         return (window, pid)
     }
 
-    /// Becomes the display's clipboard manager and keeps a copy of the current CLIPBOARD content.
+    /// Becomes the display's clipboard manager and starts keeping a copy of the current CLIPBOARD (and,
+    /// with ``Options/primary``, PRIMARY) content.
     /// - Throws: ``PasteboardError`` `.unavailable` when another manager runs (and `replace` is false),
     ///   when the server lacks XFixes, or when the claim is lost at once.
     public func start() throws {
@@ -131,12 +178,17 @@ public final class X11ClipboardManager {
         }
         managerTime = time
         connection.announceManager(selection: managerAtom, owner: managerWindow, time: time)
-        try connection.watchSelection(clipboardAtom, window: connection.utilityWindow)
-        try connection.flush()
-        let current = try connection.selectionOwner(clipboardAtom)
-        if current != 0 {
-            try act(machine.selectionChanged(kind: .setOwner, owner: current, ours: owner.ownerWindows))
+        for selection in watched {
+            try connection.watchSelection(atom(selection), window: connection.utilityWindow)
         }
+        try connection.flush()
+        for selection in watched {
+            let current = try connection.selectionOwner(atom(selection))
+            if current != 0 {
+                try selectionChanged(selection, kind: .setOwner, newOwner: current)
+            }
+        }
+        try connection.flush()
     }
 
     /// Serves and watches until another manager takes over or the connection is lost.
@@ -145,15 +197,28 @@ public final class X11ClipboardManager {
     public func run() throws -> Exit {
         while true {
             do {
-                let event = try connection.nextEvent(deadline: owner.machine.nextDeadline)
+                var wake = owner.machine.nextDeadline
+                for fetch in fetches {
+                    if let deadline = fetch.machine.nextDeadline { wake = min(wake ?? deadline, deadline) }
+                }
+                if let retired = retiredWindows.first { wake = min(wake ?? retired.destroyAt, retired.destroyAt) }
+                let event = try connection.nextEvent(deadline: wake)
                 let now = monotonicNanoseconds()
                 if let event, try handle(event, now: now) == .replaced {
+                    for fetch in fetches { cancel(fetch) }
                     connection.destroyWindow(managerWindow)
                     owner.giveUp(wipe: true)
                     try? connection.flush()
                     return .replaced
                 }
                 try owner.expireTransfers(now: now)
+                for fetch in fetches where (fetch.machine.nextDeadline ?? .max) <= now {
+                    try perform(fetch, fetch.machine.tick(now: now))
+                }
+                while let retired = retiredWindows.first, retired.destroyAt <= now {
+                    connection.destroyWindow(retired.window)
+                    retiredWindows.removeFirst()
+                }
                 try connection.flush()
             } catch {
                 if connection.isBroken { return .connectionLost }
@@ -173,37 +238,196 @@ public final class X11ClipboardManager {
                 options.log?("another client took CLIPBOARD_MANAGER")
                 return .replaced
             }
-        case .selectionChanged(let kind, let selection, let newOwner, _, _) where selection == clipboardAtom:
-            try act(machine.selectionChanged(kind: kind, owner: newOwner, ours: owner.ownerWindows))
+        case .selectionNotify(let notify, _):
+            if let fetch = fetches.first(where: { $0.machine.window == notify.requestor }) {
+                try perform(fetch, fetch.machine.selectionNotify(notify, now: now))
+            } else {
+                try owner.handle(event, now: now)
+            }
+        case .propertyNotify(let window, let atom, _, let deleted)
+        where fetches.contains(where: { $0.machine.window == window }):
+            if let fetch = fetches.first(where: { $0.machine.window == window }) {
+                try perform(fetch, fetch.machine.propertyNotify(window: window, atom: atom, deleted: deleted, now: now))
+            }
+        case .selectionChanged(let kind, let selection, let newOwner, _, _):
+            if let watchedSelection = watchedSelection(selection) {
+                try selectionChanged(watchedSelection, kind: kind, newOwner: newOwner)
+            }
         default:
             try owner.handle(event, now: now)
         }
         return .handled
     }
 
-    private func act(_ action: ClipboardManagerStateMachine.Action) throws {
+    // MARK: Watching owners
+
+    private func selectionChanged(_ selection: X11Selection, kind: SelectionChangeKind, newOwner: XWindow) throws {
+        let selectionAtom = atom(selection)
+        let previous = machine.tracking(selectionAtom).currentOwner
+        let action = machine.selectionChanged(selection: selectionAtom, kind: kind, owner: newOwner,
+                                              ours: owner.ownerWindows)
+        // A save follows the application that asked for it: a newer owner makes it moot (the exiting
+        // application's content is no longer the clipboard), a vanished one ends it with what it gave.
+        if selection == .clipboard, let save = fetches.first(where: \.isSave) {
+            if kind == .setOwner, newOwner != save.owner {
+                options.log?("save: CLIPBOARD changed owner meanwhile, not saved")
+                cancel(save)
+            } else if kind != .setOwner, previous == save.owner || previous == 0 {
+                try perform(save, save.machine.ownerVanished(now: monotonicNanoseconds()))
+            }
+        }
+        try act(action, selection: selection)
+    }
+
+    private func act(_ action: ClipboardManagerStateMachine.Action, selection: X11Selection) throws {
+        let selectionAtom = atom(selection)
+        // Snapshots the state machine no longer expects (superseded, cleared, claimed by us) are dropped.
+        for fetch in fetches where !fetch.isSave && fetch.selection == selection
+            && machine.tracking(selectionAtom).fetching != fetch.owner
+        {
+            cancel(fetch)
+        }
         switch action {
         case .snapshot(let window):
-            snapshot = nil
-            let kept = try fetch(targets: nil, limits: options.snapshotLimits, purpose: "keep")
-            if let kept, !kept.isEmpty { snapshot = kept }
-            machine.snapshotFinished(owner: window, kept: snapshot != nil)
-            if let snapshot {
-                options.log?("kept \(snapshot.targetNames.joined(separator: ",")) (\(snapshot.totalBytes) bytes) of 0x\(String(window, radix: 16))")
+            snapshots[selection] = nil
+            var configuration = SelectionFetchStateMachine.Configuration(
+                choice: selection == .clipboard ? .snapshot : .text, limits: options.snapshotLimits)
+            configuration.stepTimeout = nanoseconds(options.stepTimeout)
+            configuration.fetchTimeout = nanoseconds(options.fetchDeadline)
+            try startFetch(.snapshot, selection: selection, owner: window, configuration: configuration)
+        case .finishFetch:
+            if let fetch = fetches.first(where: { !$0.isSave && $0.selection == selection }) {
+                try perform(fetch, fetch.machine.ownerVanished(now: monotonicNanoseconds()))
             }
         case .restore:
-            guard let kept = snapshot, try connection.selectionOwner(clipboardAtom) == 0 else { return }
+            guard let kept = snapshots[selection], try connection.selectionOwner(selectionAtom) == 0 else { return }
             do {
-                try owner.claim(source: kept, selections: [.clipboard])
-                machine.claimed()
-                options.log?("the owner exited: restored \(kept.targetNames.joined(separator: ","))")
+                try owner.claim(source: kept, selections: [selection])
+                machine.claimed(selectionAtom)
+                options.log?("the \(label(selection)) owner exited: restored \(kept.targetNames.joined(separator: ","))")
             } catch let error as PasteboardError where error.code == .unavailable && !connection.isBroken {
-                options.log?("could not restore: \(error.message)")
+                options.log?("could not restore \(label(selection)): \(error.message)")
             }
         case .forget:
-            snapshot = nil
+            snapshots[selection] = nil
         case .nothing:
             break
+        }
+    }
+
+    private func label(_ selection: X11Selection) -> String { selection == .clipboard ? "CLIPBOARD" : "PRIMARY" }
+
+    private func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(0.05, seconds) * 1e9) }
+
+    // MARK: Fetching
+
+    private func startFetch(_ purpose: Fetch.Purpose, selection: X11Selection, owner window: XWindow,
+                            configuration: SelectionFetchStateMachine.Configuration) throws {
+        // A window of its own for each fetch: a late answer for a dropped fetch cannot be taken for
+        // the answer to a newer one.
+        let requestor = connection.createWindow(eventMask: XConnection.propertyChangeMask)
+        let fetch = Fetch(purpose: purpose, selection: selection, owner: window, machine: SelectionFetchStateMachine(
+            atoms: connection.atoms, selection: atom(selection), window: requestor, configuration: configuration))
+        fetches.append(fetch)
+        let time: XTimestamp
+        do {
+            time = try connection.serverTime()
+        } catch {
+            cancel(fetch)
+            throw error
+        }
+        try perform(fetch, fetch.machine.start(now: monotonicNanoseconds(), time: time))
+    }
+
+    /// Drops a fetch (whatever the owner still sends lands in its retired window); a save is refused.
+    private func cancel(_ fetch: Fetch) {
+        guard let index = fetches.firstIndex(where: { $0 === fetch }) else { return }
+        fetches.remove(at: index)
+        retire(fetch.machine.window)
+        if case .save(let request, _) = fetch.purpose { reply(request, property: PredefinedAtom.none) }
+    }
+
+    private func retire(_ window: XWindow) {
+        if retiredWindows.count >= Self.maxRetiredWindows {
+            connection.destroyWindow(retiredWindows.removeFirst().window)
+        }
+        retiredWindows.append((window, monotonicNanoseconds() &+ Self.retiredWindowLifetime))
+    }
+
+    /// Performs a fetch's actions; the server's answers (round trips that never wait on the owner) are
+    /// fed back at once, the owner's come through ``handle(_:now:)``.
+    private func perform(_ fetch: Fetch, _ actions: [SelectionFetchStateMachine.Action]) throws {
+        // Dropped meanwhile (by another fetch's outcome in the same pass): its window is gone.
+        guard fetches.contains(where: { $0 === fetch }) else { return }
+        var queue = actions
+        var index = 0
+        while index < queue.count {
+            let action = queue[index]
+            index += 1
+            switch action {
+            case .deleteProperty(let window, let property):
+                connection.deleteProperty(window: window, property: property)
+            case .convertSelection(let selection, let target, let property, let requestor, let time):
+                connection.convertSelection(selection: selection, target: target, property: property,
+                                            requestor: requestor, time: time)
+            case .getProperty(let window, let property, let offset, let delete):
+                do {
+                    let value = try connection.getProperty(window: window, property: property, offset: offset,
+                                                           delete: delete)
+                    queue += fetch.machine.propertyValue(value, now: monotonicNanoseconds())
+                } catch is XProtocolError {
+                    queue += fetch.machine.propertyUnreadable(now: monotonicNanoseconds())
+                }
+            case .lookUpNames(let atoms):
+                queue += fetch.machine.namesResolved(try connection.names(of: atoms), now: monotonicNanoseconds())
+            case .intern(let names):
+                queue += fetch.machine.interned(try connection.intern(names), now: monotonicNanoseconds())
+            case .replaceWindow(let old):
+                retire(old)
+                let fresh = connection.createWindow(eventMask: XConnection.propertyChangeMask)
+                queue += fetch.machine.windowReplaced(fresh, now: monotonicNanoseconds())
+            case .log(let line):
+                options.log?("\(fetch.isSave ? "save" : "keep \(label(fetch.selection))"): \(line)")
+            case .finished(let outcome):
+                try finished(fetch, outcome)
+            }
+        }
+        try connection.flush()
+    }
+
+    private func finished(_ fetch: Fetch, _ outcome: SelectionFetchStateMachine.Outcome) throws {
+        guard let index = fetches.firstIndex(where: { $0 === fetch }) else { return }
+        fetches.remove(at: index)
+        retire(fetch.machine.window)
+        let purpose = fetch.isSave ? "save" : "keep \(label(fetch.selection))"
+        var content: SavedSelectionContent?
+        switch outcome {
+        case .kept(let entries):
+            if !entries.isEmpty {
+                let saved = SavedSelectionContent()
+                for entry in entries {
+                    saved.add(.init(target: entry.target, name: entry.name,
+                                    content: ServedContent(type: entry.type, format: entry.format, bytes: entry.bytes)))
+                }
+                content = saved
+            }
+        case .sensitive(let reason):
+            options.log?("\(purpose): \(reason), not kept")
+        case .failed(let reason):
+            options.log?("\(purpose): \(reason)")
+        }
+        switch fetch.purpose {
+        case .snapshot:
+            let selectionAtom = atom(fetch.selection)
+            guard machine.tracking(selectionAtom).fetching == fetch.owner else { return }
+            snapshots[fetch.selection] = content
+            if let content {
+                options.log?("kept \(label(fetch.selection)) \(content.targetNames.joined(separator: ",")) (\(content.totalBytes) bytes) of 0x\(String(fetch.owner, radix: 16))")
+            }
+            try act(machine.snapshotFinished(selection: selectionAtom, owner: fetch.owner, kept: content != nil),
+                    selection: fetch.selection)
+        case .save(let request, let property):
+            try finishSave(request, property: property, saved: content, from: fetch.owner)
         }
     }
 
@@ -219,29 +443,23 @@ public final class X11ClipboardManager {
             let failed = try connection.changePropertiesChecked([write]) != nil
             reply(request, property: failed ? PredefinedAtom.none : property)
         case .save(let property, let listProperty):
-            let ok = try save(request, listProperty: listProperty)
-            guard ok else {
-                reply(request, property: PredefinedAtom.none)
-                return
-            }
-            // Side-effect target done: a zero-length property of type NULL (ICCCM §2.6.3), and only now the
-            // SelectionNotify, after every transfer, since the application exits when it arrives.
-            let write = PropertyWrite(window: request.requestor, property: property, type: connection.atoms[.null],
-                                      format: 32, bytes: Data())
-            let failed = try connection.changePropertiesChecked([write]) != nil
-            reply(request, property: failed ? PredefinedAtom.none : property)
-            savesCompleted += 1
+            try startSave(request, property: property, listProperty: listProperty)
         case .serve(let property):
             guard try serve(request, property: property) else {
                 reply(request, property: PredefinedAtom.none)
                 return
             }
-            let write = PropertyWrite(window: request.requestor, property: property, type: connection.atoms[.null],
-                                      format: 32, bytes: Data())
-            let failed = try connection.changePropertiesChecked([write]) != nil
-            reply(request, property: failed ? PredefinedAtom.none : property)
+            acknowledge(request, property: property)
         }
         try connection.flush()
+    }
+
+    /// Side-effect target done: a zero-length property of type NULL (ICCCM §2.6.3), then SelectionNotify.
+    private func acknowledge(_ request: SelectionRequest, property: XAtom) {
+        let write = PropertyWrite(window: request.requestor, property: property, type: connection.atoms[.null],
+                                  format: 32, bytes: Data())
+        let failed = (try? connection.changePropertiesChecked([write])) != nil
+        reply(request, property: failed ? PredefinedAtom.none : property)
     }
 
     /// Takes CLIPBOARD with the item `pbctl copy` left in `property` on its window (an ItemArchive).
@@ -262,10 +480,19 @@ public final class X11ClipboardManager {
             options.log?("could not serve a copied item: \(error.message)")
             return false
         }
-        snapshot = nil
-        machine.claimed()
+        claimedClipboard()
         options.log?("serving an item from pbctl copy: \(owner.servedTargetNames.joined(separator: ","))")
         return true
+    }
+
+    /// CLIPBOARD is ours now: what was kept and what was being fetched of earlier owners is moot.
+    private func claimedClipboard() {
+        snapshots[.clipboard] = nil
+        machine.claimed(clipboardAtom)
+        for fetch in fetches where fetch.selection == .clipboard {
+            if fetch.isSave { options.log?("save: dropped, CLIPBOARD has newer content") }
+            cancel(fetch)
+        }
     }
 
     private func reply(_ request: SelectionRequest, property: XAtom) {
@@ -274,12 +501,21 @@ public final class X11ClipboardManager {
             time: request.time))
     }
 
-    /// Saves the CLIPBOARD owner's targets (those listed in `listProperty` on the requestor's window, or
-    /// all it offers) and takes CLIPBOARD over with them. Returns false when nothing could be saved.
-    private func save(_ request: SelectionRequest, listProperty: XAtom?) throws -> Bool {
+    /// Starts saving the CLIPBOARD owner's targets (those listed in `listProperty` on the requestor's
+    /// window, or all it offers); the request is answered when the save ends (``finishSave``), since the
+    /// application exits when the answer arrives. Meanwhile the daemon goes on serving.
+    private func startSave(_ request: SelectionRequest, property: XAtom, listProperty: XAtom?) throws {
         if owner.machine.owns(clipboardAtom) {
             // We hold CLIPBOARD already (a restore, an earlier save): the content is safe.
-            return true
+            acknowledge(request, property: property)
+            savesCompleted += 1
+            return
+        }
+        let clipboardOwner = try connection.selectionOwner(clipboardAtom)
+        guard clipboardOwner != 0, !fetches.contains(where: \.isSave) else {
+            options.log?(clipboardOwner == 0 ? "save: CLIPBOARD has no owner" : "save: another save is in progress")
+            reply(request, property: PredefinedAtom.none)
+            return
         }
         var listed: [String]?
         if let listProperty,
@@ -288,104 +524,33 @@ public final class X11ClipboardManager {
         {
             listed = try connection.names(of: items.filter { $0 != 0 }).compactMap { $0 }
         }
-        guard let saved = try fetch(targets: listed?.isEmpty == false ? listed : nil, limits: options.saveLimits,
-                                    purpose: "save"),
-            !saved.isEmpty
-        else { return false }
+        var configuration = SelectionFetchStateMachine.Configuration(
+            choice: .save, listed: listed?.isEmpty == false ? listed : nil, limits: options.saveLimits)
+        configuration.stepTimeout = nanoseconds(options.stepTimeout)
+        configuration.fetchTimeout = nanoseconds(options.fetchDeadline)
+        try startFetch(.save(request: request, property: property), selection: .clipboard, owner: clipboardOwner,
+                       configuration: configuration)
+    }
+
+    /// Takes CLIPBOARD over with what was saved (unless a newer owner took it meanwhile) and answers the
+    /// exiting application: success only once we serve its content.
+    private func finishSave(_ request: SelectionRequest, property: XAtom, saved: SavedSelectionContent?,
+                            from application: XWindow) throws {
+        let current = try connection.selectionOwner(clipboardAtom)
+        guard let saved, current == application || current == 0 else {
+            reply(request, property: PredefinedAtom.none)
+            return
+        }
         do {
             try owner.claim(source: saved, selections: [.clipboard])
         } catch let error as PasteboardError where error.code == .unavailable && !connection.isBroken {
             options.log?("could not take CLIPBOARD after saving: \(error.message)")
-            return false
+            reply(request, property: PredefinedAtom.none)
+            return
         }
-        snapshot = nil
-        machine.claimed()
+        claimedClipboard()
         options.log?("saved \(saved.targetNames.joined(separator: ",")) (\(saved.totalBytes) bytes) for an exiting application")
-        return true
-    }
-
-    // MARK: Fetching
-
-    /// Fetches CLIPBOARD's content: `targets` when given (SAVE_TARGETS with a list), else what the owner
-    /// offers. Returns nil when the owner marks its content sensitive, refuses TARGETS or vanishes.
-    private func fetch(targets listed: [String]?, limits: ClipboardManagerStateMachine.Limits,
-                       purpose: String) throws -> SavedSelectionContent? {
-        let deadline = monotonicNanoseconds() &+ UInt64(max(0.1, options.fetchDeadline) * 1e9)
-        let reader = X11SelectionReader(connection: connection, selection: .clipboard,
-                                        stepTimeout: options.stepTimeout, maxBytes: limits.maxTargetBytes)
-        let offered: [String]
-        do {
-            offered = try reader.targets()
-        } catch let error as PasteboardError where error.code == .unavailable && connection.isBroken {
-            throw error
-        } catch {
-            // No TARGETS: only a list the application gave can be tried.
-            guard let listed else {
-                options.log?("\(purpose): the owner answered no TARGETS (\(error))")
-                return nil
-            }
-            offered = listed
-        }
-        // Markers count wherever they appear: in what the owner offers or in the list it asks us to save.
-        switch ClipboardManagerStateMachine.sensitivity(of: offered + (listed ?? [])) {
-        case .sensitive:
-            options.log?("\(purpose): content marked concealed or transient, not kept")
-            return nil
-        case .askHint:
-            var value = Data()
-            let read = try? reader.read(target: KnownAtom.passwordManagerHint.rawValue) { chunk in
-                if value.count < 256 { value.append(chunk) }
-            }
-            if ClipboardManagerStateMachine.isSecret(hintValue: read == nil ? nil : value) {
-                options.log?("\(purpose): content marked secret (x-kde-passwordManagerHint), not kept")
-                return nil
-            }
-        case .none:
-            break
-        }
-        let names = listed.map { ClipboardManagerStateMachine.targetsToSave($0, limits: limits) }
-            ?? (purpose == "save"
-                ? ClipboardManagerStateMachine.targetsToSave(offered, limits: limits)
-                : ClipboardManagerStateMachine.targetsToSnapshot(offered, limits: limits))
-        let saved = SavedSelectionContent()
-        var total = 0
-        for name in names where name != KnownAtom.passwordManagerHint.rawValue {
-            guard monotonicNanoseconds() < deadline else {
-                options.log?("\(purpose): deadline reached, skipped the remaining targets")
-                break
-            }
-            var bytes = Data()
-            let result: (type: String?, format: UInt8)
-            do {
-                result = try reader.read(target: name) { chunk in
-                    bytes.append(chunk)
-                    if total + bytes.count > limits.maxTotalBytes { throw ConversionFailure.tooLarge(limit: limits.maxTotalBytes) }
-                    // An owner that trickles INCR chunks just inside each step's deadline must not hold
-                    // the loop beyond the whole fetch's.
-                    if monotonicNanoseconds() >= deadline { throw ConversionFailure.timedOut(phase: "fetch deadline") }
-                }
-            } catch let failure as ConversionFailure {
-                switch failure {
-                case .refused, .tooLarge, .malformed:
-                    options.log?("\(purpose): \(name) skipped: \(failure)")
-                    continue
-                case .timedOut:
-                    // The owner stalled or exited: what it did not hand over is lost.
-                    options.log?("\(purpose): \(name): \(failure)")
-                    return saved.isEmpty ? nil : saved
-                }
-            } catch let error as PasteboardError where !(error.code == .unavailable && connection.isBroken) {
-                options.log?("\(purpose): \(name): \(error.message)")
-                if error.code == .timedOut { return saved.isEmpty ? nil : saved }
-                continue
-            }
-            let target = try connection.intern(name)
-            let type = try result.type.map { try connection.intern($0) } ?? target
-            let format = [8, 16, 32].contains(result.format) ? result.format : 8
-            guard bytes.count % Int(format / 8) == 0 else { continue }
-            total += bytes.count
-            saved.add(.init(target: target, name: name, content: ServedContent(type: type, format: format, bytes: bytes)))
-        }
-        return saved
+        acknowledge(request, property: property)
+        savesCompleted += 1
     }
 }

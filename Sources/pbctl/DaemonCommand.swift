@@ -16,7 +16,7 @@ let daemonCommands: [Command] = [daemonCommand, detachedDaemonCommand]
 let daemonCommand = Command(
     help: CommandHelp(
         name: "daemon", summary: "run the clipboard manager: keep the clipboard when applications exit",
-        usage: "pbctl daemon [--display D] [--replace] [--detach] [--verbose] | pbctl daemon --status",
+        usage: "pbctl daemon [--display D] [--primary] [--replace] [--detach] [--verbose] | pbctl daemon --status",
         details: """
             One daemon per X display. It owns CLIPBOARD_MANAGER, so exiting GTK, Qt, Chromium and Firefox
             applications hand it their clipboard (SAVE_TARGETS): it fetches every target they offer and
@@ -24,14 +24,20 @@ let daemonCommand = Command(
             text and PNG, and serves it again when that owner exits without handing it over (xclip killed,
             a crashed application). Content marked sensitive (x-kde-passwordManagerHint, nspasteboard.org
             ConcealedType or TransientType) is never kept. While it runs, `pbctl copy` hands plain
-            CLIPBOARD copies to it instead of starting a background owner. Runs in the foreground (stop it with Ctrl-C or
+            CLIPBOARD copies to it instead of starting a background owner. With --primary it also keeps
+            PRIMARY's text (the mouse selection; sensitive content excepted, as for CLIPBOARD) and serves
+            it again when PRIMARY's owner goes away with no new owner, such as a terminal whose window
+            closes; without it PRIMARY is left alone. Fetching from a slow owner never delays the pastes
+            the daemon serves. Runs in the foreground (stop it with Ctrl-C or
             SIGTERM); --detach starts it in the background and returns once it manages the clipboard.
             A second daemon on the same display is refused (exit 69) unless --replace is given, in which
             case the running manager exits.
             """,
-        examples: ["pbctl daemon --detach", "pbctl daemon --verbose", "pbctl daemon --display :1 --replace"]),
+        examples: ["pbctl daemon --detach", "pbctl daemon --detach --primary", "pbctl daemon --verbose",
+                   "pbctl daemon --display :1 --replace"]),
     options: [
         .value("display", nil, "D", "the X display (default: $DISPLAY)"),
+        .flag("primary", nil, "also keep PRIMARY's text and restore it when its owner goes away"),
         .flag("replace", nil, "take over from a running clipboard manager"),
         .flag("detach", nil, "run in the background; return once the daemon manages the clipboard"),
         .flag("verbose", "v", "log saves, restores and skipped content to standard error"),
@@ -43,6 +49,7 @@ let daemonCommand = Command(
             throw PasteboardError(.unavailable, "no X display: DISPLAY is not set (or pass --display)")
         }
         let replace = arguments.has("replace")
+        let primary = arguments.has("primary")
         if arguments.has("status") {
             let connection = try XConnection(display: display)
             guard let running = try X11ClipboardManager.runningManager(on: connection) else {
@@ -56,6 +63,7 @@ let daemonCommand = Command(
         if arguments.has("detach") {
             var childArguments = ["__daemon", "--display", display]
             if replace { childArguments.append("--replace") }
+            if primary { childArguments.append("--primary") }
             do {
                 try BackgroundOwnerLauncher.launch(executable: "/proc/self/exe", arguments: childArguments,
                                                    archive: Data())
@@ -67,11 +75,12 @@ let daemonCommand = Command(
             return ExitCode.ok
         }
         let log: (@Sendable (String) -> Void)? = arguments.has("verbose") ? daemonLogger(fd: STDERR_FILENO) : nil
-        return runDaemon(display: display, replace: replace, log: log, context: context, detached: false)
+        return runDaemon(display: display, replace: replace, primary: primary, log: log, context: context,
+                         detached: false)
     })
 
-/// `pbctl __daemon --display D [--replace]`: the daemon started by `--detach`; reports on fd 3 once it
-/// owns CLIPBOARD_MANAGER (stdio are /dev/null; `PBCTL_X11_LOG=/path` logs to a file).
+/// `pbctl __daemon --display D [--replace] [--primary]`: the daemon started by `--detach`; reports on fd 3
+/// once it owns CLIPBOARD_MANAGER (stdio are /dev/null; `PBCTL_X11_LOG=/path` logs to a file).
 let detachedDaemonCommand = Command(
     help: CommandHelp(name: "__daemon", summary: "internal: the detached clipboard manager", usage: "", details: "",
                       examples: []),
@@ -79,6 +88,7 @@ let detachedDaemonCommand = Command(
     raw: { context, arguments in
         var display = context.environment["DISPLAY"] ?? ""
         var replace = false
+        var primary = false
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
@@ -87,6 +97,8 @@ let detachedDaemonCommand = Command(
                 index += 1
             case "--replace":
                 replace = true
+            case "--primary":
+                primary = true
             default:
                 BackgroundOwnerLauncher.report(PasteboardError(.invalidData, "unknown argument \(arguments[index])"))
                 return ExitCode.usage
@@ -99,7 +111,8 @@ let detachedDaemonCommand = Command(
             if fd >= 0 { log = daemonLogger(fd: fd) }
         }
         _ = chdir("/")
-        return runDaemon(display: display, replace: replace, log: log, context: context, detached: true)
+        return runDaemon(display: display, replace: replace, primary: primary, log: log, context: context,
+                         detached: true)
     },
     run: { _, _ in ExitCode.usage })
 
@@ -126,7 +139,7 @@ private func installDaemonSignalHandlers(connectionFD: Int32) {
     }
 }
 
-func runDaemon(display: String, replace: Bool, log: (@Sendable (String) -> Void)?, context: Context,
+func runDaemon(display: String, replace: Bool, primary: Bool, log: (@Sendable (String) -> Void)?, context: Context,
                detached: Bool) -> Int32 {
     func fail(_ error: PasteboardError) -> Int32 {
         if detached {
@@ -139,6 +152,7 @@ func runDaemon(display: String, replace: Bool, log: (@Sendable (String) -> Void)
     var options = X11ClipboardManager.Options()
     options.displayName = display
     options.replace = replace
+    options.primary = primary
     options.log = log
     options.registry = context.registry
     options.producer = produceRepresentation

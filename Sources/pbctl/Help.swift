@@ -55,7 +55,9 @@ func mainHelp(_ commands: [Command]) -> String {
 func commandHelp(_ command: Command) -> String {
     var text = "Usage: \(command.help.usage)\n\n\(command.help.summary)\n"
     if !command.help.details.isEmpty { text += "\n" + command.help.details + "\n" }
-    let options = command.options + globalOptionSpecs
+    // A command that gives a global option its own meaning (`daemon --primary`) lists it once, its way.
+    let own = Set(command.options.map(\.long))
+    let options = command.options + globalOptionSpecs.filter { !own.contains($0.long) }
     text += "\nOptions:\n"
     for option in options {
         var left = option.short.map { "-\($0), " } ?? "    "

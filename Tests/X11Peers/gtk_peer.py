@@ -8,12 +8,17 @@
                                own CLIPBOARD serving FILE's bytes under TARGET (text/plain targets via
                                set_text when TARGET is 'text'); print 'ready' once owned; serve
                                until killed (at most 60 s)
+  gtk_peer.py copy-store-stall TARGET FILE
+                               own CLIPBOARD serving FILE's bytes under TARGET, then hand it to the
+                               clipboard manager (gtk_clipboard_store) but hang on every request for
+                               content from then on: print 'asked' on the first (a stalled save)
   gtk_peer.py copy-image W H   own CLIPBOARD with a W×H image (GTK offers image/png and other formats)
   gtk_peer.py own SELECTION      own the selection named SELECTION (a stand-in for another clipboard
                                manager); print 'ready'; exit when it is taken
-  gtk_peer.py copy-stall TARGET FILE
-                               own CLIPBOARD offering TARGET; print 'ready', then on the first request
-                               for content print 'asked' and hang (a stalled owner, to be killed)
+  gtk_peer.py copy-stall TARGET [SELECTION]
+                               own SELECTION (default CLIPBOARD) offering TARGET; print 'ready', then on
+                               the first request for content print 'asked' and hang (a stalled owner,
+                               to be killed)
   gtk_peer.py copy-store TARGET FILE [TARGET FILE...]
                                own CLIPBOARD like copy, then hand it to the clipboard manager as an
                                exiting GTK application does (gtk_clipboard_store: 'text' alone goes
@@ -91,14 +96,15 @@ def main():
     if command == "copy-stall":
         import time
         widget = Gtk.Invisible()
-        Gtk.selection_add_target(widget, CLIPBOARD, Gdk.Atom.intern(sys.argv[2], False), 0)
+        selection = Gdk.Atom.intern(sys.argv[3], False) if len(sys.argv) > 3 else CLIPBOARD
+        Gtk.selection_add_target(widget, selection, Gdk.Atom.intern(sys.argv[2], False), 0)
 
         def stall(widget, selection_data, info, time_):
             print("asked", flush=True)
             time.sleep(60)
 
         widget.connect("selection-get", stall)
-        if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+        if not Gtk.selection_owner_set(widget, selection, Gdk.CURRENT_TIME):
             return 2
         print("ready", flush=True)
         run_main()
@@ -129,6 +135,36 @@ def main():
         Gtk.main()
         clipboard.store()
         print("stored", flush=True)
+        return 0
+    if command == "copy-store-stall":
+        import time
+        target, path = sys.argv[2], sys.argv[3]
+        with open(path, "rb") as f:
+            payload = f.read()
+        widget = Gtk.Invisible()
+        atom = Gdk.Atom.intern(target, False)
+        Gtk.selection_add_target(widget, CLIPBOARD, atom, 0)
+        storing = [False]
+
+        def get(widget, selection_data, info, time_):
+            if storing[0]:
+                print("asked", flush=True)
+                time.sleep(60)
+            selection_data.set(atom, 8, payload)
+
+        widget.connect("selection-get", get)
+        if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+            return 2
+        clipboard.set_can_store([Gtk.TargetEntry.new(target, 0, 0)])
+
+        def quit():
+            # GTK stores its clipboards when the outermost main loop ends: stall from then on.
+            storing[0] = True
+            Gtk.main_quit()
+            return False
+
+        GLib.timeout_add(300, quit)
+        Gtk.main()
         return 0
     if command == "copy-image":
         pixbuf = GdkPixbuf.Pixbuf.new(GdkPixbuf.Colorspace.RGB, False, 8, int(sys.argv[2]), int(sys.argv[3]))

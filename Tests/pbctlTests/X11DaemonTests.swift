@@ -12,9 +12,11 @@ final class X11DaemonTests: X11TestCase {
 
     /// Starts `pbctl daemon` in the foreground and waits until it answers on CLIPBOARD_MANAGER.
     @discardableResult
-    func startDaemon(_ extra: [String] = [], display other: String? = nil) throws -> Spawned {
+    func startDaemon(_ extra: [String] = [], display other: String? = nil,
+                     environment more: [String: String] = [:]) throws -> Spawned {
         var env = environment
         if let other { env["DISPLAY"] = other }
+        for (key, value) in more { env[key] = value }
         var errors = ""
         // One retry when the connection itself failed: seen once in dozens of runs on a machine where
         // several test suites start Xvfb servers at the same time.
@@ -346,5 +348,188 @@ final class X11DaemonTests: X11TestCase {
         kill(owner.child.pid, SIGKILL)
         XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "clipboard"]).text == "after the stall" })
         XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    // (g) Fetching never stops serving: fetches and transfers share one event loop.
+
+    /// A step timeout far beyond the fetch's own 8 s deadline: a stalled fetch lasts that long.
+    let stallEnvironment = ["PBCTL_X11_TIMEOUT": "30"]
+
+    func testPbctlCopyIsHandedToTheDaemonWhileItWaitsForAStalledOwner() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon(environment: stallEnvironment)
+        let stalled = try startPeer([python, peers + "/gtk_peer.py", "copy-stall", "UTF8_STRING"])
+        try stalled.waitForLine("asked")  // the daemon is fetching from it now, and the owner hangs
+        // The hand-off gives up after 2 s (the copy then starts its own owner): the daemon must answer
+        // it while its fetch waits, and take CLIPBOARD over (dropping the stalled fetch).
+        let copy = try run([pbctl, "copy"], input: Data("served while a fetch stalls".utf8), timeout: 10)
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        let paste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertEqual(paste.text, "served while a fetch stalls")
+        let log = stderrText(daemon)
+        XCTAssertTrue(log.contains("serving an item from pbctl copy"), "the copy was not handed to the daemon: \(log)")
+        XCTAssertFalse(log.contains("deadline reached"), "the daemon waited for the stalled fetch: \(log)")
+        XCTAssertTrue(stalled.child.isRunning)
+    }
+
+    func testPbctlCopyIsHandedToTheDaemonWhileASaveStalls() throws {
+        // An exiting GTK application asks the daemon to save (SAVE_TARGETS), then hangs on the content.
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon(environment: stallEnvironment)
+        let file = try write(Data("from an exiting application".utf8), "e.txt")
+        let exiting = try startPeer([python, peers + "/gtk_peer.py", "copy-store-stall", "UTF8_STRING", file],
+                                    waitFor: "asked")
+        let copy = try run([pbctl, "copy"], input: Data("copied during the save".utf8), timeout: 10)
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        let paste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertEqual(paste.text, "copied during the save")
+        let log = stderrText(daemon)
+        XCTAssertTrue(log.contains("serving an item from pbctl copy"), "the copy was not handed to the daemon: \(log)")
+        XCTAssertTrue(log.contains("save: dropped, CLIPBOARD has newer content"), log)
+        XCTAssertFalse(log.contains("deadline reached"), "the daemon waited for the stalled save: \(log)")
+        XCTAssertTrue(exiting.child.isRunning)
+    }
+
+    func testDaemonServesItsClipboardWhileAPrimaryFetchStalls() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon(["--primary"], environment: stallEnvironment)
+        XCTAssertEqual(try run([pbctl, "copy"], input: Data("the daemon's own".utf8)).status, 0)
+        XCTAssertTrue(stderrText(daemon).contains("serving an item from pbctl copy"))
+        let stalled = try startPeer([python, peers + "/gtk_peer.py", "copy-stall", "UTF8_STRING", "PRIMARY"])
+        try stalled.waitForLine("asked")
+        // Each paste would otherwise wait out the fetch (8 s): 5 s each is ample, and the log proves the
+        // fetch was still waiting when they were answered.
+        for _ in 0..<3 {
+            let paste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+            XCTAssertEqual(paste.status, 0, paste.stderr)
+            XCTAssertEqual(paste.text, "the daemon's own")
+        }
+        let targets = try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"], timeout: 5)
+        XCTAssertTrue(targets.text.contains("UTF8_STRING"), targets.text)
+        XCTAssertEqual(try run([pbctl, "paste"], timeout: 5).text, "the daemon's own")
+        let log = stderrText(daemon)
+        XCTAssertFalse(log.contains("deadline reached"), "the pastes were answered only after the fetch: \(log)")
+        XCTAssertTrue(stalled.child.isRunning)
+        // The stalled fetch ends at its deadline, and the daemon still works.
+        XCTAssertTrue(try eventually(timeout: 15) { stderrText(daemon).contains("deadline reached") })
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    func testOwnerAnsweringAfterTheFetchGaveUpIsNotKilledByABadWindow() throws {
+        // xsel exits on any X error. The daemon gives up on it after 50 ms, long before xsel answers
+        // 8 MB; xsel's late answer must land in a window that still exists (destroying the fetch's
+        // window at once made xsel die with BadWindow, and PRIMARY's content with it).
+        let xsel = "/usr/bin/xsel"
+        try requireTool(xsel)
+        try requireTool(xclip)
+        let daemon = try startDaemon(["--primary"], environment: ["PBCTL_X11_TIMEOUT": "0.05"])
+        var big = Data(repeating: UInt8(ascii: "a"), count: 8 << 20)
+        big.append(Data("end".utf8))
+        let path = try write(big, "big.txt")
+        // exec: the pid is xsel's own, and -n keeps it in the foreground.
+        let owner = try Spawned(["/bin/sh", "-c", "exec \(xsel) -p -i -n < '\(path)'"], environment: environment)
+        spawned.append(owner)
+        var log = ""
+        XCTAssertTrue(try eventually(timeout: 10) {
+            log += stderrText(daemon)
+            return log.contains("keep PRIMARY:")
+        }, "the fetch never gave up: \(log)")
+        usleep(1_500_000)  // xsel answers meanwhile
+        XCTAssertTrue(owner.child.isRunning, "xsel died: \(stderrText(owner))")
+        let out = scratch + "/out.txt"
+        let paste = try run([xclip, "-o", "-selection", "primary"], outputFile: out, timeout: 20)
+        XCTAssertEqual(paste.status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), big)
+    }
+
+    // (h) PRIMARY, opt-in.
+
+    func testPrimaryOwnerKilledIsRestoredWithThePrimaryFlag() throws {
+        try requireTool(xclip)
+        try startDaemon(["--primary"])
+        let file = try write(Data("selected in a terminal".utf8), "p.txt")
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "selected in a terminal" })
+        usleep(300_000)  // the daemon reads the new owner right after XFixes tells it
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "selected in a terminal" },
+                      "the vanished PRIMARY owner's text was not restored")
+        XCTAssertEqual(try run([pbctl, "paste", "--primary"]).text, "selected in a terminal")
+        // CLIPBOARD is not touched by PRIMARY's restore.
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 5).status, 0)
+    }
+
+    func testDetachedDaemonKeepsPrimaryToo() throws {
+        try requireTool(xclip)
+        let started = try run([pbctl, "daemon", "--detach", "--primary"], timeout: 15)
+        XCTAssertEqual(started.status, 0, started.stderr)
+        let status = try run([pbctl, "daemon", "--status"]).text
+        let pidText = status.components(separatedBy: "(pid ").last?.components(separatedBy: ")").first ?? ""
+        let pid = try XCTUnwrap(pid_t(pidText), status)
+        defer {
+            kill(pid, SIGTERM)
+            _ = try? eventually(timeout: 5) { try !managerOwned() }
+        }
+        let file = try write(Data("kept by the detached daemon".utf8), "p.txt")
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "kept by the detached daemon" })
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        XCTAssertTrue(try eventually {
+            try run([xclip, "-o", "-selection", "primary"]).text == "kept by the detached daemon"
+        })
+    }
+
+    func testPrimaryIsLeftAloneWithoutTheFlag() throws {
+        try requireTool(xclip)
+        try startDaemon()
+        let file = try write(Data("not kept".utf8), "p.txt")
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "not kept" })
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        usleep(700_000)
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "primary"], timeout: 5).status, 0)
+    }
+
+    func testSensitivePrimaryIsNotRestored() throws {
+        try requireTool(xclip)
+        try startDaemon(["--primary"])
+        let secret = try write(Data("hunter2".utf8), "s.txt")
+        let owner = try startPeer([pbctl, "copy", "--primary", "--sensitive", "--foreground", secret], waitFor: nil)
+        XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == "hunter2" })
+        let targets = try run([xclip, "-o", "-selection", "primary", "-t", "TARGETS"]).text
+        XCTAssertTrue(targets.contains("x-kde-passwordManagerHint"), targets)
+        usleep(300_000)
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        usleep(700_000)
+        let paste = try run([xclip, "-o", "-selection", "primary"], timeout: 5)
+        XCTAssertNotEqual(paste.status, 0, "sensitive PRIMARY content came back: \(paste.text)")
+    }
+
+    func testNewPrimaryOwnerReplacesTheKeptTextAndDeliberateClearIsNotUndone() throws {
+        try requireTool(xclip)
+        try startDaemon(["--primary"])
+        for text in ["first selection", "second selection"] {
+            let file = try write(Data(text.utf8), "p.txt")
+            let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "primary", file], waitFor: nil)
+            XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == text })
+            usleep(300_000)
+            kill(owner.child.pid, SIGKILL)
+            XCTAssertTrue(owner.child.wait(timeout: 5))
+            XCTAssertTrue(try eventually { try run([xclip, "-o", "-selection", "primary"]).text == text })
+        }
+        XCTAssertEqual(try run([pbctl, "clear", "--primary"]).status, 0)
+        usleep(500_000)
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "primary"], timeout: 5).status, 0)
     }
 }

@@ -9,7 +9,8 @@ import Foundation
 /// owner's content, what counts as sensitive, how to answer requests on CLIPBOARD_MANAGER, and when
 /// an owner's disappearance calls for restoring the last content.
 ///
-/// The driver (``X11ClipboardManager``) performs the fetches and claims; this type only decides.
+/// The driver (``X11ClipboardManager``) performs the fetches (each a ``SelectionFetchStateMachine``) and
+/// claims; this type only decides. CLIPBOARD is always watched; PRIMARY with `pbctl daemon --primary`.
 public struct ClipboardManagerStateMachine: Sendable {
     /// Size caps for one save or one snapshot.
     public struct Limits: Sendable, Equatable {
@@ -65,6 +66,21 @@ public struct ClipboardManagerStateMachine: Sendable {
                 return true
             default:
                 return name.hasPrefix("text/")
+            }
+        }
+        return targetsToSave(names, limits: limits).filter(kept)
+    }
+
+    /// The targets kept from a PRIMARY owner (`pbctl daemon --primary`): its plain text only, as the
+    /// "keep primary" option of clipboard managers keeps it (a terminal's selection is text).
+    public static func textTargetsToSnapshot(_ names: [String], limits: Limits = .snapshot) -> [String] {
+        func kept(_ name: String) -> Bool {
+            switch name {
+            case KnownAtom.utf8String.rawValue, KnownAtom.string.rawValue, KnownAtom.text.rawValue,
+                KnownAtom.compoundText.rawValue:
+                return true
+            default:
+                return name == KnownAtom.textPlain.rawValue || name.hasPrefix(KnownAtom.textPlain.rawValue + ";")
             }
         }
         return targetsToSave(names, limits: limits).filter(kept)
@@ -137,58 +153,120 @@ public struct ClipboardManagerStateMachine: Sendable {
 
     // MARK: Owner tracking
 
-    /// What the driver does after a CLIPBOARD ownership change.
+    /// What the driver does after an ownership change of a watched selection.
     public enum Action: Sendable, Equatable {
-        /// Fetch and keep the content of the new owner `owner`.
+        /// Fetch and keep the content of the new owner `owner` (dropping what was kept, and any fetch of
+        /// an earlier owner still in progress).
         case snapshot(owner: XWindow)
         /// The owner vanished (client closed or window destroyed) and left the selection empty: claim it
         /// with the kept content, if the selection is still unowned.
         case restore
+        /// The owner vanished while its content was being fetched: end that fetch now with what it
+        /// handed over, then report it with ``snapshotFinished(selection:owner:kept:)``, which decides.
+        case finishFetch
         /// Forget the kept content (deliberately cleared, or nothing worth keeping).
         case forget
         case nothing
     }
 
-    /// The foreign owner we last saw (0: none).
-    public private(set) var currentOwner: XWindow = 0
-    /// The owner whose content we keep (nil: nothing kept).
-    public private(set) var snapshotOwner: XWindow?
+    /// What is known of one watched selection (CLIPBOARD, and PRIMARY with `pbctl daemon --primary`).
+    public struct Tracking: Sendable, Equatable {
+        /// The foreign owner we last saw (0: none).
+        public var currentOwner: XWindow = 0
+        /// The owner whose content we keep (nil: nothing kept).
+        public var snapshotOwner: XWindow?
+        /// The owner whose content is being fetched (nil: no fetch in progress). The driver drops a
+        /// fetch whose owner is no longer this one.
+        public var fetching: XWindow?
+        /// `fetching` vanished before the fetch ended.
+        public var fetchedOwnerVanished = false
+
+        public init() {}
+    }
+
+    private var tracked: [XAtom: Tracking] = [:]
+
+    /// What is known of `selection`.
+    public func tracking(_ selection: XAtom) -> Tracking { tracked[selection] ?? Tracking() }
+
+    /// The foreign CLIPBOARD owner we last saw (0: none).
+    public var currentOwner: XWindow { tracking(atoms[.clipboard]).currentOwner }
+    /// The CLIPBOARD owner whose content we keep (nil: nothing kept).
+    public var snapshotOwner: XWindow? { tracking(atoms[.clipboard]).snapshotOwner }
 
     public init(atoms: KnownAtoms) { self.atoms = atoms }
 
-    /// An XFixes selection-notify for CLIPBOARD. `ours`: the windows through which we own selections.
-    public mutating func selectionChanged(kind: SelectionChangeKind, owner: XWindow, ours: Set<XWindow>) -> Action {
+    /// An XFixes selection-notify for `selection`. `ours`: the windows through which we own selections.
+    public mutating func selectionChanged(selection: XAtom, kind: SelectionChangeKind, owner: XWindow,
+                                          ours: Set<XWindow>) -> Action {
+        var state = tracking(selection)
+        defer { tracked[selection] = state }
         switch kind {
         case .setOwner:
+            state.fetching = nil
+            state.fetchedOwnerVanished = false
             if ours.contains(owner) {
                 // We claimed it (restore or save): nothing foreign to follow.
-                currentOwner = 0
+                state.currentOwner = 0
                 return .nothing
             }
-            currentOwner = owner
+            state.currentOwner = owner
+            state.snapshotOwner = nil
             if owner == 0 {
                 // SetSelectionOwner None: a deliberate clear, never undone.
-                snapshotOwner = nil
                 return .forget
             }
+            state.fetching = owner
             return .snapshot(owner: owner)
         case .windowDestroyed, .clientClosed:
-            let vanished = currentOwner
-            currentOwner = 0
-            guard vanished != 0, snapshotOwner == vanished else { return .nothing }
+            let vanished = state.currentOwner
+            state.currentOwner = 0
+            guard vanished != 0 else { return .nothing }
+            if state.fetching == vanished {
+                state.fetchedOwnerVanished = true
+                return .finishFetch
+            }
+            guard state.snapshotOwner == vanished else { return .nothing }
             return .restore
         }
     }
 
-    /// The driver fetched (or failed to fetch) `owner`'s content: `kept` is false when nothing was kept
-    /// (sensitive, empty, or the owner failed).
-    public mutating func snapshotFinished(owner: XWindow, kept: Bool) {
-        snapshotOwner = kept && owner == currentOwner ? owner : nil
+    /// ``selectionChanged(selection:kind:owner:ours:)`` for CLIPBOARD.
+    public mutating func selectionChanged(kind: SelectionChangeKind, owner: XWindow, ours: Set<XWindow>) -> Action {
+        selectionChanged(selection: atoms[.clipboard], kind: kind, owner: owner, ours: ours)
     }
 
-    /// The kept content now lives in our own ownership (restored or saved).
-    public mutating func claimed() {
-        snapshotOwner = nil
-        currentOwner = 0
+    /// The driver fetched (or failed to fetch) `owner`'s content of `selection`: `kept` is false when
+    /// nothing was kept (sensitive, empty, or the owner failed). Returns ``Action/restore`` when the
+    /// owner vanished during the fetch and something was kept.
+    @discardableResult
+    public mutating func snapshotFinished(selection: XAtom, owner: XWindow, kept: Bool) -> Action {
+        var state = tracking(selection)
+        defer { tracked[selection] = state }
+        // A fetch superseded by a newer owner, a clear or our own claim keeps nothing.
+        guard state.fetching == owner else { return .nothing }
+        state.fetching = nil
+        if state.fetchedOwnerVanished {
+            state.fetchedOwnerVanished = false
+            state.snapshotOwner = nil
+            return kept && state.currentOwner == 0 ? .restore : .nothing
+        }
+        state.snapshotOwner = kept && owner == state.currentOwner ? owner : nil
+        return .nothing
     }
+
+    /// ``snapshotFinished(selection:owner:kept:)`` for CLIPBOARD.
+    @discardableResult
+    public mutating func snapshotFinished(owner: XWindow, kept: Bool) -> Action {
+        snapshotFinished(selection: atoms[.clipboard], owner: owner, kept: kept)
+    }
+
+    /// The kept content of `selection` now lives in our own ownership (restored, saved or handed over by
+    /// `pbctl copy`): nothing foreign to follow, and any fetch in progress is moot.
+    public mutating func claimed(_ selection: XAtom) {
+        tracked[selection] = Tracking()
+    }
+
+    /// ``claimed(_:)`` for CLIPBOARD.
+    public mutating func claimed() { claimed(atoms[.clipboard]) }
 }

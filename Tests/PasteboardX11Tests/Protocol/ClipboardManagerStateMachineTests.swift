@@ -150,4 +150,73 @@ final class ClipboardManagerStateMachineTests: XCTestCase {
         m.snapshotFinished(owner: app, kept: true)
         XCTAssertNil(m.snapshotOwner)
     }
+
+    // MARK: Fetches in progress
+
+    func testOwnerThatVanishesMidFetchEndsTheFetchThenIsRestored() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        XCTAssertEqual(m.tracking(atoms[.clipboard]).fetching, app)
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .finishFetch)
+        XCTAssertEqual(m.snapshotFinished(owner: app, kept: true), .restore)
+        XCTAssertNil(m.tracking(atoms[.clipboard]).fetching)
+    }
+
+    func testOwnerThatVanishesMidFetchWithNothingKeptIsNotRestored() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        XCTAssertEqual(m.selectionChanged(kind: .windowDestroyed, owner: 0, ours: ours), .finishFetch)
+        XCTAssertEqual(m.snapshotFinished(owner: app, kept: false), .nothing)
+    }
+
+    func testNewOwnerDuringAFetchSupersedesIt() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: 0x301, ours: ours), .snapshot(owner: 0x301))
+        XCTAssertEqual(m.tracking(atoms[.clipboard]).fetching, 0x301, "the driver drops the fetch of 0x300")
+        XCTAssertEqual(m.snapshotFinished(owner: app, kept: true), .nothing)
+        XCTAssertEqual(m.tracking(atoms[.clipboard]).fetching, 0x301)
+        m.snapshotFinished(owner: 0x301, kept: true)
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .restore)
+    }
+
+    func testClearOrOurOwnClaimDuringAFetchDropsIt() {
+        var m = M(atoms: atoms)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: 0, ours: ours), .forget)
+        XCTAssertNil(m.tracking(atoms[.clipboard]).fetching)
+        _ = m.selectionChanged(kind: .setOwner, owner: app, ours: ours)
+        m.claimed()  // pbctl copy handed an item over meanwhile
+        XCTAssertNil(m.tracking(atoms[.clipboard]).fetching)
+        XCTAssertEqual(m.snapshotFinished(owner: app, kept: true), .nothing)
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: 0x100, ours: ours), .nothing)
+    }
+
+    // MARK: PRIMARY (pbctl daemon --primary)
+
+    func testPrimaryIsTrackedApartFromClipboard() {
+        var m = M(atoms: atoms)
+        let primary = atoms[.primary]
+        let terminal: XWindow = 0x400
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: app, ours: ours), .snapshot(owner: app))
+        XCTAssertEqual(m.selectionChanged(selection: primary, kind: .setOwner, owner: terminal, ours: ours),
+                       .snapshot(owner: terminal))
+        m.snapshotFinished(owner: app, kept: true)
+        XCTAssertEqual(m.snapshotFinished(selection: primary, owner: terminal, kept: true), .nothing)
+        // The terminal's window closes: PRIMARY is restored, CLIPBOARD's owner is still there.
+        XCTAssertEqual(m.selectionChanged(selection: primary, kind: .windowDestroyed, owner: 0, ours: ours), .restore)
+        XCTAssertEqual(m.currentOwner, app)
+        XCTAssertEqual(m.snapshotOwner, app)
+        m.claimed(primary)
+        XCTAssertEqual(m.tracking(primary), M.Tracking())
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .restore)
+    }
+
+    func testPrimarySnapshotKeepsPlainTextOnly() {
+        let xterm = ["TARGETS", "MULTIPLE", "TIMESTAMP", "UTF8_STRING", "COMPOUND_TEXT", "TEXT", "STRING"]
+        XCTAssertEqual(M.textTargetsToSnapshot(xterm), ["UTF8_STRING", "COMPOUND_TEXT", "TEXT", "STRING"])
+        let browser = ["text/html", "text/_moz_htmlcontext", "text/plain", "text/plain;charset=utf-8", "image/png",
+                       "text/plainish"]
+        XCTAssertEqual(M.textTargetsToSnapshot(browser), ["text/plain", "text/plain;charset=utf-8"])
+    }
 }

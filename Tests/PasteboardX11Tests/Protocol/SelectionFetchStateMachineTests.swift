@@ -1,0 +1,243 @@
+import Foundation
+import XCTest
+
+@testable import PasteboardX11
+
+/// The clipboard manager's fetch of an owner's content, step by step, without a server: it never waits,
+/// it only says what to send and what the answers mean.
+final class SelectionFetchStateMachineTests: XCTestCase {
+    typealias F = SelectionFetchStateMachine
+    let atoms = KnownAtoms.forTesting
+    let window: XWindow = 0x40
+    let utf8: XAtom = 500
+    let html: XAtom = 501
+    let time: XTimestamp = 77
+    let second: UInt64 = 1_000_000_000
+
+    var selection: XAtom { atoms[.clipboard] }
+
+    func fetch(_ choice: F.Choice = .snapshot, listed: [String]? = nil,
+               limits: ClipboardManagerStateMachine.Limits = .snapshot) -> F {
+        F(atoms: atoms, selection: selection, window: window,
+          configuration: F.Configuration(choice: choice, listed: listed, limits: limits, stepTimeout: second,
+                                         fetchTimeout: 8 * second))
+    }
+
+    func notify(_ target: XAtom, _ property: XAtom, to requestor: XWindow? = nil) -> SelectionNotify {
+        SelectionNotify(requestor: requestor ?? window, selection: selection, target: target, property: property,
+                        time: time)
+    }
+
+    func atomList(_ items: [XAtom]) -> PropertyValue {
+        PropertyValue(type: PredefinedAtom.atom, format: 32, bytes: PropertyValue.bytes(of: items))
+    }
+
+    func text(_ string: String, type: XAtom = 500) -> PropertyValue {
+        PropertyValue(type: type, format: 8, bytes: Data(string.utf8))
+    }
+
+    /// Runs a fetch to the point where it converts the first content target: TARGETS answered with
+    /// `offered` (names, looked up as the driver would).
+    func answerTargets(_ m: inout F, offered: [String]) -> [F.Action] {
+        _ = m.start(now: 0, time: time)
+        XCTAssertEqual(m.selectionNotify(notify(atoms[.targets], atoms[.pbctlTargets]), now: 1),
+                       [.getProperty(window: window, property: atoms[.pbctlTargets], offset: 0, delete: true)])
+        let fake = offered.indices.map { XAtom(900 + $0) }
+        XCTAssertEqual(m.propertyValue(atomList(fake), now: 2), [.lookUpNames(fake)])
+        return m.namesResolved(offered, now: 3)
+    }
+
+    func testStartAsksForTargetsIntoItsOwnProperty() {
+        var m = fetch()
+        XCTAssertEqual(m.start(now: 0, time: time), [
+            .deleteProperty(window: window, property: atoms[.pbctlTargets]),
+            .convertSelection(selection: selection, target: atoms[.targets], property: atoms[.pbctlTargets],
+                              requestor: window, time: time),
+        ])
+        XCTAssertEqual(m.nextDeadline, second)
+        XCTAssertFalse(m.isDone)
+    }
+
+    func testSnapshotFetchesTheChosenTargetsInTurnAndKeepsTheReplyTypes() {
+        var m = fetch()
+        XCTAssertEqual(answerTargets(&m, offered: ["TARGETS", "UTF8_STRING", "image/bmp", "text/html"]),
+                       [.intern(["UTF8_STRING", "text/html"])])
+        XCTAssertEqual(m.interned([utf8, html], now: 4), [
+            .deleteProperty(window: window, property: atoms[.pbctlData]),
+            .convertSelection(selection: selection, target: utf8, property: atoms[.pbctlData], requestor: window,
+                              time: time),
+        ])
+        XCTAssertEqual(m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 5),
+                       [.getProperty(window: window, property: atoms[.pbctlData], offset: 0, delete: true)])
+        let next = m.propertyValue(text("hi"), now: 6)
+        XCTAssertEqual(next.last, .convertSelection(selection: selection, target: html, property: atoms[.pbctlData],
+                                                    requestor: window, time: time))
+        _ = m.selectionNotify(notify(html, atoms[.pbctlData]), now: 7)
+        // A reply of type None is served back under the target itself.
+        let done = m.propertyValue(PropertyValue(type: 99, format: 8, bytes: Data("<b>hi</b>".utf8)), now: 8)
+        XCTAssertEqual(done, [.finished(.kept([
+            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("hi".utf8)),
+            F.Entry(target: html, name: "text/html", type: 99, format: 8, bytes: Data("<b>hi</b>".utf8)),
+        ]))])
+        XCTAssertTrue(m.isDone)
+        XCTAssertNil(m.nextDeadline)
+    }
+
+    func testEventsForOtherWindowsAndConversionsAreIgnored() {
+        var m = fetch()
+        _ = m.start(now: 0, time: time)
+        XCTAssertEqual(m.selectionNotify(notify(atoms[.targets], atoms[.pbctlTargets], to: 0x99), now: 1), [])
+        XCTAssertEqual(m.selectionNotify(notify(utf8, atoms[.pbctlTargets]), now: 1), [])
+        XCTAssertEqual(m.propertyNotify(window: 0x99, atom: atoms[.pbctlTargets], deleted: false, now: 1), [])
+        XCTAssertFalse(m.isDone)
+    }
+
+    func testConcealedOrTransientMarkersEndTheFetchBeforeAnyContentIsAskedFor() {
+        var m = fetch()
+        XCTAssertEqual(answerTargets(&m, offered: ["UTF8_STRING", "org.nspasteboard.ConcealedType"]),
+                       [.finished(.sensitive(reason: "content marked concealed or transient"))])
+        var save = fetch(.save, listed: ["UTF8_STRING", "org.nspasteboard.TransientType"], limits: .save)
+        XCTAssertEqual(answerTargets(&save, offered: ["UTF8_STRING"]),
+                       [.finished(.sensitive(reason: "content marked concealed or transient"))],
+                       "a marker in the list to save counts too")
+    }
+
+    func testKDEHintIsReadAndOnlyPublicLetsTheContentBeKept() {
+        for (value, kept) in [("secret", false), ("public", true), ("", false)] {
+            var m = fetch()
+            let hint = answerTargets(&m, offered: ["UTF8_STRING", "x-kde-passwordManagerHint"])
+            XCTAssertEqual(hint.last, .convertSelection(
+                selection: selection, target: atoms[.passwordManagerHint], property: atoms[.pbctlData],
+                requestor: window, time: time))
+            _ = m.selectionNotify(notify(atoms[.passwordManagerHint], atoms[.pbctlData]), now: 4)
+            let after = m.propertyValue(text(value, type: PredefinedAtom.string), now: 5)
+            if kept {
+                XCTAssertEqual(after, [.intern(["UTF8_STRING"])], "the hint itself is never kept")
+            } else {
+                XCTAssertEqual(after, [.finished(.sensitive(reason: "content marked secret (x-kde-passwordManagerHint)"))])
+            }
+        }
+        // A hint the owner refuses counts as secret.
+        var m = fetch()
+        _ = answerTargets(&m, offered: ["UTF8_STRING", "x-kde-passwordManagerHint"])
+        XCTAssertEqual(m.selectionNotify(notify(atoms[.passwordManagerHint], PredefinedAtom.none), now: 4),
+                       [.finished(.sensitive(reason: "content marked secret (x-kde-passwordManagerHint)"))])
+    }
+
+    func testRefusedTargetIsSkippedAndTheNextOneFetched() {
+        var m = fetch()
+        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html"])
+        _ = m.interned([utf8, html], now: 4)
+        let next = m.selectionNotify(notify(utf8, PredefinedAtom.none), now: 5)
+        XCTAssertEqual(next.first, .log("UTF8_STRING skipped: the selection owner refused the conversion"))
+        XCTAssertEqual(next.last, .convertSelection(selection: selection, target: html, property: atoms[.pbctlData],
+                                                    requestor: window, time: time))
+    }
+
+    func testStalledOwnerEndsTheFetchAtTheStepDeadlineWithWhatItHandedOver() {
+        var m = fetch()
+        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html"])
+        _ = m.interned([utf8, html], now: 4)
+        _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 5)
+        _ = m.propertyValue(text("kept"), now: 6)  // now waiting for text/html, until 6 + 1 s
+        XCTAssertEqual(m.nextDeadline, 6 + second)
+        XCTAssertEqual(m.tick(now: 5 + second), [], "nothing before the deadline")
+        let end = m.tick(now: 6 + second)
+        XCTAssertEqual(end.last, .finished(.kept([
+            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("kept".utf8)),
+        ])))
+    }
+
+    func testTheWholeFetchHasADeadlineEvenWhenEachStepIsInTime() {
+        var m = fetch()
+        _ = answerTargets(&m, offered: ["UTF8_STRING"])
+        _ = m.interned([utf8], now: 4)
+        _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 5)
+        // INCR: the owner trickles chunks just inside each step's deadline.
+        _ = m.propertyValue(PropertyValue(type: atoms[.incr], format: 32, bytes: PropertyValue.bytes(of: [100])), now: 6)
+        var now: UInt64 = 6
+        while now < 8 * second {
+            now += second - 1
+            _ = m.propertyNotify(window: window, atom: atoms[.pbctlData], deleted: false, now: now)
+            _ = m.propertyValue(text("x"), now: now)
+        }
+        XCTAssertLessThanOrEqual(m.nextDeadline!, 8 * second)
+        XCTAssertEqual(m.tick(now: 8 * second), [.log("deadline reached, skipped the remaining targets"),
+                                                 .finished(.kept([]))])
+    }
+
+    func testOwnerThatVanishesMidFetchEndsItAtOnce() {
+        var m = fetch()
+        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html"])
+        _ = m.interned([utf8, html], now: 4)
+        _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 5)
+        _ = m.propertyValue(text("partial"), now: 6)
+        let end = m.ownerVanished(now: 7)
+        XCTAssertEqual(end.last, .finished(.kept([
+            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("partial".utf8)),
+        ])))
+        XCTAssertTrue(m.isDone)
+        // Before it answered TARGETS: nothing.
+        var early = fetch()
+        _ = early.start(now: 0, time: time)
+        XCTAssertEqual(early.ownerVanished(now: 1).last,
+                       .finished(.failed(reason: "the owner answered no TARGETS (the selection owner stopped answering (the owner exited))")))
+    }
+
+    func testAbandonedINCRTransferGetsAFreshWindowBeforeTheNextTarget() {
+        // Over the per-target cap mid-INCR: the owner may go on writing chunks into the old window.
+        let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 4, maxTotalBytes: 100, maxTargets: 10)
+        var m = fetch(limits: limits)
+        _ = answerTargets(&m, offered: ["text/html", "UTF8_STRING"])
+        _ = m.interned([html, utf8], now: 4)
+        _ = m.selectionNotify(notify(html, atoms[.pbctlData]), now: 5)
+        _ = m.propertyValue(PropertyValue(type: atoms[.incr], format: 32, bytes: PropertyValue.bytes(of: [100])), now: 6)
+        _ = m.propertyNotify(window: window, atom: atoms[.pbctlData], deleted: false, now: 7)
+        let over = m.propertyValue(text("too long"), now: 8)
+        XCTAssertEqual(over.last, .replaceWindow(window))
+        let fresh: XWindow = 0x41
+        XCTAssertEqual(m.windowReplaced(fresh, now: 9), [
+            .deleteProperty(window: fresh, property: atoms[.pbctlData]),
+            .convertSelection(selection: selection, target: utf8, property: atoms[.pbctlData], requestor: fresh,
+                              time: time),
+        ])
+        XCTAssertEqual(m.window, fresh)
+    }
+
+    func testTotalCapSkipsWhatNoLongerFits() {
+        let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 100, maxTotalBytes: 6, maxTargets: 10)
+        var m = fetch(limits: limits)
+        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html"])
+        _ = m.interned([utf8, html], now: 4)
+        _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 5)
+        _ = m.propertyValue(text("1234"), now: 6)
+        _ = m.selectionNotify(notify(html, atoms[.pbctlData]), now: 7)
+        let end = m.propertyValue(text("56789"), now: 8)
+        XCTAssertEqual(end, [.log("text/html skipped: more than 6 bytes in all"), .finished(.kept([
+            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("1234".utf8)),
+        ]))])
+    }
+
+    func testSaveWithAListTriesItWhenTheOwnerRefusesTargets() {
+        var m = fetch(.save, listed: ["text/html", "TARGETS", "UTF8_STRING"], limits: .save)
+        _ = m.start(now: 0, time: time)
+        XCTAssertEqual(m.selectionNotify(notify(atoms[.targets], PredefinedAtom.none), now: 1),
+                       [.intern(["text/html", "UTF8_STRING"])])
+        var plain = fetch()
+        _ = plain.start(now: 0, time: time)
+        XCTAssertEqual(plain.selectionNotify(notify(atoms[.targets], PredefinedAtom.none), now: 1),
+                       [.finished(.failed(reason: "the owner answered no TARGETS (the selection owner refused the conversion)"))])
+    }
+
+    func testSaveTakesEverythingAndPrimaryTextOnlyPlainText() {
+        let offered = ["TARGETS", "text/html", "UTF8_STRING", "image/png", "application/x-custom", "text/plain;charset=utf-8"]
+        var save = fetch(.save, limits: .save)
+        XCTAssertEqual(answerTargets(&save, offered: offered),
+                       [.intern(["text/html", "UTF8_STRING", "image/png", "application/x-custom",
+                                 "text/plain;charset=utf-8"])])
+        var text = fetch(.text)
+        XCTAssertEqual(answerTargets(&text, offered: offered), [.intern(["UTF8_STRING", "text/plain;charset=utf-8"])])
+        var nothing = fetch(.text)
+        XCTAssertEqual(answerTargets(&nothing, offered: ["TARGETS", "image/png"]), [.finished(.kept([]))])
+    }
+}
