@@ -13,8 +13,51 @@ import Pasteboard
 /// stderr on /dev/null, every other descriptor closed except fd 3, on which it reports "K" once it
 /// owns the selection (or "E" and a message). So `out=$(pbctl copy < f)` returns at once.
 public enum BackgroundOwnerLauncher {
-    /// The status descriptor the child writes to.
-    public static let statusDescriptor: Int32 = 3
+    /// The status descriptor the child writes to: 3 in a spawned child; in a forked one, wherever the
+    /// pipe landed (set in the child before its body runs).
+    nonisolated(unsafe) public private(set) static var statusDescriptor: Int32 = 3
+
+    /// Forks this process into the detached owner, as xclip does: the child keeps everything already
+    /// in memory (the item with its lazy conversions, the X connection, which `keeping` names), so
+    /// there is no archive to write, no second program start-up and no second connection to set up.
+    /// The child starts a session, puts /dev/null on stdin, stdout and stderr, closes every other
+    /// descriptor but `keeping` and the status pipe, runs `body` (which reports with ``report(_:)``)
+    /// and exits with its result. The parent waits up to `timeout` seconds for the report.
+    ///
+    /// - Returns: false, having done nothing, when this process runs more than one thread: a fork
+    ///   would copy locks other threads may hold (the caller then spawns a fresh process instead).
+    /// - Throws: ``PasteboardError`` as ``launch(executable:arguments:archiveParts:timeout:)`` does.
+    public static func forkOwner(keeping: [Int32], timeout: Double = 10, _ body: () -> Int32) throws -> Bool {
+        guard threadCount() == 1 else { return false }
+        var statusPipe: [Int32] = [-1, -1]
+        guard pipe(&statusPipe) == 0 else { throw posixError("pipe") }
+        let pid = fork()
+        if pid < 0 {
+            close(statusPipe[0]); close(statusPipe[1])
+            throw posixError("fork")
+        }
+        if pid == 0 {
+            close(statusPipe[0])
+            _ = setsid()
+            let null = open("/dev/null", O_RDWR)
+            for fd: Int32 in 0...2 where null >= 0 && !keeping.contains(fd) && fd != statusPipe[1] { _ = dup2(null, fd) }
+            // Descriptors inherited from the caller's parent (a shell's command substitution, a test
+            // harness) must not stay open in a daemon, or whoever waits for their EOF hangs.
+            for fd in openDescriptors() where fd > 2 && !keeping.contains(fd) && fd != statusPipe[1] { close(fd) }
+            statusDescriptor = statusPipe[1]
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            sigprocmask(SIG_SETMASK, &signals, nil)
+            signal(SIGHUP, SIG_DFL)
+            signal(SIGINT, SIG_DFL)
+            _ = chdir("/")
+            _exit(body())
+        }
+        close(statusPipe[1])
+        defer { close(statusPipe[0]) }
+        try awaitReport(statusPipe[0], pid: pid, timeout: timeout)
+        return true
+    }
 
     /// Spawns `executable arguments…`, hands it `archive`, and waits up to `timeout` seconds for it to
     /// report ownership.
@@ -100,7 +143,12 @@ public enum BackgroundOwnerLauncher {
         guard written else {
             throw PasteboardError(.unavailable, "the selection owner exited before taking the data")
         }
-        let reply = readStatus(statusPipe[0], deadline: monotonicNanoseconds() &+ UInt64(timeout * 1e9))
+        try awaitReport(statusPipe[0], pid: pid, timeout: timeout)
+    }
+
+    /// Waits for the child's "K" (or "E" and a message) on `fd`.
+    private static func awaitReport(_ fd: Int32, pid: pid_t, timeout: Double) throws {
+        let reply = readStatus(fd, deadline: monotonicNanoseconds() &+ UInt64(timeout * 1e9))
         if reply.first == UInt8(ascii: "K") { return }
         var child: Int32 = 0
         _ = waitpid(pid, &child, WNOHANG)
@@ -162,6 +210,22 @@ public enum BackgroundOwnerLauncher {
         }
         closedir(directory)
         return result
+    }
+
+    /// The threads of this process (/proc/self/stat, field 20); 0 when unknown.
+    private static func threadCount() -> Int {
+        let fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return 0 }
+        // The command name (field 2) is parenthesised and may hold spaces: count from its end.
+        guard let end = buffer[0..<n].lastIndex(of: UInt8(ascii: ")")) else { return 0 }
+        let fields = buffer[(end + 1)..<n].split(separator: UInt8(ascii: " "))
+        // fields[0] is field 3 (state), so field 20 is fields[17].
+        guard fields.count > 17 else { return 0 }
+        return Int(String(decoding: fields[17], as: UTF8.self)) ?? 0
     }
 
     private static func posixError(_ what: String) -> PasteboardError {

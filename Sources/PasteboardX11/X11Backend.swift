@@ -23,6 +23,11 @@ public final class X11Backend: PasteboardBackend {
         /// Let a running `pbctl daemon` serve CLIPBOARD copies (not PRIMARY, sensitive, transient,
         /// --paste-once or --clear-after ones) instead of starting a background owner.
         public var handToDaemon = true
+        /// Fork this process into the background owner (false: spawn `executable __serve-x11`, which is
+        /// also what happens when this process runs several threads).
+        public var forkOwner = true
+        /// Where the background owner logs (its stderr is /dev/null): `PBCTL_X11_LOG`.
+        public var ownerLog: (@Sendable (String) -> Void)?
         public init() {}
     }
 
@@ -99,6 +104,7 @@ public final class X11Backend: PasteboardBackend {
         {
             return 1
         }
+        if copyOptions.forkOwner, try serveFromFork(item, selection: selection) { return 1 }
         var arguments = ["__serve-x11", "--selection", selection.rawValue]
         if let display { arguments += ["--display", display] }
         if copyOptions.pasteOnce { arguments.append("--paste-once") }
@@ -106,6 +112,34 @@ public final class X11Backend: PasteboardBackend {
         try BackgroundOwnerLauncher.launch(
             executable: copyOptions.executable, arguments: arguments, archiveParts: try ItemArchive.encodedParts([item]))
         return 1
+    }
+
+    /// The usual background owner: this process forked, serving `item` on this backend's connection.
+    /// False when the process cannot fork safely (more than one thread); the caller spawns instead.
+    private func serveFromFork(_ item: Item, selection: X11Selection) throws -> Bool {
+        var options = X11SelectionOwner.Options()
+        options.pasteOnce = copyOptions.pasteOnce
+        options.clearAfter = copyOptions.clearAfter
+        options.registry = negotiation.registry
+        options.log = copyOptions.ownerLog
+        var served = item
+        // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).
+        if options.pasteOnce || options.clearAfter != nil { served.metadata.flags.insert(.transient) }
+        let connection = self.connection
+        let forked = try BackgroundOwnerLauncher.forkOwner(keeping: [connection.fileDescriptor]) {
+            do {
+                let owner = X11SelectionOwner(connection: connection, options: options)
+                try owner.claim(served, selections: [selection])
+                BackgroundOwnerLauncher.report(nil)
+                try owner.run()
+                return 0
+            } catch {
+                BackgroundOwnerLauncher.report(error)
+                return 69
+            }
+        }
+        if forked { connection.handOverToChild() }
+        return forked
     }
 
     public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {

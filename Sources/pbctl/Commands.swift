@@ -88,7 +88,7 @@ let copyCommand = Command(
             addTextBundleRepresentations(&items[items.count - 1], source: source, data: data, context, verbose: arguments.has("verbose"))
         }
         let backend = try context.backend(arguments)
-        try configureX11Copy(backend, arguments)
+        try configureX11Copy(backend, arguments, context)
         if arguments.has("sensitive"), !arguments.has("clear-after"), let x11 = backend as? X11Backend {
             x11.copyOptions.clearAfter = defaultSensitiveLifetime
         }

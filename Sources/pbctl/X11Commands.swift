@@ -3,8 +3,8 @@
 // The lead's CLI calls:
 // - `openX11Backend(_:required:)`: a backend on the X display, or nil when `required` is false and no
 //   display answers; when `required` is true and no display answers, throws `.unavailable` (exit 69).
-// - `x11Commands`: `watch`, `daemon` and the hidden `__serve-x11` (the detached owner behind `copy`).
-// - `x11CopyOptionSpecs` + `configureX11Copy(_:_:)`: the copy flags `--foreground`, `--paste-once`,
+// - `x11Commands`: `watch`, `daemon` and the hidden `__serve-x11` (the spawned owner behind `copy` when it cannot fork).
+// - `x11CopyOptionSpecs` + `configureX11Copy(_:_:_:)`: the copy flags `--foreground`, `--paste-once`,
 //   `--clear-after SECONDS`, applied to an ``X11Backend`` before `write`.
 #if canImport(Glibc)
 import Glibc
@@ -44,8 +44,33 @@ let x11CopyOptionSpecs: [OptionSpec] = [
 ]
 
 /// Applies `--foreground`, `--paste-once` and `--clear-after` to an X11 backend before `write`.
-func configureX11Copy(_ backend: any PasteboardBackend, _ arguments: ParsedArguments) throws {
+/// Debugging aid: the detached owner's stderr is /dev/null, so with `PBCTL_X11_LOG=FILE` it logs to
+/// FILE instead. The file is opened at the first line, in the owner (a forked owner closes the
+/// descriptors it inherits).
+func ownerLog(_ context: Context) -> (@Sendable (String) -> Void)? {
+    guard let path = context.environment["PBCTL_X11_LOG"], !path.isEmpty else { return nil }
+    let file = LogFile(path: path)
+    return { line in file.append(line) }
+}
+
+/// A log file opened on first use. Used from the owner's one thread only.
+private final class LogFile: @unchecked Sendable {
+    let path: String
+    private var fd: Int32 = -1
+    init(path: String) { self.path = path }
+    func append(_ line: String) {
+        if fd < 0 { fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600) }
+        guard fd >= 0 else { return }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+func configureX11Copy(_ backend: any PasteboardBackend, _ arguments: ParsedArguments, _ context: Context) throws {
     guard let x11 = backend as? X11Backend else { return }
+    x11.copyOptions.ownerLog = ownerLog(context)
+    // The spawned owner is the fallback for processes that cannot fork; tests choose it with this.
+    x11.copyOptions.forkOwner = context.environment["PBCTL_X11_SPAWN_OWNER"] == nil
     x11.copyOptions.foreground = arguments.has("foreground")
     x11.copyOptions.pasteOnce = arguments.has("paste-once")
     if let text = arguments.value("clear-after") {
@@ -106,16 +131,7 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
         }
     }
     if selections.isEmpty { selections = [.clipboard] }
-    if let path = context.environment["PBCTL_X11_LOG"], !path.isEmpty {
-        // Debugging aid: the detached owner's stderr is /dev/null, so it can log to a file instead.
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            options.log = { line in
-                let bytes = Array((line + "\n").utf8)
-                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            }
-        }
-    }
+    options.log = ownerLog(context)
     _ = chdir("/")
     do {
         // `copy` hands the archive over as an in-memory file: map it rather than copy megabytes.

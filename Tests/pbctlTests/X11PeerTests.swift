@@ -178,10 +178,27 @@ final class X11PeerTests: X11TestCase {
         XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"]).text, "x\n")
     }
 
+    /// The spawned owner (`__serve-x11`, the fallback when pbctl cannot fork) serves the same way.
+    func testSpawnedBackgroundOwnerServesAndExitsWhenReplaced() throws {
+        try requireTool(xclip)
+        let result = try run([pbctl, "copy", "--type", "md"], input: Data("# spawned\n".utf8),
+                             environment: ["PBCTL_X11_SPAWN_OWNER": "1"], timeout: 20)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let owners = { try self.run(["/bin/sh", "-c", "pgrep -f '__serve-x11 .*--display \(self.display)$' | wc -l"]).text }
+        XCTAssertEqual(try owners().trimmingCharacters(in: .whitespacesAndNewlines), "1")
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "text/html"]).text, "<h1>spawned</h1>\n")
+        let file = try write(Data("second".utf8), "s2.txt")
+        _ = try run([xclip, "-i", "-selection", "clipboard", file], detached: true)
+        XCTAssertTrue(try eventually { try owners().trimmingCharacters(in: .whitespacesAndNewlines) == "0" },
+                      "the spawned owner did not exit after losing the selection")
+    }
+
     func testBackgroundOwnerExitsWhenAnotherClientCopies() throws {
         try requireTool(xclip)
-        try copy(Data("first".utf8))
-        let owners = { try self.run(["/bin/sh", "-c", "pgrep -f '__serve-x11 .*--display \(self.display)$' | wc -l"]).text }
+        // The background owner is `pbctl copy` itself, forked: found by its unique file argument.
+        let first = try write(Data("first".utf8), "first-\(getpid()).txt")
+        try copy(Data(), [first])
+        let owners = { try self.run(["/bin/sh", "-c", "pgrep -f -- 'copy \(first)$' | wc -l"]).text }
         XCTAssertEqual(try owners().trimmingCharacters(in: .whitespacesAndNewlines), "1")
         let file = try write(Data("second".utf8), "s.txt")
         _ = try run([xclip, "-i", "-selection", "clipboard", file], detached: true)

@@ -101,6 +101,23 @@ public final class XConnection {
 
     deinit { xcb_disconnect(connection) }
 
+    /// Gives this connection to a forked child (``BackgroundOwnerLauncher/forkOwner(keeping:timeout:_:)``):
+    /// in this process its socket is swapped for a dead one, so nothing sent here afterwards (nor the
+    /// shutdown of `xcb_disconnect` at exit) can reach the server on the child's connection. Requests
+    /// made here afterwards fail as on a lost connection.
+    public func handOverToChild() {
+        var pair: [Int32] = [-1, -1]
+        let fd = fileDescriptor
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            // No socket to spare: a closed descriptor number is the next best thing.
+            close(fd)
+            return
+        }
+        close(pair[1])
+        _ = dup2(pair[0], fd)
+        close(pair[0])
+    }
+
     /// Keeps freed memory of up to 32 MiB in the heap instead of returning it to the system at once.
     /// A reader receives INCR chunks of about 2 MiB, one reply buffer after another: with glibc's
     /// defaults each is a fresh `brk`/`mmap` whose pages fault in again, which costs more than the
