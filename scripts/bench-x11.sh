@@ -130,7 +130,8 @@ owner in the same run. MB = 10^6 bytes. pbctl: $(file -b "$PBCTL" | cut -d, -f1-
 - After \`pbctl copy doc.md\`, \`xclip -o -t text/markdown\` gives the file back byte-exact: $copy_exact;
   \`-t text/html\` (converted on that first request) starts with \`$(printf '%s' "$copy_html" | tr -d '\n')\`.
 - Commands: \`pbctl paste\` / \`xsel -b -o\` / \`xclip -o -selection clipboard\`; \`pbctl copy FILE\` /
-  \`xclip -i -selection clipboard -t text/markdown FILE\`. pbctl's owner is its detached \`__serve-x11\`
-  process; xclip's is its forked child. \`pbctl copy\` returns once its owner holds the selection.
+  \`xclip -i -selection clipboard -t text/markdown FILE\`. Both owners are the copying process's forked
+  child, detached; \`pbctl copy\` returns once its owner holds the selection. pbctl is a fully static
+  executable (\`make release\`).
 
 MD
