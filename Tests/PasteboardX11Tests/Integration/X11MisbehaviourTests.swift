@@ -105,9 +105,14 @@ final class X11MisbehaviourTests: XvfbTestCase {
             guard let connection = try? XConnection(display: display) else { ready.signal(); return }
             let clipboard = connection.atoms[.clipboard]
             let window = connection.utilityWindow
-            guard let time = try? connection.serverTime() else { ready.signal(); return }
-            connection.setSelectionOwner(clipboard, window: window, time: time)
-            try? connection.flush()
+            // Claim and verify, as a real owner does: a claim whose time is older than the selection's
+            // last change (the previous test's owner going away) is silently ignored by the server.
+            for _ in 0..<20 {
+                guard let time = try? connection.serverTime() else { break }
+                connection.setSelectionOwner(clipboard, window: window, time: time)
+                if (try? connection.selectionOwner(clipboard)) == window { break }
+                usleep(20_000)
+            }
             ready.signal()
             var chunks = 0
             while !flag.isStopped {
