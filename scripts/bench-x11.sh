@@ -20,7 +20,7 @@ small_runs=${BENCH_RUNS:-100}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pbctl-bench-x11.XXXXXX")
 exec 3> "$work/displayfd"
-Xvfb -displayfd 3 -nolisten tcp >/dev/null 2>&1 &
+Xvfb -displayfd 3 -nolisten tcp -noreset >/dev/null 2>&1 &
 xvfb=$!
 exec 3>&-
 cleanup() {

@@ -5,6 +5,9 @@ import Glibc
 #endif
 
 /// A private Xvfb server for one test class (`Xvfb -displayfd 1`: the server picks a free display).
+/// It runs with `-noreset` unless asked: an X server resets when its last client disconnects, and a
+/// peer connecting meanwhile (xclip, xsel) fails with "Can't open display". `X11ServerResetTests`
+/// keeps the reset on purpose, to check that pbctl itself rides it out.
 final class XvfbServer: @unchecked Sendable {
     let child: ChildProcess
     let display: String
@@ -13,12 +16,13 @@ final class XvfbServer: @unchecked Sendable {
         ["/usr/bin/Xvfb", "/usr/local/bin/Xvfb"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    init() throws {
+    init(resetsWhenIdle: Bool = false) throws {
         guard let executable = Self.executable else { throw XCTSkip("Xvfb is not installed (apt-get install xvfb)") }
         var out: [Int32] = [-1, -1]
         _ = pipe(&out)
         _ = fcntl(out[0], F_SETFD, FD_CLOEXEC)
-        child = try ChildProcess([executable, "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+        child = try ChildProcess([executable, "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"]
+                                 + (resetsWhenIdle ? [] : ["-noreset"]),
                                  environment: ProcessInfo.processInfo.environment, stdout: out[1])
         close(out[1])
         defer { close(out[0]) }
@@ -181,9 +185,12 @@ class X11TestCase: XCTestCase {
     var spawned: [Spawned] = []
     var scratch = ""
 
+    /// Whether this class's Xvfb resets when its last client disconnects (the X default; off here).
+    class var serverResetsWhenIdle: Bool { false }
+
     override class func setUp() {
         super.setUp()
-        do { server = try XvfbServer() } catch { serverError = error }
+        do { server = try XvfbServer(resetsWhenIdle: serverResetsWhenIdle) } catch { serverError = error }
     }
 
     override class func tearDown() {

@@ -41,12 +41,8 @@ public final class XConnection {
     /// - Throws: ``PasteboardError`` `.unavailable` when the server cannot be reached.
     public init(display: String? = nil) throws {
         var screenNumber: Int32 = 0
-        guard let c = xcb_connect(display, &screenNumber) else {
-            throw PasteboardError(.unavailable, "cannot connect to the X server")
-        }
-        if xcb_connection_has_error(c) != 0 {
-            xcb_disconnect(c)
-            let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+        let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+        guard let c = Self.connect(name, screen: &screenNumber) else {
             throw PasteboardError(.unavailable, "cannot open display \(name.isEmpty ? "(DISPLAY is not set)" : name)")
         }
         connection = c
@@ -100,6 +96,27 @@ public final class XConnection {
     }
 
     deinit { xcb_disconnect(connection) }
+
+    /// `xcb_connect`, retried for up to a second while a local server accepts connections but drops
+    /// them during set-up. That is an X server resetting: a server started without `-noreset` (Xvfb,
+    /// xvfb-run, a bare Xorg) resets when its last client disconnects, and a client connecting in that
+    /// window is refused although the server is alive (xclip and xsel then fail with "Can't open
+    /// display"). A server that is gone refuses at the socket and fails at once, with no retry.
+    private static func connect(_ name: String, screen: inout Int32) -> OpaquePointer? {
+        let deadline = monotonicNanoseconds() &+ 1_000_000_000
+        var pause: UInt32 = 2_000
+        while true {
+            if let c = xcb_connect(name.isEmpty ? nil : name, &screen) {
+                if xcb_connection_has_error(c) == 0 { return c }
+                xcb_disconnect(c)
+            }
+            guard monotonicNanoseconds() < deadline, LocalDisplaySocket(display: name)?.acceptsConnections == true else {
+                return nil
+            }
+            usleep(pause)
+            pause = min(pause * 2, 100_000)
+        }
+    }
 
     /// Gives this connection to a forked child (``BackgroundOwnerLauncher/forkOwner(keeping:timeout:_:)``):
     /// in this process its socket is swapped for a dead one, so nothing sent here afterwards (nor the

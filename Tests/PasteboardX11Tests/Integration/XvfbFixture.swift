@@ -14,7 +14,7 @@ class XvfbTestCase: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else { return }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = ["-displayfd", "1", "-nolisten", "tcp"]
+        process.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-noreset"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
