@@ -23,15 +23,18 @@ let package = Package(
             pkgConfig: "xcb xcb-xfixes",
             providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]
         ),
+        // Detached child processes (fork or spawn, stdio detached, a readiness report): the background
+        // selection owner, the detached daemon, the store's holder of sensitive content.
+        .target(name: "DetachedProcess", dependencies: ["Pasteboard"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
-        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11"]),
+        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "DetachedProcess"]),
         // zlib headers (raw deflate for ZIP archives); holds no Swift.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.
         .target(name: "Archive", dependencies: ["CZlib"]),
         .executableTarget(
             name: "pbctl",
-            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "Archive"]
+            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "Archive", "DetachedProcess"]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),

@@ -3,12 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import DetachedProcess
 import Pasteboard
 
 /// The X11 selections as a ``PasteboardBackend``: `general` is CLIPBOARD and `primary` is PRIMARY.
 ///
 /// Reading converts from whichever client owns the selection. Writing hands the items to a detached
-/// owner process (``BackgroundOwnerLauncher``) so the content outlives `pbctl copy`, or serves them in
+/// owner process (``DetachedProcess``) so the content outlives `pbctl copy`, or serves them in
 /// this process with ``CopyOptions/foreground``.
 public final class X11Backend: PasteboardBackend {
     public struct CopyOptions: Sendable {
@@ -109,8 +110,14 @@ public final class X11Backend: PasteboardBackend {
         if let display { arguments += ["--display", display] }
         if copyOptions.pasteOnce { arguments.append("--paste-once") }
         if let clearAfter = copyOptions.clearAfter { arguments += ["--clear-after", String(clearAfter)] }
-        try BackgroundOwnerLauncher.launch(
-            executable: copyOptions.executable, arguments: arguments, archiveParts: try ItemArchive.encodedParts([item]))
+        // The archive goes over in an in-memory file that the owner maps (no copy through a pipe); a
+        // pipe when the kernel has no memfd.
+        let parts = try ItemArchive.encodedParts([item])
+        let memoryFile = MemoryFile.create(parts)
+        defer { if let memoryFile { MemoryFile.close(memoryFile) } }
+        try DetachedProcess.spawn(
+            executable: copyOptions.executable, arguments: arguments,
+            input: memoryFile.map { .descriptor($0) } ?? .bytes(parts))
         return 1
     }
 
@@ -126,15 +133,15 @@ public final class X11Backend: PasteboardBackend {
         // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).
         if options.pasteOnce || options.clearAfter != nil { served.metadata.flags.insert(.transient) }
         let connection = self.connection
-        let forked = try BackgroundOwnerLauncher.forkOwner(keeping: [connection.fileDescriptor]) {
+        let forked = try DetachedProcess.fork(keeping: [connection.fileDescriptor]) {
             do {
                 let owner = X11SelectionOwner(connection: connection, options: options)
                 try owner.claim(served, selections: [selection])
-                BackgroundOwnerLauncher.report(nil)
+                DetachedProcess.report(nil)
                 try owner.run()
                 return 0
             } catch {
-                BackgroundOwnerLauncher.report(error)
+                DetachedProcess.report(error)
                 return 69
             }
         }

@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import DetachedProcess
 import Pasteboard
 import PasteboardX11
 
@@ -65,8 +66,7 @@ let daemonCommand = Command(
             if replace { childArguments.append("--replace") }
             if primary { childArguments.append("--primary") }
             do {
-                try BackgroundOwnerLauncher.launch(executable: "/proc/self/exe", arguments: childArguments,
-                                                   archive: Data())
+                try DetachedProcess.spawn(executable: "/proc/self/exe", arguments: childArguments, input: .bytes([]))
             } catch let error as PasteboardError {
                 // The child's own message ("pbctl daemon already running on :0 (pid N)") as it is.
                 context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
@@ -100,7 +100,7 @@ let detachedDaemonCommand = Command(
             case "--primary":
                 primary = true
             default:
-                BackgroundOwnerLauncher.report(PasteboardError(.invalidData, "unknown argument \(arguments[index])"))
+                DetachedProcess.report(PasteboardError(.invalidData, "unknown argument \(arguments[index])"))
                 return ExitCode.usage
             }
             index += 1
@@ -143,7 +143,7 @@ func runDaemon(display: String, replace: Bool, primary: Bool, log: (@Sendable (S
                detached: Bool) -> Int32 {
     func fail(_ error: PasteboardError) -> Int32 {
         if detached {
-            BackgroundOwnerLauncher.report(error)
+            DetachedProcess.report(error)
         } else {
             context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
         }
@@ -172,7 +172,7 @@ func runDaemon(display: String, replace: Bool, primary: Bool, log: (@Sendable (S
         return fail(PasteboardError(.unavailable, "\(error)"))
     }
     if detached {
-        BackgroundOwnerLauncher.report(nil)
+        DetachedProcess.report(nil)
     } else {
         context.terminal.err("pbctl daemon: managing the clipboard on \(display) (pid \(getpid()))")
     }

@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import DetachedProcess
 import Pasteboard
 import PasteboardStore
 import PasteboardX11
@@ -24,13 +25,13 @@ func launchHolder(
     lifetime: Double
 ) throws {
     let archive = try ItemArchive.encode(items)
-    try BackgroundOwnerLauncher.launch(
+    try DetachedProcess.spawn(
         executable: "/proc/self/exe",
         arguments: [
             "__hold", "--socket", socketPath, "--store", storeRoot, "--pasteboard", pasteboard.rawValue,
             "--change", String(changeCount), "--clear-after", String(lifetime),
         ],
-        archive: archive, timeout: 10)
+        input: .bytes([archive]), timeout: 10)
 }
 
 let holdCommand = Command(
@@ -55,14 +56,14 @@ let holdCommand = Command(
             let store = try FileStore(root: root)
             try HeldItems.serve(
                 items, socketPath: socketPath, expiry: lifetime > 0 ? lifetime : nil,
-                ready: { BackgroundOwnerLauncher.report(nil) },
+                ready: { DetachedProcess.report(nil) },
                 stillCurrent: { (try? store.changeCount(of: pasteboard)) == change },
                 expired: {
                     if (try? store.changeCount(of: pasteboard)) == change { try? store.clear(pasteboard) }
                 })
             return ExitCode.ok
         } catch {
-            BackgroundOwnerLauncher.report(error)
+            DetachedProcess.report(error)
             return ExitCode.ioError
         }
     },

@@ -14,6 +14,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import DetachedProcess
 import Pasteboard
 import PasteboardStore
 import PasteboardX11
@@ -101,7 +102,7 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
     options.registry = context.registry
     var index = 0
     func fail(_ error: any Error, _ code: Int32) -> Int32 {
-        BackgroundOwnerLauncher.report(error)
+        DetachedProcess.report(error)
         return code
     }
     while index < arguments.count {
@@ -143,7 +144,7 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
         let connection = try XConnection(display: display)
         let owner = X11SelectionOwner(connection: connection, options: options)
         try owner.claim(item, selections: selections)
-        BackgroundOwnerLauncher.report(nil)
+        DetachedProcess.report(nil)
         try owner.run()
         return ExitCode.ok
     } catch let error as PasteboardError {

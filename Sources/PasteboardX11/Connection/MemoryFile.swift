@@ -44,6 +44,9 @@ public enum MemoryFile {
         return fd
     }
 
+    /// Closes a descriptor from ``create(_:)``.
+    public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
     /// The whole content of `fd` mapped read-only when it is a regular file (a memfd), nil otherwise
     /// (a pipe: read it instead). The mapping is released with the returned Data.
     public static func map(_ fd: Int32) -> Data? {

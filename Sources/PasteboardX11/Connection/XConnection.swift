@@ -118,7 +118,7 @@ public final class XConnection {
         }
     }
 
-    /// Gives this connection to a forked child (``BackgroundOwnerLauncher/forkOwner(keeping:timeout:_:)``):
+    /// Gives this connection to a forked child (``DetachedProcess/fork(keeping:timeout:_:)``):
     /// in this process its socket is swapped for a dead one, so nothing sent here afterwards (nor the
     /// shutdown of `xcb_disconnect` at exit) can reach the server on the child's connection. Requests
     /// made here afterwards fail as on a lost connection.

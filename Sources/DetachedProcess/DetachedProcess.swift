@@ -6,18 +6,30 @@ import Foundation
 import Glibc
 import Pasteboard
 
-/// Starts the detached process that owns a selection after `pbctl copy` returns (xclip's and
-/// wl-copy's fork, done with posix_spawn so no Swift runtime state is duplicated).
+/// Starts the detached processes that outlive the pbctl that started them: the X selection owner
+/// after `pbctl copy` returns (xclip's and wl-copy's fork), `pbctl daemon --detach`, and the store's
+/// `__hold` for sensitive content. Either this process forks (``fork(keeping:timeout:_:)``) or a fresh
+/// one is spawned (``spawn(executable:arguments:input:timeout:)``).
 ///
-/// The child runs in its own session with stdin on a pipe carrying the ``ItemArchive``, stdout and
-/// stderr on /dev/null, every other descriptor closed except fd 3, on which it reports "K" once it
-/// owns the selection (or "E" and a message). So `out=$(pbctl copy < f)` returns at once.
-public enum BackgroundOwnerLauncher {
+/// The child runs in its own session with its input on stdin, stdout and stderr on /dev/null, every
+/// other descriptor closed except the status descriptor, on which it reports "K" once it is ready
+/// (it owns the selection, it listens) or "E" and a message. The parent returns on that report, so
+/// `out=$(pbctl copy < f)` returns at once and never waits for the child's end.
+public enum DetachedProcess {
+    /// What a spawned child reads on stdin.
+    public enum Input {
+        /// Bytes written through a pipe, in order.
+        case bytes([Data])
+        /// A descriptor (say an in-memory file positioned at 0) that becomes the child's stdin; the
+        /// caller still owns and closes it.
+        case descriptor(Int32)
+    }
+
     /// The status descriptor the child writes to: 3 in a spawned child; in a forked one, wherever the
     /// pipe landed (set in the child before its body runs).
     nonisolated(unsafe) public private(set) static var statusDescriptor: Int32 = 3
 
-    /// Forks this process into the detached owner, as xclip does: the child keeps everything already
+    /// Forks this process into the detached child, as xclip does: the child keeps everything already
     /// in memory (the item with its lazy conversions, the X connection, which `keeping` names), so
     /// there is no archive to write, no second program start-up and no second connection to set up.
     /// The child starts a session, puts /dev/null on stdin, stdout and stderr, closes every other
@@ -26,12 +38,12 @@ public enum BackgroundOwnerLauncher {
     ///
     /// - Returns: false, having done nothing, when this process runs more than one thread: a fork
     ///   would copy locks other threads may hold (the caller then spawns a fresh process instead).
-    /// - Throws: ``PasteboardError`` as ``launch(executable:arguments:archiveParts:timeout:)`` does.
-    public static func forkOwner(keeping: [Int32], timeout: Double = 10, _ body: () -> Int32) throws -> Bool {
+    /// - Throws: ``PasteboardError`` as ``spawn(executable:arguments:input:timeout:)`` does.
+    public static func fork(keeping: [Int32], timeout: Double = 10, _ body: () -> Int32) throws -> Bool {
         guard threadCount() == 1 else { return false }
         var statusPipe: [Int32] = [-1, -1]
         guard pipe(&statusPipe) == 0 else { throw posixError("pipe") }
-        let pid = fork()
+        let pid = Glibc.fork()
         if pid < 0 {
             close(statusPipe[0]); close(statusPipe[1])
             throw posixError("fork")
@@ -59,41 +71,37 @@ public enum BackgroundOwnerLauncher {
         return true
     }
 
-    /// Spawns `executable arguments…`, hands it `archive`, and waits up to `timeout` seconds for it to
-    /// report ownership.
+    /// Spawns `executable arguments…` with `input` on its stdin, and waits up to `timeout` seconds for
+    /// it to report.
     /// - Throws: ``PasteboardError`` `.unavailable` when the child fails or does not report in time.
-    public static func launch(executable: String, arguments: [String], archive: Data, timeout: Double = 10) throws {
-        try launch(executable: executable, arguments: arguments, archiveParts: [archive], timeout: timeout)
-    }
-
-    /// As ``launch(executable:arguments:archive:timeout:)`` with the archive in consecutive parts
-    /// (``ItemArchive/encodedParts(_:keepDerivedLazy:)``). The child's stdin is an in-memory file
-    /// holding them, which it maps instead of reading (no copy through a pipe); a pipe when the
-    /// kernel has no memfd.
-    public static func launch(executable: String, arguments: [String], archiveParts: [Data], timeout: Double = 10) throws {
-        let memoryFile = MemoryFile.create(archiveParts)
-        defer { if let memoryFile { close(memoryFile) } }
+    public static func spawn(executable: String, arguments: [String], input: Input, timeout: Double = 10) throws {
+        let inputDescriptor: Int32?
+        let parts: [Data]
+        switch input {
+        case .descriptor(let fd): (inputDescriptor, parts) = (fd, [])
+        case .bytes(let bytes): (inputDescriptor, parts) = (nil, bytes)
+        }
         var dataPipe: [Int32] = [-1, -1]
         var statusPipe: [Int32] = [-1, -1]
-        if memoryFile == nil {
+        if inputDescriptor == nil {
             guard pipe(&dataPipe) == 0 else { throw posixError("pipe") }
         }
         guard pipe(&statusPipe) == 0 else {
-            if memoryFile == nil { close(dataPipe[0]); close(dataPipe[1]) }
+            if inputDescriptor == nil { close(dataPipe[0]); close(dataPipe[1]) }
             throw posixError("pipe")
         }
         for fd in dataPipe + statusPipe where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, memoryFile ?? dataPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, inputDescriptor ?? dataPipe[0], 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, statusPipe[1], statusDescriptor)
         // Descriptors the caller inherited from its parent (a shell's command substitution, a test
         // harness) must not stay open in a daemon, or whoever waits for their EOF hangs.
         for fd in openDescriptors()
-        where fd > statusDescriptor && !dataPipe.contains(fd) && !statusPipe.contains(fd) && fd != memoryFile {
+        where fd > statusDescriptor && !dataPipe.contains(fd) && !statusPipe.contains(fd) && fd != inputDescriptor {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
         var attributes = posix_spawnattr_t()
@@ -115,16 +123,16 @@ public enum BackgroundOwnerLauncher {
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        if memoryFile == nil { close(dataPipe[0]) }
+        if inputDescriptor == nil { close(dataPipe[0]) }
         close(statusPipe[1])
         defer { close(statusPipe[0]) }
         guard status == 0 else {
-            if memoryFile == nil { close(dataPipe[1]) }
-            throw PasteboardError(.unavailable, "cannot start the selection owner: \(String(cString: strerror(status)))")
+            if inputDescriptor == nil { close(dataPipe[1]) }
+            throw PasteboardError(.unavailable, "cannot start \(executable): \(String(cString: strerror(status)))")
         }
         var written = true
-        if memoryFile == nil {
-            for part in archiveParts where written {
+        if inputDescriptor == nil {
+            for part in parts where written {
                 written = part.withUnsafeBytes { raw -> Bool in
                     var offset = 0
                     while offset < raw.count {
@@ -141,14 +149,14 @@ public enum BackgroundOwnerLauncher {
             close(dataPipe[1])
         }
         guard written else {
-            throw PasteboardError(.unavailable, "the selection owner exited before taking the data")
+            throw PasteboardError(.unavailable, "the background process exited before taking its input")
         }
         try awaitReport(statusPipe[0], pid: pid, timeout: timeout)
     }
 
     /// Waits for the child's "K" (or "E" and a message) on `fd`.
     private static func awaitReport(_ fd: Int32, pid: pid_t, timeout: Double) throws {
-        let reply = readStatus(fd, deadline: monotonicNanoseconds() &+ UInt64(timeout * 1e9))
+        let reply = readStatus(fd, deadline: now() &+ UInt64(timeout * 1e9))
         if reply.first == UInt8(ascii: "K") { return }
         var child: Int32 = 0
         _ = waitpid(pid, &child, WNOHANG)
@@ -158,11 +166,11 @@ public enum BackgroundOwnerLauncher {
             throw PasteboardError(unavailable ? .unavailable : .io, String(message.drop(while: { $0 == "!" })))
         }
         kill(pid, SIGTERM)
-        throw PasteboardError(.unavailable, reply.isEmpty ? "the selection owner exited without taking the selection"
-                              : "the selection owner did not report in time")
+        throw PasteboardError(.unavailable, reply.isEmpty ? "the background process exited without reporting"
+                              : "the background process did not report in time")
     }
 
-    /// Reports ownership (or a failure) to the launching `pbctl copy`, then closes the descriptor.
+    /// Reports readiness (or a failure) to the launching pbctl, then closes the descriptor.
     public static func report(_ error: (any Error)?) {
         var message: [UInt8]
         if let error {
@@ -179,7 +187,7 @@ public enum BackgroundOwnerLauncher {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while result.count < 65536 {
-            let now = monotonicNanoseconds()
+            let now = now()
             guard now < deadline else { break }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, Int32(min(UInt64(Int32.max), (deadline - now) / 1_000_000 + 1)))
@@ -230,5 +238,11 @@ public enum BackgroundOwnerLauncher {
 
     private static func posixError(_ what: String) -> PasteboardError {
         PasteboardError(.io, "\(what) failed: \(String(cString: strerror(errno)))")
+    }
+
+    private static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 }
