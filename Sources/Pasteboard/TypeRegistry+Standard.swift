@@ -13,7 +13,7 @@ extension TypeRegistry {
         TypeDeclaration(
             .utf8PlainText, conformsTo: [.plainText], description: "UTF-8 plain text",
             mimeTypes: ["text/plain;charset=utf-8"],
-            x11Targets: ["UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT", "text/plain"],
+            x11Targets: ["UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT", "COMPOUND_TEXT", "text/plain"],
             textEncoding: .utf8),
         TypeDeclaration(
             .utf16PlainText, conformsTo: [.plainText], description: "UTF-16 plain text",

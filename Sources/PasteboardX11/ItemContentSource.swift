@@ -10,9 +10,10 @@ import Pasteboard
 /// Nothing is produced up front: a promised representation (a conversion) runs on the first request
 /// for one of its targets and is cached. STRING is strict Latin-1: text outside Latin-1 is refused,
 /// never answered with other bytes. TEXT (a polymorphic target, ICCCM §2.7.1) is answered as STRING
-/// when the text is Latin-1 and as UTF8_STRING otherwise, with that type on the reply.
+/// when the text is Latin-1 and as UTF8_STRING otherwise, with that type on the reply. COMPOUND_TEXT
+/// is Latin-1 with UTF-8 segments (``CompoundText/encode(_:)``).
 public final class ItemContentSource: SelectionContentSource {
-    private enum Encoding { case asIs, latin1, text }
+    private enum Encoding { case asIs, latin1, text, compoundText }
 
     private struct Entry {
         var representation: TypeIdentifier
@@ -43,13 +44,7 @@ public final class ItemContentSource: SelectionContentSource {
         let registry = negotiation.registry
         for representation in item.representations {
             for name in negotiation.servedTargets(for: representation.type) {
-                let encoding: Encoding
-                switch name {
-                case KnownAtom.string.rawValue: encoding = .latin1
-                case KnownAtom.text.rawValue: encoding = .text
-                default: encoding = .asIs
-                }
-                add(name, Entry(representation: representation.type, encoding: encoding))
+                add(name, Entry(representation: representation.type, encoding: Self.encoding(forTarget: name)))
             }
         }
         // Plain text owed by any UTF-8 plain-text type (Markdown is plain text) when no representation
@@ -60,9 +55,7 @@ public final class ItemContentSource: SelectionContentSource {
             })
         {
             for name in negotiation.servedTargets(for: .utf8PlainText) {
-                let encoding: Encoding =
-                    name == KnownAtom.string.rawValue ? .latin1 : name == KnownAtom.text.rawValue ? .text : .asIs
-                add(name, Entry(representation: text.type, encoding: encoding))
+                add(name, Entry(representation: text.type, encoding: Self.encoding(forTarget: name)))
             }
         }
         if item.metadata.flags.contains(.sensitive) {
@@ -78,6 +71,15 @@ public final class ItemContentSource: SelectionContentSource {
             entries[atom] = entry
             targets.append(atom)
             targetNames.append(name)
+        }
+    }
+
+    private static func encoding(forTarget name: String) -> Encoding {
+        switch name {
+        case KnownAtom.string.rawValue: return .latin1
+        case KnownAtom.text.rawValue: return .text
+        case KnownAtom.compoundText.rawValue: return .compoundText
+        default: return .asIs
         }
     }
 
@@ -102,6 +104,8 @@ public final class ItemContentSource: SelectionContentSource {
         case .text:
             if let latin1 = latin1Bytes(bytes) { return ServedContent(type: atoms[.string], format: 8, bytes: latin1) }
             return ServedContent(type: atoms[.utf8String], format: 8, bytes: bytes)
+        case .compoundText:
+            return ServedContent(type: target, format: 8, bytes: CompoundText.encode(bytes))
         }
     }
 

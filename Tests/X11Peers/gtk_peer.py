@@ -3,6 +3,8 @@
 
   gtk_peer.py paste TARGET     write the CLIPBOARD converted to TARGET to stdout (exit 1 when refused)
   gtk_peer.py text             write gtk_clipboard_wait_for_text() to stdout
+  gtk_peer.py text-of TARGET   write the CLIPBOARD converted to TARGET, decoded as text by GTK
+                               (gtk_selection_data_get_text: Xlib for COMPOUND_TEXT), to stdout
   gtk_peer.py targets          print the CLIPBOARD's TARGETS, one per line
   gtk_peer.py copy TARGET FILE [TARGET FILE...]
                                own CLIPBOARD serving FILE's bytes under TARGET (text/plain targets via
@@ -42,6 +44,13 @@ def main():
         if data is None or data.get_length() < 0:
             return 1
         sys.stdout.buffer.write(data.get_data())
+        return 0
+    if command == "text-of":
+        data = clipboard.wait_for_contents(Gdk.Atom.intern(sys.argv[2], False))
+        text = data.get_text() if data is not None else None
+        if text is None:
+            return 1
+        sys.stdout.write(text)
         return 0
     if command == "text":
         text = clipboard.wait_for_text()

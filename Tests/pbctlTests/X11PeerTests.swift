@@ -59,6 +59,31 @@ final class X11PeerTests: X11TestCase {
         XCTAssertTrue(try run([python, gtk, "text"]).text.contains("caf\u{e9} bold \u{20ac}"))
     }
 
+    /// COMPOUND_TEXT both ways with GTK, whose Xlib encodes and decodes it (in a UTF-8 locale, as a
+    /// desktop runs): our UTF-8 segments read back, and the ISO 8859 and JIS X 0208 designations Xlib
+    /// writes for Greek, the euro sign and Japanese decode to the same text.
+    func testCompoundTextBothWaysWithGTK() throws {
+        try requirePython("gi")
+        try requireTool(xclip)
+        let gtk = peers + "/gtk_peer.py"
+        let locale = ["LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"]
+        let text = "caf\u{e9} \u{3a9}\u{3bc}\u{3ad}\u{3b3}\u{3b1} \u{20ac} \u{65e5}\u{672c}\u{8a9e} ok\n"
+        try copy(Data(text.utf8))
+        let read = try run([python, gtk, "text-of", "COMPOUND_TEXT"], environment: locale)
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertEqual(read.text, text, "GTK (Xlib) decodes our COMPOUND_TEXT")
+
+        let file = try write(Data(text.utf8), "ctext.txt")
+        try startPeer([python, gtk, "copy", "text", file], environment: locale)
+        let written = try run([python, gtk, "paste", "COMPOUND_TEXT"], environment: locale)
+        XCTAssertEqual(written.status, 0, written.stderr)
+        XCTAssertTrue(written.stdout.contains(0x1B), "Xlib wrote escape sequences: \([UInt8](written.stdout))")
+        // The same bytes from an owner that offers nothing else, as an Xt or Motif application would.
+        let bytes = try write(written.stdout, "ctext.bin")
+        _ = try run([xclip, "-i", "-selection", "clipboard", "-t", "COMPOUND_TEXT", bytes], detached: true)
+        XCTAssertEqual(try run([pbctl, "paste"]).text, text)
+    }
+
     func testCopyHTMLThenQtPastesHTMLRTFAndText() throws {
         try requirePython("PyQt5.QtWidgets")
         try copy(Data(html.utf8), ["--type", "html"])

@@ -335,8 +335,8 @@ class X11TestCase: XCTestCase {
 
     /// Starts a long-running peer and waits for its "ready".
     @discardableResult
-    func startPeer(_ arguments: [String], waitFor line: String? = "ready") throws -> Spawned {
-        let peer = try Spawned(arguments, environment: environment)
+    func startPeer(_ arguments: [String], environment extra: [String: String] = [:], waitFor line: String? = "ready") throws -> Spawned {
+        let peer = try Spawned(arguments, environment: environment.merging(extra) { $1 })
         spawned.append(peer)
         if let line { try peer.waitForLine(line) }
         return peer

@@ -75,11 +75,12 @@ public struct TargetNegotiation: Sendable {
 }
 
 /// Turns the bytes of a text target into UTF-8 as they stream in (reference §4.1, §4.4): UTF8_STRING and
-/// `charset=utf-8` pass through, STRING is Latin-1, `text/plain` is UTF-8 when valid else Latin-1,
+/// `charset=utf-8` pass through, STRING is Latin-1, COMPOUND_TEXT is decoded (``CompoundText``),
+/// `text/plain` is UTF-8 when valid else Latin-1,
 /// `text/html` is sniffed for a UTF-16 byte-order mark and loses one trailing NUL.
 public struct TextTranscoder: Sendable {
     public enum Mode: Sendable, Equatable {
-        case passthrough, latin1, utf8OrLatin1, html, utf16
+        case passthrough, latin1, utf8OrLatin1, html, utf16, compoundText
     }
 
     public let mode: Mode
@@ -96,7 +97,15 @@ public struct TextTranscoder: Sendable {
         case KnownAtom.utf8String.rawValue, KnownAtom.textPlainUTF8.rawValue: return .passthrough
         case KnownAtom.string.rawValue: return .latin1
         case KnownAtom.text.rawValue, KnownAtom.compoundText.rawValue:
-            return replyType == KnownAtom.utf8String.rawValue ? .passthrough : .utf8OrLatin1
+            // TEXT is answered in an encoding the reply's type names (ICCCM §2.7.1); an owner that
+            // names none (Qt answers TEXT with type TEXT) gets the UTF-8-else-Latin-1 guess.
+            switch replyType {
+            case KnownAtom.utf8String.rawValue: return .passthrough
+            case KnownAtom.string.rawValue: return .latin1
+            case KnownAtom.compoundText.rawValue: return .compoundText
+            case nil where target == KnownAtom.compoundText.rawValue: return .compoundText
+            default: return .utf8OrLatin1
+            }
         case KnownAtom.textPlain.rawValue: return .utf8OrLatin1
         case KnownAtom.textHTML.rawValue: return .html
         default:
@@ -114,7 +123,7 @@ public struct TextTranscoder: Sendable {
         switch mode {
         case .passthrough: return chunk
         case .latin1: return Self.latin1ToUTF8(chunk)
-        case .utf8OrLatin1, .utf16:
+        case .utf8OrLatin1, .utf16, .compoundText:
             buffer.append(chunk)
             return Data()
         case .html:
@@ -146,6 +155,7 @@ public struct TextTranscoder: Sendable {
             if String(validating: buffer, as: UTF8.self) != nil { return buffer }
             return Self.latin1ToUTF8(buffer)
         case .utf16: return Self.utf16ToUTF8(buffer)
+        case .compoundText: return CompoundText.decode(buffer)
         case .html:
             if htmlIsUTF16 {
                 var text = Self.utf16ToUTF8(buffer)

@@ -27,7 +27,7 @@ final class TargetNegotiationTests: XCTestCase {
         XCTAssertEqual(negotiation.servedTargets(for: .html), ["text/html"])
         XCTAssertEqual(negotiation.servedTargets(for: .rtf), ["text/rtf", "text/richtext", "application/rtf"])
         XCTAssertEqual(Set(negotiation.servedTargets(for: .utf8PlainText)),
-                       ["UTF8_STRING", "text/plain;charset=utf-8", "text/plain", "TEXT", "STRING"])
+                       ["UTF8_STRING", "text/plain;charset=utf-8", "text/plain", "TEXT", "STRING", "COMPOUND_TEXT"])
         XCTAssertEqual(negotiation.servedTargets(for: .png), ["image/png"])
     }
 }
@@ -68,6 +68,17 @@ final class TextTranscoderTests: XCTestCase {
         XCTAssertEqual(run(.html, [Array("<p>".utf8) + [0], Array("b".utf8)]), Array("<p>".utf8) + [0] + Array("b".utf8))
     }
 
+    func testTextAndCompoundTextAreDecodedByTheReplyType() {
+        XCTAssertEqual(TextTranscoder.mode(target: "TEXT", replyType: "COMPOUND_TEXT"), .compoundText)
+        XCTAssertEqual(TextTranscoder.mode(target: "TEXT", replyType: "STRING"), .latin1)
+        XCTAssertEqual(TextTranscoder.mode(target: "TEXT", replyType: "UTF8_STRING"), .passthrough)
+        XCTAssertEqual(TextTranscoder.mode(target: "TEXT", replyType: "TEXT"), .utf8OrLatin1)
+        XCTAssertEqual(TextTranscoder.mode(target: "COMPOUND_TEXT", replyType: "COMPOUND_TEXT"), .compoundText)
+        XCTAssertEqual(TextTranscoder.mode(target: "COMPOUND_TEXT", replyType: nil), .compoundText)
+        // Greek in ISO 8859-7 (GR), split across two chunks in the middle of the escape sequence.
+        XCTAssertEqual(run(.compoundText, [[0x61, 0x1B, 0x2D], [0x46, 0xD9, 0x00]]), Array("aΩ".utf8))
+    }
+
     func testLatin1EncodingRefusesCharactersOutsideLatin1() {
         XCTAssertEqual(TextTranscoder.utf8ToLatin1(Data("café".utf8)), Data([0x63, 0x61, 0x66, 0xE9]))
         XCTAssertNil(TextTranscoder.utf8ToLatin1(Data("€".utf8)))
@@ -93,11 +104,15 @@ final class ItemContentSourceTests: XCTestCase {
     func testPlainTextIsOfferedUnderEveryTextTargetAndStringIsStrictLatin1() throws {
         let atoms = KnownAtoms.forTesting
         let s = try source(Item(representations: [Representation(type: .utf8PlainText, data: Data("€ café".utf8))]))
-        XCTAssertEqual(Set(s.targetNames), ["UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT", "text/plain"])
+        XCTAssertEqual(Set(s.targetNames), ["UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT", "COMPOUND_TEXT", "text/plain"])
         XCTAssertNil(s.content(for: atoms[.string]), "never answer STRING with bytes that are not Latin-1")
         let text = try XCTUnwrap(s.content(for: atoms[.text]))
         XCTAssertEqual(text.type, atoms[.utf8String])
         XCTAssertEqual(s.content(for: atoms[.utf8String])?.type, atoms[.utf8String])
+        let compound = try XCTUnwrap(s.content(for: atoms[.compoundText]))
+        XCTAssertEqual(compound.type, atoms[.compoundText])
+        XCTAssertEqual(compound.bytes, Data([0x1B, 0x25, 0x47, 0xE2, 0x82, 0xAC, 0x1B, 0x25, 0x40, 0x20, 0x63, 0x61, 0x66, 0xE9]),
+                       "Latin-1 as it is, the euro sign in a UTF-8 segment")
     }
 
     func testLatin1TextIsServedAsStringAndTextAsString() throws {
