@@ -1,3 +1,5 @@
+import Pasteboard
+
 /// Reads RTF into the readers' ``RichBlock`` model.
 ///
 /// The reader is a state machine over ``RTFTokenizer`` tokens. Groups push and pop the whole character and
@@ -300,7 +302,9 @@ struct RTFParser {
 
     private mutating func runTokens() {
         var sawRTF = false
+        var progress = ProgressCheck("RTF reader")
         loop: while true {
+            progress.advance(to: tokenizer.position)
             let token = tokenizer.next()
             switch token {
             case .end:
@@ -910,7 +914,13 @@ struct RTFParser {
         var anchor = false
         var url: String? = nil
         while !s.isEmpty {
-            s = s.drop { $0 == " " || $0 == "\t" }
+            let before = s.startIndex
+            defer {
+                // Every pass consumes at least one character: a separator that is whitespace but not a space
+                // or tab (U+00A0 from a code page, say) once stopped this loop from advancing.
+                if s.startIndex == before { s = s.dropFirst() }
+            }
+            s = s.drop { $0.isWhitespace }
             if s.hasPrefix("\\") {
                 let sw = s.dropFirst().prefix { !$0.isWhitespace }
                 if sw == "l" { anchor = true }
