@@ -21,7 +21,7 @@ TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 
               libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip procps
 BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 time
 
-.PHONY: all build release run test unit deps test-deps bench install uninstall clean
+.PHONY: all build release run test unit deps test-deps bench fuzz test-asan test-tsan install uninstall clean
 
 all: build
 
@@ -51,6 +51,26 @@ test: test-deps
 	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
 	$(RELEASE)
 	scripts/release-smoke.sh "$$($(RELEASE) --show-bin-path)/pbctl"
+
+# Coverage-guided fuzzing of every reader of outside bytes (libFuzzer + ASan, scripts/fuzz.sh):
+# FUZZ_SECONDS per target (60), FUZZ_PARALLEL targets at once (1), FUZZ_TARGETS to choose. Findings
+# go to Tests/Fuzz/regressions/<target>/, replayed by every `make test`.
+fuzz: deps
+	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_PARALLEL="$(FUZZ_PARALLEL)" FUZZ_TARGETS="$(FUZZ_TARGETS)" scripts/fuzz.sh
+
+# The unit tests (everything but the X11 and CLI integration suites) under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a build folder of their own.
+test-asan: test-deps
+	$(SWIFT) build --build-tests --scratch-path .build-asan -Xswiftc -sanitize=address,undefined
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path .build-asan \
+	    --skip pbctlTests --skip X11 2>&1 | tee .build-asan/test.log; exit $${PIPESTATUS[0]}
+
+# The X11 owner, daemon and watch tests under ThreadSanitizer (their processes are the TSan build).
+test-tsan: test-deps
+	$(SWIFT) build --build-tests --scratch-path .build-tsan -Xswiftc -sanitize=thread
+	$(SWIFT) test --skip-build --scratch-path .build-tsan \
+	    --filter 'X11TransferTests|X11DaemonTests|X11NegotiationTests|X11PeerTests|PasteboardX11Tests' 2>&1 \
+	    | tee .build-tsan/test.log; exit $${PIPESTATUS[0]}
 
 bench: deps
 	@scripts/apt-ensure.sh $(BENCH_DEPS)

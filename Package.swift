@@ -44,8 +44,23 @@ let package = Package(
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
+        // Every entry point that takes outside bytes, one function per fuzz target: what the libFuzzer
+        // harness runs (`make fuzz`) and what FuzzRegressionTests replays from Tests/Fuzz/regressions.
+        .target(name: "FuzzTargets", dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "Archive"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]
 )
+
+// The libFuzzer harness, only when asked for (`make fuzz` sets PBCTL_FUZZ=1 and builds it with
+// `-sanitize=fuzzer,address` into .build-fuzz): libFuzzer supplies its `main`, so a plain build has none to link.
+if Context.environment["PBCTL_FUZZ"] != nil {
+    package.targets.append(
+        .executableTarget(
+            name: "pbctl-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Harness",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        )
+    )
+}
 
 // In-process benchmark driver used by `make bench` (small documents, where process start-up would dominate).
 package.targets.append(

@@ -38,7 +38,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     ) throws -> Void
     public let holderLauncher: HolderLauncher?
 
-    struct Info: Codable {
+    package struct Info: Codable {
         var format: Int
         var changeCount: Int
         var items: [ItemRecord]
@@ -47,6 +47,26 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }
 
     static let infoName = "Info.json"
+
+    /// Decodes a package's metadata (`path` names the file in errors). Outside bytes: also the entry
+    /// point of the `store-info` fuzz target.
+    /// - Throws: ``PasteboardError`` `.corrupt` naming `path`.
+    package static func decodeInfo(_ data: Data, path: String) throws -> Info {
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let info = try decoder.decode(Info.self, from: data)
+            guard info.format == 1 else {
+                throw PasteboardError(.corrupt, "\(path): unknown format \(info.format)")
+            }
+            return info
+        } catch let error as PasteboardError {
+            throw error
+        } catch {
+            throw PasteboardError(
+                .corrupt, "\(path): damaged metadata (\(data.count) bytes); run 'pbctl clear' to reset this pasteboard")
+        }
+    }
     static let lockName = "lock"
 
     /// Opens (creating if needed) the store at `root`.
@@ -297,21 +317,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             }
             defer { close(infoFD) }
             let data = try POSIX.readAll(infoFD, path: path + "/" + FileStore.infoName)
-            do {
-                let decoder = JSONDecoder()
-                decoder.dateDecodingStrategy = .iso8601
-                let info = try decoder.decode(Info.self, from: data)
-                guard info.format == 1 else {
-                    throw PasteboardError(.corrupt, "\(path)/\(FileStore.infoName): unknown format \(info.format)")
-                }
-                return info
-            } catch let error as PasteboardError {
-                throw error
-            } catch {
-                throw PasteboardError(
-                    .corrupt, "\(path)/\(FileStore.infoName): damaged metadata (\(data.count) bytes); "
-                        + "run 'pbctl clear' to reset this pasteboard")
-            }
+            return try FileStore.decodeInfo(data, path: path + "/" + FileStore.infoName)
         }
 
         func readInfo() throws -> Info {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// COMPOUND_TEXT (X Consortium, "Compound Text Encoding", version 1.1): ISO 2022 text in which escape
 /// sequences designate the character sets of the left (GL, 0x21–0x7E) and right (GR, 0xA1–0xFF)
@@ -35,7 +36,9 @@ public enum CompoundText {
         let input = [UInt8](bytes)
         let end = input.last == 0 ? input.count - 1 : input.count
         var i = 0
+        var progress = ProgressCheck("COMPOUND_TEXT decoder")
         while i < end {
+            progress.advance(to: i)
             let byte = input[i]
             if byte == escape {
                 i = escapeSequence(input, at: i, end: end, gl: &gl, gr: &gr, out: &out, tables: &tables)

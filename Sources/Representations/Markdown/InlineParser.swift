@@ -1,3 +1,5 @@
+import Pasteboard
+
 // Phase 2 of CommonMark parsing: inline content of paragraphs, headings and table cells
 // (a port of cmark's inlines.c: delimiter stack + bracket stack, "process emphasis"
 // with openers_bottom, plus cmark-gfm's strikethrough, autolink and footnote rules).
@@ -195,7 +197,9 @@ struct InlineParser {
         noQuoteFrom = (Int.max, Int.max, Int.max)
         noTitleFrom = (Int.max, Int.max, Int.max)
 
+        var progress = ProgressCheck("Markdown inline parser")
         while pos < end {
+            progress.advance(to: pos)
             parseInline()
         }
         processEmphasis(-1)

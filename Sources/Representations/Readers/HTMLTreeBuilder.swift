@@ -1,3 +1,5 @@
+import Pasteboard
+
 /// A set of tags as a bit set (scope stoppers and other small tag sets).
 struct HTMLTagSet {
     private var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
@@ -110,7 +112,9 @@ struct HTMLTreeBuilder {
     private mutating func run() {
         let n = bytes.count
         var textStart = 0
+        var progress = ProgressCheck("HTML tokenizer")
         while i < n {
+            progress.advance(to: i)
             if bytes[i] != UInt8(ascii: "<") {
                 // Skip to the next `<` in one scan of the text.
                 i = ByteScan.firstIndex(of: UInt8(ascii: "<"), in: bytes, from: i + 1)

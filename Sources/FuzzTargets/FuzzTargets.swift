@@ -1,0 +1,110 @@
+import Archive
+import Foundation
+import Pasteboard
+import PasteboardStore
+import PasteboardX11
+import Representations
+
+/// Every entry point that takes outside bytes, as one function each: what the libFuzzer harness
+/// (`Tests/Fuzz/Harness`, `make fuzz`) calls for each input, and what `FuzzRegressionTests` replays
+/// from `Tests/Fuzz/regressions/<target>/` on every `make test`.
+///
+/// A target must not crash, trap or loop on any input; a thrown error is an answer, not a finding.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// The Markdown parser (CommonMark or GFM, chosen by the first byte) into every writer.
+    case markdown
+    /// The HTML reader, default and keep-raw mode (`--keep-html`, chosen by the first byte), into every writer.
+    case html
+    /// The RTF reader (every code page the input names) into every writer.
+    case rtf
+    /// A TextPack: the ZIP reader (central directory, deflate) and the TextBundle reader of its files.
+    case textbundle = "textbundle"
+    /// `ItemArchive` decoding (the owner hand-over between processes).
+    case itemArchive = "item-archive"
+    /// The store's `Info.json` metadata.
+    case storeInfo = "store-info"
+    /// Type declarations (`UTExportedTypeDeclarations`-shaped property lists) into a registry.
+    case typeDeclarations = "type-declarations"
+    /// Type from content, UTF-8 validation.
+    case sniffer
+    /// The COMPOUND_TEXT decoder, and the encoder on what it decoded.
+    case compoundText = "compound-text"
+    /// The X11 protocol state machines (requestor, owner, daemon fetch) fed event sequences decoded
+    /// from the input: notifies, property values with bogus sizes, INCR chunks in any order, timeouts.
+    case x11Protocol = "x11-protocol"
+
+    /// Runs the target on one input.
+    public func run(_ input: [UInt8]) {
+        switch self {
+        case .markdown: Self.markdown(input)
+        case .html: Self.html(input)
+        case .rtf: Self.rtf(input)
+        case .textbundle: Self.textbundle(input)
+        case .itemArchive: _ = try? ItemArchive.decode(Data(input))
+        case .storeInfo: _ = try? FileStore.decodeInfo(Data(input), path: "Info.json")
+        case .typeDeclarations: Self.typeDeclarations(input)
+        case .sniffer: Self.sniffer(input)
+        case .compoundText: Self.compoundText(input)
+        case .x11Protocol: X11ProtocolFuzzer.run(input)
+        }
+    }
+
+    static let writers: [TextFormat] = [.html, .rtf, .text, .gfm, .commonmark]
+
+    static func writeAll(_ document: MarkdownDocument) {
+        for format in writers { _ = Conversion.write(document, to: format) }
+    }
+
+    static func markdown(_ input: [UInt8]) {
+        let format: TextFormat = (input.first ?? 0) & 1 == 0 ? .gfm : .commonmark
+        guard let document = try? Conversion.read(input, from: format) else { return }
+        writeAll(document)
+    }
+
+    static func html(_ input: [UInt8]) {
+        let keepRaw = (input.first ?? 0) & 1 == 1
+        guard let document = try? Conversion.read(input, from: .html, keepRawHTML: keepRaw) else { return }
+        writeAll(document)
+    }
+
+    static func rtf(_ input: [UInt8]) {
+        guard let document = try? Conversion.read(input, from: .rtf) else { return }
+        writeAll(document)
+    }
+
+    static func textbundle(_ input: [UInt8]) {
+        let limits = ZipArchive.Limits(maximumEntryCount: 256, maximumEntrySize: 4 << 20, maximumTotalSize: 16 << 20)
+        guard let entries = try? ZipArchive.decode(Data(input), limits: limits) else { return }
+        var files: [String: Data] = [:]
+        for entry in entries { files[entry.path] = entry.data }
+        guard let bundle = try? TextBundle(files: files) else { return }
+        let text = bundle.textWithEmbeddedImages()
+        _ = try? bundle.files()
+        if let document = try? Conversion.read(Array(text.prefix(1 << 16)), from: .gfm) {
+            _ = Conversion.write(document, to: .html)
+        }
+    }
+
+    static func typeDeclarations(_ input: [UInt8]) {
+        let result = TypeDeclarationParser.parse(Data(input), origin: "fuzz.plist")
+        var registry = TypeRegistry()
+        _ = registry.declare([result])
+        for declaration in result.exported {
+            _ = registry.conforms(declaration.identifier, to: .data)
+            _ = registry.supertypes(of: declaration.identifier)
+        }
+    }
+
+    static func sniffer(_ input: [UInt8]) {
+        let data = Data(input)
+        _ = TypeSniffer.sniff(data)
+        _ = TypeSniffer.firstInvalidUTF8Offset(data)
+    }
+
+    static func compoundText(_ input: [UInt8]) {
+        let decoded = CompoundText.decode(Data(input))
+        _ = CompoundText.encode(decoded)
+        _ = TextTranscoder.latin1ToUTF8(Data(input))
+        _ = TextTranscoder.utf16ToUTF8(Data(input))
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import XCTest
+
+/// Faults a user meets, on the built binary: a store on a full disk, a copy killed with SIGKILL half
+/// way, damaged metadata. docs/reliability.md lists what the user sees in each.
+final class StoreFaultTests: XCTestCase {
+    var scratch = ""
+
+    override func setUpWithError() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: PbctlRunner.binary), "pbctl is not built")
+        scratch = NSTemporaryDirectory() + "pbctl-fault-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        if FileManager.default.fileExists(atPath: scratch + "/full") { _ = shell("umount \(scratch)/full") }
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+
+    @discardableResult
+    func shell(_ command: String) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A store on a 256 KiB tmpfs: a copy that does not fit fails with exit 74 and a message, and the
+    /// previous item still pastes byte for byte (plain and Markdown copies).
+    func testCopyIntoAFullStoreFailsWith74AndKeepsThePreviousItem() throws {
+        try XCTSkipUnless(getuid() == 0, "mounting a small tmpfs needs root")
+        let mountPoint = scratch + "/full"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try XCTSkipUnless(shell("mount -t tmpfs -o size=256k,mode=0700 tmpfs \(mountPoint)") == 0, "cannot mount a tmpfs here")
+        let pbctl = PbctlRunner(store: mountPoint + "/store")
+        let previous = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data"], stdin: previous).status, 0)
+
+        let tooLarge = Data(repeating: 0x61, count: 400 << 10)
+        let failed = try pbctl.run(["copy"], stdin: tooLarge)
+        XCTAssertEqual(failed.status, 74, failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("No space left") || failed.stderr.contains("space"), failed.stderr)
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout, previous, "the previous item was damaged")
+
+        var markdown = Data("# Big\n\n".utf8)
+        markdown.append(Data(repeating: 0x78, count: 300 << 10))
+        let failedMarkdown = try pbctl.run(["copy", "--from", "markdown"], stdin: markdown)
+        XCTAssertEqual(failedMarkdown.status, 74, failedMarkdown.stderr)
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout, previous, "the previous item was damaged")
+    }
+
+    /// SIGKILL at any point of a copy leaves the previous item whole, and the next copy works.
+    func testCopyKilledHalfWayLeavesThePreviousItemAndTheNextCopyWorks() throws {
+        let store = scratch + "/store"
+        let pbctl = PbctlRunner(store: store)
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("before\n".utf8)).status, 0)
+        let big = scratch + "/big.bin"
+        try Data(repeating: 0x42, count: 48 << 20).write(to: URL(fileURLWithPath: big))
+        for delay in [5_000, 20_000, 60_000, 150_000] as [useconds_t] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: PbctlRunner.binary)
+            process.arguments = ["copy", "--type", "public.data", big]
+            process.environment = pbctl.environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let paste = try pbctl.run(["paste"])
+            XCTAssertEqual(paste.status, 0, paste.stderr)
+            // Either the copy had finished before the kill, or the previous item is intact.
+            XCTAssertTrue(paste.stdout == Data("before\n".utf8) || paste.stdout.count == 48 << 20,
+                          "after a kill at \(delay) µs the store holds \(paste.stdout.count) bytes")
+            XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("before\n".utf8)).status, 0)
+        }
+        let again = try pbctl.run(["copy"], stdin: Data("after\n".utf8))
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try pbctl.run(["paste"]).text, "after\n")
+    }
+
+    /// Damaged metadata of every kind gives exit 74 naming the file, and `pbctl clear` recovers.
+    func testDamagedMetadataGivesExit74AndClearRecovers() throws {
+        let store = scratch + "/store"
+        let pbctl = PbctlRunner(store: store)
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("x".utf8)).status, 0)
+        let info = store + "/general.pasteboard/Info.json"
+        for damaged in ["", "{", "[]", "{\"format\": 2, \"changeCount\": 1, \"items\": []}", "\u{0}\u{1}garbage",
+                        "{\"format\": 1, \"changeCount\": \"x\", \"items\": []}"] {
+            try Data(damaged.utf8).write(to: URL(fileURLWithPath: info))
+            let paste = try pbctl.run(["paste"])
+            XCTAssertEqual(paste.status, 74, "\(damaged): \(paste.stderr)")
+            XCTAssertTrue(paste.stderr.contains("Info.json"), paste.stderr)
+            let clear = try pbctl.run(["clear"])
+            XCTAssertEqual(clear.status, 0, "\(damaged): \(clear.stderr)")
+            XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("x".utf8)).status, 0)
+        }
+    }
+}
+
+/// The X server going away in the middle of a paste: the paste ends at once with exit 69.
+final class X11ServerGoneTests: X11TestCase {
+    func testServerKilledMidPasteEndsThePasteWith69() throws {
+        let xclip = "/usr/bin/xclip"
+        try requireTool(xclip)
+        let file = scratch + "/s.txt"
+        try Data("stalled".utf8).write(to: URL(fileURLWithPath: file))
+        _ = try run([xclip, "-i", "-selection", "clipboard", file], detached: true)
+        let owner = try run(["/bin/sh", "-c", "pgrep -n -x xclip"]).text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pid = try XCTUnwrap(pid_t(owner))
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGKILL); kill(pid, SIGCONT) }
+        var env = environment
+        env["PBCTL_X11_TIMEOUT"] = "20"
+        let paste = try Spawned([pbctl, "paste", "--type", "txt"], environment: env)
+        spawned.append(paste)
+        usleep(300_000)
+        let killed = Date()
+        Self.server?.stop()
+        XCTAssertTrue(paste.child.wait(timeout: 5), "pbctl paste kept waiting on a dead X server")
+        XCTAssertLessThan(Date().timeIntervalSince(killed), 2)
+        XCTAssertEqual(paste.child.status, 69)
+        let errors = String(decoding: readSome(paste.stderrFD, timeoutMS: 500) ?? Data(), as: UTF8.self)
+        XCTAssertFalse(errors.isEmpty, "no message")
+    }
+
+    override func tearDownWithError() throws {
+        for process in spawned { process.kill() }
+        spawned = []
+        try? FileManager.default.removeItem(atPath: scratch)
+    }
+}
