@@ -59,6 +59,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             guard info.format == 1 else {
                 throw PasteboardError(.corrupt, "\(path): unknown format \(info.format)")
             }
+            try validate(info, path: path)
             return info
         } catch let error as PasteboardError {
             throw error
@@ -69,15 +70,52 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }
     static let lockName = "lock"
 
-    /// Opens (creating if needed) the store at `root`.
-    /// - Throws: ``PasteboardError`` `.refused` when `root` is a symlink, not a directory, or owned by
-    ///   someone else; `.io` when it cannot be created.
+    /// Every number and name the metadata holds, range-checked: nothing read from disk may make pbctl
+    /// trap on overflow, allocate without bound or open a path outside the package.
+    static func validate(_ info: Info, path: String) throws {
+        func damaged(_ what: String) -> PasteboardError {
+            PasteboardError(.corrupt, "\(path): damaged metadata (\(what)); run 'pbctl clear' to reset this pasteboard")
+        }
+        guard (0...maximumChangeCount).contains(info.changeCount) else { throw damaged("change count \(info.changeCount)") }
+        if let holder = info.holder, !isPackageFileName(holder) { throw damaged("holder socket name") }
+        for item in info.items {
+            for record in item.representations {
+                if let size = record.size, !(0...maximumStoredSize).contains(size) {
+                    throw damaged("size \(size) of \(record.type)")
+                }
+                if let file = record.file, !isPackageFileName(file) { throw damaged("file name of \(record.type)") }
+            }
+        }
+    }
+
+    /// A name pbctl itself would give a file in a package: letters, digits, `.`, `-`, `_`; no leading dot.
+    static func isPackageFileName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= 255, bytes[0] != UInt8(ascii: ".") else { return false }
+        return bytes.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")
+                || b == UInt8(ascii: "_")
+        }
+    }
+
+    /// The store at `root`. Nothing is created until the first write: reading a store that does not
+    /// exist, or one on a read-only file system, changes nothing on disk.
+    /// - Throws: ``PasteboardError`` `.refused` when `root` exists but is a symlink, not a directory, or
+    ///   not the user's own (see ``PrivateDirectory``).
     public init(root: String, producer: RepresentationProducer? = nil, holderLauncher: HolderLauncher? = nil) throws {
         self.root = root
         self.producer = producer
         self.holderLauncher = holderLauncher
-        try Self.preparePrivateDirectory(root)
+        if let fd = try PrivateDirectory.openStore(root, create: false) { close(fd) }
     }
+
+    /// The highest change count accepted from disk: far beyond any real use, and far from overflowing
+    /// when one is added.
+    static let maximumChangeCount = 1 << 53
+    /// The largest representation size accepted from the metadata.
+    static let maximumStoredSize = 1 << 48
+    /// The largest `Info.json` read.
+    static let maximumInfoSize = 64 << 20
 
     /// Where the store lives: `$PBCTL_STORE`, else `$XDG_RUNTIME_DIR/pbctl`, else
     /// `$XDG_CACHE_HOME/pbctl`, else `~/.cache/pbctl`.
@@ -111,26 +149,46 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
         return try withPackage(pasteboard, exclusive: true) { package in
             let previous = try? package.readInfo()
+            // The files' names keep the count from going back when the metadata is damaged: read them first.
             let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
-            var records: [ItemRecord] = []
-            for (itemIndex, (metadata, reps)) in prepared.enumerated() {
-                var recs: [RepresentationRecord] = []
-                for (repIndex, (rep, data)) in reps.enumerated() {
-                    if let data {
-                        let name = "c\(count)-\(itemIndex)-\(repIndex).data"
-                        try package.createFile(name, data)
-                        recs.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom, file: name))
-                    } else {
-                        recs.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
+            // Under the exclusive lock, a file the current metadata does not name is a dead writer's
+            // leftover (a kill -9, a crash): sweep it first, so failures cannot pile up and fill the disk.
+            package.removeFiles(except: previous.map(Self.files(of:)) ?? [])
+            var created: [String] = []
+            do {
+                var records: [ItemRecord] = []
+                for (itemIndex, (metadata, reps)) in prepared.enumerated() {
+                    var recs: [RepresentationRecord] = []
+                    for (repIndex, (rep, data)) in reps.enumerated() {
+                        if let data {
+                            let name = "c\(count)-\(itemIndex)-\(repIndex).data"
+                            created.append(name)
+                            try package.createFile(name, data)
+                            recs.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom, file: name))
+                        } else {
+                            recs.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
+                        }
                     }
+                    records.append(ItemRecord(metadata: metadata, representations: recs))
                 }
-                records.append(ItemRecord(metadata: metadata, representations: recs))
+                try package.replaceInfo(Info(format: 1, changeCount: count, items: records))
+                previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
+                package.removeFiles(except: Self.files(of: Info(format: 1, changeCount: count, items: records)))
+                return count
+            } catch {
+                // A full disk, a quota, an I/O error: nothing of this write stays behind; the previous
+                // content is untouched.
+                for name in created { unlinkat(package.fd, name, 0) }
+                throw error
             }
-            previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
-            try package.replaceInfo(Info(format: 1, changeCount: count, items: records))
-            package.removeFiles(except: Set(records.flatMap { $0.representations.compactMap(\.file) }))
-            return count
         }
+    }
+
+    /// The files `info` names.
+    static func files(of info: Info) -> Set<String> {
+        var names = Set(info.items.flatMap { $0.representations.compactMap(\.file) })
+        if let holder = info.holder { names.insert(holder) }
+        return names
     }
 
     /// Sensitive items: a holder process keeps the bytes; the package records types and the socket.
@@ -158,15 +216,15 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }
 
     public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
-        try withPackage(pasteboard, exclusive: false) { package in
+        try withPackage(pasteboard, exclusive: false, absent: []) { package in
             try package.readInfo().items.map(\.summary)
         }
     }
 
     public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName) throws -> Data {
         let (record, source): (RepresentationRecord, (TypeIdentifier, Data)?) = try withPackage(
-            pasteboard, exclusive: false
-        ) { package in
+            pasteboard, exclusive: false, absent: nil
+        ) { package -> (RepresentationRecord, (TypeIdentifier, Data)?)? in
             let info = try package.readInfo()
             guard info.items.indices.contains(index) else {
                 throw PasteboardError.empty(index == 0 ? "nothing to paste" : "there is no item \(index)")
@@ -186,6 +244,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             }
             return (record, (sourceType, try package.readRepresentation(sourceRecord)))
         }
+        ?? { throw PasteboardError.empty(index == 0 ? "nothing to paste" : "there is no item \(index)") }()
         guard let (sourceType, data) = source else { throw PasteboardError(.corrupt, "missing data") }
         if record.file != nil || record.held == true { return data }
         guard let producer else {
@@ -199,13 +258,20 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             let previous = try? package.readInfo()
             let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
             previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
-            try package.replaceInfo(Info(format: 1, changeCount: count, items: []))
+            // Remove first, then write: on a full disk (or with damaged metadata) the space the old
+            // content held is what lets the new metadata be written, so clear always recovers.
             package.removeFiles(except: [])
+            do {
+                try package.replaceInfo(Info(format: 1, changeCount: count, items: []))
+            } catch {
+                unlinkat(package.fd, Self.infoName, 0)  // at least empty: no metadata naming removed files
+                throw error
+            }
         }
     }
 
     public func changeCount(of pasteboard: PasteboardName) throws -> Int {
-        try withPackage(pasteboard, exclusive: false) { package in
+        try withPackage(pasteboard, exclusive: false, absent: 0) { package in
             if let info = try package.readInfoIfPresent() { return info.changeCount }
             return 0
         }
@@ -213,7 +279,10 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     /// The names of the pasteboards that exist in the store.
     public func pasteboardNames() throws -> [PasteboardName] {
-        guard let dir = opendir(root) else { throw POSIX.ioError("opendir", root) }
+        guard let dir = opendir(root) else {
+            if errno == ENOENT { return [] }
+            throw POSIX.ioError("opendir", root)
+        }
         defer { closedir(dir) }
         var names: [PasteboardName] = []
         while let entry = readdir(dir) {
@@ -229,23 +298,49 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     // MARK: Packages
 
+    /// Runs `body` on a pasteboard's package under its lock: a writer (`exclusive`) creates what is
+    /// missing; a reader creates nothing and gets `absent` when the store or the package does not exist.
     private func withPackage<T>(
-        _ pasteboard: PasteboardName, exclusive: Bool, _ body: (Package) throws -> T
+        _ pasteboard: PasteboardName, exclusive: Bool, absent: T, _ body: (Package) throws -> T
     ) throws -> T {
-        let rootFD = try Self.openDirectory(root, relativeTo: AT_FDCWD, create: false)
+        guard let rootFD = try PrivateDirectory.openStore(root, create: exclusive) else { return absent }
         defer { close(rootFD) }
         let name = pasteboard.rawValue + ".pasteboard"
-        let fd = try Self.openDirectory(name, relativeTo: rootFD, create: true, displayPath: root + "/" + name)
+        var st = stat()
+        if !exclusive, fstatat(rootFD, name, &st, AT_SYMLINK_NOFOLLOW) != 0, errno == ENOENT { return absent }
+        let fd = try Self.openDirectory(name, relativeTo: rootFD, create: exclusive, displayPath: root + "/" + name)
         let package = Package(fd: fd, path: root + "/" + name)
         defer { close(fd) }
-        let lockFD = openat(fd, Self.lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard lockFD >= 0 else { throw Self.openError(package.path + "/" + Self.lockName) }
-        defer { close(lockFD) }
-        while flock(lockFD, exclusive ? LOCK_EX : LOCK_SH) != 0 {
-            if errno != EINTR { throw POSIX.ioError("lock", package.path) }
+        // A reader opens the lock read-only and never creates it (a read-only store pastes); with no
+        // lock file no writer has finished here, and Info.json, renamed into place, is whole anyway.
+        let lockFD = exclusive
+            ? openat(fd, Self.lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+            : openat(fd, Self.lockName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        if lockFD < 0 && (exclusive || errno != ENOENT) { throw Self.openError(package.path + "/" + Self.lockName) }
+        defer { if lockFD >= 0 { close(lockFD) } }
+        if lockFD >= 0 {
+            while flock(lockFD, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+                if errno != EINTR { throw POSIX.ioError("lock", package.path) }
+            }
         }
-        defer { flock(lockFD, LOCK_UN) }
+        defer { if lockFD >= 0 { flock(lockFD, LOCK_UN) } }
         return try body(package)
+    }
+
+    private func withPackage<T>(_ pasteboard: PasteboardName, exclusive: Bool, _ body: (Package) throws -> T) throws -> T {
+        try withPackage(pasteboard, exclusive: exclusive, absent: nil) { try body($0) }!
+    }
+
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a directory"
+        case S_IFLNK: return "a symbolic link"
+        default: return "not a regular file"
+        }
     }
 
     static func openError(_ path: String, _ code: Int32 = errno) -> PasteboardError {
@@ -274,34 +369,11 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             close(fd)
             throw PasteboardError(.refused, "\(shown): owned by another user; refusing to use it")
         }
-        if st.st_mode & 0o077 != 0, fchmod(fd, 0o700) != 0 {
+        if create, st.st_mode & 0o077 != 0, fchmod(fd, 0o700) != 0 {
             close(fd)
             throw POSIX.ioError("chmod", shown)
         }
         return fd
-    }
-
-    /// Creates `path` and its missing parents; the last component must end up a private directory.
-    static func preparePrivateDirectory(_ path: String) throws {
-        guard path.hasPrefix("/") || !path.isEmpty else { throw PasteboardError(.io, "empty store path") }
-        var lst = stat()
-        if lstat(path, &lst) == 0 {
-            if (lst.st_mode & S_IFMT) == S_IFLNK {
-                throw PasteboardError(.refused, "\(path): the store path is a symbolic link; refusing to use it")
-            }
-        } else {
-            // Create parents with default permissions, the store itself private.
-            var prefix = path.hasPrefix("/") ? "" : "."
-            let components = path.split(separator: "/").map(String.init)
-            for (index, component) in components.enumerated() {
-                prefix += "/" + component
-                if index == components.count - 1 { break }
-                if mkdir(prefix, 0o755) != 0, errno != EEXIST { throw POSIX.ioError("mkdir", prefix) }
-            }
-            if mkdir(path, 0o700) != 0, errno != EEXIST { throw POSIX.ioError("mkdir", path) }
-        }
-        let fd = try openDirectory(path, relativeTo: AT_FDCWD, create: false)
-        close(fd)
     }
 
     /// One pasteboard's directory, open and locked.
@@ -310,14 +382,38 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         let path: String
 
         func readInfoIfPresent() throws -> Info? {
-            let infoFD = openat(fd, FileStore.infoName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            if infoFD < 0 {
-                if errno == ENOENT { return nil }
-                throw FileStore.openError(path + "/" + FileStore.infoName)
-            }
-            defer { close(infoFD) }
-            let data = try POSIX.readAll(infoFD, path: path + "/" + FileStore.infoName)
+            guard let data = try readStoredFile(FileStore.infoName, size: nil, limit: FileStore.maximumInfoSize) else { return nil }
             return try FileStore.decodeInfo(data, path: path + "/" + FileStore.infoName)
+        }
+
+        /// A file of the package, which must be a regular file (never a FIFO, device, socket or link, so
+        /// nothing planted there can block or feed pbctl forever) of the recorded `size`, if any.
+        /// Nil when it does not exist.
+        func readStoredFile(_ name: String, size: Int?, limit: Int = FileStore.maximumStoredSize) throws -> Data? {
+            let filePath = path + "/" + name
+            let fileFD = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            if fileFD < 0 {
+                if errno == ENOENT { return nil }
+                throw FileStore.openError(filePath)
+            }
+            defer { close(fileFD) }
+            var st = stat()
+            guard fstat(fileFD, &st) == 0 else { throw POSIX.ioError("stat", filePath) }
+            guard st.st_mode & S_IFMT == S_IFREG else {
+                throw PasteboardError(.corrupt, "\(filePath): not a regular file (\(FileStore.kind(of: st.st_mode))); refusing to read it")
+            }
+            let actual = Int(st.st_size)
+            if let size, size != actual {
+                throw PasteboardError(
+                    .corrupt, "\(filePath): holds \(actual) bytes but the metadata says \(size): damaged metadata; "
+                        + "run 'pbctl clear' to reset this pasteboard")
+            }
+            guard actual <= limit else { throw PasteboardError(.corrupt, "\(filePath): \(actual) bytes, more than the \(limit) allowed") }
+            let data = try POSIX.readAll(fileFD, path: filePath, sizeHint: actual, limit: actual)
+            guard data.count == actual else {
+                throw PasteboardError(.corrupt, "\(filePath): changed while being read (\(data.count) of \(actual) bytes)")
+            }
+            return data
         }
 
         func readInfo() throws -> Info {
@@ -325,19 +421,11 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
 
         func readRepresentation(_ record: RepresentationRecord) throws -> Data {
-            guard let file = record.file, !file.contains("/"), !file.hasPrefix(".") else {
+            guard let file = record.file, FileStore.isPackageFileName(file) else {
                 throw PasteboardError(.corrupt, "\(path)/\(FileStore.infoName): bad file name for \(record.type)")
             }
-            let filePath = path + "/" + file
-            let dataFD = openat(fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard dataFD >= 0 else {
-                if errno == ENOENT { throw PasteboardError(.corrupt, "\(filePath): missing") }
-                throw FileStore.openError(filePath)
-            }
-            defer { close(dataFD) }
-            let data = try POSIX.readAll(dataFD, path: filePath, sizeHint: record.size ?? 0)
-            if let size = record.size, size != data.count {
-                throw PasteboardError(.corrupt, "\(filePath): holds \(data.count) bytes, expected \(size)")
+            guard let data = try readStoredFile(file, size: record.size) else {
+                throw PasteboardError(.corrupt, "\(path)/\(file): missing; run 'pbctl clear' to reset this pasteboard")
             }
             return data
         }
@@ -348,8 +436,13 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             let fileFD = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fileFD >= 0 else { throw FileStore.openError(path + "/" + name) }
             defer { close(fileFD) }
-            try POSIX.writeAll(fileFD, data, path: path + "/" + name)
-            guard fsync(fileFD) == 0 else { throw POSIX.ioError("fsync", path + "/" + name) }
+            do {
+                try POSIX.writeAll(fileFD, data, path: path + "/" + name)
+                guard fsync(fileFD) == 0 else { throw POSIX.ioError("fsync", path + "/" + name) }
+            } catch {
+                unlinkat(fd, name, 0)  // a partial file would hold the space a full disk needs back
+                throw error
+            }
         }
 
         /// Writes `Info.json` under a temporary name, syncs it, renames it into place, syncs the directory.
@@ -388,8 +481,10 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         /// count go backwards.
         func highestStoredChange() throws -> Int {
             try entries().compactMap { name -> Int? in
-                guard name.hasPrefix("c"), let dash = name.firstIndex(of: "-") else { return nil }
-                return Int(name[name.index(after: name.startIndex)..<dash])
+                guard name.hasPrefix("c"), let dash = name.firstIndex(of: "-"),
+                    let count = Int(name[name.index(after: name.startIndex)..<dash]), (0...FileStore.maximumChangeCount).contains(count)
+                else { return nil }  // a stray name with a huge number must not make the count overflow
+                return count
             }.max() ?? 0
         }
 

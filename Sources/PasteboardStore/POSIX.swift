@@ -24,8 +24,9 @@ public enum POSIX {
 
     /// Reads everything from `fd` until end of file into one growing malloc'd buffer that the
     /// returned `Data` takes over (no copy). The corresponding C function is `read`.
-    public static func readAll(_ fd: Int32, path: String, sizeHint: Int = 0) throws -> Data {
-        var capacity = max(sizeHint + 1, 1 << 16)
+    /// `limit`: stop after that many bytes (a file of known size, read to its end and no further).
+    public static func readAll(_ fd: Int32, path: String, sizeHint: Int = 0, limit: Int = Int.max) throws -> Data {
+        var capacity = max(min(sizeHint, Int.max - 1) + 1, 1 << 16)
         guard var buffer = malloc(capacity) else { throw PasteboardError(.io, "\(path): out of memory") }
         var count = 0
         while true {
@@ -37,7 +38,8 @@ public enum POSIX {
                 }
                 buffer = grown
             }
-            let n = read(fd, buffer + count, capacity - count)
+            if count >= limit { break }
+            let n = read(fd, buffer + count, min(capacity - count, limit - count))
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno
@@ -55,7 +57,8 @@ public enum POSIX {
     }
 
     /// Writes all of `data` to `fd`. The corresponding C function is `write`.
-    public static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
+    /// - Parameter brokenPipe: called (and never returns) when the reader of a pipe has gone (EPIPE).
+    public static func writeAll(_ fd: Int32, _ data: Data, path: String, brokenPipe: (() -> Never)? = nil) throws {
         try data.withUnsafeBytes { raw in
             guard var pointer = raw.baseAddress else { return }
             var remaining = raw.count
@@ -63,6 +66,7 @@ public enum POSIX {
                 let n = write(fd, pointer, remaining)
                 if n < 0 {
                     if errno == EINTR { continue }
+                    if errno == EPIPE, let brokenPipe { brokenPipe() }
                     throw ioError("write", path)
                 }
                 pointer += n

@@ -42,6 +42,7 @@ let copyCommand = Command(
     ] + x11CopyOptionSpecs,
     run: { context, arguments in
         let pasteboard = try context.pasteboardName(arguments)
+        if let text = arguments.value("clear-after") { _ = try parseSeconds(text, option: "clear-after") }  // before any I/O
         var declared: TypeIdentifier? = nil
         if let text = arguments.value("type") ?? arguments.value("from") {
             declared = try resolveType(text, context)
@@ -107,6 +108,9 @@ func validate(_ data: Data, as type: TypeIdentifier, source: String, _ context: 
 }
 
 func resolveType(_ text: String, _ context: Context) throws -> TypeIdentifier {
+    guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        throw UsageError(message: "a type may not contain control characters (such as a line break)", command: nil)
+    }
     switch text.lowercased() {
     case "markdown", "md", "gfm", "commonmark": return .markdown
     case "text", "txt", "plain": return .utf8PlainText
@@ -166,12 +170,13 @@ let pasteCommand = Command(
     ],
     run: { context, arguments in
         let pasteboard = try context.pasteboardName(arguments)
+        // Every argument is checked before any I/O: an unknown --as is a usage error whatever is on offer.
+        let request = try PasteRequest(arguments, context)
         let backend = try context.backend(arguments)
         let items = try backend.items(in: pasteboard)
         if items.isEmpty, arguments.has("mac-compat") { return ExitCode.ok }
         guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
         let indices = try selectItems(arguments, count: items.count)
-        let request = try PasteRequest(arguments, context)
         // One X11 item to standard output without conversion: stream it, so a 100 MB paste is never
         // held twice (or at all) in memory.
         if let x11 = backend as? X11Backend, indices.count == 1, arguments.value("output") == nil {

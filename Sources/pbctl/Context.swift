@@ -51,10 +51,7 @@ struct Context: Sendable {
     /// `--clear-after` for sensitive content, else the default lifetime.
     func sensitiveLifetime(_ arguments: ParsedArguments) throws -> Double {
         guard let text = arguments.value("clear-after") else { return defaultSensitiveLifetime }
-        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-            throw UsageError(message: "--clear-after takes a number of seconds", command: nil)
-        }
-        return seconds
+        return try parseSeconds(text, option: "clear-after")
     }
 
     func backendKind(_ arguments: ParsedArguments) throws -> BackendKind {
@@ -89,4 +86,16 @@ struct Context: Sendable {
             return try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
         }
     }
+}
+
+/// The longest duration an option takes (`--clear-after`): a year. Anything longer is a typo, and
+/// would overflow the clocks it is added to.
+let maximumSeconds: Double = 365 * 24 * 3600
+
+/// A duration option's value in seconds: a finite number from 0 to ``maximumSeconds``.
+func parseSeconds(_ text: String, option: String) throws -> Double {
+    guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= maximumSeconds else {
+        throw UsageError(message: "--\(option) takes a number of seconds from 0 to \(Int(maximumSeconds)) (one year)", command: nil)
+    }
+    return seconds
 }

@@ -51,7 +51,7 @@ enum Format: String, CaseIterable {
         guard let format = aliases[text.lowercased()] else {
             throw UsageError(
                 message: "unknown \(role) format '\(text)'; known: commonmark, gfm (markdown, md), html, rtf, text",
-                command: "convert")
+                command: nil)
         }
         return format
     }

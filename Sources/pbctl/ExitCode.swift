@@ -12,6 +12,8 @@ enum ExitCode {
     static let unavailable: Int32 = 69
     /// Reading or writing failed (EX_IOERR).
     static let ioError: Int32 = 74
+    /// Standard output's reader went away: the status a shell shows for a process ended by SIGPIPE.
+    static let brokenPipe: Int32 = 141
 
     static func forError(_ error: PasteboardError) -> Int32 {
         switch error.code {

@@ -51,7 +51,7 @@ func fastPaste(_ arguments: [String], invokedAs: String) -> Int32? {
     do {
         try reader.readDecoded(target: KnownAtom.utf8String.rawValue, sameType: true) { chunk in
             delivered = true
-            try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output")
+            try Terminal.writeStandardOutput(chunk)
         }
         return ExitCode.ok
     } catch let failure as ConversionFailure {

@@ -15,7 +15,13 @@ import PasteboardStore
 struct Terminal: Sendable {
     var environment: [String: String]
 
-    func out(_ data: Data) throws { try POSIX.writeAll(STDOUT_FILENO, data, path: "standard output") }
+    func out(_ data: Data) throws { try Self.writeStandardOutput(data) }
+
+    /// Writes to standard output. When its reader has gone (`pbctl paste | head -2`), pbctl stops at once,
+    /// silently, with the status a shell shows for SIGPIPE, as `cat` does.
+    static func writeStandardOutput(_ data: Data) throws {
+        try POSIX.writeAll(STDOUT_FILENO, data, path: "standard output", brokenPipe: { exit(ExitCode.brokenPipe) })
+    }
     func out(_ text: String) throws { try out(Data(text.utf8)) }
 
     /// One line on standard error.

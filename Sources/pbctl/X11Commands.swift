@@ -75,10 +75,7 @@ func configureX11Copy(_ backend: any PasteboardBackend, _ arguments: ParsedArgum
     x11.copyOptions.foreground = arguments.has("foreground")
     x11.copyOptions.pasteOnce = arguments.has("paste-once")
     if let text = arguments.value("clear-after") {
-        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-            throw UsageError(message: "--clear-after takes a number of seconds", command: "copy")
-        }
-        x11.copyOptions.clearAfter = seconds
+        x11.copyOptions.clearAfter = try parseSeconds(text, option: "clear-after")
     }
 }
 

@@ -34,11 +34,73 @@ final class FileStoreTests: XCTestCase {
         }
     }
 
-    func testExistingPermissiveRootIsTightened() throws {
+    func testExistingPermissiveRootIsTightenedByTheFirstWrite() throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         chmod(root, 0o755)
-        _ = try FileStore(root: root)
+        let store = try FileStore(root: root)
+        XCTAssertEqual(try store.items(in: .general), [])
+        XCTAssertEqual(try mode(root), 0o755, "a read changes nothing on disk")
+        try store.write([text("x")], to: .general)
         XCTAssertEqual(try mode(root), 0o700)
+    }
+
+    func testReadsCreateNothing() throws {
+        let store = try FileStore(root: root)
+        XCTAssertEqual(try store.items(in: .general), [])
+        XCTAssertEqual(try store.changeCount(of: .general), 0)
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .empty)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root))
+        try store.write([text("x")], to: .general)
+        XCTAssertEqual(try store.items(in: .find), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/find.pasteboard"))
+    }
+
+    func testFIFOOrDeviceInPlaceOfAFileIsRefusedWithoutBlocking() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("hello")], to: .general)
+        let file = root + "/general.pasteboard/c1-0-0.data"
+        try FileManager.default.removeItem(atPath: file)
+        XCTAssertEqual(mkfifo(file, 0o600), 0)
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
+            XCTAssertTrue(($0 as? PasteboardError)?.message.contains("FIFO") ?? false, "\($0)")
+        }
+        let info = root + "/general.pasteboard/Info.json"
+        try FileManager.default.removeItem(atPath: info)
+        XCTAssertEqual(mkfifo(info, 0o600), 0)
+        XCTAssertThrowsError(try store.items(in: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
+        }
+        // A write recovers: the planted FIFO is replaced by the rename of new metadata.
+        XCTAssertEqual(try store.write([text("again")], to: .general), 2)
+        XCTAssertEqual(try store.read(.utf8PlainText, item: 0, from: .general), Data("again".utf8))
+    }
+
+    func testNumbersFromDiskAreRangeChecked() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("hello")], to: .general)
+        let package = root + "/general.pasteboard/"
+        let info = package + "Info.json"
+        let original = try String(contentsOfFile: info, encoding: .utf8)
+        for (from, to) in [("\"changeCount\" : 1", "\"changeCount\" : 9223372036854775807"),
+                           ("\"changeCount\" : 1", "\"changeCount\" : -5"),
+                           ("\"size\" : 5", "\"size\" : 9223372036854775807"),
+                           ("\"size\" : 5", "\"size\" : -1")] {
+            try original.replacingOccurrences(of: from, with: to).write(toFile: info, atomically: false, encoding: .utf8)
+            XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general), to) {
+                XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
+            }
+            XCTAssertNoThrow(try store.clear(.general))
+            XCTAssertNoThrow(try store.write([text("hello")], to: .general))
+            try original.write(toFile: info, atomically: false, encoding: .utf8)
+            try Data("hello".utf8).write(to: URL(fileURLWithPath: package + "c1-0-0.data"))
+        }
+        // A stray file named with a huge change count does not make the count overflow.
+        try Data().write(to: URL(fileURLWithPath: package + "c9223372036854775807-0-0.data"))
+        XCTAssertNoThrow(try store.write([text("x")], to: .general))
+        XCTAssertNoThrow(try store.clear(.general))
     }
 
     func testSymlinkAtStorePathIsRefused() throws {
@@ -53,6 +115,7 @@ final class FileStoreTests: XCTestCase {
 
     func testSymlinkPlantedAsPackageIsRefused() throws {
         let store = try FileStore(root: root)
+        try store.write([text("x")], to: .find)
         let elsewhere = root + "-elsewhere"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: elsewhere) }

@@ -51,6 +51,102 @@ final class StoreFaultTests: XCTestCase {
         let failedMarkdown = try pbctl.run(["copy", "--from", "markdown"], stdin: markdown)
         XCTAssertEqual(failedMarkdown.status, 74, failedMarkdown.stderr)
         XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout, previous, "the previous item was damaged")
+
+        // Nothing of the failed copies stays behind, so the next small copy fits.
+        let package = mountPoint + "/store/general.pasteboard"
+        let files = try FileManager.default.contentsOfDirectory(atPath: package).sorted()
+        XCTAssertEqual(files.filter { $0 != "Info.json" && $0 != "lock" }.count, 1, "left behind: \(files)")
+        let small = try pbctl.run(["copy"], stdin: Data("seven b".utf8))
+        XCTAssertEqual(small.status, 0, small.stderr)
+        XCTAssertEqual(try pbctl.run(["paste"]).text, "seven b")
+
+        // A full disk never wedges the store: clear works, then copies again.
+        _ = try pbctl.run(["copy", "--type", "public.data"], stdin: Data(repeating: 1, count: 200 << 10))
+        let filler = mountPoint + "/filler"
+        _ = shell("head -c 1M /dev/zero > \(filler)")
+        let clear = try pbctl.run(["clear"])
+        XCTAssertEqual(clear.status, 0, clear.stderr)
+        try? FileManager.default.removeItem(atPath: filler)
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("after".utf8)).status, 0)
+    }
+
+    /// A store on a read-only mount (a snapshot) still pastes; a copy says why it cannot write.
+    func testReadOnlyStorePastes() throws {
+        try XCTSkipUnless(getuid() == 0, "a read-only bind mount needs root")
+        let directory = scratch + "/ro"
+        let pbctl = PbctlRunner(store: directory + "/store")
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("kept".utf8)).status, 0)
+        try XCTSkipUnless(shell("mount --bind \(directory) \(directory) && mount -o remount,ro,bind \(directory)") == 0,
+                          "cannot make a read-only bind mount here")
+        defer { _ = shell("umount \(directory)") }
+        let paste = try pbctl.run(["paste"])
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertEqual(paste.text, "kept")
+        XCTAssertEqual(try pbctl.run(["types"]).status, 0)
+        XCTAssertEqual(try pbctl.run(["paste", "-p", "never-written"]).status, 1)
+        let copy = try pbctl.run(["copy"], stdin: Data("x".utf8))
+        XCTAssertEqual(copy.status, 74)
+        XCTAssertTrue(copy.stderr.contains("Read-only"), copy.stderr)
+    }
+
+    /// With no HOME or XDG variables the store goes under /tmp/pbctl-UID: a directory another user
+    /// planted there first, or a link planted below it, is refused with exit 74 naming it.
+    func testPlantedFallbackDirectoryIsRefused() throws {
+        try XCTSkipUnless(getuid() == 0, "planting a directory as another user needs root")
+        let fallback = "/tmp/pbctl-\(getuid())"
+        let saved = fallback + ".saved-\(getpid())"
+        let hadOne = rename(fallback, saved) == 0
+        defer {
+            _ = shell("rm -rf \(fallback)")
+            if hadOne { rename(saved, fallback) }
+        }
+        var pbctl = PbctlRunner(store: "")
+        pbctl.environment = ["PATH": "/usr/bin:/bin"]
+        XCTAssertEqual(shell("mkdir -m 777 \(fallback) && chown nobody \(fallback)"), 0)
+        var copy = try pbctl.run(["copy"], stdin: Data("x".utf8))
+        XCTAssertEqual(copy.status, 74, copy.stderr)
+        XCTAssertTrue(copy.stderr.contains(fallback) && copy.stderr.contains("another user"), copy.stderr)
+
+        XCTAssertEqual(shell("rm -rf \(fallback) && mkdir -m 700 \(fallback) && ln -s /tmp \(fallback)/.cache"), 0)
+        copy = try pbctl.run(["copy"], stdin: Data("x".utf8))
+        XCTAssertEqual(copy.status, 74, copy.stderr)
+        XCTAssertTrue(copy.stderr.contains(fallback + "/.cache"), copy.stderr)
+
+        XCTAssertEqual(shell("rm -rf \(fallback)"), 0)
+        copy = try pbctl.run(["copy"], stdin: Data("fine".utf8))
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        XCTAssertEqual(try pbctl.run(["paste"]).text, "fine")
+    }
+
+    /// The reader of standard output going away ends pbctl quietly with 141, as `cat` does.
+    func testClosedPipeEndsQuietlyWith141() throws {
+        let pbctl = PbctlRunner(store: scratch + "/store")
+        let lines = (1...200_000).map { "line \($0)\n" }.joined()
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data(lines.utf8)).status, 0)
+        let file = scratch + "/doc.md"
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: file))
+        for command in ["'\(PbctlRunner.binary)' paste", "'\(PbctlRunner.binary)' convert --from markdown --to html '\(file)'",
+                        "'\(PbctlRunner.binary)' paste --as html"] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "\(command) 2>'\(scratch)/err' | head -c 10 >/dev/null; echo ${PIPESTATUS[0]} > '\(scratch)/status'"]
+            process.environment = pbctl.environment
+            try process.run()
+            process.waitUntilExit()
+            let status = try String(contentsOfFile: scratch + "/status", encoding: .utf8)
+            XCTAssertEqual(status.trimmingCharacters(in: .whitespacesAndNewlines), "141", command)
+            XCTAssertEqual(try String(contentsOfFile: scratch + "/err", encoding: .utf8), "", command)
+        }
+    }
+
+    /// Arguments are checked before any I/O.
+    func testBadArgumentsAreUsageErrorsWhateverTheStoreHolds() throws {
+        let pbctl = PbctlRunner(store: scratch + "/store")
+        XCTAssertEqual(try pbctl.run(["paste", "--as", "no-such-format"]).status, 64, "empty pasteboard")
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "a/b\nc"], stdin: Data("x".utf8)).status, 64)
+        XCTAssertEqual(try pbctl.run(["copy", "--clear-after", "1e308"], stdin: Data("x".utf8)).status, 64)
+        XCTAssertEqual(try pbctl.run(["copy", "--clear-after", "nan"], stdin: Data("x".utf8)).status, 64)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/store"), "a refused command wrote to the store")
     }
 
     /// SIGKILL at any point of a copy leaves the previous item whole, and the next copy works.
