@@ -5,6 +5,9 @@
 # .build-fuzz/corpus/<target> between runs. Prints executions, executions per second, coverage (edges)
 # and findings per target; every crash, hang (over FUZZ_TIMEOUT s, default 10) or out-of-memory input is
 # copied into Tests/Fuzz/regressions/<target>/, which FuzzRegressionTests replays on every `make test`.
+# Then, when FUZZ_PBCTL names a pbctl binary (make fuzz passes the release build), the same inputs,
+# mutated, go through that binary (scripts/fuzz-cli.py: convert for every pair, copy + paste --as) for
+# FUZZ_SECONDS, checking that each run ends with a documented exit code.
 # Exit status: 0 when nothing was found, 1 otherwise.
 #
 #   make fuzz                              # every target, 60 s each
@@ -17,6 +20,7 @@ parallel=${FUZZ_PARALLEL:-1}
 timeout_s=${FUZZ_TIMEOUT:-10}
 all_targets=$(ls Tests/Fuzz/corpus)
 targets=${FUZZ_TARGETS:-$all_targets}
+targets=$(for t in $targets; do [ "$t" = cli ] || echo "$t"; done)
 scratch=.build-fuzz
 
 mkdir -p "$scratch"
@@ -71,4 +75,7 @@ for target in $targets; do
     [ "$findings" = 0 ] || status=1
     printf '%-18s %8s %10s %8s %7s %9s\n' "$target" "$seconds" "${execs:-?}" "${rate:-?}" "${edges:-?}" "$findings"
 done
+if [ -n "${FUZZ_PBCTL:-}" ] && { [ -z "${FUZZ_TARGETS:-}" ] || [[ " $FUZZ_TARGETS " == *" cli "* ]]; }; then
+    python3 scripts/fuzz-cli.py "$FUZZ_PBCTL" "$seconds" || status=1
+fi
 exit $status
