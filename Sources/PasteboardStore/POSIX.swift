@@ -75,8 +75,9 @@ public enum POSIX {
         }
     }
 
-    /// Reads a whole file (not following a final symlink).
-    public static func readFile(_ path: String) throws -> Data {
+    /// Reads a whole file (not following a final symlink); with `limit`, a larger file is refused
+    /// (`.invalidData`) before it is read.
+    public static func readFile(_ path: String, limit: Int = Int.max) throws -> Data {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(path): \(errorString())")
@@ -86,7 +87,14 @@ public enum POSIX {
         if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
             throw PasteboardError(.invalidData, "\(path): is a directory")
         }
-        return try readAll(fd, path: path, sizeHint: Int(st.st_size))
+        if (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) > limit {
+            throw PasteboardError(.invalidData, "\(path): \(st.st_size) bytes, larger than the \(limit) allowed (--max-size); nothing was copied")
+        }
+        let data = try readAll(fd, path: path, sizeHint: Int(st.st_size), limit: limit == Int.max ? limit : limit + 1)
+        if data.count > limit {
+            throw PasteboardError(.invalidData, "\(path): larger than the \(limit) bytes allowed (--max-size); nothing was copied")
+        }
+        return data
     }
 
     /// Writes a file with mode 0666 & ~umask, replacing it.

@@ -38,11 +38,13 @@ let copyCommand = Command(
         .flag("transient", nil, "mark the content transient: clipboard managers should not record it"),
         .value("source", nil, "ID", "the application the content comes from (org.nspasteboard.source)"),
         .flag("verbose", "v", "say what was skipped (extended attributes, images a TextBundle could not take)"),
+        .value("max-size", nil, "SIZE", "refuse input larger than SIZE (K, M, G suffixes; default 1G, or PBCTL_MAX_SIZE)"),
         .flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)"),
     ] + x11CopyOptionSpecs,
     run: { context, arguments in
         let pasteboard = try context.pasteboardName(arguments)
         if let text = arguments.value("clear-after") { _ = try parseSeconds(text, option: "clear-after") }  // before any I/O
+        let maxSize = try context.maximumInputSize(arguments)
         var declared: TypeIdentifier? = nil
         if let text = arguments.value("type") ?? arguments.value("from") {
             declared = try resolveType(text, context)
@@ -65,9 +67,9 @@ let copyCommand = Command(
             var metadata = ItemMetadata(sourceApplication: "pbctl")
             var type = declared
             if source == "-" {
-                data = try context.terminal.readStandardInput()
+                data = try context.terminal.readStandardInput(limit: maxSize)
             } else {
-                data = try POSIX.readFile(source)
+                data = try POSIX.readFile(source, limit: maxSize)
                 metadata.sourcePath = absolutePath(source)
                 metadata.extra.merge(documentSourceMetadata(source, context, verbose: arguments.has("verbose"))) { $1 }
                 if type == nil, let ext = fileExtension(source) {

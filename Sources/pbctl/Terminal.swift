@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 import PasteboardStore
 
 /// The process's standard streams. pbctl is the only code that reads argv or the environment, or
@@ -31,6 +32,29 @@ struct Terminal: Sendable {
     }
 
     func readStandardInput() throws -> Data { try POSIX.readAll(STDIN_FILENO, path: "standard input") }
+
+    /// Standard input, refused (exit 65) as soon as it grows past `limit` bytes, so an endless input
+    /// (`pbctl copy < /dev/zero`) ends at once instead of filling memory.
+    func readStandardInput(limit: Int) throws -> Data {
+        let data = try POSIX.readAll(STDIN_FILENO, path: "standard input", limit: limit == Int.max ? limit : limit + 1)
+        guard data.count <= limit else { throw tooLarge("standard input", limit) }
+        return data
+    }
+}
+
+func tooLarge(_ source: String, _ limit: Int) -> PasteboardError {
+    PasteboardError(.invalidData, "\(source): larger than the \(formatSize(limit)) allowed (--max-size or PBCTL_MAX_SIZE); nothing was copied")
+}
+
+/// `1073741824` → `1G`, `1536` → `1536 bytes`.
+func formatSize(_ bytes: Int) -> String {
+    for (unit, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        return "\(bytes >> shift)\(unit)"
+    }
+    return "\(bytes) bytes"
+}
+
+extension Terminal {
 
     var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
     var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }

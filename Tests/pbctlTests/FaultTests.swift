@@ -139,6 +139,36 @@ final class StoreFaultTests: XCTestCase {
         }
     }
 
+    /// Endless or oversized input ends with exit 65, and the previous content stays.
+    func testInputLargerThanMaxSizeIsRefused() throws {
+        let pbctl = PbctlRunner(store: scratch + "/store")
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("kept".utf8)).status, 0)
+        let big = Data(repeating: 0x61, count: 5000)
+        var refused = try pbctl.run(["copy", "--max-size", "4K"], stdin: big)
+        XCTAssertEqual(refused.status, 65, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("4K"), refused.stderr)
+        let file = scratch + "/big.txt"
+        try big.write(to: URL(fileURLWithPath: file))
+        var env = pbctl
+        env.environment["PBCTL_MAX_SIZE"] = "1k"
+        refused = try env.run(["copy", file])
+        XCTAssertEqual(refused.status, 65, refused.stderr)
+        XCTAssertEqual(try pbctl.run(["paste"]).text, "kept")
+        XCTAssertEqual(try pbctl.run(["copy", "--max-size", "8K", file]).status, 0)
+        XCTAssertEqual(try pbctl.run(["copy", "--max-size", "lots"], stdin: big).status, 64)
+
+        // /dev/zero never ends: the default cap (1 GiB) stops it.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PbctlRunner.binary)
+        process.arguments = ["copy", "--max-size", "64M"]
+        process.environment = pbctl.environment
+        process.standardInput = FileHandle(forReadingAtPath: "/dev/zero")
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 65)
+    }
+
     /// Arguments are checked before any I/O.
     func testBadArgumentsAreUsageErrorsWhateverTheStoreHolds() throws {
         let pbctl = PbctlRunner(store: scratch + "/store")
