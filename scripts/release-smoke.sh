@@ -28,6 +28,13 @@ mkdir -m 0700 "$XDG_RUNTIME_DIR"
 PBCTL_BACKEND=store scripts/demo.sh "$pbctl" > "$work/demo.out" 2>&1 || { cat "$work/demo.out" >&2; fail "the store demo failed"; }
 grep -q '<h1>Weekly report</h1>' "$work/demo.out" || { cat "$work/demo.out" >&2; fail "the store demo printed no HTML"; }
 
+# Every reader -> writer pair on adversarial documents of 1 MB (deep nesting, delimiter runs, wide
+# tables…), counted in CPU seconds so a loaded machine does not fail it. The bound here is 3 s: a
+# quadratic pair takes far longer; docs/reliability.md records the run against 1 s.
+python3 scripts/pathological-pairs.py "$pbctl" "${PATHOLOGICAL_LIMIT:-3}" > "$work/pathological.out" 2>&1 \
+    || { grep -E 'FAIL|pairs' "$work/pathological.out" >&2; fail "a conversion is not linear"; }
+tail -1 "$work/pathological.out"
+
 # start_xvfb VAR EXTRA-ARGS...: starts a private Xvfb and puts its display number in VAR.
 start_xvfb() {
     local var=$1 fifo; shift

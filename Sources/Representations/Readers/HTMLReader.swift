@@ -473,11 +473,11 @@ struct HTMLConverter {
                 summary = inlineContent(c, inherited).plainText.trimmingWhitespace()
                 break
             }
-            let inner = collect { c in
-                for child in node.children where !(child.kind == .element && child.tag == .summary) { c.visit(child, inherited) }
-            }
+            // The content goes straight into this stream between the two HTML blocks (collecting it and
+            // re-emitting it copied every nested level's blocks once per level: quadratic in the depth).
             emit(.html("<details>\n<summary>" + HTMLSerializer.escape(summary, attribute: false) + "</summary>"))
-            for b in inner { emit(b) }
+            for child in node.children where !(child.kind == .element && child.tag == .summary) { visit(child, inherited) }
+            flush()
             emit(.html("</details>"))
         case .blockquote:
             let inner = collect { $0.blockChildren(node, inherited) }
@@ -933,7 +933,12 @@ struct HTMLConverter {
         return false
     }
 
+    /// Inline elements deeper than this add no formatting: every text run carries its open elements,
+    /// so unbounded nesting (`<b><i>` a hundred thousand times) made the reader quadratic.
+    static let maximumInlineNesting = 32
+
     private mutating func push(_ kind: InlineWrapper.Kind, _ wrappers: inout [InlineWrapper]) {
+        guard wrappers.count < Self.maximumInlineNesting else { return }
         nextWrapperID += 1
         wrappers.append(InlineWrapper(kind: kind, id: nextWrapperID))
     }

@@ -27,6 +27,8 @@ struct PlainTextRenderer {
     }
     private var frames: [Frame] = []
     private var footnoteOrder: [String] = []
+    /// Each label's place in `footnoteOrder` (a linear search per reference made many notes quadratic).
+    private var footnoteNumber: [String: Int] = [:]
     private var footnotes: [String: MarkdownDocument.NodeID] = [:]
 
     init(doc: MarkdownDocument) {
@@ -123,10 +125,11 @@ struct PlainTextRenderer {
             break
         case .footnoteReference:
             let label = doc.label(node).lowercased()
-            var n = footnoteOrder.firstIndex(of: label)
+            var n = footnoteNumber[label]
             if n == nil, footnotes[label] != nil {
                 footnoteOrder.append(label)
                 n = footnoteOrder.count - 1
+                footnoteNumber[label] = n
             }
             lw.write(n.map { "[\($0 + 1)]" } ?? "[^\(doc.label(node))]")
         default:
