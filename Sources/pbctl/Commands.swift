@@ -38,6 +38,7 @@ let copyCommand = Command(
         .flag("transient", nil, "mark the content transient: clipboard managers should not record it"),
         .value("source", nil, "ID", "the application the content comes from (org.nspasteboard.source)"),
         .flag("verbose", "v", "say what was skipped (extended attributes, images a TextBundle could not take)"),
+        .value("base", nil, "DIR", "Markdown on standard input: the folder its images are taken from (default: the current one)"),
         .value("max-size", nil, "SIZE", "refuse input larger than SIZE (K, M, G suffixes; default 1G, or PBCTL_MAX_SIZE)"),
         .flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)"),
     ] + x11CopyOptionSpecs,
@@ -88,7 +89,9 @@ let copyCommand = Command(
                 Producers.item(
                     original: data, type: resolved, metadata: metadata, plainText: plainText,
                     convert: produceRepresentation))
-            addTextBundleRepresentations(&items[items.count - 1], source: source, data: data, context, verbose: arguments.has("verbose"))
+            addTextBundleRepresentations(
+                &items[items.count - 1], source: source, data: data, base: arguments.value("base"), context,
+                verbose: arguments.has("verbose"))
         }
         let backend = try context.backend(arguments)
         try configureX11Copy(backend, arguments, context)

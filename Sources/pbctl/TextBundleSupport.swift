@@ -191,36 +191,65 @@ func readBundleFolder(_ path: String) throws -> TextBundle {
     }
 }
 
-/// For a Markdown file whose images are local files: adds org.textbundle.package and
+/// For a Markdown document whose images are local files: adds org.textbundle.package and
 /// org.textbundle.compressed, and replaces HTML and RTF by versions that carry the images (HTML as
-/// `data:` URLs, or `file:` URLs with `PBCTL_HTML_IMAGES=file`; RTF as embedded pictures).
-func addTextBundleRepresentations(_ item: inout Item, source: String, data: Data, _ context: Context, verbose: Bool) {
-    guard source != "-", let original = item.original, context.registry.conforms(original.type, to: .markdown) else { return }
+/// `data:` URLs, `file:` URLs with `PBCTL_HTML_IMAGES=file`, or the links as written with `none`; RTF
+/// as embedded pictures). Only images inside the document's own folder are taken (``DocumentResources``):
+/// the file's folder, or for standard input `base` (`--base DIR`, else the current directory).
+func addTextBundleRepresentations(
+    _ item: inout Item, source: String, data: Data, base: String? = nil, _ context: Context, verbose: Bool
+) {
+    guard let original = item.original, context.registry.conforms(original.type, to: .markdown) else { return }
     // Every Markdown image starts with `![`: without one there is nothing to take along, and the
     // parse the builder needs (the bulk of a large copy) is skipped.
     guard mayHoldImages(data) else { return }
-    let markdownPath = absolutePath(source)
-    let folder = markdownPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    var budget = textBundleLimits.maximumTotalSize
+    let folder: String
+    var sourceURL: String? = nil
+    if source == "-" {
+        folder = absolutePath(base ?? ".")
+    } else {
+        let markdownPath = absolutePath(source)
+        folder = markdownPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        sourceURL = fileURL(markdownPath)
+    }
+    let shownSource = source == "-" ? "standard input" : source
+    var resources = DocumentResources(
+        base: folder.isEmpty ? "/" : folder,
+        limits: .init(perResource: min(documentImageLimit, textBundleLimits.maximumEntrySize), perDocument: documentImagesLimit))
+    var refusals: [String: String] = [:]
     let built = TextBundleBuilder.build(
-        markdown: data, creatorIdentifier: pbctlIdentifier, sourceURL: fileURL(markdownPath),
+        markdown: data, creatorIdentifier: pbctlIdentifier, sourceURL: sourceURL,
         load: { path in
-            let resolved = path.hasPrefix("/") ? path : folder + "/" + path
-            guard let bytes = try? readImageFile(resolved, limit: min(budget, textBundleLimits.maximumEntrySize)) else {
+            switch resources.load(path) {
+            case .success(let bytes):
+                let relative = path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+                return (folder + "/" + relative, bytes)
+            case .failure(let refusal):
+                refusals[path] = refusal.reason
                 return nil
             }
-            budget -= bytes.count
-            return (resolved, bytes)
         })
-    guard let built else { return }
     if verbose {
-        for (destination, reason) in built.skipped {
-            context.terminal.err("pbctl: \(source): image \(destination) not taken into the TextBundle: \(reason)")
+        let references = MarkdownImageReferences.references(in: [UInt8](data))
+        for reference in references {
+            guard let path = MarkdownImageReferences.filePath(reference.destination) else {
+                if !reference.destination.hasPrefix("data:") {
+                    context.terminal.err("pbctl: \(shownSource): image \(reference.destination) not embedded: not a local file (nothing is fetched)")
+                }
+                continue
+            }
+            if let reason = refusals[path] {
+                context.terminal.err("pbctl: \(shownSource): image \(reference.destination) not embedded: \(reason)")
+            }
         }
     }
+    guard let built else { return }
     do {
         var htmlMarkdown = Data(built.embeddedMarkdown)
-        if context.environment["PBCTL_HTML_IMAGES"]?.lowercased() == "file" {
+        let htmlImages = context.environment["PBCTL_HTML_IMAGES"]?.lowercased()
+        if htmlImages == "none" {
+            htmlMarkdown = data
+        } else if htmlImages == "file" {
             let references = MarkdownImageReferences.references(in: [UInt8](data))
             htmlMarkdown = Data(
                 MarkdownImageReferences.rewrite(
@@ -254,20 +283,10 @@ func mayHoldImages(_ markdown: Data) -> Bool {
     }
 }
 
-/// Reads an image a Markdown file references: a regular file (never a FIFO or device) of at most
-/// `limit` bytes.
-func readImageFile(_ path: String, limit: Int) throws -> Data {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { throw PasteboardError(.io, "\(path): \(POSIX.errorString())") }
-    defer { close(fd) }
-    var st = stat()
-    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) <= limit else {
-        throw PasteboardError(.invalidData, "\(path): not a regular file within the size limit")
-    }
-    let data = try POSIX.readAll(fd, path: path, sizeHint: Int(st.st_size))
-    guard data.count <= limit else { throw PasteboardError(.invalidData, "\(path): grew past the size limit") }
-    return data
-}
+/// The largest image a document may carry into a paste (README, security).
+let documentImageLimit = 16 << 20
+/// All images of one document together.
+let documentImagesLimit = 64 << 20
 
 /// `file://` + the absolute path, percent-encoded where a URL needs it.
 func fileURL(_ path: String) -> String {

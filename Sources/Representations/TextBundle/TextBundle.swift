@@ -232,7 +232,7 @@ public enum TextBundleBuilder {
 
 /// Recognises image bytes by their signature.
 public enum ImageData {
-    /// The MIME type of PNG, JPEG, GIF, WebP, BMP or SVG bytes; `application/octet-stream` otherwise.
+    /// The MIME type of PNG, JPEG, GIF, WebP, BMP, TIFF or SVG bytes; `application/octet-stream` otherwise.
     public static func mimeType(_ data: Data) -> String {
         let head = [UInt8](data.prefix(512))
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
@@ -242,6 +242,7 @@ public enum ImageData {
             return "image/webp"
         }
         if head.starts(with: Array("BM".utf8)) { return "image/bmp" }
+        if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return "image/tiff" }
         let text = String(decoding: head, as: UTF8.self)
         if text.contains("<svg") { return "image/svg+xml" }
         return "application/octet-stream"
