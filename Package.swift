@@ -14,7 +14,7 @@ let package = Package(
         .target(name: "Pasteboard"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
         // kept out of the pure model.
-        .target(name: "PasteboardStore", dependencies: ["Pasteboard"]),
+        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "CSystem"]),
         // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
         .target(name: "Representations", dependencies: ["Pasteboard"]),
         // libxcb + xcb-xfixes headers; holds no Swift.
@@ -23,11 +23,13 @@ let package = Package(
             pkgConfig: "xcb xcb-xfixes",
             providers: [.apt(["libxcb1-dev", "libxcb-xfixes0-dev"])]
         ),
+        // The C library's declarations Swift's Glibc module lacks (xattr, memfd_create, mallopt); headers only.
+        .systemLibrary(name: "CSystem"),
         // Detached child processes (fork or spawn, stdio detached, a readiness report): the background
         // selection owner, the detached daemon, the store's holder of sensitive content.
         .target(name: "DetachedProcess", dependencies: ["Pasteboard"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
-        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "DetachedProcess"]),
+        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess"]),
         // zlib headers (raw deflate for ZIP archives); holds no Swift.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.

@@ -4,22 +4,7 @@
 #include <xcb/xfixes.h>
 #include <xcb/bigreq.h>
 #include <string.h>
-#include <malloc.h>
 #include <unistd.h>
-#include <sys/syscall.h>
-
-// glibc's malloc tuning (malloc.h is not part of Swift's Glibc module): keep up to `bytes` of freed
-// memory in the heap and serve allocations below it from the heap rather than fresh mappings.
-static inline void cx11_keep_freed_memory(int bytes) {
-    mallopt(M_TRIM_THRESHOLD, bytes);
-    mallopt(M_MMAP_THRESHOLD, bytes);
-}
-
-// memfd_create(name, MFD_CLOEXEC) through syscall(2): Swift's Glibc module does not export the GNU
-// declaration. -1 with errno set when the kernel lacks it.
-static inline int cx11_memfd_create(const char *name) {
-    return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */);
-}
 
 // xcb_xfixes_id is a mutable C global; Swift 6 strict concurrency rejects taking its address.
 static inline const xcb_query_extension_reply_t *cx11_xfixes_extension(xcb_connection_t *c) {

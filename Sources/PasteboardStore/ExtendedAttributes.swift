@@ -8,56 +8,28 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CSystem
 import Pasteboard
 
 /// Extended attributes of files (`user.*` names on Linux), each call turning `errno` into an error
 /// that names the file and the attribute.
 ///
-/// Swift's Glibc module does not include `<sys/xattr.h>`, so the four C functions are looked up in
-/// the C library once, by name, with `dlsym` (they are part of glibc's and musl's ABI).
+/// The C functions come from `<sys/xattr.h>` through the `CSystem` module (Swift's Glibc module leaves
+/// the header out) and are called directly, so the fully static release binary has them too: looking
+/// them up with `dlsym` found nothing there and silently skipped provenance.
 public enum ExtendedAttributes {
-    typealias GetFunction = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int) -> Int
-    typealias SetFunction = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32) -> Int32
-    typealias RemoveFunction = @convention(c) (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32
-    typealias ListFunction = @convention(c) (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>?, Int) -> Int
-
-    struct Functions: @unchecked Sendable {
-        let get: GetFunction
-        let set: SetFunction
-        let remove: RemoveFunction
-        let list: ListFunction
-    }
-
-    static let functions: Functions? = {
-        func symbol<T>(_ name: String, as: T.Type) -> T? {
-            guard let pointer = dlsym(nil, name) else { return nil }
-            return unsafeBitCast(pointer, to: T.self)
-        }
-        guard let get = symbol("getxattr", as: GetFunction.self), let set = symbol("setxattr", as: SetFunction.self),
-            let remove = symbol("removexattr", as: RemoveFunction.self), let list = symbol("listxattr", as: ListFunction.self)
-        else { return nil }
-        return Functions(get: get, set: set, remove: remove, list: list)
-    }()
-
-    static func library(_ path: String) throws -> Functions {
-        guard let functions else {
-            throw Failure(.unsupported, "\(path): this C library has no extended-attribute functions")
-        }
-        return functions
-    }
-
     static func getxattr(_ path: String, _ name: String, _ value: UnsafeMutableRawPointer?, _ size: Int) throws -> Int {
-        try library(path).get(path, name, value, size)
+        CSystem.getxattr(path, name, value, size)
     }
 
     static func setxattr(_ path: String, _ name: String, _ value: UnsafeRawPointer?, _ size: Int, _ flags: Int32) throws -> Int32 {
-        try library(path).set(path, name, value, size, flags)
+        CSystem.setxattr(path, name, value, size, flags)
     }
 
-    static func removexattr(_ path: String, _ name: String) throws -> Int32 { try library(path).remove(path, name) }
+    static func removexattr(_ path: String, _ name: String) throws -> Int32 { CSystem.removexattr(path, name) }
 
     static func listxattr(_ path: String, _ list: UnsafeMutablePointer<CChar>?, _ size: Int) throws -> Int {
-        try library(path).list(path, list, size)
+        CSystem.listxattr(path, list, size)
     }
 
     /// Why an attribute could not be read or written.

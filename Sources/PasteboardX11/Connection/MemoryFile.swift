@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Pasteboard
+internal import CSystem
 internal import CX11
 
 /// An anonymous in-memory file (memfd) for handing megabytes to a child process: written once by the
@@ -13,7 +14,7 @@ public enum MemoryFile {
     /// A memfd holding `parts` one after another, its offset back at 0; nil when the kernel has no
     /// memfd (the caller then falls back to a pipe).
     public static func create(_ parts: [Data]) -> Int32? {
-        let fd = cx11_memfd_create("pbctl-archive")
+        let fd = csystem_memfd_create("pbctl-archive")
         guard fd >= 0 else { return nil }
         let total = parts.reduce(0) { $0 + $1.count }
         // Size it first: one allocation per page instead of growing with each write.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Pasteboard
+internal import CSystem
 internal import CX11
 
 /// One connection to an X server: the only code that calls libxcb (style guide §5.4).
@@ -140,7 +141,7 @@ public final class XConnection {
     /// defaults each is a fresh `brk`/`mmap` whose pages fault in again, which costs more than the
     /// copy itself. Process-wide, so only requestors call it.
     public static func keepFreedMemoryForReuse() {
-        cx11_keep_freed_memory(32 << 20)
+        csystem_keep_freed_memory(32 << 20)
     }
 
     /// The connection's file descriptor (for `poll`).
