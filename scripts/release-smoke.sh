@@ -18,6 +18,8 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/pbctl-smoke.XXXXXX")
 servers=()
 cleanup() {
+    umount "$work/jail/dev/null" 2>/dev/null || true
+    umount "$work/jail/proc" 2>/dev/null || true
     for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
@@ -37,6 +39,48 @@ if getfattr -n user.x-document-source "$work/out.md" >/dev/null 2>&1 || setfattr
     getfattr -n user.x-document-source "$work/out.md" >/dev/null 2>&1 || fail "paste -o wrote no user.x-document-source attribute"
 else
     echo "release-smoke: $work has no user extended attributes; provenance not checked"
+fi
+
+# A scratch root: only the binary, /proc and /dev/null. Nothing of the host (no /etc, no library, no
+# locale or NSS file) may be quietly relied on: the store, conversions, sensitive content held by the
+# __hold process over its socket, save/load, TextBundle/TextPack (zlib) and provenance must all work.
+if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null; then
+    jail="$work/jail"
+    mkdir -p "$jail/proc" "$jail/dev" "$jail/docs/img" "$jail/out"
+    cp "$pbctl" "$jail/pbctl"
+    : > "$jail/dev/null"
+    if mount -t proc proc "$jail/proc" 2>/dev/null && mount --bind /dev/null "$jail/dev/null" 2>/dev/null; then
+        # base64 of a 1x1 PNG
+        printf 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' | base64 -d > "$jail/docs/img/dot.png"
+        printf '# Jailed\n\nSome *text* and ![dot](img/dot.png)\n' > "$jail/docs/doc.md"
+        chroot_bin=$(command -v chroot)
+        in_jail() { env -i PBCTL_STORE=/store PBCTL_BACKEND=store "$chroot_bin" "$jail" /pbctl "$@"; }
+        in_jail copy /docs/doc.md || fail "scratch root: copy"
+        in_jail paste --as html | grep -q '<h1>Jailed</h1>' || fail "scratch root: paste --as html"
+        in_jail paste --as html | grep -q 'data:image/png;base64' || fail "scratch root: the local image"
+        in_jail paste --accept public.rtf | grep -q '\\pict' || fail "scratch root: RTF with the picture"
+        in_jail paste --type org.textbundle.compressed -o /out/doc.textpack || fail "scratch root: TextPack"
+        in_jail copy /out/doc.textpack && in_jail paste --as markdown | grep -q '^# Jailed' || fail "scratch root: TextPack read back"
+        in_jail paste --as markdown -o /out/doc.md || fail "scratch root: paste -o"
+        if setfattr -n user.probe -v 1 "$jail/out/doc.md" 2>/dev/null; then
+            getfattr -n user.x-document-source "$jail/out/doc.md" >/dev/null 2>&1 || fail "scratch root: no provenance attribute"
+        fi
+        in_jail save /out/clip.pasteboard && in_jail clear && in_jail load /out/clip.pasteboard || fail "scratch root: save/load"
+        in_jail paste --as markdown | grep -q '^# Jailed' || fail "scratch root: content after load"
+        printf 's3cret' | in_jail copy --sensitive --clear-after 30 || fail "scratch root: copy --sensitive (the __hold process)"
+        [ "$(in_jail paste)" = s3cret ] || fail "scratch root: paste of held sensitive content"
+        ! grep -rqs s3cret "$jail/store" || fail "scratch root: sensitive content reached the store"
+        in_jail clear
+        printf '{\\rtf1\\ansi\\ansicpg1251 \\'"'"'cf\\'"'"'f0\\'"'"'e8\\'"'"'e2\\'"'"'e5\\'"'"'f2}' | in_jail convert --from rtf --to text | grep -q 'Привет' \
+            || fail "scratch root: RTF code page 1251"
+        echo "release-smoke: scratch root (binary, /proc, /dev/null only): store, conversions, images, TextPack, provenance, save/load, __hold"
+    else
+        echo "release-smoke: cannot mount /proc in a scratch root here; scratch-root checks skipped"
+    fi
+    umount "$jail/dev/null" 2>/dev/null || true
+    umount "$jail/proc" 2>/dev/null || true
+else
+    echo "release-smoke: not root (or no chroot): the scratch-root run is skipped"
 fi
 
 # Every reader -> writer pair on adversarial documents of 1 MB (deep nesting, delimiter runs, wide
@@ -71,4 +115,14 @@ for display in ":$local" "localhost:$tcp"; do
     [ "$("$pbctl" paste)" = "xclip text" ] || fail "pbctl paste on $display"
     "$pbctl" types | grep -q '^public.utf8-plain-text ' || fail "pbctl types on $display"
 done
-echo "release-smoke: $pbctl is static; store, Unix-socket and TCP displays work"
+# The clipboard manager, detached (fork, status pipe), keeping an owner's content after it exits.
+export DISPLAY=":$local"
+"$pbctl" daemon --detach || fail "pbctl daemon --detach"
+"$pbctl" daemon --status >/dev/null || fail "pbctl daemon --status finds no daemon"
+printf 'kept by the daemon' | xclip -i -selection clipboard 2>/dev/null
+sleep 0.5
+pkill -x xclip || true
+for _ in $(seq 50); do [ "$("$pbctl" paste 2>/dev/null)" = "kept by the daemon" ] && break; sleep 0.1; done
+[ "$("$pbctl" paste)" = "kept by the daemon" ] || fail "the daemon did not keep xclip's content"
+pkill -f "$pbctl daemon" || true
+echo "release-smoke: $pbctl is static; store, Unix-socket and TCP displays and the daemon work"

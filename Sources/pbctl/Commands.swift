@@ -529,12 +529,44 @@ let clearCommand = Command(
 
 // MARK: help
 
-let helpCommand = Command(
+let completionsCommand = Command(
     help: CommandHelp(
-        name: "help", summary: "show help for pbctl or one command", usage: "pbctl help [COMMAND]", details: "",
-        examples: ["pbctl help paste"]),
+        name: "completions", summary: "print the shell completion script for bash, zsh or fish",
+        usage: "pbctl completions bash|zsh|fish",
+        details: """
+            Installed by make install and the Debian package; to try one in the current shell:
+            bash: source <(pbctl completions bash); zsh: source <(pbctl completions zsh);
+            fish: pbctl completions fish | source
+            """,
+        examples: ["pbctl completions bash > ~/.local/share/bash-completion/completions/pbctl"]),
     options: [],
     run: { context, arguments in
+        guard arguments.positionals.count == 1, let shell = arguments.positionals.first else {
+            throw UsageError(message: "completions takes one shell: bash, zsh or fish", command: "completions")
+        }
+        try context.terminal.out(try completionScript(shell))
+        return ExitCode.ok
+    })
+
+/// `pbctl __complete KIND`: one candidate per line, for the completion scripts.
+let completeCommand = Command(
+    help: CommandHelp(name: "__complete", summary: "", usage: "", details: "", examples: []), options: [], hidden: true,
+    raw: { context, arguments in
+        for candidate in completionCandidates(arguments.first ?? "", context) { try? context.terminal.out(candidate + "\n") }
+        return ExitCode.ok
+    },
+    run: { _, _ in ExitCode.ok })
+
+let helpCommand = Command(
+    help: CommandHelp(
+        name: "help", summary: "show help for pbctl or one command", usage: "pbctl help [--man] [COMMAND]", details: "",
+        examples: ["pbctl help paste", "pbctl help --man | man -l -    # the manual page"]),
+    options: [.flag("man", nil, "print the manual page pbctl(1), in roff")],
+    run: { context, arguments in
+        if arguments.has("man") {
+            try context.terminal.out(manPage(commands))
+            return ExitCode.ok
+        }
         guard let name = arguments.positionals.first else {
             try context.terminal.out(mainHelp(commands))
             return ExitCode.ok

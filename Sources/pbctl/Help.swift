@@ -7,7 +7,6 @@ struct CommandHelp: Sendable {
     let examples: [String]
 }
 
-let version = "pbctl 0.1.0"
 
 let exitCodeHelp = """
     Exit codes:
@@ -17,7 +16,8 @@ let exitCodeHelp = """
       65  invalid input data (e.g. invalid UTF-8 for a text type, malformed document)
       69  backend unavailable (e.g. --backend x11 with no display, X server gone, owner stalled;
           pbctl daemon when a clipboard manager already runs on the display)
-      74  I/O error (store unreadable or damaged, permissions, symlinks refused)
+      74  I/O error (store unreadable or damaged, permissions, symlinks refused, disk full)
+      141 standard output's reader went away (pbctl paste | head): pbctl stops silently
     """
 
 func mainHelp(_ commands: [Command]) -> String {

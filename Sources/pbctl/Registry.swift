@@ -8,7 +8,7 @@ let globalOptionSpecs: [OptionSpec] = [
 
 let commands: [Command] = [
     copyCommand, pasteCommand, typesCommand, infoCommand, clearCommand, convertCommand, helpCommand, holdCommand,
-    saveCommand, loadCommand,
+    saveCommand, loadCommand, completionsCommand, completeCommand,
 ] + x11Commands + daemonCommands
 
 func findCommand(_ name: String) -> Command? { commands.first { $0.help.name == name } }

@@ -34,6 +34,25 @@ public final class XConnection {
     /// Set when serverTime() sees its probe's PropertyNotify.
     private var probeTime: XTimestamp?
 
+    /// Why a display with a host name may have failed: a name this fully static binary cannot resolve
+    /// (glibc resolves names through NSS modules it loads at run time, which a static program may not
+    /// find, and a container may have no /etc/hosts), said with what to set instead.
+    static func hostHint(_ display: String) -> String {
+        guard let colon = display.lastIndex(of: ":") else { return "" }
+        var host = String(display[..<colon])
+        if host.hasPrefix("tcp/") { host.removeFirst(4) }
+        if host.isEmpty || host == "unix" || host.hasPrefix("/") || host.hasSuffix(":") { return "" }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &result)
+        if let result { freeaddrinfo(result) }
+        guard status != 0 else { return ": \(host) resolves, but no X server there accepted the connection (is it listening on TCP, and does xauth grant access?)" }
+        return ": DISPLAY names host '\(host)', which cannot be resolved here (pbctl is a static binary: it resolves names only "
+            + "through /etc/hosts and the system's NSS modules of its glibc); give the host's address instead, e.g. DISPLAY=127.0.0.1"
+            + String(display[colon...])
+    }
+
     /// Event masks (core protocol values).
     public static let propertyChangeMask: UInt32 = 0x0040_0000
     public static let structureNotifyMask: UInt32 = 0x0002_0000
@@ -44,7 +63,7 @@ public final class XConnection {
         var screenNumber: Int32 = 0
         let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
         guard let c = Self.connect(name, screen: &screenNumber) else {
-            throw PasteboardError(.unavailable, "cannot open display \(name.isEmpty ? "(DISPLAY is not set)" : name)")
+            throw PasteboardError(.unavailable, "cannot open display \(name.isEmpty ? "(DISPLAY is not set)" : name)" + Self.hostHint(name))
         }
         connection = c
         var iterator = xcb_setup_roots_iterator(xcb_get_setup(c))

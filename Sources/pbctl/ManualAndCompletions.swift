@@ -1,0 +1,373 @@
+// The manual page and the shell completions, generated from the same command and option specs as
+// `pbctl help` (Registry.swift), so none of them can drift: `pbctl help --man`, `pbctl completions
+// bash|zsh|fish`. Values that depend on the machine (pasteboard names in the store, declared types)
+// come at completion time from the hidden `pbctl __complete KIND`.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+
+/// Environment variables pbctl reads, for the manual.
+let environmentHelp: [(String, String)] = [
+    ("PBCTL_BACKEND", "auto (default), store or x11: the backend when --backend is not given."),
+    ("PBCTL_STORE", "the store directory (else $XDG_RUNTIME_DIR/pbctl, $XDG_CACHE_HOME/pbctl or ~/.cache/pbctl)."),
+    ("PBCTL_MAX_SIZE", "the largest input copy takes, as --max-size (default 1G)."),
+    ("PBCTL_HTML_IMAGES", "how HTML from a Markdown copy carries local images: data (default, data: URLs), file (file: URLs) or none."),
+    ("PBCTL_TYPES_PATH", "colon-separated folders of type-declaration property lists (else $XDG_CONFIG_HOME/pbctl/types and /usr/share/pbctl/types)."),
+    ("PBCTL_X11_TIMEOUT", "seconds an X11 owner may take for each step of a transfer (default 5)."),
+    ("PBCTL_X11_LOG", "a file the detached X11 owner and the daemon log to (debugging)."),
+    ("DISPLAY", "the X display; with none (or none answering) pbctl uses its private store."),
+    ("XDG_RUNTIME_DIR, XDG_CACHE_HOME, XDG_CONFIG_HOME, HOME", "where the store and type declarations live."),
+]
+
+/// What the values of an option are, for completion.
+enum CompletionValues: Equatable {
+    case none, file, directory, pasteboard, backend, format, type, command
+    case words([String])
+
+    static func of(_ option: OptionSpec) -> CompletionValues {
+        guard option.takesValue else { return .none }
+        switch (option.long, option.valueName) {
+        case ("pasteboard", _): return .pasteboard
+        case ("backend", _): return .backend
+        case ("as", _), ("from", "FORMAT"), ("to", _): return .format
+        case ("type", _), ("accept", _): return .type
+        case (_, "FILE"), (_, "PATH"): return .file
+        case (_, "DIR"): return .directory
+        case (_, let name) where name.contains("|"): return .words(name.split(separator: "|").map(String.init))
+        default: return .words([])
+        }
+    }
+}
+
+let formatNames = ["markdown", "gfm", "commonmark", "html", "rtf", "text"]
+let backendNames = ["auto", "store", "x11"]
+
+/// Every option of a command, its own first (a command that redefines a global option keeps its own).
+func allOptions(_ command: Command) -> [OptionSpec] {
+    let own = Set(command.options.map(\.long))
+    return command.options + globalOptionSpecs.filter { !own.contains($0.long) }
+}
+
+// MARK: Manual
+
+func trimmedSpaces<S: StringProtocol>(_ text: S) -> String {
+    String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+}
+
+/// Text for roff: backslashes and hyphens escaped, a leading `.` or `'` protected.
+func roff(_ text: String) -> String {
+    var out = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
+    if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
+    return out
+}
+
+func manPage(_ commands: [Command]) -> String {
+    let visible = commands.filter { !$0.hidden }
+    var page = """
+        .TH PBCTL 1 "" "pbctl \(pbctlVersion)" "User Commands"
+        .SH NAME
+        pbctl, pbcopy, pbpaste \\- a pasteboard broker: one copy offers Markdown, HTML, RTF and plain text
+        .SH SYNOPSIS
+        .B pbctl
+        .I COMMAND
+        .RI [ OPTIONS ]
+        .RI [ ARGUMENTS ]
+        .br
+        .B pbcopy
+        .RB [ \\-pboard
+        .IR NAME ]
+        .br
+        .B pbpaste
+        .RB [ \\-pboard
+        .IR NAME ]
+        .RB [ \\-Prefer
+        .IR txt | rtf ]
+        .SH DESCRIPTION
+        pbctl brings the macOS pasteboard model to Linux: named pasteboards hold items, each item offers
+        its content in several types, and each paste gets the richest type the pasting side can use,
+        converting when nothing offered fits. It works with X11 selections when a display answers and
+        with a private file store otherwise (SSH sessions, containers, CI).
+        .PP
+        .B pbcopy
+        and
+        .B pbpaste
+        behave as on macOS.
+        .SH COMMANDS
+
+        """
+    for command in visible {
+        page += ".SS \(roff(command.help.name))\n"
+        page += roff(command.help.summary) + ".\n.PP\n"
+        page += ".B \(roff(command.help.usage))\n"
+        if !command.help.details.isEmpty {
+            page += ".PP\n" + command.help.details.split(separator: "\n").map { roff(trimmedSpaces($0)) }.joined(separator: "\n") + "\n"
+        }
+        for option in command.options {
+            page += ".TP\n" + optionSynopsis(option) + "\n" + roff(option.help) + "\n"
+        }
+        if !command.help.examples.isEmpty {
+            page += ".PP\nExamples:\n.RS\n.nf\n"
+            for example in command.help.examples { page += roff(example) + "\n" }
+            page += ".fi\n.RE\n"
+        }
+    }
+    page += ".SH GLOBAL OPTIONS\nEvery command accepts these.\n"
+    for option in globalOptionSpecs {
+        page += ".TP\n" + optionSynopsis(option) + "\n" + roff(option.help) + "\n"
+    }
+    page += ".TP\n.B \\-\\-version\nprint the version and the commit it was built from\n"
+    page += ".SH ENVIRONMENT\n"
+    for (name, text) in environmentHelp { page += ".TP\n.B \(roff(name))\n\(roff(text))\n" }
+    page += """
+        .SH FILES
+        .TP
+        .I $XDG_RUNTIME_DIR/pbctl/NAME.pasteboard/
+        a pasteboard of the private store: Info.json and one file per representation (directory 0700,
+        files 0600); with no HOME or XDG variable the store is under /tmp/pbctl\\-UID.
+        .TP
+        .I $XDG_CONFIG_HOME/pbctl/types/*.plist ", " /usr/share/pbctl/types/*.plist
+        type declarations shaped like UTExportedTypeDeclarations.
+        .TP
+        .I ~/.config/systemd/user/pbctl\\-daemon.service
+        the clipboard manager as a systemd user service (installed in /usr/lib/systemd/user).
+        .SH EXIT STATUS
+
+        """
+    for line in exitCodeHelp.split(separator: "\n").dropFirst() {
+        let trimmed = trimmedSpaces(line)
+        guard let space = trimmed.firstIndex(of: " "), Int(trimmed[..<space]) != nil else {
+            page += roff(trimmed) + "\n"
+            continue
+        }
+        page += ".TP\n.B \(trimmed[..<space])\n" + roff(trimmedSpaces(trimmed[space...])) + "\n"
+    }
+    page += """
+        .SH SEE ALSO
+        .BR xclip (1),
+        .BR xsel (1),
+        .BR wl\\-copy (1),
+        .BR pandoc (1)
+
+        """
+    return page
+}
+
+func optionSynopsis(_ option: OptionSpec) -> String {
+    var flags = option.short.map { "\\-\($0), " } ?? ""
+    flags += "\\-\\-" + roff(option.long)
+    if option.takesValue { return ".BI \"\(flags) \" \(roff(option.valueName))" }
+    return ".B \"\(flags)\""
+}
+
+// MARK: Completions
+
+/// The hidden helper the completion scripts call for values that depend on the machine.
+func completionCandidates(_ kind: String, _ context: Context) -> [String] {
+    switch kind {
+    case "commands": return commands.filter { !$0.hidden }.map(\.help.name)
+    case "formats": return formatNames
+    case "backends": return backendNames
+    case "pasteboards":
+        var names = ["general", "primary", "find"]
+        let root = FileStore.defaultRoot(environment: context.environment)
+        if let store = try? FileStore(root: root), let existing = try? store.pasteboardNames() {
+            names += existing.map(\.rawValue).filter { !names.contains($0) }
+        }
+        return names
+    case "types":
+        var values: [String] = []
+        for declaration in context.registry.allDeclarations {
+            values.append(declaration.identifier.rawValue)
+            values += declaration.tags[.mimeType] ?? []
+        }
+        var seen = Set<String>()
+        return values.filter { seen.insert($0).inserted }
+    default: return []
+    }
+}
+
+func completionScript(_ shell: String) throws -> String {
+    switch shell {
+    case "bash": return bashCompletion()
+    case "zsh": return zshCompletion()
+    case "fish": return fishCompletion()
+    default: throw UsageError(message: "completions for bash, zsh or fish", command: "completions")
+    }
+}
+
+/// `copy)` cases: per command, its options, the options that take a value, and each value's kind.
+private func valueKinds(_ command: Command) -> [(String, CompletionValues)] {
+    allOptions(command).compactMap { option in
+        let kind = CompletionValues.of(option)
+        return option.takesValue ? (option.long, kind) : nil
+    }
+}
+
+private func shellWords(_ kind: CompletionValues) -> String {
+    switch kind {
+    case .pasteboard: return "$(pbctl __complete pasteboards 2>/dev/null)"
+    case .backend: return backendNames.joined(separator: " ")
+    case .format: return formatNames.joined(separator: " ")
+    case .type: return "$(pbctl __complete types 2>/dev/null)"
+    case .words(let words): return words.joined(separator: " ")
+    case .command: return commands.filter { !$0.hidden }.map(\.help.name).joined(separator: " ")
+    default: return ""
+    }
+}
+
+private func optionWords(_ command: Command) -> String {
+    allOptions(command).flatMap { option in ["--" + option.long] + (option.short.map { ["-\($0)"] } ?? []) }.joined(separator: " ")
+}
+
+func bashCompletion() -> String {
+    let visible = commands.filter { !$0.hidden }
+    var script = """
+        # bash completion for pbctl (generated by `pbctl completions bash`)
+        _pbctl() {
+            local cur prev cmd i
+            cur=${COMP_WORDS[COMP_CWORD]}
+            prev=${COMP_WORDS[COMP_CWORD-1]}
+            cmd=
+            for ((i = 1; i < COMP_CWORD; i++)); do
+                case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac
+            done
+            if [[ -z $cmd ]]; then
+                if [[ $cur == -* ]]; then
+                    COMPREPLY=($(compgen -W "--help --version" -- "$cur"))
+                else
+                    COMPREPLY=($(compgen -W "\(visible.map(\.help.name).joined(separator: " "))" -- "$cur"))
+                fi
+                return
+            fi
+            local options= values=
+            case $cmd in
+
+        """
+    for command in visible {
+        script += "        \(command.help.name))\n"
+        script += "            options=\"\(optionWords(command))\"\n"
+        script += "            case $prev in\n"
+        for (long, kind) in valueKinds(command) {
+            let option = allOptions(command).first { $0.long == long }!
+            let patterns = (["--" + long] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: "|")
+            switch kind {
+            case .file: script += "            \(patterns)) compopt -o default; COMPREPLY=(); return ;;\n"
+            case .directory: script += "            \(patterns)) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+            default: script += "            \(patterns)) COMPREPLY=($(compgen -W \"\(shellWords(kind))\" -- \"$cur\")); return ;;\n"
+            }
+        }
+        script += "            esac\n"
+        if command.help.name == "help" || command.help.name == "completions" {
+            script += "            values=\"\(command.help.name == "help" ? shellWords(.command) : "bash zsh fish")\"\n"
+        }
+        script += "            ;;\n"
+    }
+    script += """
+            esac
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "$options" -- "$cur"))
+            elif [[ -n $values ]]; then
+                COMPREPLY=($(compgen -W "$values" -- "$cur"))
+            else
+                compopt -o default
+                COMPREPLY=()
+            fi
+        }
+        complete -F _pbctl pbctl
+
+        """
+    return script
+}
+
+func zshCompletion() -> String {
+    let visible = commands.filter { !$0.hidden }
+    var script = """
+        #compdef pbctl
+        # zsh completion for pbctl (generated by `pbctl completions zsh`)
+        _pbctl() {
+            local cur=${words[CURRENT]} prev=${words[CURRENT-1]} cmd= i
+            for ((i = 2; i < CURRENT; i++)); do
+                [[ ${words[i]} == -* ]] || { cmd=${words[i]}; break }
+            done
+            if [[ -z $cmd ]]; then
+                if [[ $cur == -* ]]; then compadd -- --help --version; else
+                    compadd -- \(visible.map(\.help.name).joined(separator: " "))
+                fi
+                return
+            fi
+            local -a options values
+            case $cmd in
+
+        """
+    for command in visible {
+        script += "        \(command.help.name))\n"
+        script += "            options=(\(optionWords(command)))\n"
+        script += "            case $prev in\n"
+        for (long, kind) in valueKinds(command) {
+            let option = allOptions(command).first { $0.long == long }!
+            let patterns = (["--" + long] + (option.short.map { ["-\($0)"] } ?? [])).joined(separator: "|")
+            switch kind {
+            case .file: script += "            (\(patterns)) _files; return ;;\n"
+            case .directory: script += "            (\(patterns)) _files -/; return ;;\n"
+            default: script += "            (\(patterns)) compadd -- \(shellWords(kind)); return ;;\n"
+            }
+        }
+        script += "            esac\n"
+        if command.help.name == "help" { script += "            values=(\(shellWords(.command)))\n" }
+        if command.help.name == "completions" { script += "            values=(bash zsh fish)\n" }
+        script += "            ;;\n"
+    }
+    script += """
+            esac
+            if [[ $cur == -* ]]; then compadd -- $options
+            elif (( ${#values} )); then compadd -- $values
+            else _files
+            fi
+        }
+        if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _pbctl "$@"; else compdef _pbctl pbctl; fi
+
+        """
+    return script
+}
+
+func fishCompletion() -> String {
+    let visible = commands.filter { !$0.hidden }
+    func quote(_ text: String) -> String { "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
+    let names = visible.map(\.help.name).joined(separator: " ")
+    var script = """
+        # fish completion for pbctl (generated by `pbctl completions fish`)
+        complete -c pbctl -f
+        complete -c pbctl -n 'not __fish_seen_subcommand_from \(names)' -l version -d 'print the version'
+
+        """
+    for command in visible {
+        script += "complete -c pbctl -n 'not __fish_seen_subcommand_from \(names)' -a \(command.help.name) -d \(quote(command.help.summary))\n"
+    }
+    for command in visible {
+        let condition = "-n '__fish_seen_subcommand_from \(command.help.name)'"
+        for option in allOptions(command) {
+            var line = "complete -c pbctl \(condition) -l \(option.long)"
+            if let short = option.short { line += " -s \(short)" }
+            switch CompletionValues.of(option) {
+            case .none: break
+            case .file: line += " -r -F"
+            case .directory: line += " -r -a '(__fish_complete_directories)'"
+            case .pasteboard: line += " -x -a '(pbctl __complete pasteboards 2>/dev/null)'"
+            case .type: line += " -x -a '(pbctl __complete types 2>/dev/null)'"
+            case let kind: line += " -x -a \(quote(shellWords(kind)))"
+            }
+            script += line + " -d \(quote(option.help))\n"
+        }
+        switch command.help.name {
+        case "help": script += "complete -c pbctl \(condition) -a \(quote(names))\n"
+        case "completions": script += "complete -c pbctl \(condition) -a 'bash zsh fish'\n"
+        case "copy", "convert", "load", "save", "watch": script += "complete -c pbctl \(condition) -F\n"
+        default: break
+        }
+    }
+    return script
+}
