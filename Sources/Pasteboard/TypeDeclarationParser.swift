@@ -323,7 +323,9 @@ public indirect enum PropertyListValue: Sendable, Equatable, Codable {
 public enum PropertyListShape {
     /// Why `data` should not be decoded, or nil when it may be.
     public static func problem(_ data: Data, maximumDepth: Int = 32, maximumVisits: Int = 100_000) -> String? {
-        if data.starts(with: Array("bplist00".utf8)) {
+        // Any "bplist" header: Foundation decodes other version bytes too ("bplist0$" once slipped past
+        // a check for "bplist00" and expanded shared references exponentially).
+        if data.starts(with: Array("bplist".utf8)) {
             return binaryProblem([UInt8](data), maximumDepth: maximumDepth, maximumVisits: maximumVisits)
         }
         if let depth = xmlNestingDepth(data), depth > maximumDepth {
