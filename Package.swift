@@ -30,13 +30,15 @@ let package = Package(
         .target(name: "DetachedProcess", dependencies: ["Pasteboard"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
         .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess"]),
+        // The terminal's clipboard (OSC 52, kitty's OSC 5522, multiplexer passthrough) over /dev/tty: for SSH sessions.
+        .target(name: "PasteboardTerminal", dependencies: ["Pasteboard"]),
         // zlib headers (raw deflate for ZIP archives); holds no Swift.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.
         .target(name: "Archive", dependencies: ["CZlib"]),
         .executableTarget(
             name: "pbctl",
-            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "Archive", "DetachedProcess"]
+            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "PasteboardTerminal", "Archive", "DetachedProcess"]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),
@@ -46,6 +48,7 @@ let package = Package(
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
+        .testTarget(name: "PasteboardTerminalTests", dependencies: ["PasteboardTerminal", "Pasteboard"]),
         // Every entry point that takes outside bytes, one function per fuzz target: what the libFuzzer
         // harness runs (`make fuzz`) and what FuzzRegressionTests replays from Tests/Fuzz/regressions.
         .target(name: "FuzzTargets", dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "Archive"]),

@@ -83,6 +83,20 @@ else
     echo "release-smoke: not root (or no chroot): the scratch-root run is skipped"
 fi
 
+# The terminal's clipboard (OSC 52 to /dev/tty, raw-mode query) in a pane of a private tmux server.
+if command -v tmux >/dev/null; then
+    sock="pbctl-smoke-$$"
+    tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24
+    tmux -L "$sock" set -g set-clipboard on >/dev/null
+    printf 'osc52 from the release binary' > "$work/osc.txt"
+    tmux -L "$sock" new-window -d "env -u TMUX PBCTL_STORE='$work/osc-store' '$pbctl' copy --backend osc52 < '$work/osc.txt'; env -u TMUX PBCTL_STORE='$work/osc-store' '$pbctl' paste --backend osc52 > '$work/osc.out'; echo \$? > '$work/osc.status'"
+    for _ in $(seq 100); do [ -s "$work/osc.status" ] && break; sleep 0.1; done
+    [ "$(tmux -L "$sock" save-buffer - 2>/dev/null)" = "osc52 from the release binary" ] || { tmux -L "$sock" kill-server; fail "OSC 52 copy did not reach tmux"; }
+    [ "$(cat "$work/osc.out" 2>/dev/null)" = "osc52 from the release binary" ] || { tmux -L "$sock" kill-server; fail "OSC 52 query did not read tmux's buffer"; }
+    tmux -L "$sock" kill-server
+    echo "release-smoke: OSC 52 copy and query through tmux work"
+fi
+
 # Every reader -> writer pair on adversarial documents of 1 MB (deep nesting, delimiter runs, wide
 # tables…), counted in CPU seconds so a loaded machine does not fail it. The bound here is 3 s: a
 # quadratic pair takes far longer; docs/reliability.md records the run against 1 s.

@@ -10,6 +10,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import PasteboardTerminal
 import PasteboardX11
 import Representations
 
@@ -170,6 +171,7 @@ let pasteCommand = Command(
         .flag("plain", nil, "paste as plain text: rendered from the richest source, never raw markup"),
         .flag("keep-html", nil, "when converting HTML: keep comments, divs, unknown tags… as raw HTML"),
         .flag("verbose", "v", "say on standard error which type was used and whether it was converted"),
+        .value("timeout", nil, "SECONDS", "--backend osc52: how long to wait for the terminal's answer (default 2)"),
         .value("prefer", nil, "txt|rtf", "as macOS pbpaste -Prefer: which kind to look for first"),
         .flag("mac-compat", nil, "behave as macOS pbpaste (set when run as pbpaste)"),
     ],
@@ -465,8 +467,23 @@ struct InfoListing: Codable {
     }
     var pasteboard: String
     var backend: String
+    /// How copies reach the terminal's clipboard (OSC 52 over SSH), when they do.
+    var terminal: String?
     var changeCount: Int
     var items: [ItemInfo]
+}
+
+/// The backend's name for `info`: store, x11, or osc52 (the terminal, with the store beside it).
+func backendName(_ backend: any PasteboardBackend) -> String {
+    if let mirrored = backend as? MirroredPasteboard { return mirrored.readsFromMirror ? "osc52" : backendName(mirrored.primary) }
+    return backend is FileStore ? "store" : "x11"
+}
+
+/// Which terminal path copies take, and why (`auto` over SSH or in a multiplexer).
+func terminalDescription(_ backend: any PasteboardBackend, _ context: Context) -> String? {
+    guard let mirrored = backend as? MirroredPasteboard, let terminal = mirrored.mirror as? TerminalClipboardBackend else { return nil }
+    let why = mirrored.readsFromMirror ? "--backend osc52" : (context.remoteTerminalReason ?? "auto")
+    return terminal.pathDescription + " (" + why + ")"
 }
 
 let infoCommand = Command(
@@ -480,7 +497,7 @@ let infoCommand = Command(
         let backend = try context.backend(arguments)
         let items = try backend.items(in: pasteboard)
         let listing = InfoListing(
-            pasteboard: pasteboard.rawValue, backend: backend is FileStore ? "store" : "x11",
+            pasteboard: pasteboard.rawValue, backend: backendName(backend), terminal: terminalDescription(backend, context),
             changeCount: try backend.changeCount(of: pasteboard),
             items: items.map { item in
                 InfoListing.ItemInfo(
@@ -499,6 +516,7 @@ let infoCommand = Command(
             return ExitCode.ok
         }
         var text = "pasteboard:   \(listing.pasteboard) (\(listing.backend))\n"
+        if let terminal = listing.terminal { text += "terminal:     \(terminal)\n" }
         text += "change count: \(listing.changeCount)\n"
         text += "items:        \(listing.items.count)\n"
         for (index, item) in listing.items.enumerated() {

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import PasteboardTerminal
 
 /// An error with its own exit code, for failures that are not the model's.
 struct CLIError: Error {
@@ -31,7 +32,7 @@ struct Context: Sendable {
 
     var environment: [String: String] { terminal.environment }
 
-    enum BackendKind: String { case auto, store, x11 }
+    enum BackendKind: String { case auto, store, x11, osc52 }
 
     func pasteboardName(_ arguments: ParsedArguments) throws -> PasteboardName {
         if arguments.has("primary") {
@@ -57,7 +58,7 @@ struct Context: Sendable {
     func backendKind(_ arguments: ParsedArguments) throws -> BackendKind {
         let text = arguments.value("backend") ?? environment["PBCTL_BACKEND"] ?? "auto"
         guard let kind = BackendKind(rawValue: text.lowercased()) else {
-            throw UsageError(message: "unknown backend '\(text)' (use auto, store or x11)", command: nil)
+            throw UsageError(message: "unknown backend '\(text)' (use auto, store, x11 or osc52)", command: nil)
         }
         return kind
     }
@@ -81,10 +82,70 @@ struct Context: Sendable {
             return try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
         case .x11:
             return try openX11Backend(self, required: true)!
+        case .osc52:
+            // The store keeps every representation; the terminal gets the text (and reads come from it).
+            let store = try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
+            return MirroredPasteboard(primary: store, mirror: try terminalBackend(arguments), readsFromMirror: true)
         case .auto:
             if let x11 = try openX11Backend(self, required: false) { return x11 }
-            return try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
+            let store = try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
+            if let terminal = autoTerminalBackend(arguments) {
+                return MirroredPasteboard(primary: store, mirror: terminal, readsFromMirror: false)
+            }
+            return store
         }
+    }
+
+    /// Why `auto` also sends copies to the terminal: a remote or multiplexed session with a controlling
+    /// terminal. Nil: store only (cron, CI, `ssh host cmd` with no tty, a local console).
+    var remoteTerminalReason: String? {
+        let reason = environment["SSH_CONNECTION"] != nil || environment["SSH_TTY"] != nil ? "an SSH session"
+            : environment["TMUX"] != nil ? "inside tmux" : environment["STY"] != nil ? "inside GNU screen" : nil
+        guard let reason, TerminalDevice.isAvailable else { return nil }
+        return reason
+    }
+
+    func autoTerminalBackend(_ arguments: ParsedArguments) -> TerminalClipboardBackend? {
+        guard remoteTerminalReason != nil, !arguments.has("sensitive") else { return nil }
+        guard let terminal = try? terminalBackend(arguments, skipWithoutText: true) else { return nil }
+        return terminal
+    }
+
+    /// The terminal's clipboard, configured from the environment: tmux's own buffer tool inside tmux,
+    /// screen's passthrough inside screen, kitty's OSC 5522 where the terminal is kitty.
+    func terminalBackend(_ arguments: ParsedArguments, skipWithoutText: Bool = false) throws -> TerminalClipboardBackend {
+        var configuration = TerminalClipboardBackend.Configuration()
+        configuration.skipWithoutText = skipWithoutText
+        // The text a plain-text consumer gets: the first representation that is text, UTF-8 or ASCII.
+        let textRegistry = registry
+        configuration.plainText = { item in
+            try item.representations.first { $0.type == .utf8PlainText || textRegistry.conforms($0.type, to: .plainText) }?.data()
+        }
+        if let text = environment["PBCTL_OSC52_MAX"], !text.isEmpty {
+            configuration.maximumText = try parseSize(text, option: "PBCTL_OSC52_MAX")
+        }
+        if let text = arguments.value("timeout") {
+            configuration.timeout = max(0.05, try parseSeconds(text, option: "timeout"))
+        }
+        if environment["TMUX"] != nil {
+            configuration.wrapping = .tmux
+            let environment = self.environment
+            configuration.multiplexerCopy = { text in runTool(["tmux", "load-buffer", "-w", "-"], input: text, environment: environment).status == 0 }
+            configuration.multiplexerPaste = {
+                let result = runTool(["tmux", "save-buffer", "-"], input: nil, environment: environment)
+                return result.status == 0 ? result.output : nil
+            }
+        } else if environment["STY"] != nil {
+            configuration.wrapping = .screen
+        }
+        switch environment["PBCTL_OSC5522"] {
+        case "1": configuration.kitty = true
+        case "0": configuration.kitty = false
+        default: configuration.kitty = environment["TERM"] == "xterm-kitty" && environment["TMUX"] == nil && environment["STY"] == nil
+        }
+        let registry = self.registry
+        configuration.mimeType = { registry.preferredMIMEType(of: $0) }
+        return try TerminalClipboardBackend(configuration: configuration)
     }
 }
 

@@ -38,7 +38,7 @@ func mainHelp(_ commands: [Command]) -> String {
         Global options (any command):
           -p, --pasteboard NAME   use pasteboard NAME (general, primary, find, or [A-Za-z0-9._-]{1,64})
               --primary           use the primary selection (same as -p primary)
-              --backend B         auto (default: X11 when a display answers, else the store), store, x11;
+              --backend B         auto (default: X11 when a display answers, else the store, and the terminal over SSH), store, x11, osc52;
                                   also PBCTL_BACKEND
           -h, --help              show help;  pbctl help COMMAND for a command's options and examples
               --version           print the version

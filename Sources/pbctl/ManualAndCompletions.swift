@@ -12,7 +12,10 @@ import PasteboardStore
 
 /// Environment variables pbctl reads, for the manual.
 let environmentHelp: [(String, String)] = [
-    ("PBCTL_BACKEND", "auto (default), store or x11: the backend when --backend is not given."),
+    ("PBCTL_BACKEND", "auto (default), store, x11 or osc52: the backend when --backend is not given."),
+    ("PBCTL_OSC52_MAX", "the most text sent to the terminal's clipboard (default 1M); more is refused with exit 65."),
+    ("PBCTL_OSC5522", "1: send every representation with kitty's OSC 5522; 0: plain OSC 52 (default: 1 when TERM is xterm-kitty)."),
+    ("SSH_CONNECTION, SSH_TTY, TMUX, STY", "a remote or multiplexed session: auto also sends copies to the terminal."),
     ("PBCTL_STORE", "the store directory (else $XDG_RUNTIME_DIR/pbctl, $XDG_CACHE_HOME/pbctl or ~/.cache/pbctl)."),
     ("PBCTL_MAX_SIZE", "the largest input copy takes, as --max-size (default 1G)."),
     ("PBCTL_HTML_IMAGES", "how HTML from a Markdown copy carries local images: data (default, data: URLs), file (file: URLs) or none."),
@@ -44,7 +47,7 @@ enum CompletionValues: Equatable {
 }
 
 let formatNames = ["markdown", "gfm", "commonmark", "html", "rtf", "text"]
-let backendNames = ["auto", "store", "x11"]
+let backendNames = ["auto", "store", "x11", "osc52"]
 
 /// Every option of a command, its own first (a command that redefines a global option keeps its own).
 func allOptions(_ command: Command) -> [OptionSpec] {

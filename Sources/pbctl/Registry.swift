@@ -2,7 +2,7 @@
 let globalOptionSpecs: [OptionSpec] = [
     .value("pasteboard", "p", "NAME", "pasteboard to use (default: general)"),
     .flag("primary", nil, "use the primary selection (-p primary)"),
-    .value("backend", nil, "B", "auto, store or x11 (default: $PBCTL_BACKEND or auto)"),
+    .value("backend", nil, "B", "auto, store, x11 or osc52 (default: $PBCTL_BACKEND or auto)"),
     .flag("help", "h", "show this help"),
 ]
 
