@@ -328,6 +328,13 @@ public enum PropertyListShape {
         if data.starts(with: Array("bplist".utf8)) {
             return binaryProblem([UInt8](data), maximumDepth: maximumDepth, maximumVisits: maximumVisits)
         }
+        // Foundation's XML property list reader traps on some invalid UTF-8 (a byte 0xF8 to 0xFF makes its
+        // scalar decoder hit fatalError()): refuse what is not UTF-8 before it gets there. A UTF-16
+        // document (with its byte-order mark) is left to the decoder.
+        let utf16 = data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF])
+        if !utf16, String(validating: data, as: UTF8.self) == nil {
+            return "not valid UTF-8"
+        }
         if let depth = xmlNestingDepth(data), depth > maximumDepth {
             return "nested deeper than \(maximumDepth) levels"
         }
