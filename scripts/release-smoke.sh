@@ -129,8 +129,12 @@ for display in ":$local" "localhost:$tcp"; do
     [ "$("$pbctl" paste)" = "xclip text" ] || fail "pbctl paste on $display"
     "$pbctl" types | grep -q '^public.utf8-plain-text ' || fail "pbctl types on $display"
 done
-# The clipboard manager, detached (fork, status pipe), keeping an owner's content after it exits.
+# The spawned owner (`pbctl __serve-x11`, handed its item in a memfd) as well as the forked one.
 export DISPLAY=":$local"
+printf 'spawned owner' | PBCTL_X11_SPAWN_OWNER=1 "$pbctl" copy --type txt || fail "copy through a spawned owner"
+[ "$(xclip -o -selection clipboard)" = "spawned owner" ] || fail "the spawned owner (memfd) served the wrong text"
+
+# The clipboard manager, detached (fork, status pipe), keeping an owner's content after it exits.
 "$pbctl" daemon --detach || fail "pbctl daemon --detach"
 "$pbctl" daemon --status >/dev/null || fail "pbctl daemon --status finds no daemon"
 printf 'kept by the daemon' | xclip -i -selection clipboard 2>/dev/null
