@@ -14,7 +14,10 @@ let package = Package(
         .target(name: "Pasteboard"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
         // kept out of the pure model.
-        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "CSystem"]),
+        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem"]),
+        // The system calls the store and the CLI share (whole reads and writes, EPIPE, errno as errors):
+        // what lets the CLI print without importing the store.
+        .target(name: "SystemIO", dependencies: ["Pasteboard"]),
         // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
         .target(name: "Representations", dependencies: ["Pasteboard"]),
         // libxcb + xcb-xfixes headers; holds no Swift.
@@ -38,7 +41,7 @@ let package = Package(
         .target(name: "Archive", dependencies: ["CZlib"]),
         .executableTarget(
             name: "pbctl",
-            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "PasteboardTerminal", "Archive", "DetachedProcess"]
+            dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardTerminal", "Archive", "DetachedProcess"]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),
@@ -51,7 +54,7 @@ let package = Package(
         .testTarget(name: "PasteboardTerminalTests", dependencies: ["PasteboardTerminal", "Pasteboard"]),
         // Every entry point that takes outside bytes, one function per fuzz target: what the libFuzzer
         // harness runs (`make fuzz`) and what FuzzRegressionTests replays from Tests/Fuzz/regressions.
-        .target(name: "FuzzTargets", dependencies: ["Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "Archive"]),
+        .target(name: "FuzzTargets", dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "Archive"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]
 )

@@ -9,6 +9,8 @@ import Foundation
 /// A backend that keeps everything in memory: the test double, and the holder of sensitive items that
 /// must never reach disk.
 public final class InMemoryPasteboard: PasteboardBackend, Sendable {
+    public var info: BackendInfo { BackendInfo(name: "memory") }
+
     private struct Board {
         var items: [Item] = []
         var changeCount = 0

@@ -20,11 +20,24 @@ public final class MirroredPasteboard: PasteboardBackend {
 
     var reader: any PasteboardBackend { readsFromMirror ? mirror : primary }
 
+    /// The reading side's name (`osc52` when reads come from the terminal), the store's detail, and
+    /// where copies also go.
+    public var info: BackendInfo {
+        let read = reader.info
+        let mirrorInfo = mirror.info
+        return BackendInfo(name: read.name, detail: primary.info.detail, mirror: mirrorInfo.detail ?? mirrorInfo.name)
+    }
+
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
-        let count = try primary.write(items, to: pasteboard)
+        try write(items, to: pasteboard, options: CopyOptions())
+    }
+
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
+        let count = try primary.write(items, to: pasteboard, options: options)
         do {
-            try mirror.write(items, to: pasteboard)
+            try mirror.write(items, to: pasteboard, options: options)
         } catch let error as PasteboardError {
             throw PasteboardError(error.code, error.message + " (pbctl's store still holds the content: pbctl paste --backend store)")
         }
@@ -35,6 +48,10 @@ public final class MirroredPasteboard: PasteboardBackend {
 
     public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName) throws -> Data {
         try reader.read(type, item: index, from: pasteboard)
+    }
+
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {
+        try reader.read(type, item: index, from: pasteboard, into: sink)
     }
 
     public func clear(_ pasteboard: PasteboardName) throws {

@@ -30,7 +30,68 @@ public struct ItemSummary: Sendable, Codable, Equatable {
     }
 }
 
-/// Where pasteboards live: in memory (tests), a file-backed store (no display), or X11 selections.
+/// What a backend says about itself for `pbctl info`: its name (`store`, `x11`, `osc52`, …) and a
+/// detail such as the store's folder or the display.
+public struct BackendInfo: Sendable, Equatable, Codable {
+    public var name: String
+    public var detail: String?
+    /// Where copies also go, when a backend mirrors another (the terminal beside the store).
+    public var mirror: String?
+
+    public init(name: String, detail: String? = nil, mirror: String? = nil) {
+        self.name = name
+        self.detail = detail
+        self.mirror = mirror
+    }
+}
+
+/// How a copy is served, for backends whose content lives in a process (X11, Wayland) or a holder
+/// (the store's sensitive items). Backends ignore what does not apply to them.
+public struct CopyOptions: Sendable {
+    /// Serve from this process until another client takes the selection, instead of a detached owner.
+    public var foreground = false
+    /// Serve one paste, then give the content up.
+    public var pasteOnce = false
+    /// Give the content up and wipe it after this many seconds (`--clear-after`).
+    public var clearAfter: Double?
+    /// How long sensitive content lives when `clearAfter` is not given.
+    public var sensitiveLifetime: Double = 45
+    /// Start the detached owner as a new process instead of forking this one (what a process with
+    /// several threads must do; tests choose it to exercise that path).
+    public var spawnOwner = false
+    /// Where a detached owner logs (its standard error is /dev/null).
+    public var ownerLog: (@Sendable (String) -> Void)?
+
+    public init() {}
+
+    /// The lifetime of content with these flags: `clearAfter`, else ``sensitiveLifetime`` for
+    /// sensitive content, else none.
+    public func lifetime(sensitive: Bool) -> Double? { clearAfter ?? (sensitive ? sensitiveLifetime : nil) }
+}
+
+/// Where a streaming read delivers bytes.
+public protocol RepresentationSink: AnyObject {
+    /// Takes the next chunk.
+    func write(_ chunk: Data) throws
+    /// Moves `count` bytes of the open regular file `descriptor`, from `offset`, without passing them
+    /// through the process where the sink can (`copy_file_range`, `sendfile`). False when it cannot;
+    /// the backend then writes chunks.
+    func transfer(fromFile descriptor: Int32, offset: Int, count: Int) throws -> Bool
+}
+
+extension RepresentationSink {
+    public func transfer(fromFile descriptor: Int32, offset: Int, count: Int) throws -> Bool { false }
+}
+
+/// A sink that collects every chunk (what a whole read is).
+public final class DataSink: RepresentationSink {
+    public private(set) var data = Data()
+    public init() {}
+    public func write(_ chunk: Data) throws { data.append(chunk) }
+}
+
+/// Where pasteboards live: in memory (tests), a file-backed store (no display), X11 selections, the
+/// terminal's clipboard. Commands use only this protocol: a new backend touches no command.
 ///
 /// Every call names its pasteboard. Items are numbered from 0 in the order they were written.
 public protocol PasteboardBackend: AnyObject {
@@ -51,4 +112,26 @@ public protocol PasteboardBackend: AnyObject {
 
     /// A number that rises on every write or clear and never goes back.
     func changeCount(of pasteboard: PasteboardName) throws -> Int
+
+    /// The backend's name and detail, for `pbctl info`.
+    var info: BackendInfo { get }
+
+    /// As ``write(_:to:)``, served as `options` say. The default ignores the options.
+    @discardableResult
+    func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int
+
+    /// Streams one representation to `sink` as it arrives or is read, so a large paste is never held
+    /// whole. The default reads the whole data and hands it over as one chunk.
+    func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws
+}
+
+extension PasteboardBackend {
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
+        try write(items, to: pasteboard)
+    }
+
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {
+        try sink.write(try read(type, item: index, from: pasteboard))
+    }
 }

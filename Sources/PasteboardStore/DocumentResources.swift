@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// The one way pbctl reads a file that a document names (an image in Markdown, for HTML `data:` URLs,
 /// RTF pictures and TextBundle assets). Documents are untrusted: a README from a cloned repository must

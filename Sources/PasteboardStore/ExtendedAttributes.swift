@@ -10,6 +10,7 @@ import Foundation
 #endif
 import CSystem
 import Pasteboard
+import SystemIO
 
 /// Extended attributes of files (`user.*` names on Linux), each call turning `errno` into an error
 /// that names the file and the attribute.

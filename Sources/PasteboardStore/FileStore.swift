@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// The file-backed store: the backend that always serves, with or without a display.
 ///
@@ -31,10 +32,10 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     public let root: String
     /// Produces derived representations, which are stored as records without bytes.
     public let producer: RepresentationProducer?
-    /// Starts a process that holds sensitive items in memory and serves them on `socketPath`; it
-    /// returns once the socket listens.
+    /// Starts a process that holds sensitive items in memory and serves them on `socketPath` for
+    /// `lifetime` seconds; it returns once the socket listens.
     public typealias HolderLauncher = (
-        _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int
+        _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int, _ lifetime: Double
     ) throws -> Void
     public let holderLauncher: HolderLauncher?
 
@@ -129,10 +130,18 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     // MARK: PasteboardBackend
 
+    public var info: BackendInfo { BackendInfo(name: "store", detail: root) }
+
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+        try write(items, to: pasteboard, options: CopyOptions())
+    }
+
+    /// Sensitive items live `options.lifetime(sensitive: true)` seconds in their holder.
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
         if items.contains(where: { $0.metadata.flags.contains(.sensitive) }) {
-            return try writeHeld(items, to: pasteboard)
+            return try writeHeld(items, to: pasteboard, lifetime: options.lifetime(sensitive: true) ?? options.sensitiveLifetime)
         }
         // Produce promised originals before taking the lock: a slow producer must not block readers.
         var prepared: [(ItemMetadata, [(Representation, Data?)])] = []
@@ -192,7 +201,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }
 
     /// Sensitive items: a holder process keeps the bytes; the package records types and the socket.
-    private func writeHeld(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+    private func writeHeld(_ items: [Item], to pasteboard: PasteboardName, lifetime: Double) throws -> Int {
         guard let holderLauncher else {
             throw PasteboardError(.refused, "sensitive content is never written to the store")
         }
@@ -201,7 +210,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
             previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
             let socketName = "held-\(count).sock"
-            try holderLauncher(items, package.path + "/" + socketName, pasteboard, count)
+            try holderLauncher(items, package.path + "/" + socketName, pasteboard, count, lifetime)
             let records = items.map { item in
                 ItemRecord(
                     metadata: item.metadata,

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// Folder listing and removal that never follow a symbolic link, for the packages pbctl reads and
 /// writes (saved pasteboards, TextBundles).

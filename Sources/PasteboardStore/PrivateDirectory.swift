@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Pasteboard
+import SystemIO
 
 /// Opens (and, for a writer, creates) the store's directory so that nobody else can have planted or
 /// swapped any part of it.

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// One item saved as a document package: a folder `NAME.pasteboard/` holding `Info.plist` (the item's
 /// metadata and the list of its representations) and one file per representation.

@@ -50,6 +50,8 @@ public final class TerminalClipboardBackend: PasteboardBackend, @unchecked Senda
     }
 
     /// A short description of the path used, for `pbctl info`.
+    public var info: BackendInfo { BackendInfo(name: "osc52", detail: pathDescription) }
+
     public var pathDescription: String {
         if configuration.kitty { return "kitty OSC 5522 (every representation)" }
         if configuration.multiplexerCopy != nil { return "tmux load-buffer -w (tmux buffer and the outer terminal's clipboard)" }

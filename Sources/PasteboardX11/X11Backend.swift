@@ -12,29 +12,16 @@ import Pasteboard
 /// owner process (``DetachedProcess``) so the content outlives `pbctl copy`, or serves them in
 /// this process with ``CopyOptions/foreground``.
 public final class X11Backend: PasteboardBackend {
-    public struct CopyOptions: Sendable {
-        /// Serve from this process until another client takes the selection.
-        public var foreground = false
-        /// Serve one paste, then give the selection up.
-        public var pasteOnce = false
-        /// Give the selection up and wipe the data after this many seconds.
-        public var clearAfter: Double?
-        /// The pbctl executable the background owner runs (`__serve-x11`).
-        public var executable = "/proc/self/exe"
-        /// Let a running `pbctl daemon` serve CLIPBOARD copies (not PRIMARY, sensitive, transient,
-        /// --paste-once or --clear-after ones) instead of starting a background owner.
-        public var handToDaemon = true
-        /// Fork this process into the background owner (false: spawn `executable __serve-x11`, which is
-        /// also what happens when this process runs several threads).
-        public var forkOwner = true
-        /// Where the background owner logs (its stderr is /dev/null): `PBCTL_X11_LOG`.
-        public var ownerLog: (@Sendable (String) -> Void)?
-        public init() {}
-    }
-
     public let connection: XConnection
     public let display: String?
+    /// How ``write(_:to:)`` serves: foreground, one paste, a lifetime (sensitive content gets
+    /// ``CopyOptions/sensitiveLifetime``), fork or spawn, the owner's log.
     public var copyOptions = CopyOptions()
+    /// The pbctl executable the spawned background owner runs (`__serve-x11`).
+    public var ownerExecutable = "/proc/self/exe"
+    /// Let a running `pbctl daemon` serve CLIPBOARD copies (not PRIMARY, sensitive, transient,
+    /// --paste-once or --clear-after ones) instead of starting a background owner.
+    public var handToDaemon = true
     /// Seconds each step of a paste may take before the owner counts as stalled.
     public var stepTimeout: Double = 5
     public let negotiation: TargetNegotiation
@@ -83,6 +70,14 @@ public final class X11Backend: PasteboardBackend {
 
     // MARK: PasteboardBackend
 
+    public var info: BackendInfo { BackendInfo(name: "x11", detail: display) }
+
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
+        copyOptions = options
+        return try write(items, to: pasteboard)
+    }
+
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
         let selection = try selection(pasteboard)
@@ -90,43 +85,44 @@ public final class X11Backend: PasteboardBackend {
             try clear(pasteboard)
             return 0
         }
+        let clearAfter = copyOptions.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
         if copyOptions.foreground {
             var options = X11SelectionOwner.Options()
             options.pasteOnce = copyOptions.pasteOnce
             options.registry = negotiation.registry
-            options.clearAfter = copyOptions.clearAfter
+            options.clearAfter = clearAfter
             let owner = X11SelectionOwner(connection: connection, options: options)
             try owner.claim(item, selections: [selection])
             try owner.run()
             return 1
         }
-        if copyOptions.handToDaemon, selection == .clipboard, !copyOptions.pasteOnce, copyOptions.clearAfter == nil,
+        if handToDaemon, selection == .clipboard, !copyOptions.pasteOnce, clearAfter == nil,
             item.metadata.flags.isDisjoint(with: [.sensitive, .transient]), try handToClipboardManager(item)
         {
             return 1
         }
-        if copyOptions.forkOwner, try serveFromFork(item, selection: selection) { return 1 }
+        if !copyOptions.spawnOwner, try serveFromFork(item, selection: selection, clearAfter: clearAfter) { return 1 }
         var arguments = ["__serve-x11", "--selection", selection.rawValue]
         if let display { arguments += ["--display", display] }
         if copyOptions.pasteOnce { arguments.append("--paste-once") }
-        if let clearAfter = copyOptions.clearAfter { arguments += ["--clear-after", String(clearAfter)] }
+        if let clearAfter { arguments += ["--clear-after", String(clearAfter)] }
         // The archive goes over in an in-memory file that the owner maps (no copy through a pipe); a
         // pipe when the kernel has no memfd.
         let parts = try ItemArchive.encodedParts([item])
         let memoryFile = MemoryFile.create(parts)
         defer { if let memoryFile { MemoryFile.close(memoryFile) } }
         try DetachedProcess.spawn(
-            executable: copyOptions.executable, arguments: arguments,
+            executable: ownerExecutable, arguments: arguments,
             input: memoryFile.map { .descriptor($0) } ?? .bytes(parts))
         return 1
     }
 
     /// The usual background owner: this process forked, serving `item` on this backend's connection.
     /// False when the process cannot fork safely (more than one thread); the caller spawns instead.
-    private func serveFromFork(_ item: Item, selection: X11Selection) throws -> Bool {
+    private func serveFromFork(_ item: Item, selection: X11Selection, clearAfter: Double?) throws -> Bool {
         var options = X11SelectionOwner.Options()
         options.pasteOnce = copyOptions.pasteOnce
-        options.clearAfter = copyOptions.clearAfter
+        options.clearAfter = clearAfter
         options.registry = negotiation.registry
         options.log = copyOptions.ownerLog
         var served = item
@@ -169,6 +165,10 @@ public final class X11Backend: PasteboardBackend {
         var data = Data()
         try read(type, item: index, from: pasteboard) { data.append($0) }
         return data
+    }
+
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {
+        try read(type, item: index, from: pasteboard) { try sink.write($0) }
     }
 
     /// Streams one type's bytes to `sink` as they arrive (text decoded to UTF-8), for large pastes.

@@ -1,27 +1,3 @@
-/// The text formats `pbctl convert` reads and writes.
-public enum TextFormat: String, Sendable, CaseIterable {
-    case commonmark
-    /// GitHub Flavored Markdown (also what `markdown`/`md` mean).
-    case gfm
-    case html
-    case rtf
-    /// Plain text.
-    case text
-
-    /// The format for a command-line name: `commonmark`, `gfm`, `markdown`, `md`, `html`, `htm`, `rtf`,
-    /// `text`, `plain`, `txt`. Nil for an unknown name.
-    public init?(name: String) {
-        switch name.lowercased() {
-        case "commonmark", "cmark": self = .commonmark
-        case "gfm", "markdown", "md", "github": self = .gfm
-        case "html", "htm", "xhtml": self = .html
-        case "rtf": self = .rtf
-        case "text", "plain", "txt", "plaintext": self = .text
-        default: return nil
-        }
-    }
-}
-
 /// Options for ``Conversion/convert(_:from:to:options:)``.
 public struct ConversionOptions: Sendable {
     /// HTML output: a complete document (`<!DOCTYPE html>`, `<meta charset="utf-8">`, `<title>`) instead
@@ -74,6 +50,12 @@ public enum Conversion {
         throws -> [UInt8]
     {
         let document = try read(input, from: from, keepRawHTML: options.keepRawHTML)
+        if to == .html, from.isMarkdown {
+            // Markdown keeps its dialect's own rendering: strict CommonMark passes raw HTML through
+            // untouched, where GFM filters the tags it disallows.
+            let body = HTMLWriter.render(document, options: from == .gfm ? .gfm : .commonmark)
+            return options.standalone ? HTMLDocumentWrapper.wrap(body, document: document, title: options.title) : body
+        }
         return write(document, to: to, options: options)
     }
 

@@ -6,6 +6,7 @@ import Foundation
 import Pasteboard
 import PasteboardStore
 import PasteboardTerminal
+import Representations
 
 /// An error with its own exit code, for failures that are not the model's.
 struct CLIError: Error {
@@ -32,67 +33,62 @@ struct Context: Sendable {
 
     var environment: [String: String] { terminal.environment }
 
-    enum BackendKind: String { case auto, store, x11, osc52 }
+    enum BackendKind: String, CaseIterable, Sendable { case auto, store, x11, osc52 }
 
-    func pasteboardName(_ arguments: ParsedArguments) throws -> PasteboardName {
-        if arguments.has("primary") {
-            if let explicit = arguments.value("pasteboard"), explicit != "primary" {
-                throw UsageError(message: "--primary and --pasteboard \(explicit) contradict each other", command: nil)
-            }
-            return .primary
-        }
-        guard let text = arguments.value("pasteboard") else { return .general }
-        guard let name = PasteboardName(text) else {
-            throw UsageError(
-                message: "invalid pasteboard name '\(text)' (use 1 to 64 of A-Z a-z 0-9 . _ -)", command: nil)
-        }
-        return name
+    /// What a command needs from its backend beyond the kind: whether the copy is sensitive (never to
+    /// the terminal's clipboard), and how long to wait for a terminal's answer.
+    struct BackendNeeds {
+        var sensitive = false
+        var terminalTimeout: Double? = nil
     }
 
-    /// `--clear-after` for sensitive content, else the default lifetime.
-    func sensitiveLifetime(_ arguments: ParsedArguments) throws -> Double {
-        guard let text = arguments.value("clear-after") else { return defaultSensitiveLifetime }
-        return try parseSeconds(text, option: "clear-after")
-    }
-
-    func backendKind(_ arguments: ParsedArguments) throws -> BackendKind {
-        let text = arguments.value("backend") ?? environment["PBCTL_BACKEND"] ?? "auto"
-        guard let kind = BackendKind(rawValue: text.lowercased()) else {
-            throw UsageError(message: "unknown backend '\(text)' (use auto, store, x11 or osc52)", command: nil)
-        }
-        return kind
+    /// A backend and why it was chosen (`pbctl info`).
+    struct ChosenBackend {
+        var backend: any PasteboardBackend
+        var reason: String
     }
 
     /// The store, with the converters that produce derived representations on demand, and a holder
-    /// process for sensitive content (which lives `sensitiveLifetime` seconds at most).
-    func openStore(sensitiveLifetime: Double = defaultSensitiveLifetime) throws -> FileStore {
+    /// process for sensitive content.
+    func openStore() throws -> FileStore {
         let root = FileStore.defaultRoot(environment: environment)
-        return try FileStore(root: root, producer: produceRepresentation) { items, socketPath, pasteboard, count in
+        return try FileStore(root: root, producer: Conversion.produceRepresentation) { items, socketPath, pasteboard, count, lifetime in
             try launchHolder(
-                items, socketPath: socketPath, pasteboard: pasteboard, changeCount: count, storeRoot: root,
-                lifetime: sensitiveLifetime)
+                items, socketPath: socketPath, pasteboard: pasteboard, changeCount: count, storeRoot: root, lifetime: lifetime)
         }
     }
 
-    /// The backend for this invocation: the store, or X11 when asked for (or, with `auto`, when a
-    /// display answers).
-    func backend(_ arguments: ParsedArguments) throws -> any PasteboardBackend {
-        switch try backendKind(arguments) {
+    func backend(_ global: GlobalOptions, _ needs: BackendNeeds = BackendNeeds()) throws -> any PasteboardBackend {
+        try chooseBackend(global.backend, needs).backend
+    }
+
+    /// The backend for this invocation: the one asked for, or with `auto` X11 when a display answers,
+    /// else the store (with the terminal's clipboard beside it in a remote or multiplexed session).
+    func chooseBackend(_ kind: BackendKind, _ needs: BackendNeeds = BackendNeeds()) throws -> ChosenBackend {
+        let explicit = "--backend or PBCTL_BACKEND"
+        switch kind {
         case .store:
-            return try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
+            return ChosenBackend(backend: try openStore(), reason: "asked for (\(explicit))")
         case .x11:
-            return try openX11Backend(self, required: true)!
+            return ChosenBackend(backend: try openX11Backend(self, required: true)!, reason: "asked for (\(explicit))")
         case .osc52:
             // The store keeps every representation; the terminal gets the text (and reads come from it).
-            let store = try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
-            return MirroredPasteboard(primary: store, mirror: try terminalBackend(arguments), readsFromMirror: true)
+            let mirrored = MirroredPasteboard(
+                primary: try openStore(), mirror: try terminalBackend(timeout: needs.terminalTimeout), readsFromMirror: true)
+            return ChosenBackend(backend: mirrored, reason: "asked for (\(explicit))")
         case .auto:
-            if let x11 = try openX11Backend(self, required: false) { return x11 }
-            let store = try openStore(sensitiveLifetime: try sensitiveLifetime(arguments))
-            if let terminal = autoTerminalBackend(arguments) {
-                return MirroredPasteboard(primary: store, mirror: terminal, readsFromMirror: false)
+            let display = environment["DISPLAY"] ?? ""
+            if let x11 = try openX11Backend(self, required: false) {
+                return ChosenBackend(backend: x11, reason: "auto: the X display \(display) answers")
             }
-            return store
+            let store = try openStore()
+            let why = display.isEmpty ? "auto: no display (DISPLAY is not set)" : "auto: the X display \(display) does not answer"
+            if let terminal = autoTerminalBackend(needs), let remote = remoteTerminalReason {
+                return ChosenBackend(
+                    backend: MirroredPasteboard(primary: store, mirror: terminal, readsFromMirror: false),
+                    reason: why + "; copies also go to the terminal (\(remote))")
+            }
+            return ChosenBackend(backend: store, reason: why)
         }
     }
 
@@ -105,15 +101,15 @@ struct Context: Sendable {
         return reason
     }
 
-    func autoTerminalBackend(_ arguments: ParsedArguments) -> TerminalClipboardBackend? {
-        guard remoteTerminalReason != nil, !arguments.has("sensitive") else { return nil }
-        guard let terminal = try? terminalBackend(arguments, skipWithoutText: true) else { return nil }
+    func autoTerminalBackend(_ needs: BackendNeeds) -> TerminalClipboardBackend? {
+        guard remoteTerminalReason != nil, !needs.sensitive else { return nil }
+        guard let terminal = try? terminalBackend(timeout: needs.terminalTimeout, skipWithoutText: true) else { return nil }
         return terminal
     }
 
     /// The terminal's clipboard, configured from the environment: tmux's own buffer tool inside tmux,
     /// screen's passthrough inside screen, kitty's OSC 5522 where the terminal is kitty.
-    func terminalBackend(_ arguments: ParsedArguments, skipWithoutText: Bool = false) throws -> TerminalClipboardBackend {
+    func terminalBackend(timeout: Double?, skipWithoutText: Bool = false) throws -> TerminalClipboardBackend {
         var configuration = TerminalClipboardBackend.Configuration()
         configuration.skipWithoutText = skipWithoutText
         // The text a plain-text consumer gets: the first representation that is text, UTF-8 or ASCII.
@@ -124,9 +120,7 @@ struct Context: Sendable {
         if let text = environment["PBCTL_OSC52_MAX"], !text.isEmpty {
             configuration.maximumText = try parseSize(text, option: "PBCTL_OSC52_MAX")
         }
-        if let text = arguments.value("timeout") {
-            configuration.timeout = max(0.05, try parseSeconds(text, option: "timeout"))
-        }
+        if let timeout { configuration.timeout = max(0.05, timeout) }
         if environment["TMUX"] != nil {
             configuration.wrapping = .tmux
             let environment = self.environment
@@ -181,8 +175,8 @@ func parseSize(_ text: String, option: String) throws -> Int {
 
 extension Context {
     /// `--max-size`, else `PBCTL_MAX_SIZE`, else ``defaultMaximumInputSize``.
-    func maximumInputSize(_ arguments: ParsedArguments) throws -> Int {
-        if let text = arguments.value("max-size") { return try parseSize(text, option: "--max-size") }
+    func maximumInputSize(_ option: String?) throws -> Int {
+        if let text = option { return try parseSize(text, option: "--max-size") }
         if let text = environment["PBCTL_MAX_SIZE"], !text.isEmpty { return try parseSize(text, option: "PBCTL_MAX_SIZE") }
         return defaultMaximumInputSize
     }

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 import PasteboardStore
 
 /// Finds type declarations on disk and adds them to the built-in registry.

@@ -12,6 +12,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 import PasteboardStore
 import PasteboardX11
 

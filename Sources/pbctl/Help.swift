@@ -57,7 +57,7 @@ func commandHelp(_ command: Command) -> String {
     if !command.help.details.isEmpty { text += "\n" + command.help.details + "\n" }
     // A command that gives a global option its own meaning (`daemon --primary`) lists it once, its way.
     let own = Set(command.options.map(\.long))
-    let options = command.options + globalOptionSpecs.filter { !own.contains($0.long) }
+    let options = command.options + GlobalOptions.specs.filter { !own.contains($0.long) }
     text += "\nOptions:\n"
     for option in options {
         var left = option.short.map { "-\($0), " } ?? "    "

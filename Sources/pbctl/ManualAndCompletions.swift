@@ -9,6 +9,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import Representations
 
 /// Environment variables pbctl reads, for the manual.
 let environmentHelp: [(String, String)] = [
@@ -46,13 +47,13 @@ enum CompletionValues: Equatable {
     }
 }
 
-let formatNames = ["markdown", "gfm", "commonmark", "html", "rtf", "text"]
-let backendNames = ["auto", "store", "x11", "osc52"]
+let formatNames = ["markdown"] + TextFormat.allCases.map(\.rawValue)
+let backendNames = Context.BackendKind.allCases.map(\.rawValue)
 
 /// Every option of a command, its own first (a command that redefines a global option keeps its own).
 func allOptions(_ command: Command) -> [OptionSpec] {
     let own = Set(command.options.map(\.long))
-    return command.options + globalOptionSpecs.filter { !own.contains($0.long) }
+    return command.options + GlobalOptions.specs.filter { !own.contains($0.long) }
 }
 
 // MARK: Manual
@@ -119,7 +120,7 @@ func manPage(_ commands: [Command]) -> String {
         }
     }
     page += ".SH GLOBAL OPTIONS\nEvery command accepts these.\n"
-    for option in globalOptionSpecs {
+    for option in GlobalOptions.specs {
         page += ".TP\n" + optionSynopsis(option) + "\n" + roff(option.help) + "\n"
     }
     page += ".TP\n.B \\-\\-version\nprint the version and the commit it was built from\n"

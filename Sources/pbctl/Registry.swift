@@ -1,15 +1,9 @@
-/// Options every command accepts.
-let globalOptionSpecs: [OptionSpec] = [
-    .value("pasteboard", "p", "NAME", "pasteboard to use (default: general)"),
-    .flag("primary", nil, "use the primary selection (-p primary)"),
-    .value("backend", nil, "B", "auto, store, x11 or osc52 (default: $PBCTL_BACKEND or auto)"),
-    .flag("help", "h", "show this help"),
-]
-
+/// Every command, in the order help lists them. Each lives in `Commands/`.
 let commands: [Command] = [
     copyCommand, pasteCommand, typesCommand, infoCommand, clearCommand, convertCommand, helpCommand, holdCommand,
-    saveCommand, loadCommand, completionsCommand, completeCommand,
-] + x11Commands + daemonCommands
+    saveCommand, loadCommand, completionsCommand, completeCommand, watchCommand, serveX11Command, daemonCommand,
+    detachedDaemonCommand,
+]
 
 func findCommand(_ name: String) -> Command? { commands.first { $0.help.name == name } }
 

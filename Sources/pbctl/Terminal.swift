@@ -9,7 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import SystemIO
 
 /// The process's standard streams. pbctl is the only code that reads argv or the environment, or
 /// prints; everything goes through here.

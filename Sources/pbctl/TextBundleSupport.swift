@@ -13,6 +13,7 @@ import Foundation
 #endif
 import Archive
 import Pasteboard
+import SystemIO
 import PasteboardStore
 import Representations
 
@@ -94,10 +95,8 @@ func isTextBundleSource(_ source: String, declared: TypeIdentifier?) -> Bool {
 /// The item `copy` makes from a `.textbundle` folder or `.textpack` archive: Markdown (the bundle's
 /// text, original), HTML and RTF with the assets embedded, plain text, and the bundle itself in
 /// both forms (so pasting it back keeps every `info.json` key). Nil when `source` is not a bundle.
-func textBundleItem(_ source: String, _ arguments: ParsedArguments, _ context: Context) throws -> Item? {
-    var declared: TypeIdentifier? = nil
-    if let text = arguments.value("type") ?? arguments.value("from") { declared = try resolveType(text, context) }
-    guard source != "-", isTextBundleSource(source, declared: declared) else { return nil }
+func textBundleItem(_ source: String, _ options: CopyArguments, _ context: Context) throws -> Item? {
+    guard source != "-", isTextBundleSource(source, declared: options.declared) else { return nil }
     var st = stat()
     guard stat(source, &st) == 0 else { throw PasteboardError(.invalidData, "\(source): \(POSIX.errorString())") }
     let bundle: TextBundle
@@ -106,11 +105,8 @@ func textBundleItem(_ source: String, _ arguments: ParsedArguments, _ context: C
     } else {
         bundle = try readBundle(zip: try POSIX.readFile(source), source: source)
     }
-    var metadata = ItemMetadata(sourceApplication: "pbctl", sourcePath: absolutePath(source))
-    metadata.extra.merge(documentSourceMetadata(source, context, verbose: arguments.has("verbose")), uniquingKeysWith: { $1 })
-    if arguments.has("sensitive") { metadata.flags.insert(.sensitive) }
-    if arguments.has("transient") { metadata.flags.insert(.transient) }
-    if let application = arguments.value("source") { metadata.sourceApplication = application }
+    var metadata = options.metadata(sourcePath: absolutePath(source))
+    metadata.extra.merge(documentSourceMetadata(source, context, verbose: options.verbose), uniquingKeysWith: { $1 })
 
     let textType = context.registry.resolve(bundle.type) ?? .markdown
     guard TypeSniffer.isValidUTF8(bundle.text) else {
@@ -119,8 +115,8 @@ func textBundleItem(_ source: String, _ arguments: ParsedArguments, _ context: C
     var item = Item(representations: [Representation(type: textType, data: bundle.text)], metadata: metadata)
     if context.registry.conforms(textType, to: .markdown) {
         let embedded = Data(bundle.textWithEmbeddedImages())
-        item.set(Representation(type: .html, data: try produceRepresentation(.markdown, embedded, .html), derivedFrom: textType))
-        item.set(Representation(type: .rtf, data: try produceRepresentation(.markdown, embedded, .rtf), derivedFrom: textType))
+        item.set(Representation(type: .html, data: try Conversion.produceRepresentation(.markdown, embedded, .html), derivedFrom: textType))
+        item.set(Representation(type: .rtf, data: try Conversion.produceRepresentation(.markdown, embedded, .rtf), derivedFrom: textType))
     }
     if textType != .utf8PlainText {
         item.set(Representation(type: .utf8PlainText, data: bundle.text, derivedFrom: textType))
@@ -255,10 +251,10 @@ func addTextBundleRepresentations(
                 MarkdownImageReferences.rewrite(
                     [UInt8](data), references: references, replacements: built.resolvedPaths.mapValues(fileURL)))
         }
-        item.set(Representation(type: .html, data: try produceRepresentation(.markdown, htmlMarkdown, .html), derivedFrom: original.type))
+        item.set(Representation(type: .html, data: try Conversion.produceRepresentation(.markdown, htmlMarkdown, .html), derivedFrom: original.type))
         item.set(
             Representation(
-                type: .rtf, data: try produceRepresentation(.markdown, Data(built.embeddedMarkdown), .rtf), derivedFrom: original.type))
+                type: .rtf, data: try Conversion.produceRepresentation(.markdown, Data(built.embeddedMarkdown), .rtf), derivedFrom: original.type))
         item.set(Representation(type: .textBundle, data: try packageRepresentation(built.bundle), derivedFrom: original.type))
         item.set(
             Representation(
@@ -330,22 +326,30 @@ func executablePath() -> String? {
 
 // MARK: paste -o
 
-/// Writes what `paste -o PATH` pasted: an org.textbundle.package becomes a package folder, anything
-/// else a file; then records the content's source in `user.x-document-source` (skipped quietly where
-/// the file system has no extended attributes; `-v` says so). Sensitive content never gets here
-/// from the store, and its provenance is not recorded.
-func writePastedFile(_ path: String, _ output: Data, items: [ItemSummary], _ arguments: ParsedArguments, _ context: Context) throws {
-    let requested = try arguments.value("type").map { try resolveType($0, context) }
+/// Writes what `paste -o PATH` pasted as whole bytes: an org.textbundle.package becomes a package
+/// folder, anything else a file; then records where it came from (``recordDocumentSource``).
+func writePastedFile(
+    _ path: String, _ output: Data, items: [ItemSummary], requested: TypeIdentifier?, verbose: Bool, _ context: Context
+) throws {
     if requested == .textBundle {
         try writeTextBundlePackage(output, to: path)
     } else {
         try POSIX.writeFile(path, output)
     }
+    recordDocumentSource(path, items: items, verbose: verbose, context)
+}
+
+/// Records the pasted content's source in `user.x-document-source` of `path` (skipped quietly where
+/// the file system has no extended attributes; `-v` says so). Sensitive content never gets here from
+/// the store, and its provenance is not recorded.
+func recordDocumentSource(_ path: String, items: [ItemSummary], verbose: Bool, _ context: Context) {
     guard let metadata = items.first?.metadata, !metadata.flags.contains(.sensitive) else { return }
     do {
         try documentSource(for: metadata).write(path: path)
     } catch let failure as ExtendedAttributes.Failure {
-        if arguments.has("verbose") { context.terminal.err("pbctl: \(path): x-document-source not recorded: \(failure.message)") }
+        if verbose { context.terminal.err("pbctl: \(path): x-document-source not recorded: \(failure.message)") }
+    } catch {
+        if verbose { context.terminal.err("pbctl: \(path): x-document-source not recorded: \(error)") }
     }
 }
 

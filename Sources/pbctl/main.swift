@@ -6,16 +6,6 @@ import Musl
 import Pasteboard
 import PasteboardStore
 
-/// One pbctl subcommand: its options, help, and body. The body returns the exit code.
-struct Command: Sendable {
-    let help: CommandHelp
-    let options: [OptionSpec]
-    var hidden = false
-    /// When set, the command parses its own arguments (used for hidden internal entry points).
-    var raw: (@Sendable (Context, [String]) -> Int32)? = nil
-    let run: @Sendable (Context, ParsedArguments) throws -> Int32
-}
-
 func run(_ arguments: [String], _ context: Context) -> Int32 {
     guard let first = arguments.first else {
         context.terminal.err("pbctl: missing command; try 'pbctl help'")
@@ -39,7 +29,7 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
     let rest = Array(arguments.dropFirst())
     if let raw = command.raw { return raw(context, rest) }
     do {
-        let parsed = try parseArguments(rest, specs: command.options + globalOptionSpecs, command: first)
+        let parsed = try parseArguments(rest, specs: command.options + GlobalOptions.specs, command: first)
         if parsed.has("help") {
             try context.terminal.out(commandHelp(command))
             return ExitCode.ok

@@ -10,6 +10,8 @@ import Foundation
 #endif
 import DetachedProcess
 import Pasteboard
+import Representations
+import SystemIO
 import PasteboardStore
 import PasteboardX11
 
@@ -52,7 +54,7 @@ let holdCommand = Command(
             let lifetime = parsed.value("clear-after").flatMap(Double.init) ?? defaultSensitiveLifetime
             _ = chdir("/")
             let items = try ItemArchive.decode(
-                try POSIX.readAll(STDIN_FILENO, path: "standard input"), producer: produceRepresentation)
+                try POSIX.readAll(STDIN_FILENO, path: "standard input"), producer: Conversion.produceRepresentation)
             let store = try FileStore(root: root)
             try HeldItems.serve(
                 items, socketPath: socketPath, expiry: lifetime > 0 ? lifetime : nil,

@@ -18,7 +18,7 @@ public enum POSIX {
         String(cString: strerror(code))
     }
 
-    static func ioError(_ what: String, _ path: String, _ code: Int32 = errno) -> PasteboardError {
+    public static func ioError(_ what: String, _ path: String, _ code: Int32 = errno) -> PasteboardError {
         PasteboardError(.io, "\(path): \(what) failed: \(errorString(code))")
     }
 

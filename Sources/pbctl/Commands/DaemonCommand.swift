@@ -11,8 +11,35 @@ import Foundation
 import DetachedProcess
 import Pasteboard
 import PasteboardX11
+import Representations
 
-let daemonCommands: [Command] = [daemonCommand, detachedDaemonCommand]
+
+struct DaemonArguments {
+    static let display = OptionSpec.value("display", nil, "D", "the X display (default: $DISPLAY)")
+    static let primary = OptionSpec.flag("primary", nil, "also keep PRIMARY's text and restore it when its owner goes away")
+    static let replace = OptionSpec.flag("replace", nil, "take over from a running clipboard manager")
+    static let detach = OptionSpec.flag("detach", nil, "run in the background; return once the daemon manages the clipboard")
+    static let verbose = OptionSpec.flag("verbose", "v", "log saves, restores and skipped content to standard error")
+    static let status = OptionSpec.flag(
+        "status", nil, "report whether a clipboard manager runs on the display (exit 0) or not (exit 1)")
+    static let specs = [display, primary, replace, detach, verbose, status]
+
+    var display: String
+    var primary: Bool
+    var replace: Bool
+    var detach: Bool
+    var verbose: Bool
+    var status: Bool
+
+    init(_ arguments: ParsedArguments, _ context: Context) throws {
+        display = arguments.value(Self.display) ?? context.environment["DISPLAY"] ?? ""
+        primary = arguments.has(Self.primary)
+        replace = arguments.has(Self.replace)
+        detach = arguments.has(Self.detach)
+        verbose = arguments.has(Self.verbose)
+        status = arguments.has(Self.status)
+    }
+}
 
 let daemonCommand = Command(
     help: CommandHelp(
@@ -36,22 +63,16 @@ let daemonCommand = Command(
             """,
         examples: ["pbctl daemon --detach", "pbctl daemon --detach --primary", "pbctl daemon --verbose",
                    "pbctl daemon --display :1 --replace"]),
-    options: [
-        .value("display", nil, "D", "the X display (default: $DISPLAY)"),
-        .flag("primary", nil, "also keep PRIMARY's text and restore it when its owner goes away"),
-        .flag("replace", nil, "take over from a running clipboard manager"),
-        .flag("detach", nil, "run in the background; return once the daemon manages the clipboard"),
-        .flag("verbose", "v", "log saves, restores and skipped content to standard error"),
-        .flag("status", nil, "report whether a clipboard manager runs on the display (exit 0) or not (exit 1)"),
-    ],
+    options: DaemonArguments.specs,
     run: { context, arguments in
-        let display = arguments.value("display") ?? context.environment["DISPLAY"] ?? ""
+        let options = try DaemonArguments(arguments, context)
+        let display = options.display
         guard !display.isEmpty else {
             throw PasteboardError(.unavailable, "no X display: DISPLAY is not set (or pass --display)")
         }
-        let replace = arguments.has("replace")
-        let primary = arguments.has("primary")
-        if arguments.has("status") {
+        let replace = options.replace
+        let primary = options.primary
+        if options.status {
             let connection = try XConnection(display: display)
             guard let running = try X11ClipboardManager.runningManager(on: connection) else {
                 try context.terminal.out("no clipboard manager on \(display)\n")
@@ -61,7 +82,7 @@ let daemonCommand = Command(
             try context.terminal.out("\(who) on \(display), window 0x\(String(running.window, radix: 16))\n")
             return ExitCode.ok
         }
-        if arguments.has("detach") {
+        if options.detach {
             var childArguments = ["__daemon", "--display", display]
             if replace { childArguments.append("--replace") }
             if primary { childArguments.append("--primary") }
@@ -74,7 +95,7 @@ let daemonCommand = Command(
             }
             return ExitCode.ok
         }
-        let log: (@Sendable (String) -> Void)? = arguments.has("verbose") ? daemonLogger(fd: STDERR_FILENO) : nil
+        let log: (@Sendable (String) -> Void)? = options.verbose ? daemonLogger(fd: STDERR_FILENO) : nil
         return runDaemon(display: display, replace: replace, primary: primary, log: log, context: context,
                          detached: false)
     })
@@ -155,7 +176,7 @@ func runDaemon(display: String, replace: Bool, primary: Bool, log: (@Sendable (S
     options.primary = primary
     options.log = log
     options.registry = context.registry
-    options.producer = produceRepresentation
+    options.producer = Conversion.produceRepresentation
     if let timeout = context.environment["PBCTL_X11_TIMEOUT"].flatMap(Double.init), timeout > 0 {
         options.stepTimeout = timeout
     }

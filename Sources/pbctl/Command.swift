@@ -1,0 +1,65 @@
+import Pasteboard
+
+/// One pbctl subcommand: its options, help, and body. The body returns the exit code.
+///
+/// Each command parses its arguments once, into a typed value (`CopyOptions`-like structs in
+/// `Commands/`), before any I/O; the same ``OptionSpec`` values drive the parser, `--help`, the manual
+/// page and the shell completions.
+struct Command: Sendable {
+    let help: CommandHelp
+    let options: [OptionSpec]
+    var hidden = false
+    /// When set, the command parses its own arguments (used for hidden internal entry points).
+    var raw: (@Sendable (Context, [String]) -> Int32)? = nil
+    let run: @Sendable (Context, ParsedArguments) throws -> Int32
+}
+
+extension ParsedArguments {
+    func has(_ option: OptionSpec) -> Bool { has(option.long) }
+    func value(_ option: OptionSpec) -> String? { value(option.long) }
+}
+
+/// The options every command accepts, parsed once.
+struct GlobalOptions: Sendable {
+    static let pasteboard = OptionSpec.value("pasteboard", "p", "NAME", "pasteboard to use (default: general)")
+    static let primary = OptionSpec.flag("primary", nil, "use the primary selection (-p primary)")
+    static let backend = OptionSpec.value(
+        "backend", nil, "B", "auto, " + Context.BackendKind.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")
+            + " (default: $PBCTL_BACKEND or auto)")
+    static let help = OptionSpec.flag("help", "h", "show this help")
+    static let specs = [pasteboard, primary, backend, help]
+
+    var pasteboard: PasteboardName
+    /// `--backend`, else `PBCTL_BACKEND`, else auto.
+    var backend: Context.BackendKind
+
+    init(_ arguments: ParsedArguments, environment: [String: String]) throws {
+        if arguments.has(Self.primary) {
+            if let explicit = arguments.value(Self.pasteboard), explicit != "primary" {
+                throw UsageError(message: "--primary and --pasteboard \(explicit) contradict each other", command: nil)
+            }
+            pasteboard = .primary
+        } else if let text = arguments.value(Self.pasteboard) {
+            guard let name = PasteboardName(text) else {
+                throw UsageError(message: "invalid pasteboard name '\(text)' (use 1 to 64 of A-Z a-z 0-9 . _ -)", command: nil)
+            }
+            pasteboard = name
+        } else {
+            pasteboard = .general
+        }
+        let text = arguments.value(Self.backend) ?? environment["PBCTL_BACKEND"] ?? "auto"
+        guard let kind = Context.BackendKind(rawValue: text.lowercased()) else {
+            throw UsageError(
+                message: "unknown backend '\(text)' (use " + Context.BackendKind.allCases.map(\.rawValue).joined(separator: ", ") + ")",
+                command: nil)
+        }
+        backend = kind
+    }
+}
+
+/// `--item N`: a number from 0.
+func parseItemIndex(_ text: String?, command: String) throws -> Int? {
+    guard let text else { return nil }
+    guard let index = Int(text), index >= 0 else { throw UsageError(message: "--item takes a number from 0", command: command) }
+    return index
+}

@@ -1,0 +1,74 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import Representations
+import SystemIO
+
+struct ConvertArguments {
+    static let from = OptionSpec.value("from", "f", "FORMAT", "the input format")
+    static let to = OptionSpec.value("to", "t", "FORMAT", "the output format")
+    static let output = OptionSpec.value("output", "o", "FILE", "write to FILE instead of standard output")
+    static let standalone = OptionSpec.flag("standalone", "s", "with --to html: a whole document with <meta charset=\"utf-8\">")
+    static let keepHTML = OptionSpec.flag(
+        "keep-html", nil, "with --from html: keep comments, divs, unknown tags… as raw HTML (like pandoc's raw_html)")
+    static let specs = [from, to, output, standalone, keepHTML]
+
+    var from: TextFormat
+    var to: TextFormat
+    var input: String?
+    var output: String?
+    var options: ConversionOptions
+
+    init(_ arguments: ParsedArguments, _ context: Context) throws {
+        _ = try GlobalOptions(arguments, environment: context.environment)
+        func format(_ option: OptionSpec, role: String) throws -> TextFormat {
+            guard let name = arguments.value(option) else {
+                throw UsageError(message: "convert needs --\(option.long) FORMAT", command: "convert")
+            }
+            guard let format = TextFormat(name: name) else {
+                throw UsageError(message: "unknown \(role) format '\(name)'; known: \(TextFormat.namesDescription)", command: "convert")
+            }
+            return format
+        }
+        from = try format(Self.from, role: "input")
+        to = try format(Self.to, role: "output")
+        guard arguments.positionals.count <= 1 else {
+            throw UsageError(message: "convert takes at most one FILE", command: "convert")
+        }
+        input = arguments.positionals.first.flatMap { $0 == "-" ? nil : $0 }
+        output = arguments.value(Self.output)
+        options = ConversionOptions(standalone: arguments.has(Self.standalone), keepRawHTML: arguments.has(Self.keepHTML))
+    }
+}
+
+let convertCommand = Command(
+    help: CommandHelp(
+        name: "convert", summary: "convert a document between Markdown, HTML, RTF and plain text",
+        usage: "pbctl convert --from FORMAT --to FORMAT [FILE]",
+        details: """
+            Reads FILE or standard input, writes standard output. Formats: commonmark (strict CommonMark
+            0.31.2), gfm (also markdown, md: CommonMark with GitHub's extensions), html, rtf, text.
+            HTML input is read as clipboard HTML (comments, scripts and styles dropped, unknown tags and divs
+            unwrapped) unless --keep-html keeps what Markdown cannot represent as raw HTML.
+            The same conversions as `pbctl paste --as FORMAT`, byte for byte.
+            """,
+        examples: [
+            "pbctl convert --from gfm --to html README.md",
+            "pbctl convert --from commonmark --to html < spec.md",
+            "pbctl convert --from html --to markdown --keep-html page.html",
+        ]),
+    options: ConvertArguments.specs,
+    run: { context, arguments in
+        let options = try ConvertArguments(arguments, context)
+        let input = try options.input.map { try POSIX.readFile($0) } ?? context.terminal.readStandardInput()
+        let output = try Conversion.convert(input, from: options.from, to: options.to, options: options.options)
+        if let path = options.output {
+            try POSIX.writeFile(path, output)
+        } else {
+            try context.terminal.out(output)
+        }
+        return ExitCode.ok
+    })

@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import SystemIO
+import PasteboardStore
+import Representations
+
+/// `pbctl copy`'s arguments, parsed and checked before any I/O.
+struct CopyArguments {
+    static let type = OptionSpec.value("type", "t", "TYPE", "what the bytes are: a type identifier, MIME type or extension")
+    static let from = OptionSpec.value("from", nil, "FORMAT", "same as --type with a format name (\(TextFormat.namesDescription))")
+    static let plainText = OptionSpec.value("plain-text", nil, "source|rendered", "the plain text a Markdown copy offers (default: source)")
+    static let sensitive = OptionSpec.flag("sensitive", nil, "secret content: never written to disk or history; cleared after 45 s")
+    static let transient = OptionSpec.flag("transient", nil, "mark the content transient: clipboard managers should not record it")
+    static let source = OptionSpec.value("source", nil, "ID", "the application the content comes from (org.nspasteboard.source)")
+    static let verbose = OptionSpec.flag("verbose", "v", "say what was skipped (extended attributes, images a TextBundle could not take)")
+    static let base = OptionSpec.value(
+        "base", nil, "DIR", "Markdown on standard input: the folder its images are taken from (default: the current one)")
+    static let maxSize = OptionSpec.value(
+        "max-size", nil, "SIZE", "refuse input larger than SIZE (K, M, G suffixes; default 1G, or PBCTL_MAX_SIZE)")
+    static let macCompat = OptionSpec.flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)")
+    static let foreground = OptionSpec.flag("foreground", nil, "X11: serve the selection from this process instead of a background owner")
+    static let pasteOnce = OptionSpec.flag("paste-once", nil, "X11: serve one paste, then give the selection up")
+    static let clearAfter = OptionSpec.value("clear-after", nil, "SECONDS", "give the content up and wipe it after SECONDS (X11; the store's sensitive content)")
+    static let specs = [
+        type, from, plainText, sensitive, transient, source, verbose, base, maxSize, macCompat, foreground, pasteOnce, clearAfter,
+    ]
+
+    var global: GlobalOptions
+    /// `--type` or `--from`, resolved.
+    var declared: TypeIdentifier?
+    var plainText = Producers.PlainTextChoice.source
+    var sensitive: Bool
+    var transient: Bool
+    var sourceApplication: String?
+    var verbose: Bool
+    var base: String?
+    var maximumSize: Int
+    var macCompat: Bool
+    /// Files, or `-` for standard input.
+    var sources: [String]
+    var copy = Pasteboard.CopyOptions()
+
+    init(_ arguments: ParsedArguments, _ context: Context) throws {
+        global = try GlobalOptions(arguments, environment: context.environment)
+        if let text = arguments.value(Self.type) {
+            declared = try resolveType(text, context.registry)
+        } else if let text = arguments.value(Self.from) {
+            declared = try TextFormat(name: text)?.type ?? resolveType(text, context.registry)
+        }
+        if let text = arguments.value(Self.plainText) {
+            guard let choice = Producers.PlainTextChoice(rawValue: text) else {
+                throw UsageError(message: "--plain-text takes source or rendered", command: "copy")
+            }
+            plainText = choice
+        }
+        sensitive = arguments.has(Self.sensitive)
+        transient = arguments.has(Self.transient)
+        sourceApplication = arguments.value(Self.source)
+        verbose = arguments.has(Self.verbose)
+        base = arguments.value(Self.base)
+        maximumSize = try context.maximumInputSize(arguments.value(Self.maxSize))
+        macCompat = arguments.has(Self.macCompat)
+        sources = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
+        copy.foreground = arguments.has(Self.foreground)
+        copy.pasteOnce = arguments.has(Self.pasteOnce)
+        copy.clearAfter = try arguments.value(Self.clearAfter).map { try parseSeconds($0, option: "clear-after") }
+        copy.sensitiveLifetime = defaultSensitiveLifetime
+        // The spawned owner is the fallback for processes that cannot fork; tests choose it with this.
+        copy.spawnOwner = context.environment["PBCTL_X11_SPAWN_OWNER"] != nil
+        copy.ownerLog = ownerLog(context)
+    }
+
+    /// What every item of this copy carries.
+    func metadata(sourcePath: String? = nil) -> ItemMetadata {
+        var metadata = ItemMetadata(sourceApplication: sourceApplication ?? "pbctl", sourcePath: sourcePath)
+        if sensitive { metadata.flags.insert(.sensitive) }
+        if transient { metadata.flags.insert(.transient) }
+        return metadata
+    }
+}
+
+let copyCommand = Command(
+    help: CommandHelp(
+        name: "copy", summary: "copy standard input or files to a pasteboard",
+        usage: "pbctl copy [OPTIONS] [FILE...]",
+        details: """
+            Reads FILE (one item per file) or standard input. The type comes from --type, else from the
+            file's extension, else from the content (RTF, HTML, PNG, JPEG, GIF and PDF signatures; valid
+            UTF-8 is plain text; anything else is public.data). Text types must be valid UTF-8.
+            """,
+        examples: [
+            "make report | pbctl copy --type md     # Markdown from a pipe",
+            "pbctl copy notes.md                    # type from the extension",
+            "pbctl copy --type public.png < shot    # say what the bytes are",
+            "pbctl copy -p scratch < draft.txt      # a named pasteboard",
+        ]),
+    options: CopyArguments.specs,
+    run: { context, arguments in try runCopy(CopyArguments(arguments, context), context) })
+
+func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
+    var items: [Item] = []
+    for source in options.sources {
+        if let bundleItem = try textBundleItem(source, options, context) {  // .textbundle / .textpack
+            items.append(bundleItem)
+            continue
+        }
+        let data: Data
+        var metadata = options.metadata()
+        var type = options.declared
+        if source == "-" {
+            data = try context.terminal.readStandardInput(limit: options.maximumSize)
+        } else {
+            data = try POSIX.readFile(source, limit: options.maximumSize)
+            metadata.sourcePath = absolutePath(source)
+            metadata.extra.merge(documentSourceMetadata(source, context, verbose: options.verbose)) { $1 }
+            if type == nil, let ext = fileExtension(source) {
+                type = context.registry.types(withTag: ext, .filenameExtension).first
+            }
+        }
+        var resolved = type ?? TypeSniffer.sniff(data)
+        if type == nil, options.macCompat, resolved == .html {
+            resolved = .utf8PlainText  // pbcopy keeps anything but RTF as plain text
+        }
+        try validate(data, as: resolved, source: source == "-" ? "standard input" : source, context)
+        items.append(
+            Producers.item(
+                original: data, type: resolved, metadata: metadata, plainText: options.plainText,
+                convert: Conversion.produceRepresentation))
+        addTextBundleRepresentations(
+            &items[items.count - 1], source: source, data: data, base: options.base, context, verbose: options.verbose)
+    }
+    let backend = try context.backend(options.global, .init(sensitive: options.sensitive))
+    try backend.write(items, to: options.global.pasteboard, options: options.copy)
+    return ExitCode.ok
+}
+
+/// Text with a fixed encoding must be well formed: a paste must never hand out broken text.
+func validate(_ data: Data, as type: TypeIdentifier, source: String, _ context: Context) throws {
+    guard context.registry.textEncoding(of: type) == .utf8, !TypeSniffer.isValidUTF8(data) else { return }
+    let offset = TypeSniffer.firstInvalidUTF8Offset(data) ?? 0
+    throw PasteboardError(
+        .invalidData,
+        "\(source): not valid UTF-8 near byte \(offset), but \(type) is UTF-8 text; "
+            + "copy it with --type public.data to keep the bytes as they are")
+}
+
+/// A type as users give it: a format name (``TextFormat``: markdown, html, text…), a type identifier,
+/// a MIME type or a filename extension. Control characters are refused (they would break listings).
+func resolveType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentifier {
+    guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        throw UsageError(message: "a type may not contain control characters (such as a line break)", command: nil)
+    }
+    if let format = TextFormat(name: text) { return format.type }
+    guard let type = registry.resolve(text) else {
+        throw UsageError(
+            message: "unknown type '\(text)' (give a type identifier such as public.html, a MIME type such as "
+                + "text/html, or an extension such as html)", command: nil)
+    }
+    return type
+}
+
+func fileExtension(_ path: String) -> String? {
+    guard let name = path.split(separator: "/").last, let dot = name.lastIndex(of: "."), dot != name.startIndex
+    else { return nil }
+    return String(name[name.index(after: dot)...])
+}
+
+func absolutePath(_ path: String) -> String {
+    if path.hasPrefix("/") { return path }
+    guard let pointer = getcwd(nil, 0) else { return path }
+    defer { free(pointer) }
+    let cwd = String(cString: pointer)
+    return (cwd == "/" ? "" : cwd) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+}

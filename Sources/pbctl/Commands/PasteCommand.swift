@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import Representations
+import SystemIO
+
+/// `pbctl paste`'s arguments, parsed and checked before any I/O: an unknown `--as` is a usage error
+/// whatever the pasteboard holds.
+struct PasteArguments {
+    static let type = OptionSpec.value("type", "t", "TYPE", "paste exactly this type (identifier, MIME type or extension)")
+    static let output = OptionSpec.value("output", "o", "FILE", "write to FILE instead of standard output")
+    static let noNewline = OptionSpec.flag("no-newline", "n", "drop one trailing newline")
+    static let item = OptionSpec.value("item", nil, "N", "paste only item N (from 0)")
+    static let accept = OptionSpec.value("accept", "a", "LIST", "comma-separated types (identifiers or MIME types) in preference order")
+    static let `as` = OptionSpec.value(
+        "as", nil, "FORMAT", "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text")
+    static let plain = OptionSpec.flag("plain", nil, "paste as plain text: rendered from the richest source, never raw markup")
+    static let keepHTML = OptionSpec.flag("keep-html", nil, "when converting HTML: keep comments, divs, unknown tags… as raw HTML")
+    static let verbose = OptionSpec.flag("verbose", "v", "say on standard error which type was used and whether it was converted")
+    static let timeout = OptionSpec.value("timeout", nil, "SECONDS", "--backend osc52: how long to wait for the terminal's answer (default 2)")
+    static let prefer = OptionSpec.value("prefer", nil, "txt|rtf", "as macOS pbpaste -Prefer: which kind to look for first")
+    static let macCompat = OptionSpec.flag("mac-compat", nil, "behave as macOS pbpaste (set when run as pbpaste)")
+    static let specs = [type, output, noNewline, item, accept, `as`, plain, keepHTML, verbose, timeout, prefer, macCompat]
+
+    var global: GlobalOptions
+    var request: PasteRequest
+    /// `--as FORMAT`: the format conversions write (its dialect included).
+    var format: TextFormat?
+    var output: String?
+    var dropNewline: Bool
+    var item: Int?
+    var keepHTML: Bool
+    var verbose: Bool
+    var timeout: Double?
+    var macCompat: Bool
+
+    init(_ arguments: ParsedArguments, _ context: Context) throws {
+        global = try GlobalOptions(arguments, environment: context.environment)
+        let exclusive = [Self.type, Self.accept, Self.as, Self.plain].filter { arguments.has($0) }
+        guard exclusive.count <= 1 else {
+            throw UsageError(message: exclusive.map { "--" + $0.long }.joined(separator: " and ") + " cannot be combined", command: "paste")
+        }
+        if let text = arguments.value(Self.type) {
+            request = PasteRequest(.exact(try resolveType(text, context.registry)))
+        } else if let list = arguments.value(Self.accept) {
+            let types = try list.split(separator: ",").map { try resolveType(String($0), context.registry) }
+            guard !types.isEmpty else { throw UsageError(message: "--accept needs at least one type", command: "paste") }
+            request = PasteRequest(.accept(types))
+        } else if let name = arguments.value(Self.as) {
+            guard let parsed = TextFormat(name: name) else {
+                throw UsageError(message: "unknown paste format '\(name)'; known: \(TextFormat.namesDescription)", command: "paste")
+            }
+            format = parsed
+            request = parsed.pasteRequest
+        } else if arguments.has(Self.plain) {
+            request = PasteRequest(.plain)
+        } else if let prefer = arguments.value(Self.prefer) {
+            guard ["txt", "rtf", "ps"].contains(prefer) else { throw UsageError(message: "--prefer takes txt or rtf", command: "paste") }
+            request = PasteRequest(prefer == "rtf" ? .preferRTF : .standard)
+        } else {
+            request = PasteRequest(.standard)
+        }
+        output = arguments.value(Self.output)
+        dropNewline = arguments.has(Self.noNewline)
+        item = try parseItemIndex(arguments.value(Self.item), command: "paste")
+        keepHTML = arguments.has(Self.keepHTML)
+        verbose = arguments.has(Self.verbose)
+        timeout = try arguments.value(Self.timeout).map { try parseSeconds($0, option: "timeout") }
+        macCompat = arguments.has(Self.macCompat)
+    }
+
+    /// The format a choice converts to: `--as`'s own (its dialect), else the target type's.
+    func conversionFormat(_ target: TypeIdentifier) -> TextFormat? { format ?? TextFormat(type: target) }
+}
+
+let pasteCommand = Command(
+    help: CommandHelp(
+        name: "paste", summary: "write a pasteboard's content to standard output or a file",
+        usage: "pbctl paste [OPTIONS]",
+        details: """
+            Without --type, writes the best text form: UTF-8 plain text, else other plain text (Markdown
+            included), else HTML, RTF or other text, else the first representation as it is. Each item is
+            written in turn; --item N picks one. Markdown on the pasteboard is read as GFM when converted
+            (--as commonmark converts it too).
+            """,
+        examples: [
+            "pbctl paste > notes.md",
+            "pbctl paste --type public.html        # exactly that type, or exit 1 listing the offered types",
+            "pbctl paste --type png -o shot.png",
+            "pbctl paste -n                        # without one trailing newline",
+        ]),
+    options: PasteArguments.specs,
+    run: { context, arguments in try runPaste(PasteArguments(arguments, context), context) })
+
+func runPaste(_ options: PasteArguments, _ context: Context) throws -> Int32 {
+    let pasteboard = options.global.pasteboard
+    let backend = try context.backend(options.global, .init(terminalTimeout: options.timeout))
+    let items = try backend.items(in: pasteboard)
+    if items.isEmpty, options.macCompat { return ExitCode.ok }
+    guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
+    let indices: [Int]
+    if let index = options.item {
+        guard index < items.count else { throw PasteboardError.empty("there is no item \(index) (items: \(items.count))") }
+        indices = [index]
+    } else {
+        indices = Array(items.indices)
+    }
+    // Decided for every item before a byte is written: a type that is not offered fails cleanly.
+    let choices = try indices.map {
+        try options.request.choose(items[$0].types, registry: context.registry, canConvert: Conversion.canConvert)
+    }
+    let exactType: TypeIdentifier? = if case .exact(let type) = options.request.mode { type } else { nil }
+    // A package folder (`-o NAME.textbundle`) is unpacked from whole bytes; everything else streams.
+    if let path = options.output, exactType == .textBundle {
+        let sink = DataSink()
+        for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, to: sink, options, context) }
+        try writePastedFile(path, sink.data, items: indices.map { items[$0] }, requested: exactType, verbose: options.verbose, context)
+        return ExitCode.ok
+    }
+    let file = try options.output.map { try OutputFile($0) }
+    let sink = DescriptorSink(
+        fd: file?.fd ?? STDOUT_FILENO, path: options.output ?? "standard output", dropTrailingNewline: options.dropNewline,
+        brokenPipe: options.output == nil ? { exit(ExitCode.brokenPipe) } : nil)
+    for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, to: sink, options, context) }
+    try sink.finish()
+    try file?.commit()
+    if let path = options.output {
+        recordDocumentSource(path, items: indices.map { items[$0] }, verbose: options.verbose, context)
+    }
+    return ExitCode.ok
+}
+
+/// One item's chosen representation into `sink`: streamed as it is, or read whole and converted (UTF-16
+/// text becomes UTF-8 unless the exact bytes were asked for).
+private func deliver(
+    _ choice: PasteRequest.Choice, _ index: Int, _ items: [ItemSummary], _ backend: any PasteboardBackend,
+    to sink: any RepresentationSink, _ options: PasteArguments, _ context: Context
+) throws {
+    let pasteboard = options.global.pasteboard
+    let utf16 = !options.request.isExact && context.registry.textEncoding(of: choice.read) == .utf16
+    if let target = choice.convertTo {
+        guard let format = options.conversionFormat(target) else {
+            throw PasteboardError(.typeNotOffered, "cannot convert \(choice.read) to \(target)")
+        }
+        let whole = DataSink()
+        try backend.read(choice.read, item: index, from: pasteboard, into: whole)
+        let source = utf16 ? Data(utf16ToUTF8(whole.data).utf8) : whole.data
+        try sink.write(
+            try Conversion.produce(source, from: utf16 ? .utf8PlainText : choice.read, to: format, options: ConversionOptions(keepRawHTML: options.keepHTML)))
+    } else if utf16 {
+        let whole = DataSink()
+        try backend.read(choice.read, item: index, from: pasteboard, into: whole)
+        try sink.write(Data(utf16ToUTF8(whole.data).utf8))
+    } else {
+        try backend.read(choice.read, item: index, from: pasteboard, into: sink)
+    }
+    if options.verbose {
+        let derivedFrom = items[index].types.first { $0.type == choice.read }?.derivedFrom
+        let converted = choice.convertTo.map { target in
+            "converted \(choice.read) to " + (options.format.map { "\($0.rawValue) (\(target))" } ?? "\(target)")
+        }
+        context.terminal.err(
+            "pbctl: item \(index): " + (converted ?? "pasted \(choice.read)")
+                + (derivedFrom.map { " (derived from \($0))" } ?? " (original)"))
+    }
+}
+
+func utf16ToUTF8(_ data: Data) -> String {
+    let bytes = [UInt8](data)
+    var bigEndian = false
+    var start = 0
+    if bytes.starts(with: [0xFE, 0xFF]) { bigEndian = true; start = 2 }
+    else if bytes.starts(with: [0xFF, 0xFE]) { start = 2 }
+    var units: [UInt16] = []
+    units.reserveCapacity(bytes.count / 2)
+    var i = start
+    while i + 1 < bytes.count {
+        units.append(bigEndian ? UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1]) : UInt16(bytes[i + 1]) << 8 | UInt16(bytes[i]))
+        i += 2
+    }
+    return String(decoding: units, as: UTF16.self)
+}
