@@ -2,7 +2,8 @@
 # House rules that grep can check (run by make test):
 # - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib;
 # - the pure model (Pasteboard) does no file I/O and knows nothing of X11;
-# - no package dependencies in Package.swift.
+# - no package dependencies in Package.swift;
+# - no command casts a backend; the CLI's terminal I/O does not import the store.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -13,6 +14,12 @@ leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CZlib' S
 [ -z "$leaks" ] || fail "CZlib imported outside Sources/Archive: $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\(|fopen\(' Sources/Pasteboard)
 [ -z "$leaks" ] || fail "the pure model does I/O or touches X11: $leaks"
+# Commands talk to backends through PasteboardBackend and its capabilities only (a new backend
+# touches no command): no cast to a concrete backend.
+leaks=$(grep -rnE 'as\?? *(X11Backend|FileStore|TerminalClipboardBackend|MirroredPasteboard)\b|is (X11Backend|FileStore|TerminalClipboardBackend|MirroredPasteboard)\b' Sources/pbctl)
+[ -z "$leaks" ] || fail "a command casts a backend: $leaks"
+# The CLI prints through SystemIO, not the store.
+grep -q '^import PasteboardStore' Sources/pbctl/Terminal.swift && fail "Terminal.swift imports the store"
 grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"
 [ $status -eq 0 ] && echo "check-source: ok"
 exit $status

@@ -35,7 +35,7 @@ public final class X11Backend: PasteboardBackend {
         self.negotiation = TargetNegotiation(registry: registry)
     }
 
-    private func selection(_ pasteboard: PasteboardName) throws -> X11Selection {
+    func selection(_ pasteboard: PasteboardName) throws -> X11Selection {
         guard let selection = X11Selection(pasteboard: pasteboard) else {
             throw PasteboardError(
                 .unavailable, "X11 has no pasteboard '\(pasteboard)' (use general or primary, or --backend store)")
@@ -232,5 +232,20 @@ public final class X11Backend: PasteboardBackend {
 
     static func mapFailure<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let failure as ConversionFailure { throw pasteboardError(failure) }
+    }
+}
+
+extension X11Backend: PasteboardWatching {
+    /// XFixes selection events: no polling.
+    public func watch(_ pasteboard: PasteboardName, _ body: (PasteboardChange) throws -> Bool) throws {
+        let watcher = try X11SelectionWatcher(
+            connection: connection, selections: [try selection(pasteboard)], registry: negotiation.registry)
+        watcher.stepTimeout = stepTimeout
+        while let change = try watcher.next() {
+            let event = PasteboardChange(
+                changeCount: change.changeCount, owner: change.owner == 0 ? nil : "0x" + String(change.owner, radix: 16),
+                types: change.types, sensitive: change.sensitive)
+            guard try body(event) else { return }
+        }
     }
 }

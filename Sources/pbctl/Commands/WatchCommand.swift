@@ -6,11 +6,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import DetachedProcess
 import Pasteboard
 import SystemIO
-import PasteboardStore
-import PasteboardX11
 
 // MARK: watch
 
@@ -52,7 +49,7 @@ struct WatchArguments {
 
 let watchCommand = Command(
     help: CommandHelp(
-        name: "watch", summary: "report every change of the X11 clipboard (or run a command with it)",
+        name: "watch", summary: "report every change of the clipboard (or run a command with it)",
         usage: "pbctl watch [--json] [--primary] [--allow-sensitive] [-- COMMAND ARGS...]",
         details: """
             Waits for XFixes selection events (no polling). Without COMMAND, prints one line per change:
@@ -66,23 +63,23 @@ let watchCommand = Command(
     options: WatchArguments.specs,
     run: { context, arguments in
         let options = try WatchArguments(arguments, context)
-        let selection: X11Selection = options.global.pasteboard == .primary ? .primary : .clipboard
-        guard let backend = try openX11Backend(context, required: true) as? X11Backend else {
-            throw PasteboardError(.unavailable, "no X display")
+        let pasteboard = options.global.pasteboard
+        let backend = try context.backend(options.global)
+        guard let watching = backend as? any PasteboardWatching else {
+            let display = context.environment["DISPLAY"] ?? ""
+            throw PasteboardError(
+                .unavailable,
+                (display.isEmpty ? "no X display: DISPLAY is not set" : "the \(backend.info.name) backend")
+                    + "; watch follows a display's clipboard (X11)")
         }
-        let limit = options.count
-        let watcher = try X11SelectionWatcher(connection: backend.connection, selections: [selection],
-                                              registry: context.registry)
-        watcher.stepTimeout = backend.stepTimeout
         var seen = 0
-        while let change = try watcher.next() {
+        try watching.watch(pasteboard) { change in
             seen += 1
-            let state = change.owner == 0 || change.types.isEmpty ? "nil" : change.sensitive ? "sensitive" : "data"
+            let state = change.owner == nil || change.types.isEmpty ? "nil" : change.sensitive ? "sensitive" : "data"
             if let command = options.command {
                 var content = Data()
                 if state == "data" || (state == "sensitive" && options.allowSensitive) {
                     let type = PasteRequest.defaultType(change.types, registry: context.registry)
-                    let pasteboard: PasteboardName = selection == .primary ? .primary : .general
                     content = (try? backend.read(type, item: 0, from: pasteboard)) ?? Data()
                 }
                 let environment = [
@@ -92,20 +89,18 @@ let watchCommand = Command(
                 if status == 127 { throw CLIError(ExitCode.usage, "cannot run \(command[0])") }
             } else if options.json {
                 let event = WatchEvent(
-                    changeCount: change.changeCount, selection: selection.rawValue,
-                    owner: change.owner == 0 ? nil : "0x" + String(change.owner, radix: 16),
-                    types: change.types.map(\.rawValue), state: state)
+                    changeCount: change.changeCount, selection: pasteboard == .primary ? "primary" : "clipboard",
+                    owner: change.owner, types: change.types.map(\.rawValue), state: state)
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 var line = try encoder.encode(event)
                 line.append(0x0A)
                 try context.terminal.out(line)
             } else {
-                let owner = change.owner == 0 ? "-" : "0x" + String(change.owner, radix: 16)
                 let types = change.types.isEmpty ? "-" : change.types.map(\.rawValue).joined(separator: ",")
-                try context.terminal.out("\(change.changeCount)\t\(owner)\t\(state)\t\(types)\n")
+                try context.terminal.out("\(change.changeCount)\t\(change.owner ?? "-")\t\(state)\t\(types)\n")
             }
-            if let limit, seen >= limit { break }
+            return options.count.map { seen < $0 } ?? true
         }
         return ExitCode.ok
     })
