@@ -44,15 +44,17 @@ test-deps:
 stamp:
 	@scripts/stamp-commit.sh
 
-build: deps stamp
+# build and release do not check apt (a second per call): `make deps` once, or any target below that
+# starts from a fresh machine (run, test, bench, install, deb) does it first.
+build: stamp
 	$(SWIFT) build
 
-release: deps stamp
+release: stamp
 	$(RELEASE)
 
 # The main job, with or without a display: build pbctl and show a copy/paste round trip through the
 # store. `make run ARGS="paste --type public.html"` runs pbctl with your own arguments instead.
-run: release
+run: deps release
 	@if [ -n "$(ARGS)" ]; then "$$($(RELEASE) --show-bin-path)/pbctl" $(ARGS); \
 	else scripts/demo.sh "$$($(RELEASE) --show-bin-path)/pbctl"; fi
 
@@ -70,7 +72,7 @@ test: test-deps stamp
 # FUZZ_SECONDS per target (60), FUZZ_PARALLEL targets at once (1), FUZZ_TARGETS to choose. Findings
 # go to Tests/Fuzz/regressions/<target>/, replayed by every `make test`.
 # Then the release binary itself on mutated inputs (target "cli": documented exit codes, no hang).
-fuzz: release
+fuzz: deps release
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" FUZZ_PARALLEL="$(FUZZ_PARALLEL)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
 	    FUZZ_PBCTL="$$($(RELEASE) --show-bin-path)/pbctl" scripts/fuzz.sh
 
@@ -103,7 +105,7 @@ INSTALLED = $(BINDIR)/pbctl $(BINDIR)/pbcopy $(BINDIR)/pbpaste \
             $(SYSCONFDIR)/xdg/autostart/pbctl-daemon.desktop $(DOCDIR)/README.md $(DOCDIR)/reliability.md \
             $(DOCDIR)/negotiation.md $(DOCDIR)/x11-selections.md
 
-install: release install-files
+install: deps release install-files
 
 # The install steps alone, from the release binary already built (make deb uses them).
 install-files:
@@ -131,7 +133,7 @@ uninstall:
 	-rmdir "$(DESTDIR)$(DOCDIR)" 2>/dev/null
 
 # pbctl_VERSION_ARCH.deb in .build/deb (scripts/make-deb.sh: dpkg-deb, no debhelper).
-deb: release
+deb: deps release
 	scripts/make-deb.sh "$(VERSION)" .build/deb
 
 clean:

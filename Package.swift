@@ -51,6 +51,7 @@ let package = Package(
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
+        .testTarget(name: "DetachedProcessTests", dependencies: ["DetachedProcess", "Pasteboard"]),
         .testTarget(name: "PasteboardTerminalTests", dependencies: ["PasteboardTerminal", "Pasteboard"]),
         // Every entry point that takes outside bytes, one function per fuzz target: what the libFuzzer
         // harness runs (`make fuzz`) and what FuzzRegressionTests replays from Tests/Fuzz/regressions.

@@ -288,19 +288,14 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     /// The names of the pasteboards that exist in the store.
     public func pasteboardNames() throws -> [PasteboardName] {
-        guard let dir = opendir(root) else {
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
             if errno == ENOENT { return [] }
-            throw POSIX.ioError("opendir", root)
+            throw POSIX.ioError("open", root)
         }
-        defer { closedir(dir) }
-        var names: [PasteboardName] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name.hasSuffix(".pasteboard"), let board = PasteboardName(String(name.dropLast(11))) {
-                names.append(board)
-            }
+        defer { close(fd) }
+        let names = try FileTree.entries(fd, path: root).compactMap { name in
+            name.hasSuffix(".pasteboard") ? PasteboardName(String(name.dropLast(11))) : nil
         }
         return names.sorted { $0.rawValue < $1.rawValue }
     }
@@ -471,20 +466,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
 
         /// The directory's entries, except `.` and `..`.
-        func entries() throws -> [String] {
-            let dupFD = dup(fd)
-            guard dupFD >= 0, let dir = fdopendir(dupFD) else { throw POSIX.ioError("opendir", path) }
-            defer { closedir(dir) }
-            rewinddir(dir)
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-                }
-                if name != ".", name != ".." { names.append(name) }
-            }
-            return names
-        }
+        func entries() throws -> [String] { try FileTree.entries(fd, path: path) }
 
         /// The highest change count that named a data file, so a damaged `Info.json` cannot make the
         /// count go backwards.
