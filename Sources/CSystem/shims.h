@@ -19,4 +19,14 @@ static inline void csystem_keep_freed_memory(int bytes) {
 static inline int csystem_memfd_create(const char *name) {
     return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */);
 }
+
+// copy_file_range(in, NULL, out, NULL, length, 0) and splice(in, NULL, out, NULL, length,
+// SPLICE_F_MOVE) through syscall(2), for the same reason: bytes moved in the kernel, at the current
+// file offsets. -1 with errno set (ENOSYS, EXDEV, EINVAL…) when the kernel or file system cannot.
+static inline long csystem_copy_file_range(int in, int out, size_t length) {
+    return syscall(SYS_copy_file_range, in, (void *)0, out, (void *)0, length, 0U);
+}
+static inline long csystem_splice(int in, int out, size_t length) {
+    return syscall(SYS_splice, in, (void *)0, out, (void *)0, length, 1U /* SPLICE_F_MOVE */);
+}
 #endif

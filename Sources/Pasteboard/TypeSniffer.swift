@@ -8,17 +8,13 @@ import Foundation
 /// HTML document or fragment, valid UTF-8 text, else `public.data`.
 public enum TypeSniffer {
     public static func sniff(_ data: Data) -> TypeIdentifier {
-        let head = [UInt8](data.prefix(512))
-        func starts(_ signature: [UInt8]) -> Bool { head.starts(with: signature) }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
-        if starts(Array("%PDF-".utf8)) { return .pdf }
-        let text = skipBOMAndSpace(head)
-        if text.starts(with: Array("{\\rtf".utf8)) { return .rtf }
-        if looksLikeHTML(text) { return isValidUTF8(data) || hasUTF16BOM(head) ? .html : .data }
-        if hasUTF16BOM(head) { return .utf16PlainText }
-        return isValidUTF8(data) ? .utf8PlainText : .data
+        let head = data.prefix(512)
+        let text = skipBOMAndSpace([UInt8](head))
+        // Validation (a pass over everything) only where the answer depends on it.
+        let binary = head.starts(with: [0x89, 0x50, 0x4E, 0x47]) || head.starts(with: [0xFF, 0xD8, 0xFF])
+            || head.starts(with: Array("GIF8".utf8)) || head.starts(with: Array("%PDF-".utf8))
+            || text.starts(with: Array("{\\rtf".utf8))
+        return sniff(head: Data(head), isValidUTF8: binary ? false : isValidUTF8(data))
     }
 
     static func hasUTF16BOM(_ head: [UInt8]) -> Bool {
@@ -88,5 +84,115 @@ public enum TypeSniffer {
         guard text.first == UInt8(ascii: "<") else { return false }
         let lowered = text.prefix(20).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
         return htmlStarts.contains { lowered.starts(with: $0) }
+    }
+}
+
+/// UTF-8 validation fed in chunks (what a copy streamed to disk checks as it goes, never holding the
+/// whole input): the same rules as ``TypeSniffer/isValidUTF8(_:)``, a sequence split across chunks
+/// carried over.
+public struct UTF8StreamValidator: Sendable {
+    /// The offset of the first invalid byte, once one is seen.
+    public private(set) var firstInvalidOffset: Int?
+    /// Bytes of an unfinished sequence at the end of the last chunk.
+    private var carry: [UInt8] = []
+    /// Bytes consumed before `carry`.
+    private var consumed = 0
+
+    public init() {}
+
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer) {
+        guard firstInvalidOffset == nil, chunk.count > 0 else { return }
+        var start = 0
+        if !carry.isEmpty {
+            let need = Self.sequenceLength(carry[0]) - carry.count
+            if chunk.count < need {
+                let joined = carry + Array(chunk)
+                if Self.isValidPrefix(joined) { carry = joined } else { firstInvalidOffset = consumed }
+                return
+            }
+            let joined = carry + Array(chunk[0..<need])
+            if joined.withUnsafeBytes({ TypeSniffer.firstInvalidUTF8Offset(in: $0) }) != nil {
+                firstInvalidOffset = consumed
+                return
+            }
+            consumed += joined.count
+            carry = []
+            start = need
+        }
+        let rest = UnsafeRawBufferPointer(rebasing: chunk[start...])
+        // A sequence the chunk ends in the middle of is carried to the next one.
+        var boundary = rest.count
+        for back in stride(from: 1, through: min(3, rest.count), by: 1) {
+            let byte = rest[rest.count - back]
+            if byte & 0xC0 == 0x80 { continue }
+            if byte >= 0xC0, Self.sequenceLength(byte) > back { boundary = rest.count - back }
+            break
+        }
+        if let offset = TypeSniffer.firstInvalidUTF8Offset(in: UnsafeRawBufferPointer(rebasing: rest[0..<boundary])) {
+            firstInvalidOffset = consumed + offset
+            return
+        }
+        let tail = Array(rest[boundary...])
+        if !tail.isEmpty {
+            guard Self.isValidPrefix(tail) else {
+                firstInvalidOffset = consumed + boundary
+                return
+            }
+            carry = tail
+        }
+        consumed += boundary
+    }
+
+    /// Ends the input: nil when everything fed was valid UTF-8.
+    public mutating func finish() -> Int? {
+        if firstInvalidOffset == nil, !carry.isEmpty { firstInvalidOffset = consumed }
+        carry = []
+        return firstInvalidOffset
+    }
+
+    static func sequenceLength(_ lead: UInt8) -> Int {
+        switch lead {
+        case 0xC2...0xDF: return 2
+        case 0xE0...0xEF: return 3
+        case 0xF0...0xF4: return 4
+        default: return 1
+        }
+    }
+
+    /// Whether `bytes` (shorter than its lead byte's sequence) can still become a valid sequence.
+    static func isValidPrefix(_ bytes: [UInt8]) -> Bool {
+        guard let lead = bytes.first, bytes.count < sequenceLength(lead) else { return false }
+        for (index, byte) in bytes.enumerated().dropFirst() {
+            guard byte & 0xC0 == 0x80 else { return false }
+            if index == 1 {
+                // The second byte's range excludes overlong forms, surrogates and scalars past U+10FFFF.
+                switch lead {
+                case 0xE0: if byte < 0xA0 { return false }
+                case 0xED: if byte > 0x9F { return false }
+                case 0xF0: if byte < 0x90 { return false }
+                case 0xF4: if byte > 0x8F { return false }
+                default: break
+                }
+            }
+        }
+        return true
+    }
+}
+
+extension TypeSniffer {
+    /// ``sniff(_:)`` from the first bytes and what streaming validation found, for input that is
+    /// never held whole.
+    public static func sniff(head: Data, isValidUTF8 valid: Bool) -> TypeIdentifier {
+        let bytes = [UInt8](head.prefix(512))
+        func starts(_ signature: [UInt8]) -> Bool { bytes.starts(with: signature) }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
+        if starts(Array("%PDF-".utf8)) { return .pdf }
+        let text = skipBOMAndSpace(bytes)
+        if text.starts(with: Array("{\\rtf".utf8)) { return .rtf }
+        if looksLikeHTML(text) { return valid || hasUTF16BOM(bytes) ? .html : .data }
+        if hasUTF16BOM(bytes) { return .utf16PlainText }
+        return valid ? .utf8PlainText : .data
     }
 }

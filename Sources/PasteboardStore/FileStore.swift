@@ -38,6 +38,10 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int, _ lifetime: Double
     ) throws -> Void
     public let holderLauncher: HolderLauncher?
+    /// Input spooled by ``spool(_:name:for:limit:inspect:)`` and not yet written.
+    var spools: [Spool] = []
+
+    deinit { discardSpools() }
 
     package struct Info: Codable {
         var format: Int
@@ -117,6 +121,8 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     static let maximumStoredSize = 1 << 48
     /// The largest `Info.json` read.
     static let maximumInfoSize = 64 << 20
+    /// Stored files from this size on are mapped rather than read.
+    static let mapThreshold = 1 << 20
 
     /// Where the store lives: `$PBCTL_STORE`, else `$XDG_RUNTIME_DIR/pbctl`, else
     /// `$XDG_CACHE_HOME/pbctl`, else `~/.cache/pbctl`.
@@ -156,6 +162,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             }
             prepared.append((item.metadata, reps))
         }
+        defer { discardSpools() }  // linked into place by now, or not wanted
         return try withPackage(pasteboard, exclusive: true) { package in
             let previous = try? package.readInfo()
             // The files' names keep the count from going back when the metadata is damaged: read them first.
@@ -172,7 +179,12 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                         if let data {
                             let name = "c\(count)-\(itemIndex)-\(repIndex).data"
                             created.append(name)
-                            try package.createFile(name, data)
+                            if let spool = spool(holding: data, for: pasteboard) {
+                                // Streamed in already: the spool file becomes the data file.
+                                try package.link(spool.name, as: name)
+                            } else {
+                                try package.createFile(name, data)
+                            }
                             recs.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom, file: name))
                         } else {
                             recs.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
@@ -304,7 +316,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     /// Runs `body` on a pasteboard's package under its lock: a writer (`exclusive`) creates what is
     /// missing; a reader creates nothing and gets `absent` when the store or the package does not exist.
-    private func withPackage<T>(
+    func withPackage<T>(
         _ pasteboard: PasteboardName, exclusive: Bool, absent: T, _ body: (Package) throws -> T
     ) throws -> T {
         guard let rootFD = try PrivateDirectory.openStore(root, create: exclusive) else { return absent }
@@ -394,30 +406,69 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         /// nothing planted there can block or feed pbctl forever) of the recorded `size`, if any.
         /// Nil when it does not exist.
         func readStoredFile(_ name: String, size: Int?, limit: Int = FileStore.maximumStoredSize) throws -> Data? {
+            guard let (fileFD, actual, filePath) = try openStoredFileIfPresent(name, size: size, limit: limit) else { return nil }
+            defer { close(fileFD) }
+            // Large files are mapped: a conversion reads the pages it needs, and nothing is copied.
+            if actual >= FileStore.mapThreshold, let map = mmap(nil, actual, PROT_READ, MAP_PRIVATE, fileFD, 0), map != MAP_FAILED {
+                return Data(bytesNoCopy: map, count: actual, deallocator: .custom { pointer, count in munmap(pointer, count) })
+            }
+            let data = try POSIX.readAll(fileFD, path: filePath, sizeHint: actual, limit: actual)
+            guard data.count == actual else {
+                throw PasteboardError(.corrupt, "\(filePath): changed while being read (\(data.count) of \(actual) bytes)")
+            }
+            return data
+        }
+
+        /// Opens a stored file for reading: a regular file (never a FIFO, device, socket or link) of the
+        /// recorded `size`; nil when it does not exist. The caller closes the descriptor.
+        func openStoredFileIfPresent(_ name: String, size: Int?, limit: Int = FileStore.maximumStoredSize) throws
+            -> (fd: Int32, size: Int, path: String)?
+        {
             let filePath = path + "/" + name
             let fileFD = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
             if fileFD < 0 {
                 if errno == ENOENT { return nil }
                 throw FileStore.openError(filePath)
             }
-            defer { close(fileFD) }
             var st = stat()
-            guard fstat(fileFD, &st) == 0 else { throw POSIX.ioError("stat", filePath) }
+            guard fstat(fileFD, &st) == 0 else {
+                close(fileFD)
+                throw POSIX.ioError("stat", filePath)
+            }
             guard st.st_mode & S_IFMT == S_IFREG else {
+                close(fileFD)
                 throw PasteboardError(.corrupt, "\(filePath): not a regular file (\(FileStore.kind(of: st.st_mode))); refusing to read it")
             }
             let actual = Int(st.st_size)
             if let size, size != actual {
+                close(fileFD)
                 throw PasteboardError(
                     .corrupt, "\(filePath): holds \(actual) bytes but the metadata says \(size): damaged metadata; "
                         + "run 'pbctl clear' to reset this pasteboard")
             }
-            guard actual <= limit else { throw PasteboardError(.corrupt, "\(filePath): \(actual) bytes, more than the \(limit) allowed") }
-            let data = try POSIX.readAll(fileFD, path: filePath, sizeHint: actual, limit: actual)
-            guard data.count == actual else {
-                throw PasteboardError(.corrupt, "\(filePath): changed while being read (\(data.count) of \(actual) bytes)")
+            guard actual <= limit else {
+                close(fileFD)
+                throw PasteboardError(.corrupt, "\(filePath): \(actual) bytes, more than the \(limit) allowed")
             }
-            return data
+            return (fileFD, actual, filePath)
+        }
+
+        /// ``openStoredFileIfPresent(_:size:limit:)`` for a file the metadata names.
+        func openStoredFile(_ name: String, size: Int?) throws -> (fd: Int32, size: Int, path: String) {
+            guard FileStore.isPackageFileName(name) else {
+                throw PasteboardError(.corrupt, "\(path)/\(FileStore.infoName): bad file name \(name)")
+            }
+            guard let opened = try openStoredFileIfPresent(name, size: size) else {
+                throw PasteboardError(.corrupt, "\(path)/\(name): missing; run 'pbctl clear' to reset this pasteboard")
+            }
+            return opened
+        }
+
+        /// Gives a spooled file its data file's name (a second name for the same bytes: a Markdown copy's
+        /// plain text is its source).
+        func link(_ spool: String, as name: String) throws {
+            unlinkat(fd, name, 0)  // a leftover from a crashed write with the same change count
+            guard linkat(fd, spool, fd, name, 0) == 0 else { throw POSIX.ioError("link", path + "/" + name) }
         }
 
         func readInfo() throws -> Info {
@@ -483,7 +534,13 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         func removeFiles(except keep: Set<String>) {
             guard let names = try? entries() else { return }
             for name in names where !keep.contains(name) && name != FileStore.infoName && name != FileStore.lockName {
-                if name.hasSuffix(".data") || name.hasSuffix(".sock") || name.hasPrefix(FileStore.infoName + ".new-") {
+                if name.hasSuffix(".spool") {
+                    // A copy still streaming in holds its spool locked: only a dead writer's is swept.
+                    let spoolFD = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                    guard spoolFD >= 0 else { continue }
+                    defer { close(spoolFD) }
+                    if flock(spoolFD, LOCK_EX | LOCK_NB) == 0 { unlinkat(fd, name, 0) }
+                } else if name.hasSuffix(".data") || name.hasSuffix(".sock") || name.hasPrefix(FileStore.infoName + ".new-") {
                     unlinkat(fd, name, 0)
                 }
             }

@@ -105,3 +105,11 @@ public enum POSIX {
         try writeAll(fd, data, path: path)
     }
 }
+
+/// `1073741824` → `1G`, `1536` → `1536 bytes`: sizes in messages as users give them (`--max-size 4K`).
+public func formatSize(_ bytes: Int) -> String {
+    for (unit, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+        return "\(bytes >> shift)\(unit)"
+    }
+    return "\(bytes) bytes"
+}

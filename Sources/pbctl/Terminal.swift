@@ -46,14 +46,6 @@ func tooLarge(_ source: String, _ limit: Int) -> PasteboardError {
     PasteboardError(.invalidData, "\(source): larger than the \(formatSize(limit)) allowed (--max-size or PBCTL_MAX_SIZE); nothing was copied")
 }
 
-/// `1073741824` → `1G`, `1536` → `1536 bytes`.
-func formatSize(_ bytes: Int) -> String {
-    for (unit, shift) in [("T", 40), ("G", 30), ("M", 20), ("K", 10)] where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
-        return "\(bytes >> shift)\(unit)"
-    }
-    return "\(bytes) bytes"
-}
-
 extension Terminal {
 
     var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }

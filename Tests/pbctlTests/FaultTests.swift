@@ -209,6 +209,78 @@ final class StoreFaultTests: XCTestCase {
         XCTAssertEqual(try pbctl.run(["paste"]).text, "after\n")
     }
 
+    /// A copy streaming in when SIGINT or SIGTERM ends it (Ctrl-C on `producer | pbctl copy`): its
+    /// spool file is removed at once, the previous content stays, the next copy works.
+    func testInterruptedCopyLeavesNothingBehind() throws {
+        let store = scratch + "/store"
+        let pbctl = PbctlRunner(store: store)
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("before\n".utf8)).status, 0)
+        for sig in [SIGINT, SIGTERM] {
+            // Input that never ends: a pipe whose writer stays open.
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&fds), 0)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: PbctlRunner.binary)
+            process.arguments = ["copy", "--type", "public.data"]
+            process.environment = pbctl.environment
+            process.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let writer = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
+            try writer.write(contentsOf: Data(repeating: 0x41, count: 1 << 20))
+            // Wait until the spool file exists, then interrupt.
+            let package = store + "/general.pasteboard"
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline,
+                !((try? FileManager.default.contentsOfDirectory(atPath: package)) ?? []).contains(where: { $0.hasSuffix(".spool") })
+            {
+                usleep(10_000)
+            }
+            XCTAssertTrue(
+                ((try? FileManager.default.contentsOfDirectory(atPath: package)) ?? []).contains { $0.hasSuffix(".spool") },
+                "the copy never started streaming into the store")
+            kill(process.processIdentifier, sig)
+            process.waitUntilExit()
+            try? writer.close()
+            XCTAssertEqual(process.terminationReason, .uncaughtSignal, "signal \(sig)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: package)
+            XCTAssertFalse(files.contains { $0.hasSuffix(".spool") }, "signal \(sig) left \(files)")
+            XCTAssertEqual(try pbctl.run(["paste"]).text, "before\n")
+        }
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("after\n".utf8)).status, 0)
+        XCTAssertEqual(try pbctl.run(["paste"]).text, "after\n")
+    }
+
+    /// A full disk at every point of a plain and a Markdown copy: each fails with 74 or succeeds; a
+    /// failure leaves the previous content whole and nothing of its own behind, and the next copy works.
+    func testFullDiskAtEveryPointLeavesNothingBehind() throws {
+        try XCTSkipUnless(getuid() == 0, "mounting a small tmpfs needs root")
+        let mountPoint = scratch + "/full"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try XCTSkipUnless(shell("mount -t tmpfs -o size=512k,mode=0700 tmpfs \(mountPoint)") == 0, "cannot mount a tmpfs here")
+        let pbctl = PbctlRunner(store: mountPoint + "/store")
+        let package = mountPoint + "/store/general.pasteboard"
+        for size in stride(from: 64 << 10, through: 640 << 10, by: 48 << 10) {
+            for markdown in [false, true] {
+                let previous = Data("previous \(size) \(markdown)\n".utf8)
+                XCTAssertEqual(try pbctl.run(["copy"], stdin: previous).status, 0)
+                var input = Data(markdown ? "# Big\n\n".utf8 : "".utf8)
+                input.append(Data(repeating: 0x78, count: size))
+                let copy = try pbctl.run(markdown ? ["copy", "--from", "markdown"] : ["copy"], stdin: input)
+                if copy.status == 0 {
+                    XCTAssertEqual(try pbctl.run(["paste"]).stdout, input, "size \(size)")
+                } else {
+                    XCTAssertEqual(copy.status, 74, "size \(size) markdown \(markdown): \(copy.stderr)")
+                    XCTAssertEqual(try pbctl.run(["paste"]).stdout, previous, "size \(size): the previous item was damaged")
+                    let left = try FileManager.default.contentsOfDirectory(atPath: package).filter { $0 != "Info.json" && $0 != "lock" }
+                    XCTAssertEqual(left.count, 1, "size \(size) markdown \(markdown) left \(left)")
+                }
+                XCTAssertEqual(try pbctl.run(["clear"]).status, 0)
+            }
+        }
+    }
+
     /// Damaged metadata of every kind gives exit 74 naming the file, and `pbctl clear` recovers.
     func testDamagedMetadataGivesExit74AndClearRecovers() throws {
         let store = scratch + "/store"

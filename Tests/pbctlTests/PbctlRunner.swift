@@ -35,6 +35,9 @@ struct PbctlRunner: Sendable {
 
     @discardableResult
     func run(_ arguments: [String], stdin: Data? = nil, executable: String? = nil) throws -> Result {
+        // pbctl may stop reading its input early (a full disk, --max-size): the write then fails with
+        // EPIPE instead of killing the test process.
+        signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? Self.binary)
         process.arguments = arguments

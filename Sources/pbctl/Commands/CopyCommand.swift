@@ -107,30 +107,50 @@ let copyCommand = Command(
     run: { context, arguments in try runCopy(CopyArguments(arguments, context), context) })
 
 func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
+    let backend = try context.backend(options.global, .init(sensitive: options.sensitive))
+    // The store takes input as it streams in (memory does not grow with its size); sensitive content
+    // never reaches disk, so it is read into memory for its holder.
+    let spooler = options.sensitive ? nil : backend as? any InputSpooling
     var items: [Item] = []
     for source in options.sources {
         if let bundleItem = try textBundleItem(source, options, context) {  // .textbundle / .textpack
             items.append(bundleItem)
             continue
         }
-        let data: Data
+        let shown = source == "-" ? "standard input" : source
         var metadata = options.metadata()
         var type = options.declared
-        if source == "-" {
-            data = try context.terminal.readStandardInput(limit: options.maximumSize)
-        } else {
-            data = try POSIX.readFile(source, limit: options.maximumSize)
+        if source != "-" {
             metadata.sourcePath = absolutePath(source)
             metadata.extra.merge(documentSourceMetadata(source, context, verbose: options.verbose)) { $1 }
             if type == nil, let ext = fileExtension(source) {
                 type = context.registry.types(withTag: ext, .filenameExtension).first
             }
         }
-        var resolved = type ?? TypeSniffer.sniff(data)
+        let data: Data
+        var resolved: TypeIdentifier
+        if let spooler {
+            // UTF-8 is checked on the way in when the type is text or still to be sniffed; anything else
+            // moves in the kernel, unseen.
+            let inspect = type.map { context.registry.textEncoding(of: $0) == .utf8 } ?? true
+            let spooled = try withInput(source) { fd in
+                try spooler.spool(fd, name: shown, for: options.global.pasteboard, limit: options.maximumSize, inspect: inspect)
+            }
+            data = spooled.data
+            resolved = type ?? TypeSniffer.sniff(head: spooled.head, isValidUTF8: spooled.firstInvalidUTF8Offset == nil)
+            if let offset = spooled.firstInvalidUTF8Offset, context.registry.textEncoding(of: resolved) == .utf8 {
+                throw invalidUTF8(shown, offset, resolved)
+            }
+        } else {
+            data = source == "-"
+                ? try context.terminal.readStandardInput(limit: options.maximumSize)
+                : try POSIX.readFile(source, limit: options.maximumSize)
+            resolved = type ?? TypeSniffer.sniff(data)
+            try validate(data, as: resolved, source: shown, context)
+        }
         if type == nil, options.macCompat, resolved == .html {
             resolved = .utf8PlainText  // pbcopy keeps anything but RTF as plain text
         }
-        try validate(data, as: resolved, source: source == "-" ? "standard input" : source, context)
         items.append(
             Producers.item(
                 original: data, type: resolved, metadata: metadata, plainText: options.plainText,
@@ -138,19 +158,30 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
         addTextBundleRepresentations(
             &items[items.count - 1], source: source, data: data, base: options.base, context, verbose: options.verbose)
     }
-    let backend = try context.backend(options.global, .init(sensitive: options.sensitive))
     try backend.write(items, to: options.global.pasteboard, options: options.copy)
     return ExitCode.ok
+}
+
+/// Runs `body` on standard input (`-`) or the file `source`, opened for reading.
+func withInput<T>(_ source: String, _ body: (Int32) throws -> T) throws -> T {
+    guard source != "-" else { return try body(STDIN_FILENO) }
+    let fd = open(source, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(source): \(POSIX.errorString())") }
+    defer { close(fd) }
+    return try body(fd)
+}
+
+func invalidUTF8(_ source: String, _ offset: Int, _ type: TypeIdentifier) -> PasteboardError {
+    PasteboardError(
+        .invalidData,
+        "\(source): not valid UTF-8 near byte \(offset), but \(type) is UTF-8 text; "
+            + "copy it with --type public.data to keep the bytes as they are")
 }
 
 /// Text with a fixed encoding must be well formed: a paste must never hand out broken text.
 func validate(_ data: Data, as type: TypeIdentifier, source: String, _ context: Context) throws {
     guard context.registry.textEncoding(of: type) == .utf8, !TypeSniffer.isValidUTF8(data) else { return }
-    let offset = TypeSniffer.firstInvalidUTF8Offset(data) ?? 0
-    throw PasteboardError(
-        .invalidData,
-        "\(source): not valid UTF-8 near byte \(offset), but \(type) is UTF-8 text; "
-            + "copy it with --type public.data to keep the bytes as they are")
+    throw invalidUTF8(source, TypeSniffer.firstInvalidUTF8Offset(data) ?? 0, type)
 }
 
 /// A type as users give it: a format name (``TextFormat``: markdown, html, text…), a type identifier,

@@ -1,0 +1,250 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import CSystem
+import Pasteboard
+import SystemIO
+
+// Streaming in and out of the store: a copy goes from its input straight into a spool file in the
+// pasteboard's package (`copy_file_range` from a file, `splice` from a pipe, or a bounded buffer when the
+// bytes must be checked), which the write then links into place; a paste goes from the stored file to
+// its output with `sendfile`. Memory does not grow with the size of what is copied or pasted.
+
+/// A spool file in progress: the writer holds an exclusive `flock` on it, which is how a sweep tells a
+/// live writer's temporary file from a dead one's.
+struct Spool {
+    let pasteboard: PasteboardName
+    let name: String
+    let fd: Int32
+    let packageFD: Int32
+    let count: Int
+    /// Where the spooled bytes are mapped.
+    var base: UnsafeRawPointer?
+}
+
+extension FileStore: InputSpooling {
+    /// The chunk a copy or paste moves through memory when the kernel cannot move it.
+    static let chunkSize = 1 << 20
+
+    public func spool(_ input: Int32, name shown: String, for pasteboard: PasteboardName, limit: Int, inspect: Bool) throws -> SpooledInput {
+        guard let rootFD = try PrivateDirectory.openStore(root, create: true) else {
+            throw PasteboardError(.io, "\(root): cannot create the store")
+        }
+        defer { close(rootFD) }
+        let packageName = pasteboard.rawValue + ".pasteboard"
+        let packageFD = try Self.openDirectory(packageName, relativeTo: rootFD, create: true, displayPath: root + "/" + packageName)
+        let packagePath = root + "/" + packageName
+        let name = "t\(getpid())-\(spools.count)-\(UInt32.random(in: 0...UInt32.max)).spool"
+        let fd = openat(packageFD, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let error = Self.openError(packagePath + "/" + name)
+            close(packageFD)
+            throw error
+        }
+        _ = flock(fd, LOCK_EX)
+        SpoolCleanup.register(packagePath + "/" + name)
+        func abandon() {
+            unlinkat(packageFD, name, 0)
+            SpoolCleanup.unregister(packagePath + "/" + name)
+            close(fd)
+            close(packageFD)
+        }
+        var head = Data()
+        var validator = UTF8StreamValidator()
+        let count: Int
+        do {
+            count = try Self.transfer(
+                from: input, name: shown, to: fd, path: packagePath + "/" + name, limit: limit, inspect: inspect
+            ) { chunk in
+                if head.count < 4096 { head.append(contentsOf: chunk.prefix(4096 - head.count)) }
+                validator.feed(chunk)
+            }
+            guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", packagePath + "/" + name) }
+        } catch {
+            abandon()
+            throw error
+        }
+        let data: Data
+        if count == 0 {
+            data = Data()
+        } else {
+            guard let map = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED else {
+                let error = POSIX.ioError("mmap", packagePath + "/" + name)
+                abandon()
+                throw error
+            }
+            data = Data(bytesNoCopy: map, count: count, deallocator: .custom { pointer, size in munmap(pointer, size) })
+            if !inspect { head = data.prefix(4096) }
+        }
+        let base = data.withUnsafeBytes { $0.baseAddress }
+        spools.append(Spool(pasteboard: pasteboard, name: name, fd: fd, packageFD: packageFD, count: count, base: base))
+        return SpooledInput(
+            data: data, head: head, inspected: inspect, firstInvalidUTF8Offset: inspect ? validator.finish() : nil)
+    }
+
+    /// The spool whose mapping `data` is, for `pasteboard`.
+    func spool(holding data: Data, for pasteboard: PasteboardName) -> Spool? {
+        guard !spools.isEmpty, !data.isEmpty else { return nil }
+        // Only the mapped bytes themselves: the same address and length (a slice or copy is not it).
+        let base = data.withUnsafeBytes { $0.baseAddress }
+        return spools.first { $0.pasteboard == pasteboard && $0.count == data.count && $0.base != nil && $0.base == base }
+    }
+
+    /// Removes every spool file this store made (their mappings stay valid).
+    func discardSpools() {
+        for spool in spools {
+            unlinkat(spool.packageFD, spool.name, 0)
+            SpoolCleanup.unregister(root + "/" + spool.pasteboard.rawValue + ".pasteboard/" + spool.name)
+            close(spool.fd)
+            close(spool.packageFD)
+        }
+        spools.removeAll()
+    }
+
+    /// Moves everything `input` holds into `output`, at most `limit` bytes: in the kernel when nothing
+    /// needs to see the bytes (`copy_file_range` from a file, `splice` from a pipe), else through one
+    /// buffer handed to `inspect` chunk by chunk. Returns the byte count.
+    static func transfer(
+        from input: Int32, name: String, to output: Int32, path: String, limit: Int, inspect: Bool,
+        _ look: (UnsafeRawBufferPointer) -> Void
+    ) throws -> Int {
+        var st = stat()
+        guard fstat(input, &st) == 0 else { throw POSIX.ioError("stat", name) }
+        let kind = st.st_mode & S_IFMT
+        if kind == S_IFDIR { throw PasteboardError(.invalidData, "\(name): is a directory") }
+        if kind == S_IFREG, Int(st.st_size) > limit { throw tooLarge(name, limit) }
+        var total = 0
+        func grow(_ n: Int) throws {
+            total += n
+            if total > limit { throw tooLarge(name, limit) }
+        }
+        if !inspect {
+            // In the kernel: a regular file with copy_file_range, a pipe with splice.
+            var moved = true
+            while moved {
+                let want = min(limit - total + 1, 1 << 30)
+                let n: Int
+                if kind == S_IFREG {
+                    n = csystem_copy_file_range(input, output, want)
+                } else if kind == S_IFIFO {
+                    n = csystem_splice(input, output, want)
+                } else {
+                    break
+                }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN { waitReadable(input); continue }
+                    if total == 0, [EINVAL, ENOSYS, EXDEV, EOPNOTSUPP, EBADF].contains(errno) { break }  // the loop below
+                    if errno == ENOSPC || errno == EDQUOT { throw noSpace(path) }
+                    throw POSIX.ioError("write", path)
+                }
+                if n == 0 { return total }
+                try grow(n)
+                moved = n > 0
+            }
+        }
+        guard let buffer = malloc(chunkSize) else { throw PasteboardError(.io, "\(name): out of memory") }
+        defer { free(buffer) }
+        while true {
+            let n = Glibc.read(input, buffer, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { waitReadable(input); continue }
+                throw POSIX.ioError("read", name)
+            }
+            if n == 0 { return total }
+            try grow(n)
+            look(UnsafeRawBufferPointer(start: buffer, count: n))
+            var written = 0
+            while written < n {
+                let w = Glibc.write(output, buffer + written, n - written)
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    if errno == ENOSPC || errno == EDQUOT { throw noSpace(path) }
+                    throw POSIX.ioError("write", path)
+                }
+                written += w
+            }
+        }
+    }
+
+    static func waitReadable(_ fd: Int32) {
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&poller, 1, -1)
+    }
+
+    static func noSpace(_ path: String) -> PasteboardError {
+        PasteboardError(.io, "\(path): write failed: \(POSIX.errorString()); nothing was copied, the previous content is intact")
+    }
+
+    static func tooLarge(_ name: String, _ limit: Int) -> PasteboardError {
+        PasteboardError(.invalidData, "\(name): larger than the \(formatSize(limit)) allowed (--max-size or PBCTL_MAX_SIZE); nothing was copied")
+    }
+
+    // MARK: Paste
+
+    /// Streams a stored representation into `sink` (`sendfile` where the sink takes it), produced ones
+    /// converted from their mapped source; the package's lock is held only while the file is opened.
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {
+        let opened: (fd: Int32, size: Int, path: String)? = try withPackage(pasteboard, exclusive: false, absent: nil) { package in
+            let info = try package.readInfo()
+            guard info.items.indices.contains(index) else {
+                throw PasteboardError.empty(index == 0 ? "nothing to paste" : "there is no item \(index)")
+            }
+            guard let record = info.items[index].representations.first(where: { $0.type == type }) else {
+                throw PasteboardError(.typeNotOffered, "\(type) is not offered")
+            }
+            guard record.held != true, let file = record.file else { return nil }
+            return try package.openStoredFile(file, size: record.size)
+        }
+        guard let opened else { return try sink.write(try read(type, item: index, from: pasteboard)) }
+        defer { close(opened.fd) }
+        if try sink.transfer(fromFile: opened.fd, offset: 0, count: opened.size) { return }
+        guard let buffer = malloc(Self.chunkSize) else { throw PasteboardError(.io, "out of memory") }
+        defer { free(buffer) }
+        var offset = 0
+        while offset < opened.size {
+            let n = pread(opened.fd, buffer, min(Self.chunkSize, opened.size - offset), off_t(offset))
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { throw PasteboardError(.corrupt, "\(opened.path): ended at \(offset) of \(opened.size) bytes") }
+            try sink.write(Data(bytes: buffer, count: n))
+            offset += n
+        }
+    }
+}
+
+/// The spool files in progress, removed when SIGINT, SIGTERM or SIGHUP ends the copy (the next writer
+/// would sweep them anyway; this leaves nothing even until then). Paths are kept as C strings so the
+/// handler calls only `unlink`.
+enum SpoolCleanup {
+    nonisolated(unsafe) static var paths = [UnsafeMutablePointer<CChar>?](repeating: nil, count: 16)
+    nonisolated(unsafe) static var installed = false
+
+    static func register(_ path: String) {
+        if !installed {
+            installed = true
+            for sig in [SIGINT, SIGTERM, SIGHUP] {
+                signal(sig) { received in
+                    for case let path? in SpoolCleanup.paths { unlink(path) }
+                    signal(received, SIG_DFL)
+                    raise(received)
+                }
+            }
+        }
+        if let slot = paths.firstIndex(where: { $0 == nil }) { paths[slot] = strdup(path) }
+    }
+
+    static func unregister(_ path: String) {
+        for (slot, stored) in paths.enumerated() where stored.map({ String(cString: $0) == path }) == true {
+            paths[slot] = nil
+            free(stored)
+        }
+    }
+}
