@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The store path against the machine's limit (issue #21): pbctl copy and paste through the file store
+# beside cp and cat of the same bytes, in one run, with peak memory. The store, the input and the
+# output all live on one tmpfs (/dev/shm), as a store under $XDG_RUNTIME_DIR does. Prints a Markdown
+# section ("## Store") for docs/benchmarks.md (`make bench`, section store).
+#
+#   scripts/bench-store.sh PBCTL_BINARY
+#
+# Environment: BENCH_RUNS (hyperfine runs of the large measurements, default 15; small ones use 100).
+set -euo pipefail
+PBCTL=${1:?usage: scripts/bench-store.sh PBCTL_BINARY}
+[ -x "$PBCTL" ] || { echo "bench-store: $PBCTL is not an executable" >&2; exit 1; }
+for tool in hyperfine python3 cat cp; do
+    command -v $tool >/dev/null || { echo "bench-store: $tool is missing (make bench installs it)" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "bench-store: GNU time is missing (apt-get install time)" >&2; exit 1; }
+runs=${BENCH_RUNS:-15}
+[ "$runs" -lt 10 ] && runs=10
+base=/dev/shm
+[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+work=$(mktemp -d "$base/pbctl-bench-store.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export PBCTL_STORE=$work/store PBCTL_BACKEND=store PBCTL_TYPES_PATH=/nonexistent
+unset DISPLAY WAYLAND_DISPLAY
+
+# hf NAME RUNS WARMUP CMD... : hyperfine -N in five rounds so the commands take turns (a load change on
+# a shared machine does not favour one); output through a pipe that hyperfine drains.
+hf() {
+    local name=$1 runs=$2 warmup=$3; shift 3
+    local per=$(( runs / 5 )) k
+    [ "$per" -lt 1 ] && per=1
+    for k in 1 2 3 4 5; do
+        hyperfine -N --output=pipe --warmup "$warmup" --runs "$per" --export-json "$work/$name.$k.json" "$@" >/dev/null \
+            2>"$work/$name.err" || { cat "$work/$name.err" >&2; return 1; }
+    done
+}
+median() {
+    python3 - "$2" "$work/$1".*.json <<'PY'
+import json, statistics, sys
+index = int(sys.argv[1])
+times = [t for path in sys.argv[2:] for t in json.load(open(path))["results"][index]["times"]]
+print(repr(statistics.median(times)))
+PY
+}
+ms() { awk -v s="$1" 'BEGIN { printf "%.2f", s * 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "met" : "**not met**" }'; }
+rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+echo "bench-store: 64 MiB" >&2
+head -c 67108864 /dev/urandom > "$work/big.bin"
+"$PBCTL" copy --type public.data "$work/big.bin"
+stored=$(ls "$PBCTL_STORE"/general.pasteboard/c*-0-0.data)
+"$PBCTL" paste --type public.data | cmp -s - "$work/big.bin" || { echo "bench-store: the paste differs" >&2; exit 1; }
+# Paste: the stored bytes to a pipe; cat of the same stored file.
+hf paste "$runs" 2 "$PBCTL paste --type public.data" "cat $stored"
+pp=$(median paste 0); pc=$(median paste 1)
+# Copy: a file into the store; cp of the same file on the same tmpfs.
+hf copy "$runs" 2 "$PBCTL copy --type public.data $work/big.bin" "cp $work/big.bin $work/copy.bin"
+cp_=$(median copy 0); cc=$(median copy 1)
+stored=$(ls "$PBCTL_STORE"/general.pasteboard/c*-0-0.data)
+rss_paste=$(rss "$PBCTL" paste --type public.data); rss_cat=$(rss cat "$stored")
+rss_copy=$(rss "$PBCTL" copy --type public.data "$work/big.bin"); rss_cp=$(rss cp "$work/big.bin" "$work/copy.bin")
+
+echo "bench-store: 300 MiB piped in" >&2
+# 300 MiB through a pipe, once as data (moved in the kernel) and once as text (checked as UTF-8 on
+# the way, which needs the bytes in a buffer).
+rss_pipe_data=$( { /usr/bin/time -f %M sh -c "head -c 314572800 /dev/zero | '$PBCTL' copy --type public.data" ; } 2>&1 | tail -1)
+rss_pipe_text=$( { /usr/bin/time -f %M sh -c "yes 'a line of text' | head -c 314572800 | '$PBCTL' copy" ; } 2>&1 | tail -1)
+piped_size=$("$PBCTL" types --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["size"])')
+"$PBCTL" clear
+
+echo "bench-store: small" >&2
+printf 'hello world\n' > "$work/small.txt"
+"$PBCTL" copy "$work/small.txt"
+small_stored=$(ls "$PBCTL_STORE"/general.pasteboard/c*-0-0.data)
+hf small-paste 100 10 "$PBCTL paste" "cat $small_stored"
+sp=$(median small-paste 0); sc=$(median small-paste 1)
+hf small-copy 100 10 "$PBCTL copy $work/small.txt" "cp $work/small.txt $work/small-copy.txt"
+scp=$(median small-copy 0); scc=$(median small-copy 1)
+
+paste_ratio=$(ratio "$pp" "$pc"); copy_ratio=$(ratio "$cp_" "$cc")
+cat <<MD
+## Store (no display)
+
+Command: \`make bench\` (scripts/bench.sh, section \`store\`: scripts/bench-store.sh), run $(date -u '+%Y-%m-%d %H:%M UTC').
+The store, the input and the output are on one tmpfs ($base), as a store under \`\$XDG_RUNTIME_DIR\` is.
+Wall-clock **medians** of \`hyperfine -N --output=pipe\` in five interleaved rounds; peak memory is
+\`/usr/bin/time -f %M\` of one run. pbctl is the static release binary.
+
+| measurement | pbctl | peer | ratio | target | |
+|---|---:|---:|---:|---|---|
+| paste of a 64 MiB stored item to a pipe vs \`cat\` of the stored file (median of $runs, ms) | $(ms "$pp") | $(ms "$pc") | $paste_ratio | ≤ 1.20 | $(verdict "$paste_ratio" 1.2) |
+| copy of a 64 MiB file into the store vs \`cp\` of it (median of $runs, ms) | $(ms "$cp_") | $(ms "$cc") | $copy_ratio | ≤ 1.50 | $(verdict "$copy_ratio" 1.5) |
+| peak memory of that paste (MiB) | $(mib "$rss_paste") | cat $(mib "$rss_cat") | | ≤ 16 | $(verdict "$(mib "$rss_paste")" 16) |
+| peak memory of that copy (MiB) | $(mib "$rss_copy") | cp $(mib "$rss_cp") | | ≤ 16 | $(verdict "$(mib "$rss_copy")" 16) |
+| peak memory of 300 MiB piped in as \`--type public.data\` (MiB) | $(mib "$rss_pipe_data") | | | ≤ 32 | $(verdict "$(mib "$rss_pipe_data")" 32) |
+| peak memory of 300 MiB of text piped in, type sniffed and UTF-8 checked (MiB) | $(mib "$rss_pipe_text") | | | ≤ 32 | $(verdict "$(mib "$rss_pipe_text")" 32) |
+| paste of a 12-byte item vs \`cat\` of its file (median of 100, ms) | $(ms "$sp") | $(ms "$sc") | $(ratio "$sp" "$sc") | | |
+| copy of a 12-byte file vs \`cp\` of it (median of 100, ms) | $(ms "$scp") | $(ms "$scc") | $(ratio "$scp" "$scc") | | |
+
+- The copy syncs its data file before renaming the metadata into place (a crash never leaves a
+  half-written item); \`cp\` does not sync. On a tmpfs the sync costs nothing.
+- The 300 MiB piped copies stored $piped_size bytes. Paste sends the stored file with \`sendfile\`; copy moves a
+  file with \`copy_file_range\` and a pipe with \`splice\` unless the bytes must be checked (text), then
+  through one 1 MiB buffer.
+
+MD
