@@ -98,7 +98,21 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     static func sniffer(_ input: [UInt8]) {
         let data = Data(input)
         _ = TypeSniffer.sniff(data)
-        _ = TypeSniffer.firstInvalidUTF8Offset(data)
+        let whole = TypeSniffer.firstInvalidUTF8Offset(data)
+        // The streaming validator a copy into the store uses must agree with the whole-buffer check,
+        // whatever the chunking: chunk sizes 1 to 8 taken from the input's first byte.
+        let step = Int((input.first ?? 0) & 7) + 1
+        var validator = UTF8StreamValidator()
+        var offset = 0
+        while offset < input.count {
+            let end = min(input.count, offset + step)
+            input[offset..<end].withUnsafeBytes { validator.feed($0) }
+            offset = end
+        }
+        precondition(validator.finish() == whole, "the streaming UTF-8 validator disagrees with the whole-buffer check")
+        precondition(
+            TypeSniffer.sniff(head: data.prefix(4096), isValidUTF8: whole == nil) == TypeSniffer.sniff(data),
+            "sniffing from the head disagrees with sniffing the whole input")
     }
 
     static func compoundText(_ input: [UInt8]) {
