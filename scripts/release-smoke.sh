@@ -30,6 +30,23 @@ mkdir -m 0700 "$XDG_RUNTIME_DIR"
 PBCTL_BACKEND=store scripts/demo.sh "$pbctl" > "$work/demo.out" 2>&1 || { cat "$work/demo.out" >&2; fail "the store demo failed"; }
 grep -q '<h1>Weekly report</h1>' "$work/demo.out" || { cat "$work/demo.out" >&2; fail "the store demo printed no HTML"; }
 
+# The streaming store (copy_file_range, splice, sendfile and the mapped files are system calls this
+# link must reach): a 24 MiB file and a pipe in, pastes to a pipe and to a file, byte for byte; a
+# copy that passes --max-size leaves the previous item and nothing of its own; the store is private.
+head -c 25165824 /dev/urandom > "$work/big.bin"
+PBCTL_BACKEND=store "$pbctl" copy --type public.data "$work/big.bin" || fail "streaming copy of a file failed"
+PBCTL_BACKEND=store "$pbctl" paste --type public.data | cmp -s - "$work/big.bin" || fail "streamed paste to a pipe differs"
+cat "$work/big.bin" | PBCTL_BACKEND=store "$pbctl" copy --type public.data || fail "streaming copy from a pipe failed"
+PBCTL_BACKEND=store "$pbctl" paste --type public.data -o "$work/big.out" && cmp -s "$work/big.out" "$work/big.bin" || fail "paste -o differs"
+{ yes 'text line' || true; } | head -c 3000000 > "$work/text.txt"
+cat "$work/text.txt" | PBCTL_BACKEND=store "$pbctl" copy || fail "streaming text copy failed"
+[ "$(PBCTL_BACKEND=store "$pbctl" types --json | grep -c utf8-plain-text)" = 1 ] || fail "piped text was not sniffed as text"
+status=0; head -c 2000000 /dev/zero | PBCTL_BACKEND=store "$pbctl" copy --max-size 1M 2>/dev/null || status=$?
+[ "$status" = 65 ] || fail "--max-size exit $status, not 65"
+PBCTL_BACKEND=store "$pbctl" paste | cmp -s - "$work/text.txt" || fail "a refused copy damaged the previous item"
+! ls "$XDG_RUNTIME_DIR/pbctl/general.pasteboard" | grep -q spool || fail "a refused copy left its spool file"
+[ "$(stat -c %a "$XDG_RUNTIME_DIR/pbctl")" = 700 ] || fail "the store is not private"
+
 # Provenance: the extended attribute, written by direct calls (a dlsym lookup found nothing in this
 # static binary and skipped it silently).
 printf '# Provenance\n' > "$work/doc.md"
