@@ -20,7 +20,7 @@ base=/dev/shm
 [ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
 work=$(mktemp -d "$base/pbctl-bench-store.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-export PBCTL_STORE=$work/store PBCTL_BACKEND=store PBCTL_TYPES_PATH=/nonexistent
+export PBCTL_STORE=$work/store PBCTL_HISTORY=$work/history PBCTL_BACKEND=store PBCTL_TYPES_PATH=/nonexistent
 unset DISPLAY WAYLAND_DISPLAY
 
 # hf NAME RUNS WARMUP CMD... : hyperfine -N in five rounds so the commands take turns (a load change on

@@ -25,7 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # A private store, so the smoke test never touches the user's pasteboards.
-export XDG_RUNTIME_DIR="$work/runtime" XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config"
+export XDG_RUNTIME_DIR="$work/runtime" XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state"
 mkdir -m 0700 "$XDG_RUNTIME_DIR"
 PBCTL_BACKEND=store scripts/demo.sh "$pbctl" > "$work/demo.out" 2>&1 || { cat "$work/demo.out" >&2; fail "the store demo failed"; }
 grep -q '<h1>Weekly report</h1>' "$work/demo.out" || { cat "$work/demo.out" >&2; fail "the store demo printed no HTML"; }
@@ -71,7 +71,7 @@ if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null; then
         printf 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' | base64 -d > "$jail/docs/img/dot.png"
         printf '# Jailed\n\nSome *text* and ![dot](img/dot.png)\n' > "$jail/docs/doc.md"
         chroot_bin=$(command -v chroot)
-        in_jail() { env -i PBCTL_STORE=/store PBCTL_BACKEND=store "$chroot_bin" "$jail" /pbctl "$@"; }
+        in_jail() { env -i PBCTL_STORE=/store PBCTL_HISTORY=/history PBCTL_BACKEND=store "$chroot_bin" "$jail" /pbctl "$@"; }
         in_jail copy /docs/doc.md || fail "scratch root: copy"
         in_jail paste --as html | grep -q '<h1>Jailed</h1>' || fail "scratch root: paste --as html"
         in_jail paste --as html | grep -q 'data:image/png;base64' || fail "scratch root: the local image"

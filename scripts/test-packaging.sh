@@ -36,7 +36,7 @@ for command in $("$pbctl" help | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF
 done
 
 # Completions, each in its shell, with the installed pbctl first on PATH.
-export PATH="$root/usr/bin:$PATH" PBCTL_STORE="$work/store"
+export PATH="$root/usr/bin:$PATH" PBCTL_STORE="$work/store" PBCTL_HISTORY="$work/history"
 printf 'x' | pbctl copy -p scratchpad
 bash_complete() {  # bash_complete WORD... : the candidates for the last word
     bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _pbctl; printf "%s\n" "${COMPREPLY[@]}"' \

@@ -192,3 +192,9 @@ public protocol InputSpooling: PasteboardBackend {
     ///   - inspect: validate UTF-8 on the way (else the bytes may move in the kernel, never seen).
     func spool(_ fd: Int32, name: String, for pasteboard: PasteboardName, limit: Int, inspect: Bool) throws -> SpooledInput
 }
+
+/// A backend whose representations are files (the store): where one lives, so another store (the
+/// history) can take it without copying the bytes through memory.
+public protocol StoredFiles: PasteboardBackend {
+    func storedFilePath(_ type: TypeIdentifier, item index: Int, in pasteboard: PasteboardName) throws -> String?
+}

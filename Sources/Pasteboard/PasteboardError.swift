@@ -18,6 +18,8 @@ public struct PasteboardError: Error, Sendable, Equatable, CustomStringConvertib
         case refused
         /// A peer did not answer in time.
         case timedOut
+        /// A file named on the command line does not exist (`copy --files`).
+        case noInput
     }
 
     public let code: Code

@@ -52,6 +52,10 @@ extension TypeIdentifier {
     public static let markdown: TypeIdentifier = "net.daringfireball.markdown"
     public static let url: TypeIdentifier = "public.url"
     public static let fileURL: TypeIdentifier = "public.file-url"
+    /// `x-special/gnome-copied-files`: `copy` or `cut`, then one file URI per line.
+    public static let gnomeCopiedFiles: TypeIdentifier = "org.gnome.copied-files"
+    /// `application/x-kde-cutselection`: "1" when the files were cut.
+    public static let kdeCutSelection: TypeIdentifier = "org.kde.cut-selection"
     public static let image: TypeIdentifier = "public.image"
     public static let png: TypeIdentifier = "public.png"
     public static let jpeg: TypeIdentifier = "public.jpeg"

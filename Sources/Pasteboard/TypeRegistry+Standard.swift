@@ -38,8 +38,14 @@ extension TypeRegistry {
             mimeTypes: ["text/markdown", "text/x-markdown"], x11Targets: ["text/markdown", "text/x-markdown"]),
         TypeDeclaration(.url, conformsTo: [.data], description: "URL", mimeTypes: ["text/x-moz-url"]),
         TypeDeclaration(
-            .fileURL, conformsTo: [.url], description: "file URL", mimeTypes: ["text/uri-list"],
-            x11Targets: ["text/uri-list", "x-special/gnome-copied-files"]),
+            .fileURL, conformsTo: [.url], description: "file URL list (RFC 2483)", mimeTypes: ["text/uri-list"],
+            x11Targets: ["text/uri-list"]),
+        TypeDeclaration(
+            .gnomeCopiedFiles, conformsTo: [.data], description: "copied or cut files (GNOME, Nemo, Caja)",
+            mimeTypes: ["x-special/gnome-copied-files"], x11Targets: ["x-special/gnome-copied-files"]),
+        TypeDeclaration(
+            .kdeCutSelection, conformsTo: [.data], description: "files cut, not copied (KDE)",
+            mimeTypes: ["application/x-kde-cutselection"], x11Targets: ["application/x-kde-cutselection"]),
         TypeDeclaration(.image, conformsTo: [.data, .content], description: "image"),
         TypeDeclaration(
             .png, conformsTo: [.image], description: "PNG image", extensions: ["png"], mimeTypes: ["image/png"],

@@ -29,7 +29,7 @@ struct Spool {
     var base: UnsafeRawPointer?
 }
 
-extension FileStore: InputSpooling {
+extension FileStore: InputSpooling, StoredFiles {
     /// The chunk a copy or paste moves through memory when the kernel cannot move it.
     static let chunkSize = 1 << 20
 
@@ -97,6 +97,34 @@ extension FileStore: InputSpooling {
         return spools.first { $0.pasteboard == pasteboard && $0.count == data.count && $0.base != nil && $0.base == base }
     }
 
+    /// Lets the next write take `data`'s bytes from the file at `path` (which holds exactly them and is
+    /// never changed in place: another store's data file): a hard link when both are on one file system,
+    /// else a copy in the kernel. What `copy` uses to record its item in the history without writing it
+    /// twice.
+    public func adopt(_ path: String, holding data: Data) {
+        let base = data.withUnsafeBytes { $0.baseAddress }
+        guard base != nil, !data.isEmpty else { return }
+        adopted.append((path, base, data.count))
+    }
+
+    /// The file of a stored (not produced) representation: what ``adopt(_:holding:)`` takes.
+    public func storedFilePath(_ type: TypeIdentifier, item index: Int, in pasteboard: PasteboardName) throws -> String? {
+        try withPackage(pasteboard, exclusive: false, absent: nil) { package in
+            let info = try package.readInfo()
+            guard info.items.indices.contains(index),
+                let file = info.items[index].representations.first(where: { $0.type == type && $0.held != true })?.file,
+                FileStore.isPackageFileName(file)
+            else { return nil }
+            return package.path + "/" + file
+        }
+    }
+
+    /// The adopted file whose bytes `data` is.
+    func adoptedFile(holding data: Data) -> String? {
+        let base = data.withUnsafeBytes { $0.baseAddress }
+        return adopted.first { $0.base != nil && $0.base == base && $0.count == data.count }?.path
+    }
+
     /// Removes every spool file this store made (their mappings stay valid).
     func discardSpools() {
         for spool in spools {
@@ -106,6 +134,7 @@ extension FileStore: InputSpooling {
             close(spool.packageFD)
         }
         spools.removeAll()
+        adopted.removeAll()
     }
 
     /// Moves everything `input` holds into `output`, at most `limit` bytes: in the kernel when nothing

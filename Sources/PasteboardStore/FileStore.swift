@@ -40,6 +40,8 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     public let holderLauncher: HolderLauncher?
     /// Input spooled by ``spool(_:name:for:limit:inspect:)`` and not yet written.
     var spools: [Spool] = []
+    /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.
+    var adopted: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
 
     deinit { discardSpools() }
 
@@ -182,6 +184,8 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                             if let spool = spool(holding: data, for: pasteboard) {
                                 // Streamed in already: the spool file becomes the data file.
                                 try package.link(spool.name, as: name)
+                            } else if let path = adoptedFile(holding: data) {
+                                try package.adopt(path, as: name, size: data.count)
                             } else {
                                 try package.createFile(name, data)
                             }
@@ -462,6 +466,27 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                 throw PasteboardError(.corrupt, "\(path)/\(name): missing; run 'pbctl clear' to reset this pasteboard")
             }
             return opened
+        }
+
+        /// A data file with the bytes of the file at `path`: a hard link on the same file system, else a
+        /// copy in the kernel (`copy_file_range`, else read and write), synced.
+        func adopt(_ path: String, as name: String, size: Int) throws {
+            unlinkat(fd, name, 0)
+            if linkat(AT_FDCWD, path, fd, name, 0) == 0 { return }
+            let source = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard source >= 0 else { throw POSIX.ioError("open", path) }
+            defer { close(source) }
+            let target = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard target >= 0 else { throw FileStore.openError(self.path + "/" + name) }
+            defer { close(target) }
+            do {
+                let copied = try FileStore.transfer(from: source, name: path, to: target, path: self.path + "/" + name, limit: size, inspect: false) { _ in }
+                guard copied == size else { throw PasteboardError(.corrupt, "\(path): \(copied) bytes where \(size) were expected") }
+                guard fsync(target) == 0 else { throw POSIX.ioError("fsync", self.path + "/" + name) }
+            } catch {
+                unlinkat(fd, name, 0)
+                throw error
+            }
         }
 
         /// Gives a spooled file its data file's name (a second name for the same bytes: a Markdown copy's

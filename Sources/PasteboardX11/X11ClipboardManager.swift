@@ -66,6 +66,14 @@ private final class Fetch {
 /// One event loop on one connection: fetches are state machines (``SelectionFetchStateMachine``) driven
 /// by the same events as the transfers the daemon serves, so a stalled owner delays no paste; every
 /// fetch has per-step deadlines and size caps.
+/// A content the daemon kept, as an item, with the application that owned it when the owner's window
+/// says (`WM_CLASS`, else `_NET_WM_PID`'s executable).
+public struct RecordedContent: Sendable {
+    public var selection: X11Selection
+    public var item: Item
+    public var application: String?
+}
+
 public final class X11ClipboardManager {
     public struct Options: Sendable {
         /// The display's name, for messages.
@@ -86,6 +94,12 @@ public final class X11ClipboardManager {
         public var registry: TypeRegistry = .standard
         /// Produces the derived representations of items handed over by `pbctl copy` (HTML from Markdown…).
         public var producer: RepresentationProducer?
+        /// Called with each new content the daemon keeps of CLIPBOARD (and of PRIMARY with
+        /// `recordPrimary`), and each item `pbctl copy` hands over: what the history records. With it,
+        /// CLIPBOARD snapshots take every target an owner offers, within `recordLimits`.
+        public var record: (@Sendable (RecordedContent) -> Void)?
+        public var recordPrimary = false
+        public var recordLimits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 64 << 20, maxTotalBytes: 256 << 20, maxTargets: 64)
         /// Largest ItemArchive accepted from `pbctl copy` (bigger copies keep their own owner process).
         public var maxHandoffBytes = 64 << 20
         public init() {}
@@ -290,8 +304,10 @@ public final class X11ClipboardManager {
         switch action {
         case .snapshot(let window):
             snapshots[selection] = nil
+            let recording = options.record != nil && selection == .clipboard
             var configuration = SelectionFetchStateMachine.Configuration(
-                choice: selection == .clipboard ? .snapshot : .text, limits: options.snapshotLimits)
+                choice: recording ? .save : selection == .clipboard ? .snapshot : .text,
+                limits: recording ? options.recordLimits : options.snapshotLimits)
             configuration.stepTimeout = nanoseconds(options.stepTimeout)
             configuration.fetchTimeout = nanoseconds(options.fetchDeadline)
             try startFetch(.snapshot, selection: selection, owner: window, configuration: configuration)
@@ -423,6 +439,10 @@ public final class X11ClipboardManager {
             snapshots[fetch.selection] = content
             if let content {
                 options.log?("kept \(label(fetch.selection)) \(content.targetNames.joined(separator: ",")) (\(content.totalBytes) bytes) of 0x\(String(fetch.owner, radix: 16))")
+                if let record = options.record, fetch.selection == .clipboard || options.recordPrimary {
+                    record(RecordedContent(
+                        selection: fetch.selection, item: item(from: content), application: application(owning: fetch.owner)))
+                }
             }
             try act(machine.snapshotFinished(selection: selectionAtom, owner: fetch.owner, kept: content != nil),
                     selection: fetch.selection)
@@ -482,7 +502,67 @@ public final class X11ClipboardManager {
         }
         claimedClipboard()
         options.log?("serving an item from pbctl copy: \(owner.servedTargetNames.joined(separator: ","))")
+        options.record?(RecordedContent(selection: .clipboard, item: item, application: item.metadata.sourceApplication))
         return true
+    }
+
+    /// Serves `item` on CLIPBOARD when nobody owns it (the daemon starting with the history's newest
+    /// entry). False when CLIPBOARD has an owner or the claim fails.
+    @discardableResult
+    public func serveIfEmpty(_ item: Item) throws -> Bool {
+        guard try connection.selectionOwner(clipboardAtom) == 0 else { return false }
+        do {
+            try owner.claim(item, selections: [.clipboard])
+        } catch let error as PasteboardError where !(error.code == .unavailable && connection.isBroken) {
+            options.log?("could not serve the newest history entry: \(error.message)")
+            return false
+        }
+        claimedClipboard()
+        options.log?("CLIPBOARD was empty: serving the newest history entry (\(owner.servedTargetNames.joined(separator: ",")))")
+        return true
+    }
+
+    /// The kept targets as an item: each target's type once (the first target of a type wins; text
+    /// targets are decoded to UTF-8), protocol and marker targets left out.
+    func item(from content: SavedSelectionContent) -> Item {
+        let negotiation = TargetNegotiation(registry: options.registry)
+        var item = Item(metadata: ItemMetadata(created: Date()))
+        var seen = Set<TypeIdentifier>()
+        let typeNames = (try? connection.names(of: content.entries.map(\.content.type))) ?? []
+        for (index, entry) in content.entries.enumerated() {
+            guard !ClipboardManagerStateMachine.markerTargets.contains(entry.name) else { continue }
+            let type = negotiation.type(forTarget: entry.name)
+            guard !TargetNegotiation.protocolTargets.contains(entry.name), seen.insert(type).inserted else { continue }
+            var bytes = entry.content.bytes
+            if type == .utf8PlainText || entry.name == KnownAtom.textHTML.rawValue {
+                var transcoder = TextTranscoder(mode: TextTranscoder.mode(target: entry.name, replyType: index < typeNames.count ? typeNames[index] : nil))
+                bytes = transcoder.feed(bytes) + transcoder.finish()
+            }
+            item.set(Representation(type: type, data: bytes))
+        }
+        return item
+    }
+
+    /// The application owning `window`: its `WM_CLASS` class, else the executable of its `_NET_WM_PID`.
+    func application(owning window: XWindow) -> String? {
+        if let value = try? connection.getProperty(window: window, property: PredefinedAtom.wmClass, length: 256),
+            value.format == 8, !value.bytes.isEmpty
+        {
+            let parts = value.bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if let name = parts.last, !name.isEmpty { return name }
+        }
+        if let atom = try? connection.intern("_NET_WM_PID"),
+            let value = try? connection.getProperty(window: window, property: atom, length: 1),
+            let pid = value.items32?.first, pid > 0
+        {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+            if count > 0 {
+                let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                return path.split(separator: "/").last.map(String.init)
+            }
+        }
+        return nil
     }
 
     /// CLIPBOARD is ours now: what was kept and what was being fetched of earlier owners is moot.

@@ -8,6 +8,8 @@ enum ExitCode {
     static let usage: Int32 = 64
     /// The input is not what it claims to be (EX_DATAERR).
     static let dataError: Int32 = 65
+    /// A file named on the command line does not exist (EX_NOINPUT): `copy --files`.
+    static let noInput: Int32 = 66
     /// The backend cannot be reached: no display, dead X server, owner gone (EX_UNAVAILABLE).
     static let unavailable: Int32 = 69
     /// Reading or writing failed (EX_IOERR).
@@ -21,6 +23,7 @@ enum ExitCode {
         case .invalidData: return dataError
         case .unavailable, .timedOut: return unavailable
         case .io, .corrupt, .refused: return ioError
+        case .noInput: return noInput
         }
     }
 }

@@ -14,6 +14,7 @@ let exitCodeHelp = """
       1   nothing to paste, or the requested type is not offered
       64  usage error (unknown option, missing value, bad name)
       65  invalid input data (e.g. invalid UTF-8 for a text type, malformed document)
+      66  a file given to copy --files does not exist (nothing is copied)
       69  backend unavailable (e.g. --backend x11 with no display, X server gone, owner stalled;
           pbctl daemon when a clipboard manager already runs on the display)
       74  I/O error (store unreadable or damaged, permissions, symlinks refused, disk full)

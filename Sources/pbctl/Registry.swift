@@ -2,7 +2,7 @@
 let commands: [Command] = [
     copyCommand, pasteCommand, typesCommand, infoCommand, clearCommand, convertCommand, helpCommand, holdCommand,
     saveCommand, loadCommand, completionsCommand, completeCommand, watchCommand, serveX11Command, daemonCommand,
-    detachedDaemonCommand,
+    detachedDaemonCommand, historyCommand,
 ]
 
 func findCommand(_ name: String) -> Command? { commands.first { $0.help.name == name } }

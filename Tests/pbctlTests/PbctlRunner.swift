@@ -20,6 +20,7 @@ struct PbctlRunner: Sendable {
         self.store = store
         var environment = ProcessInfo.processInfo.environment
         environment["PBCTL_STORE"] = store
+        environment["PBCTL_HISTORY"] = store + "-history"
         environment.removeValue(forKey: "DISPLAY")
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
         environment.removeValue(forKey: "PBCTL_BACKEND")

@@ -48,7 +48,7 @@ final class TerminalClipboardTests: XCTestCase {
     func inPane(_ command: String, timeout: TimeInterval = 20) throws -> (status: Int32, stdout: Data, stderr: String) {
         let id = UUID().uuidString.prefix(8)
         let status = "\(scratch)/\(id).status", out = "\(scratch)/\(id).out", err = "\(scratch)/\(id).err"
-        let line = "export PBCTL_STORE='\(scratch)/store'; { \(command); } > '\(out)' 2> '\(err)'; echo $? > '\(status).tmp'; mv '\(status).tmp' '\(status)'"
+        let line = "export PBCTL_STORE='\(scratch)/store' PBCTL_HISTORY='\(scratch)/history'; { \(command); } > '\(out)' 2> '\(err)'; echo $? > '\(status).tmp'; mv '\(status).tmp' '\(status)'"
         XCTAssertEqual(tmuxCommand(["new-window", "-d", line]).status, 0)
         let deadline = Date().addingTimeInterval(timeout)
         while !FileManager.default.fileExists(atPath: status), Date() < deadline { usleep(50_000) }
@@ -106,6 +106,7 @@ final class TerminalClipboardTests: XCTestCase {
         process.arguments = ["-w", PbctlRunner.binary, "copy"]
         var environment = ProcessInfo.processInfo.environment
         environment["PBCTL_STORE"] = store
+        environment["PBCTL_HISTORY"] = store + "-history"
         environment["SSH_CONNECTION"] = "10.0.0.1 1 10.0.0.2 22"
         environment.removeValue(forKey: "DISPLAY")
         process.environment = environment

@@ -215,6 +215,7 @@ class X11TestCase: XCTestCase {
         env["NO_AT_BRIDGE"] = "1"
         env["PBCTL_BACKEND"] = "x11"
         env["PBCTL_STORE"] = scratch + "/store"
+        env["PBCTL_HISTORY"] = scratch + "/history"
         env.removeValue(forKey: "WAYLAND_DISPLAY")
         return env
     }

@@ -62,7 +62,7 @@ public struct ClipboardManagerStateMachine: Sendable {
             switch name {
             case KnownAtom.utf8String.rawValue, KnownAtom.string.rawValue, KnownAtom.text.rawValue,
                 KnownAtom.compoundText.rawValue, "application/rtf", "application/x-rtf",
-                "x-special/gnome-copied-files", "image/png":
+                "x-special/gnome-copied-files", "application/x-kde-cutselection", "image/png":
                 return true
             default:
                 return name.hasPrefix("text/")

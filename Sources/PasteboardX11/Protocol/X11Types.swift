@@ -20,6 +20,7 @@ public enum PredefinedAtom {
     public static let string: XAtom = 31
     public static let window: XAtom = 33
     public static let wmName: XAtom = 39
+    public static let wmClass: XAtom = 67
 }
 
 extension XTimestamp {

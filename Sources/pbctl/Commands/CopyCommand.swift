@@ -159,6 +159,22 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
             &items[items.count - 1], source: source, data: data, base: options.base, context, verbose: options.verbose)
     }
     try backend.write(items, to: options.global.pasteboard, options: options.copy)
+    // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
+    // the copy records itself in the history.
+    if !(backend is any PasteboardWatching), options.global.pasteboard == .general, !options.sensitive, !options.transient {
+        for (index, item) in items.enumerated() {
+            context.recordInHistory(item, verbose: options.verbose) { history in
+                // The stored files are taken as they are (a link on the same file system).
+                guard let store = backend as? any StoredFiles else { return }
+                for representation in item.representations {
+                    guard case .data(let data) = representation.content,
+                        let path = try? store.storedFilePath(representation.type, item: index, in: options.global.pasteboard)
+                    else { continue }
+                    history.adopt(path, holding: data)
+                }
+            }
+        }
+    }
     return ExitCode.ok
 }
 

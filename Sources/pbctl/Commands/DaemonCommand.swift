@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import DetachedProcess
 import Pasteboard
 import PasteboardX11
@@ -22,7 +23,8 @@ struct DaemonArguments {
     static let verbose = OptionSpec.flag("verbose", "v", "log saves, restores and skipped content to standard error")
     static let status = OptionSpec.flag(
         "status", nil, "report whether a clipboard manager runs on the display (exit 0) or not (exit 1)")
-    static let specs = [display, primary, replace, detach, verbose, status]
+    static let noHistory = OptionSpec.flag("no-history", nil, "do not record the clipboard in the history")
+    static let specs = [display, primary, replace, detach, verbose, status, noHistory]
 
     var display: String
     var primary: Bool
@@ -30,6 +32,7 @@ struct DaemonArguments {
     var detach: Bool
     var verbose: Bool
     var status: Bool
+    var history: Bool
 
     init(_ arguments: ParsedArguments, _ context: Context) throws {
         display = arguments.value(Self.display) ?? context.environment["DISPLAY"] ?? ""
@@ -38,6 +41,7 @@ struct DaemonArguments {
         detach = arguments.has(Self.detach)
         verbose = arguments.has(Self.verbose)
         status = arguments.has(Self.status)
+        history = !arguments.has(Self.noHistory)
     }
 }
 
@@ -86,6 +90,7 @@ let daemonCommand = Command(
             var childArguments = ["__daemon", "--display", display]
             if replace { childArguments.append("--replace") }
             if primary { childArguments.append("--primary") }
+            if !options.history { childArguments.append("--no-history") }
             do {
                 try DetachedProcess.spawn(executable: "/proc/self/exe", arguments: childArguments, input: .bytes([]))
             } catch let error as PasteboardError {
@@ -96,8 +101,8 @@ let daemonCommand = Command(
             return ExitCode.ok
         }
         let log: (@Sendable (String) -> Void)? = options.verbose ? daemonLogger(fd: STDERR_FILENO) : nil
-        return runDaemon(display: display, replace: replace, primary: primary, log: log, context: context,
-                         detached: false)
+        return runDaemon(display: display, replace: replace, primary: primary, history: options.history, log: log,
+                         context: context, detached: false)
     })
 
 /// `pbctl __daemon --display D [--replace] [--primary]`: the daemon started by `--detach`; reports on fd 3
@@ -110,6 +115,7 @@ let detachedDaemonCommand = Command(
         var display = context.environment["DISPLAY"] ?? ""
         var replace = false
         var primary = false
+        var history = true
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
@@ -120,6 +126,8 @@ let detachedDaemonCommand = Command(
                 replace = true
             case "--primary":
                 primary = true
+            case "--no-history":
+                history = false
             default:
                 DetachedProcess.report(PasteboardError(.invalidData, "unknown argument \(arguments[index])"))
                 return ExitCode.usage
@@ -132,8 +140,8 @@ let detachedDaemonCommand = Command(
             if fd >= 0 { log = daemonLogger(fd: fd) }
         }
         _ = chdir("/")
-        return runDaemon(display: display, replace: replace, primary: primary, log: log, context: context,
-                         detached: true)
+        return runDaemon(display: display, replace: replace, primary: primary, history: history, log: log,
+                         context: context, detached: true)
     },
     run: { _, _ in ExitCode.usage })
 
@@ -160,8 +168,8 @@ private func installDaemonSignalHandlers(connectionFD: Int32) {
     }
 }
 
-func runDaemon(display: String, replace: Bool, primary: Bool, log: (@Sendable (String) -> Void)?, context: Context,
-               detached: Bool) -> Int32 {
+func runDaemon(display: String, replace: Bool, primary: Bool, history recording: Bool, log: (@Sendable (String) -> Void)?,
+               context: Context, detached: Bool) -> Int32 {
     func fail(_ error: PasteboardError) -> Int32 {
         if detached {
             DetachedProcess.report(error)
@@ -180,12 +188,41 @@ func runDaemon(display: String, replace: Bool, primary: Bool, log: (@Sendable (S
     if let timeout = context.environment["PBCTL_X11_TIMEOUT"].flatMap(Double.init), timeout > 0 {
         options.stepTimeout = timeout
     }
+    // The history: every new CLIPBOARD content (and PRIMARY's with --primary), written on a queue of
+    // its own so a large entry never delays the pastes the daemon serves.
+    let configuration = Configuration.load(context)
+    let history = recording ? try? context.openHistory(configuration.history) : nil
+    if let history {
+        let queue = DispatchQueue(label: "pbctl.history")
+        let registry = context.registry
+        options.recordPrimary = primary || configuration.recordPrimary
+        options.recordLimits.maxTargetBytes = configuration.history.maxRepresentationSize
+        options.record = { recorded in
+            queue.async {
+                var item = recorded.item
+                if let application = recorded.application { item.metadata.sourceApplication = application }
+                let outcome = try? history.record(
+                    item, preview: historyPreview(item, registry), application: recorded.application,
+                    selection: recorded.selection.rawValue)
+                switch outcome {
+                case .recorded(let id)?: log?("history: recorded entry \(id)")
+                case .moved(let id)?: log?("history: entry \(id) moved to the top")
+                case .notRecorded(let why)?: log?("history: not recorded: \(why)")
+                case nil: log?("history: could not record")
+                }
+            }
+        }
+    }
     let manager: X11ClipboardManager
     do {
         let connection = try XConnection(display: display)
         manager = X11ClipboardManager(connection: connection, options: options)
         installDaemonSignalHandlers(connectionFD: connection.fileDescriptor)
         try manager.start()
+        // The clipboard survives a restart: with nobody owning it, the newest entry is served again.
+        if let history, let newest = try? history.entries().entries.first, let item = try? history.item(newest.id) {
+            try manager.serveIfEmpty(item)
+        }
     } catch let error as PasteboardError {
         if daemonStopSignal != 0 { return ExitCode.ok }
         return fail(error)

@@ -100,9 +100,12 @@ let pasteCommand = Command(
     options: PasteArguments.specs,
     run: { context, arguments in try runPaste(PasteArguments(arguments, context), context) })
 
-func runPaste(_ options: PasteArguments, _ context: Context) throws -> Int32 {
-    let pasteboard = options.global.pasteboard
-    let backend = try context.backend(options.global, .init(terminalTimeout: options.timeout))
+/// `source`: the backend and pasteboard to paste from instead of the chosen one (`history paste`).
+func runPaste(
+    _ options: PasteArguments, _ context: Context, from source: (backend: any PasteboardBackend, pasteboard: PasteboardName)? = nil
+) throws -> Int32 {
+    let pasteboard = source?.pasteboard ?? options.global.pasteboard
+    let backend = try source?.backend ?? context.backend(options.global, .init(terminalTimeout: options.timeout))
     let items = try backend.items(in: pasteboard)
     if items.isEmpty, options.macCompat { return ExitCode.ok }
     guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
@@ -121,7 +124,7 @@ func runPaste(_ options: PasteArguments, _ context: Context) throws -> Int32 {
     // A package folder (`-o NAME.textbundle`) is unpacked from whole bytes; everything else streams.
     if let path = options.output, exactType == .textBundle {
         let sink = DataSink()
-        for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, to: sink, options, context) }
+        for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, pasteboard, to: sink, options, context) }
         try writePastedFile(path, sink.data, items: indices.map { items[$0] }, requested: exactType, verbose: options.verbose, context)
         return ExitCode.ok
     }
@@ -129,7 +132,7 @@ func runPaste(_ options: PasteArguments, _ context: Context) throws -> Int32 {
     let sink = DescriptorSink(
         fd: file?.fd ?? STDOUT_FILENO, path: options.output ?? "standard output", dropTrailingNewline: options.dropNewline,
         brokenPipe: options.output == nil ? { exit(ExitCode.brokenPipe) } : nil)
-    for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, to: sink, options, context) }
+    for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, pasteboard, to: sink, options, context) }
     try sink.finish()
     try file?.commit()
     if let path = options.output {
@@ -142,9 +145,8 @@ func runPaste(_ options: PasteArguments, _ context: Context) throws -> Int32 {
 /// text becomes UTF-8 unless the exact bytes were asked for).
 private func deliver(
     _ choice: PasteRequest.Choice, _ index: Int, _ items: [ItemSummary], _ backend: any PasteboardBackend,
-    to sink: any RepresentationSink, _ options: PasteArguments, _ context: Context
+    _ pasteboard: PasteboardName, to sink: any RepresentationSink, _ options: PasteArguments, _ context: Context
 ) throws {
-    let pasteboard = options.global.pasteboard
     let utf16 = !options.request.isExact && context.registry.textEncoding(of: choice.read) == .utf16
     if let target = choice.convertTo {
         guard let format = options.conversionFormat(target) else {

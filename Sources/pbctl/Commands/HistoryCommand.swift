@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+import Representations
+import SystemIO
+
+/// `pbctl history [SUBCOMMAND]`'s arguments. The paste options are `pbctl paste`'s own.
+struct HistoryArguments {
+    static let json = OptionSpec.flag("json", nil, "list: JSON for scripts (id, time, application, types with sizes, preview)")
+    static let limit = OptionSpec.value("limit", nil, "N", "list, search: at most N entries")
+    static let regex = OptionSpec.flag("regex", nil, "search: TEXT is a regular expression")
+    static let duration = OptionSpec.value("for", nil, "DURATION", "pause: for DURATION (90, 90s, 5m, 2h) instead of until resume")
+    static let specs = [json, limit, regex, duration] + [
+        PasteArguments.type, PasteArguments.output, PasteArguments.noNewline, PasteArguments.accept, PasteArguments.as,
+        PasteArguments.plain, PasteArguments.keepHTML, PasteArguments.verbose,
+    ]
+
+    enum Subcommand: String, CaseIterable { case list, paste, copy, delete, clear, search, pause, resume }
+
+    var global: GlobalOptions
+    var subcommand: Subcommand
+    var operands: [String]
+    var json: Bool
+    var limit: Int?
+    var regex: Bool
+    var pauseFor: Double?
+    /// `history paste`: parsed as `pbctl paste` parses them.
+    var paste: PasteArguments
+
+    init(_ arguments: ParsedArguments, _ context: Context) throws {
+        global = try GlobalOptions(arguments, environment: context.environment)
+        var positionals = arguments.positionals
+        if let first = positionals.first {
+            guard let parsed = Subcommand(rawValue: first) else {
+                throw UsageError(
+                    message: "unknown history command '\(first)' (" + Subcommand.allCases.map(\.rawValue).joined(separator: ", ") + ")",
+                    command: "history")
+            }
+            subcommand = parsed
+            positionals.removeFirst()
+        } else {
+            subcommand = .list
+        }
+        operands = positionals
+        json = arguments.has(Self.json)
+        limit = try arguments.value(Self.limit).map { text in
+            guard let n = Int(text), n > 0 else { throw UsageError(message: "--limit takes a number from 1", command: "history") }
+            return n
+        }
+        regex = arguments.has(Self.regex)
+        pauseFor = try arguments.value(Self.duration).map { try parseDuration($0) }
+        paste = try PasteArguments(arguments, context)
+        switch subcommand {
+        case .paste, .copy:
+            guard operands.count <= 1 else { throw UsageError(message: "history \(subcommand.rawValue) takes one ID", command: "history") }
+            if subcommand == .paste, operands.isEmpty { throw UsageError(message: "history paste needs an ID", command: "history") }
+        case .delete:
+            guard !operands.isEmpty else { throw UsageError(message: "history delete needs at least one ID", command: "history") }
+        case .search:
+            guard operands.count == 1 else { throw UsageError(message: "history search takes one TEXT", command: "history") }
+            if regex { _ = try compiledPattern(operands[0]) }
+        case .list, .clear, .pause, .resume:
+            guard operands.isEmpty else {
+                throw UsageError(message: "history \(subcommand.rawValue) takes no operand", command: "history")
+            }
+        }
+    }
+
+    func compiledPattern(_ text: String) throws -> Regex<AnyRegexOutput> {
+        do { return try Regex(text) } catch { throw UsageError(message: "--regex: \(error)", command: "history") }
+    }
+}
+
+/// An entry's id from `ID` or a whole line of `pbctl history` (`ID<TAB>preview`).
+func parseHistoryID(_ text: String) throws -> Int {
+    let head = text.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    let digits = head.drop(while: \.isWhitespace).prefix(while: \.isNumber)
+    guard let id = Int(digits), id > 0, head.drop(while: \.isWhitespace).dropFirst(digits.count).allSatisfy(\.isWhitespace) else {
+        throw UsageError(message: "'\(text.prefix(40))' is not a history ID (a number, or a line of pbctl history)", command: "history")
+    }
+    return id
+}
+
+/// `90`, `90s`, `5m`, `2h`, `1d` → seconds (at most a year).
+func parseDuration(_ text: String) throws -> Double {
+    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+    var number = Substring(text)
+    var scale = 1.0
+    if let last = number.last, let unit = units[last] {
+        scale = unit
+        number = number.dropLast()
+    }
+    guard let value = Double(number), value.isFinite, value > 0, value * scale <= maximumSeconds else {
+        throw UsageError(message: "--for takes a duration such as 90s, 5m or 2h", command: "history")
+    }
+    return value * scale
+}
+
+let historyCommand = Command(
+    help: CommandHelp(
+        name: "history", summary: "the clipboard history: list, paste, copy again, search, delete, pause",
+        usage: "pbctl history [list|paste ID|copy [ID]|delete ID...|clear|search TEXT|pause [--for D]|resume] [OPTIONS]",
+        details: """
+            Each entry keeps every representation of what was copied (text, HTML, RTF, Markdown, images,
+            files, application types), newest first. `pbctl daemon` records the clipboard; `pbctl copy`
+            records what it copies when no daemon can watch (the store, SSH). Content marked sensitive or
+            transient is never recorded, nor anything while recording is paused. A copy identical to an
+            entry moves that entry to the top. Bounds (oldest dropped first) come from the configuration
+            file: history.max-entries (1000), history.max-bytes (512M), history.max-entry-size (64M).
+            The list prints `ID<TAB>preview`; `copy` also takes such a line on standard input, so
+            `pbctl history | fzf | pbctl history copy` works. The history lives in $PBCTL_HISTORY, else
+            $XDG_STATE_HOME/pbctl/history (~/.local/state/pbctl/history).
+            """,
+        examples: [
+            "pbctl history --limit 20",
+            "pbctl history | fzf | pbctl history copy",
+            "pbctl history paste 42 --as markdown",
+            "pbctl history search --regex 'TICKET-[0-9]+'",
+            "pbctl history pause --for 5m",
+        ]),
+    options: HistoryArguments.specs,
+    run: { context, arguments in try runHistory(HistoryArguments(arguments, context), context) })
+
+func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32 {
+    let history = try context.openHistory()
+    switch options.subcommand {
+    case .list:
+        let (entries, problems) = try history.entries()
+        for problem in problems { context.terminal.err("pbctl history: \(problem)") }
+        try printHistory(Array(entries.prefix(options.limit ?? Int.max)), json: options.json, context)
+    case .search:
+        let (entries, _) = try history.entries()
+        let needle = options.operands[0]
+        let pattern = options.regex ? try options.compiledPattern(needle) : nil
+        var found: [History.Entry] = []
+        for entry in entries {
+            guard let text = historyText(entry, history) else { continue }
+            let matches = pattern.map { text.contains($0) } ?? text.lowercased().contains(needle.lowercased())
+            if matches { found.append(entry) }
+            if let limit = options.limit, found.count >= limit { break }
+        }
+        try printHistory(found, json: options.json, context)
+        if found.isEmpty { return ExitCode.notFound }
+    case .paste:
+        let id = try parseHistoryID(options.operands[0])
+        _ = try history.entry(id)
+        return try runPaste(options.paste, context, from: (history.backend, History.pasteboard(for: id)))
+    case .copy:
+        let line: String
+        if let operand = options.operands.first {
+            line = operand
+        } else {
+            let input = try context.terminal.readStandardInput(limit: 1 << 20)
+            guard let first = String(decoding: input, as: UTF8.self).split(separator: "\n").first else {
+                throw UsageError(message: "history copy needs an ID (or a line of pbctl history on standard input)", command: "history")
+            }
+            line = String(first)
+        }
+        let id = try parseHistoryID(line)
+        _ = try history.entry(id)
+        var item = try history.item(id)
+        item.metadata.created = Date()
+        let backend = try context.backend(options.global)
+        try backend.write([item], to: options.global.pasteboard, options: CopyOptions())
+        if !(backend is any PasteboardWatching), options.global.pasteboard == .general {
+            context.recordInHistory(item, verbose: false)  // to the top
+        }
+    case .delete:
+        let ids = try options.operands.map(parseHistoryID)
+        let missing = try history.delete(ids)
+        if !missing.isEmpty {
+            throw PasteboardError.empty("no history entry " + missing.map(String.init).joined(separator: ", "))
+        }
+    case .clear:
+        try history.clear()
+    case .pause:
+        try history.pause(until: options.pauseFor.map { Date().addingTimeInterval($0) })
+    case .resume:
+        try history.resume()
+    }
+    return ExitCode.ok
+}
+
+/// The text an entry is searched in: its plain text, else its Markdown, HTML or RTF as text.
+func historyText(_ entry: History.Entry, _ history: History) -> String? {
+    let pasteboard = History.pasteboard(for: entry.id)
+    let types = entry.types.map(\.type)
+    for type in [TypeIdentifier.utf8PlainText, .plainText, .markdown] where types.contains(type) {
+        if let data = try? history.backend.read(type, item: 0, from: pasteboard) { return String(decoding: data, as: UTF8.self) }
+    }
+    for type in [TypeIdentifier.html, .rtf] where types.contains(type) {
+        if let data = try? history.backend.read(type, item: 0, from: pasteboard),
+            let text = try? Conversion.produce(data, from: type, to: .text)
+        {
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+    return entry.preview.isEmpty ? nil : entry.preview
+}
+
+struct HistoryListing: Codable {
+    struct Kind: Codable {
+        var type: String
+        var mimeType: String?
+        var size: Int?
+    }
+    var id: Int
+    var time: Date
+    var application: String?
+    var types: [Kind]
+    var skipped: [Kind]?
+    var preview: String
+}
+
+func printHistory(_ entries: [History.Entry], json: Bool, _ context: Context) throws {
+    if json {
+        let listing = entries.map { entry in
+            HistoryListing(
+                id: entry.id, time: entry.time, application: entry.application,
+                types: entry.types.map { .init(type: $0.type.rawValue, mimeType: context.registry.preferredMIMEType(of: $0.type), size: $0.size) },
+                skipped: entry.skipped.isEmpty
+                    ? nil : entry.skipped.map { .init(type: $0.type.rawValue, mimeType: context.registry.preferredMIMEType(of: $0.type), size: $0.size) },
+                preview: entry.preview)
+        }
+        try context.terminal.out(try jsonString(listing))
+        return
+    }
+    var text = ""
+    for entry in entries { text += "\(entry.id)\t\(entry.preview)\n" }
+    try context.terminal.out(text)
+}
