@@ -329,7 +329,7 @@ public final class History: @unchecked Sendable {
                     bytes: types.reduce(0) { $0 + ($1.size ?? 0) }))
             index.nextID = max(index.nextID, id + 1)
         }
-        index.entries.sort { $0.time > $1.time }
+        index.entries.sort { ($0.time, $0.id) > ($1.time, $1.id) }
         return index
     }
 

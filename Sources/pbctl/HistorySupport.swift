@@ -111,7 +111,10 @@ func historyPreview(_ item: Item, _ registry: TypeRegistry) -> String {
         text = nil
     }
     if let text, let line = previewLine(text) { return line }
-    for representation in item.representations where representation.derivedFrom == nil || item.representations.count == 1 {
+    // An image by its registered type (a toolkit may list its private name for the same bytes first).
+    let ordered = item.representations.filter { registry.conforms($0.type, to: .image) }
+        + item.representations.filter { !registry.conforms($0.type, to: .image) }
+    for representation in ordered where representation.derivedFrom == nil || item.representations.count == 1 {
         guard let bytes = try? representation.data() else { continue }
         let mime = registry.preferredMIMEType(of: representation.type) ?? representation.type.rawValue
         let dimensions = ImageDimensions.of(bytes).map { " \($0.width)×\($0.height)" } ?? ""

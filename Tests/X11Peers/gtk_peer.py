@@ -6,6 +6,7 @@
   gtk_peer.py text-of TARGET   write the CLIPBOARD converted to TARGET, decoded as text by GTK
                                (gtk_selection_data_get_text: Xlib for COMPOUND_TEXT), to stdout
   gtk_peer.py targets          print the CLIPBOARD's TARGETS, one per line
+  gtk_peer.py uris             print gtk_clipboard_wait_for_uris(), one per line (exit 1 when none)
   gtk_peer.py copy TARGET FILE [TARGET FILE...]
                                own CLIPBOARD serving FILE's bytes under TARGET (text/plain targets via
                                set_text when TARGET is 'text'); print 'ready' once owned; serve
@@ -57,6 +58,13 @@ def main():
         if text is None:
             return 1
         sys.stdout.write(text)
+        return 0
+    if command == "uris":
+        uris = clipboard.wait_for_uris()
+        if not uris:
+            return 1
+        for uri in uris:
+            print(uri)
         return 0
     if command == "targets":
         ok, atoms = clipboard.wait_for_targets()

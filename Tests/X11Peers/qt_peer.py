@@ -8,13 +8,15 @@
                                own CLIPBOARD with these formats ('text' = setText); print 'ready';
                                exit when another client takes the selection
   qt_peer.py copy-image W H    own CLIPBOARD with a W×H image (setImageData)
+  qt_peer.py copy-urls PATH... own CLIPBOARD with these files (QMimeData.setUrls, as Dolphin does)
+  qt_peer.py urls              print mimeData().urls() as local paths, one per line
   qt_peer.py copy-exit MIME FILE [MIME FILE...]
                                own CLIPBOARD like copy, then quit at once: Qt's clipboard hands the
                                content to the clipboard manager when the application is destroyed
                                (SAVE_TARGETS); print 'exited' after that
 """
 import sys
-from PyQt5.QtCore import QMimeData, QTimer
+from PyQt5.QtCore import QMimeData, QTimer, QUrl
 from PyQt5.QtGui import QImage
 from PyQt5.QtWidgets import QApplication
 
@@ -23,6 +25,13 @@ def main():
     app = QApplication(sys.argv[:1])
     clipboard = app.clipboard()
     command = sys.argv[1]
+    if command == "urls":
+        data = clipboard.mimeData()
+        if not data.hasUrls():
+            return 1
+        for url in data.urls():
+            print(url.toLocalFile() if url.isLocalFile() else url.toString())
+        return 0
     if command in ("paste", "text", "formats"):
         data = clipboard.mimeData()
         if command == "formats":
@@ -58,9 +67,11 @@ def main():
         sip.delete(app)
         print("exited", flush=True)
         return 0
-    if command in ("copy", "copy-image"):
+    if command in ("copy", "copy-image", "copy-urls"):
         mime = QMimeData()
-        if command == "copy-image":
+        if command == "copy-urls":
+            mime.setUrls([QUrl.fromLocalFile(path) for path in sys.argv[2:]])
+        elif command == "copy-image":
             image = QImage(int(sys.argv[2]), int(sys.argv[3]), QImage.Format_RGB32)
             image.fill(0x3366CC)
             mime.setImageData(image)

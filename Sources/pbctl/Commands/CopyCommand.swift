@@ -30,8 +30,11 @@ struct CopyArguments {
     static let foreground = OptionSpec.flag("foreground", nil, "X11: serve the selection from this process instead of a background owner")
     static let pasteOnce = OptionSpec.flag("paste-once", nil, "X11: serve one paste, then give the selection up")
     static let clearAfter = OptionSpec.value("clear-after", nil, "SECONDS", "give the content up and wipe it after SECONDS (X11; the store's sensitive content)")
+    static let files = OptionSpec.flag("files", nil, "copy the FILEs themselves (for a file manager), not their content")
+    static let cut = OptionSpec.flag("cut", nil, "with --files: the paste moves the files (a cut)")
     static let specs = [
         type, from, plainText, sensitive, transient, source, verbose, base, maxSize, macCompat, foreground, pasteOnce, clearAfter,
+        files, cut,
     ]
 
     var global: GlobalOptions
@@ -48,6 +51,9 @@ struct CopyArguments {
     /// Files, or `-` for standard input.
     var sources: [String]
     var copy = Pasteboard.CopyOptions()
+    /// `--files`: the paths to offer as a file list, and whether it is a cut.
+    var files: [String]?
+    var cut: Bool
 
     init(_ arguments: ParsedArguments, _ context: Context) throws {
         global = try GlobalOptions(arguments, environment: context.environment)
@@ -77,6 +83,14 @@ struct CopyArguments {
         // The spawned owner is the fallback for processes that cannot fork; tests choose it with this.
         copy.spawnOwner = context.environment["PBCTL_X11_SPAWN_OWNER"] != nil
         copy.ownerLog = ownerLog(context)
+        cut = arguments.has(Self.cut)
+        if arguments.has(Self.files) {
+            guard !arguments.positionals.isEmpty else { throw UsageError(message: "--files needs at least one PATH", command: "copy") }
+            guard declared == nil else { throw UsageError(message: "--files and --type/--from cannot be combined", command: "copy") }
+            files = arguments.positionals
+        } else if cut {
+            throw UsageError(message: "--cut goes with --files", command: "copy")
+        }
     }
 
     /// What every item of this copy carries.
@@ -112,7 +126,10 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     // never reaches disk, so it is read into memory for its holder.
     let spooler = options.sensitive ? nil : backend as? any InputSpooling
     var items: [Item] = []
-    for source in options.sources {
+    if let paths = options.files {
+        items.append(try fileListItem(paths, cut: options.cut, metadata: options.metadata()))
+    }
+    for source in options.files == nil ? options.sources : [] {
         if let bundleItem = try textBundleItem(source, options, context) {  // .textbundle / .textpack
             items.append(bundleItem)
             continue
@@ -176,6 +193,36 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
         }
     }
     return ExitCode.ok
+}
+
+/// The item `copy --files` makes: `text/uri-list` (the original), `x-special/gnome-copied-files`, for a
+/// cut `application/x-kde-cutselection`, and the paths as plain text. Every path must exist (else
+/// `.noInput`, exit 66, naming each missing one, and nothing is copied).
+func fileListItem(_ paths: [String], cut: Bool, metadata: ItemMetadata) throws -> Item {
+    let missing = paths.filter { path in
+        var st = stat()
+        return lstat(path, &st) != 0
+    }
+    guard missing.isEmpty else {
+        throw PasteboardError(.noInput, "no such file: " + missing.joined(separator: ", ") + "; nothing was copied")
+    }
+    let list = FileList(paths: paths.map { normalizedPath(absolutePath($0)) }, cut: cut)
+    var item = Item(representations: [Representation(type: .fileURL, data: list.uriList)], metadata: metadata)
+    item.set(Representation(type: .gnomeCopiedFiles, data: list.gnomeCopiedFiles, derivedFrom: .fileURL))
+    if cut { item.set(Representation(type: .kdeCutSelection, data: list.kdeCutSelection, derivedFrom: .fileURL)) }
+    item.set(Representation(type: .utf8PlainText, data: list.plainText, derivedFrom: .fileURL))
+    return item
+}
+
+/// `/a/./b/../c/` → `/a/c` (no link is resolved: the path as the user named it).
+func normalizedPath(_ path: String) -> String {
+    var parts: [Substring] = []
+    for part in path.split(separator: "/") {
+        if part == "." { continue }
+        if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+        parts.append(part)
+    }
+    return "/" + parts.joined(separator: "/")
 }
 
 /// Runs `body` on standard input (`-`) or the file `source`, opened for reading.

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 import Representations
 import SystemIO
 
@@ -28,7 +29,12 @@ struct PasteArguments {
     static let timeout = OptionSpec.value("timeout", nil, "SECONDS", "--backend osc52: how long to wait for the terminal's answer (default 2)")
     static let prefer = OptionSpec.value("prefer", nil, "txt|rtf", "as macOS pbpaste -Prefer: which kind to look for first")
     static let macCompat = OptionSpec.flag("mac-compat", nil, "behave as macOS pbpaste (set when run as pbpaste)")
-    static let specs = [type, output, noNewline, item, accept, `as`, plain, keepHTML, verbose, timeout, prefer, macCompat]
+    static let files = OptionSpec.flag("files", nil, "print the paths of the files on the clipboard, one per line")
+    static let nul = OptionSpec.flag("null", "0", "with --files: end each path with NUL instead of a newline")
+    static let into = OptionSpec.value("into", nil, "DIR", "with --files: copy the files into DIR (move them after a cut); never overwrites")
+    static let specs = [
+        type, output, noNewline, item, accept, `as`, plain, keepHTML, verbose, timeout, prefer, macCompat, files, nul, into,
+    ]
 
     var global: GlobalOptions
     var request: PasteRequest
@@ -41,6 +47,10 @@ struct PasteArguments {
     var verbose: Bool
     var timeout: Double?
     var macCompat: Bool
+    /// `--files`: how to print the list (`-0`), and where to put the files (`--into`).
+    var files: Bool
+    var nul: Bool
+    var into: String?
 
     init(_ arguments: ParsedArguments, _ context: Context) throws {
         global = try GlobalOptions(arguments, environment: context.environment)
@@ -75,6 +85,13 @@ struct PasteArguments {
         verbose = arguments.has(Self.verbose)
         timeout = try arguments.value(Self.timeout).map { try parseSeconds($0, option: "timeout") }
         macCompat = arguments.has(Self.macCompat)
+        files = arguments.has(Self.files)
+        nul = arguments.has(Self.nul)
+        into = arguments.value(Self.into)
+        if files, !exclusive.isEmpty {
+            throw UsageError(message: "--files and --" + exclusive[0].long + " cannot be combined", command: "paste")
+        }
+        if !files, nul || into != nil { throw UsageError(message: "-0 and --into go with --files", command: "paste") }
     }
 
     /// The format a choice converts to: `--as`'s own (its dialect), else the target type's.
@@ -116,6 +133,7 @@ func runPaste(
     } else {
         indices = Array(items.indices)
     }
+    if options.files { return try pasteFiles(items, indices, backend, pasteboard, options, context) }
     // Decided for every item before a byte is written: a type that is not offered fails cleanly.
     let choices = try indices.map {
         try options.request.choose(items[$0].types, registry: context.registry, canConvert: Conversion.canConvert)
@@ -189,4 +207,73 @@ func utf16ToUTF8(_ data: Data) -> String {
         i += 2
     }
     return String(decoding: units, as: UTF16.self)
+}
+
+/// `paste --files`: the file list the owner offers (`x-special/gnome-copied-files`, `text/uri-list`,
+/// KDE's cut flag), printed as local paths, or copied (moved after a cut) into `--into DIR`.
+func pasteFiles(
+    _ items: [ItemSummary], _ indices: [Int], _ backend: any PasteboardBackend, _ pasteboard: PasteboardName,
+    _ options: PasteArguments, _ context: Context
+) throws -> Int32 {
+    var lists: [FileList] = []
+    for index in indices {
+        let types = items[index].types.map(\.type)
+        var list: FileList
+        if types.contains(.gnomeCopiedFiles) {
+            list = FileList.parseGnomeCopiedFiles(try backend.read(.gnomeCopiedFiles, item: index, from: pasteboard))
+        } else if types.contains(.fileURL) {
+            list = FileList.parseURIList(try backend.read(.fileURL, item: index, from: pasteboard))
+        } else {
+            continue
+        }
+        if types.contains(.kdeCutSelection),
+            (try? backend.read(.kdeCutSelection, item: index, from: pasteboard)).map({ $0.first == UInt8(ascii: "1") }) == true
+        {
+            list.cut = true
+        }
+        lists.append(list)
+    }
+    guard !lists.isEmpty else {
+        throw PasteboardError(
+            .typeNotOffered,
+            "no file list is offered (text/uri-list or x-special/gnome-copied-files); offered: "
+                + items.flatMap { $0.types.map(\.type.rawValue) }.joined(separator: ", "))
+    }
+    guard let folder = options.into else {
+        var text = Data()
+        for entry in lists.flatMap(\.displayed) {
+            text.append(Data(entry.utf8))
+            text.append(options.nul ? 0 : 0x0A)
+        }
+        try context.terminal.out(text)
+        return ExitCode.ok
+    }
+    // Into a folder: every destination checked before anything is copied or moved.
+    var st = stat()
+    guard stat(folder, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
+        throw PasteboardError(.io, "\(folder): not a folder")
+    }
+    var plan: [(source: String, destination: String, move: Bool)] = []
+    var existing: [String] = []
+    for list in lists {
+        for uri in list.uris {
+            guard let path = FileList.localPath(uri) else {
+                throw PasteboardError(.invalidData, "\(uri): not a local file; nothing was copied")
+            }
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            let destination = (folder.hasSuffix("/") ? folder : folder + "/") + name
+            if lstat(destination, &st) == 0 { existing.append(destination) }
+            plan.append((path, destination, list.cut))
+        }
+    }
+    guard existing.isEmpty else {
+        throw PasteboardError(.refused, "already there (nothing was copied): " + existing.joined(separator: ", "))
+    }
+    for step in plan {
+        if step.move { try FileTree.moveTree(step.source, to: step.destination) } else { try FileTree.copyTree(step.source, to: step.destination) }
+        if options.verbose { context.terminal.err("pbctl: \(step.move ? "moved" : "copied") \(step.source) to \(step.destination)") }
+    }
+    // After a cut the files have moved: the list names nothing any more (file managers clear it too).
+    if plan.contains(where: \.move) { try? backend.clear(pasteboard) }
+    return ExitCode.ok
 }

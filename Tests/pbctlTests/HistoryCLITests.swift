@@ -1,0 +1,214 @@
+import Foundation
+import XCTest
+
+/// The clipboard history without a display: what `pbctl copy` through the store records, the list's
+/// shape, negotiation on paste, copy back, bounds, pause, damage.
+final class HistoryCLITests: PbctlTestCase {
+    var history: String { pbctl.environment["PBCTL_HISTORY"]! }
+
+    func lines() throws -> [String] {
+        try pbctl.run("history").text.split(separator: "\n").map(String.init)
+    }
+
+    func testCopiesAreRecordedNewestFirstWithEveryRepresentation() throws {
+        try pbctl.run("copy", stdin: "first line\nsecond line\n")
+        try pbctl.run("copy", "--from", "markdown", stdin: "# Notes\n\nSome *emphasis*\n")
+        try pbctl.run("copy", "--type", "html", stdin: "<p>Hello <b>there</b></p>")
+        XCTAssertEqual(try lines(), ["3\tHello there", "2\t# Notes", "1\tfirst line"])
+        let json = try JSONSerialization.jsonObject(with: try pbctl.run("history", "--json", "--limit", "2").stdout) as? [[String: Any]]
+        XCTAssertEqual(json?.count, 2)
+        let types = (json?[1]["types"] as? [[String: Any]])?.compactMap { $0["type"] as? String }
+        XCTAssertEqual(types, ["net.daringfireball.markdown", "public.html", "public.rtf", "public.utf8-plain-text"])
+        XCTAssertEqual(json?[1]["application"] as? String, "pbctl")
+        // Paste negotiates as pbctl paste does.
+        XCTAssertEqual(try pbctl.run("history", "paste", "2").text, "# Notes\n\nSome *emphasis*\n")
+        XCTAssertEqual(try pbctl.run("history", "paste", "2", "--as", "html").text, "<h1>Notes</h1>\n<p>Some <em>emphasis</em></p>\n")
+        XCTAssertEqual(try pbctl.run("history", "paste", "3", "--as", "markdown").text, "Hello **there**\n")
+        XCTAssertTrue(try pbctl.run("history", "paste", "3", "--type", "rtf").text.hasPrefix("{\\rtf1"))
+        XCTAssertEqual(try pbctl.run("history", "paste", "9").status, 1)
+    }
+
+    func testIdenticalContentMovesItsEntryUp() throws {
+        try pbctl.run("copy", stdin: "alpha")
+        try pbctl.run("copy", stdin: "beta")
+        try pbctl.run("copy", stdin: "alpha")
+        XCTAssertEqual(try lines(), ["1\talpha", "2\tbeta"])
+        // Same bytes as another type are other content.
+        try pbctl.run("copy", "--type", "html", stdin: "alpha")
+        XCTAssertEqual(try lines().count, 3)
+    }
+
+    func testCopyBackByIDOrByALineOnStandardInput() throws {
+        try pbctl.run("copy", "--from", "markdown", stdin: "**kept**\n")
+        try pbctl.run("copy", stdin: "later")
+        XCTAssertEqual(try pbctl.run("history", "copy", "1").status, 0)
+        XCTAssertEqual(try pbctl.run("paste").text, "**kept**\n")
+        XCTAssertTrue(try pbctl.run("types").text.contains("public.rtf"), "every type comes back")
+        XCTAssertEqual(try lines().first, "1\t**kept**", "copied back: at the top")
+        let line = try lines()[1]
+        XCTAssertEqual(try pbctl.run(["history", "copy"], stdin: Data((line + "\n").utf8)).status, 0)
+        XCTAssertEqual(try pbctl.run("paste").text, "later")
+        XCTAssertEqual(try pbctl.run(["history", "copy"], stdin: Data("nonsense\n".utf8)).status, 64)
+    }
+
+    func testPreviewsOfImagesFilesAndControlCharacters() throws {
+        let png = try XCTUnwrap(Data(base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEklEQVR4nGP4z8AARAwMDAwMAD/+A/1MiAHHAAAAAElFTkSuQmCC"))
+        let image = scratch + "/shot.png"
+        try png.write(to: URL(fileURLWithPath: image))
+        try pbctl.run("copy", image)
+        try pbctl.run("copy", "--files", image, scratch)
+        try pbctl.run("copy", stdin: "\n\n  tab\there\u{1}\r and a long line " + String(repeating: "x", count: 100))
+        let all = try lines()
+        XCTAssertEqual(all[2], "1\t[image/png 3×2 \(png.count) B]")
+        XCTAssertTrue(all[1].hasPrefix("2\t[2 files: shot.png, "), all[1])
+        XCTAssertTrue(all[0].hasPrefix("3\ttab␉here␁␍ and a long line x"), all[0])
+        XCTAssertEqual(all[0].dropFirst(2).count, 80)
+        XCTAssertTrue(all[0].hasSuffix("…"))
+    }
+
+    func testSensitiveTransientAndPausedContentIsNeverRecorded() throws {
+        try pbctl.run("copy", stdin: "public")
+        try pbctl.run("copy", "--transient", stdin: "one-time code")
+        try pbctl.run("copy", "--sensitive", stdin: "hunter2")
+        XCTAssertEqual(try pbctl.run("history", "pause").status, 0)
+        try pbctl.run("copy", stdin: "while paused")
+        XCTAssertEqual(try pbctl.run("history", "resume").status, 0)
+        try pbctl.run("copy", "--from", "md", stdin: "after")
+        XCTAssertEqual(try lines(), ["2\tafter", "1\tpublic"])
+        let disk = try FileManager.default.subpathsOfDirectory(atPath: history).compactMap {
+            try? Data(contentsOf: URL(fileURLWithPath: history + "/" + $0))
+        }
+        XCTAssertFalse(disk.contains { String(decoding: $0, as: UTF8.self).contains("hunter2") }, "a secret reached the history")
+        // A pause with an end.
+        XCTAssertEqual(try pbctl.run("history", "pause", "--for", "1s").status, 0)
+        try pbctl.run("copy", stdin: "during the pause")
+        sleep(2)
+        try pbctl.run("copy", stdin: "after the pause")
+        XCTAssertEqual(try lines().first, "3\tafter the pause")
+        XCTAssertEqual(try pbctl.run("history", "pause", "--for", "soon").status, 64)
+    }
+
+    func testBoundsFromTheConfigurationFile() throws {
+        let config = scratch + "/config/pbctl"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try Data("# bounds\nhistory.max-entries = 3\nhistory.max-entry-size = 1K\nhistory.bogus = 1\n".utf8)
+            .write(to: URL(fileURLWithPath: config + "/config"))
+        var runner = pbctl!
+        runner.environment["XDG_CONFIG_HOME"] = scratch + "/config"
+        for n in 1...5 { try runner.run("copy", stdin: "entry \(n)") }
+        let copy = try runner.run(["copy", "--type", "public.data"], stdin: Data(repeating: 7, count: 2000))
+        XCTAssertTrue(copy.stderr.contains("unknown key history.bogus"), copy.stderr)
+        XCTAssertEqual(try runner.run("history").text, "5\tentry 5\n4\tentry 4\n3\tentry 3\n", "oldest dropped; the large one skipped")
+        let packages = try FileManager.default.contentsOfDirectory(atPath: history).filter { $0.hasSuffix(".pasteboard") }
+        XCTAssertEqual(Set(packages), ["e3.pasteboard", "e4.pasteboard", "e5.pasteboard"])
+    }
+
+    func testSearchDeleteAndClear() throws {
+        try pbctl.run("copy", stdin: "ticket ABC-123 fixed")
+        try pbctl.run("copy", "--type", "html", stdin: "<p>Meeting <i>notes</i></p>")
+        try pbctl.run("copy", stdin: "lunch")
+        XCTAssertEqual(try pbctl.run("history", "search", "MEETING").text, "2\tMeeting notes\n")
+        XCTAssertEqual(try pbctl.run("history", "search", "--regex", "[A-Z]{3}-[0-9]+").text, "1\tticket ABC-123 fixed\n")
+        XCTAssertEqual(try pbctl.run("history", "search", "nothing like it").status, 1)
+        XCTAssertEqual(try pbctl.run("history", "search", "--regex", "(").status, 64)
+        XCTAssertEqual(try pbctl.run("history", "delete", "2").status, 0)
+        XCTAssertEqual(try lines(), ["3\tlunch", "1\tticket ABC-123 fixed"])
+        XCTAssertEqual(try pbctl.run("history", "delete", "2").status, 1)
+        XCTAssertEqual(try pbctl.run("history", "clear").status, 0)
+        XCTAssertEqual(try pbctl.run("history").text, "")
+        try pbctl.run("copy", stdin: "new")
+        XCTAssertEqual(try lines(), ["4\tnew"], "numbers are never reused")
+    }
+
+    /// A damaged index is rebuilt from the packages; a damaged entry is reported and skipped; neither
+    /// stops a copy or the list.
+    func testDamageIsReportedAndNeverFatal() throws {
+        try pbctl.run("copy", stdin: "one")
+        try pbctl.run("copy", stdin: "two")
+        try Data("{ garbage".utf8).write(to: URL(fileURLWithPath: history + "/index.json"))
+        XCTAssertEqual(try pbctl.run("history").text.split(separator: "\n").map { $0.split(separator: "\t")[0] }, ["2", "1"])
+        XCTAssertEqual(try pbctl.run("history", "paste", "1").text, "one")
+        // The next record writes the rebuilt index back.
+        XCTAssertEqual(try pbctl.run("copy", stdin: "three").status, 0)
+        XCTAssertEqual(try lines().count, 3)
+        try FileManager.default.removeItem(atPath: history + "/e1.pasteboard")
+        let listed = try pbctl.run("history")
+        XCTAssertEqual(listed.status, 0)
+        XCTAssertTrue(listed.stderr.contains("e1.pasteboard/Info.json: missing"), listed.stderr)
+        XCTAssertEqual(listed.text.split(separator: "\n").count, 2)
+        // A data file damaged by hand: paste says so (74) and names the file.
+        let package = history + "/e2.pasteboard"
+        let data = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: package).first { $0.hasSuffix(".data") })
+        try Data("longer than it was".utf8).write(to: URL(fileURLWithPath: package + "/" + data))
+        let damaged = try pbctl.run("history", "paste", "2")
+        XCTAssertEqual(damaged.status, 74)
+        XCTAssertTrue(damaged.stderr.contains(data), damaged.stderr)
+    }
+
+    /// Readers list while writers record: every listing is whole.
+    func testListingWhileRecording() throws {
+        let runner = pbctl!
+        let group = DispatchGroup()
+        for n in 0..<4 {
+            DispatchQueue.global().async(group: group) { for k in 0..<10 { _ = try? runner.run("copy", stdin: "w\(n)-\(k)") } }
+        }
+        for _ in 0..<20 {
+            let listed = try pbctl.run("history")
+            XCTAssertEqual(listed.status, 0, listed.stderr)
+            XCTAssertTrue(listed.stderr.isEmpty, listed.stderr)
+        }
+        group.wait()
+        XCTAssertEqual(try pbctl.run("history").text.split(separator: "\n").count, 40)
+    }
+}
+
+/// Files on the clipboard without a display: `copy --files`, `paste --files`, `--into`.
+final class FileListCLITests: PbctlTestCase {
+    func testFilesAreOfferedAsEveryFileManagerReadsThem() throws {
+        let folder = scratch + "/src"
+        try FileManager.default.createDirectory(atPath: folder + "/sub dir", withIntermediateDirectories: true)
+        try Data("a".utf8).write(to: URL(fileURLWithPath: folder + "/ä b.txt"))
+        try Data("b".utf8).write(to: URL(fileURLWithPath: folder + "/sub dir/inner"))
+        XCTAssertEqual(try pbctl.run("copy", "--files", folder + "/ä b.txt", folder + "/sub dir").status, 0)
+        XCTAssertEqual(
+            try pbctl.run("paste", "--type", "text/uri-list").text,
+            "file://\(folder)/%C3%A4%20b.txt\r\nfile://\(folder)/sub%20dir\r\n")
+        XCTAssertEqual(
+            try pbctl.run("paste", "--type", "x-special/gnome-copied-files").text,
+            "copy\nfile://\(folder)/%C3%A4%20b.txt\nfile://\(folder)/sub%20dir")
+        XCTAssertEqual(try pbctl.run("paste").text, "\(folder)/ä b.txt\n\(folder)/sub dir\n")
+        XCTAssertEqual(try pbctl.run("paste", "--files").text, "\(folder)/ä b.txt\n\(folder)/sub dir\n")
+        XCTAssertEqual(try pbctl.run("paste", "--files", "-0").text, "\(folder)/ä b.txt\0\(folder)/sub dir\0")
+        // Into a folder: copied, never over what is there.
+        let target = scratch + "/dst"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        XCTAssertEqual(try pbctl.run("paste", "--files", "--into", target).status, 0)
+        XCTAssertEqual(try String(contentsOfFile: target + "/sub dir/inner", encoding: .utf8), "b")
+        let again = try pbctl.run("paste", "--files", "--into", target)
+        XCTAssertEqual(again.status, 74)
+        XCTAssertTrue(again.stderr.contains("already there") && again.stderr.contains("ä b.txt"), again.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/ä b.txt"), "a copy keeps the source")
+    }
+
+    func testACutMovesTheFilesAndMissingPathsCopyNothing() throws {
+        let source = scratch + "/moved.txt"
+        try Data("m".utf8).write(to: URL(fileURLWithPath: source))
+        try pbctl.run("copy", stdin: "previous")
+        let missing = try pbctl.run("copy", "--files", source, scratch + "/not-there", scratch + "/nor-this")
+        XCTAssertEqual(missing.status, 66)
+        XCTAssertTrue(missing.stderr.contains("not-there") && missing.stderr.contains("nor-this"), missing.stderr)
+        XCTAssertEqual(try pbctl.run("paste").text, "previous")
+        XCTAssertEqual(try pbctl.run("copy", "--files", "--cut", source).status, 0)
+        XCTAssertEqual(try pbctl.run("paste", "--type", "application/x-kde-cutselection").text, "1")
+        XCTAssertTrue(try pbctl.run("paste", "--type", "x-special/gnome-copied-files").text.hasPrefix("cut\n"))
+        let target = scratch + "/dst"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        XCTAssertEqual(try pbctl.run("paste", "--files", "--into", target).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: target + "/moved.txt"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: source), "a cut moves")
+        XCTAssertEqual(try pbctl.run("paste", "--files").status, 1, "the list is cleared after a cut is pasted")
+        XCTAssertEqual(try pbctl.run("copy", "--cut", stdin: "x").status, 64)
+        XCTAssertEqual(try pbctl.run("paste", "--files").status, 1)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import XCTest
+
+/// The history `pbctl daemon` records from real owners (xclip, GTK 3, Qt 5) under a private Xvfb, the
+/// clipboard served again when the daemon restarts, and files exchanged with GTK and Qt.
+final class X11HistoryTests: X11TestCase {
+    let xclip = "/usr/bin/xclip"
+
+    func historyLines() throws -> [String] {
+        try run([pbctl, "history"]).text.split(separator: "\n").map(String.init)
+    }
+
+    /// Waits until the history lists `count` entries.
+    func waitForEntries(_ count: Int, file: StaticString = #filePath, line: UInt = #line) throws {
+        let ok = try eventually(timeout: 10) { try historyLines().count >= count }
+        let held = (try? historyLines()) ?? []
+        XCTAssertTrue(ok, "the history holds \(held)", file: file, line: line)
+    }
+
+    func testTheDaemonRecordsEveryOwnerWithEveryType() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        try requirePython("PyQt5.QtWidgets")
+        try startDaemon()
+        // xclip: plain text.
+        let text = try write(Data("from xclip\n".utf8), "t.txt")
+        try startPeer([xclip, "-i", "-quiet", "-selection", "clipboard", text], waitFor: nil)
+        try waitForEntries(1)
+        // GTK: HTML and text together.
+        let html = try write(Data("<p>from <b>GTK</b></p>".utf8), "g.html")
+        let plain = try write(Data("from GTK".utf8), "g.txt")
+        try startPeer([python, peers + "/gtk_peer.py", "copy", "text/html", html, "UTF8_STRING", plain])
+        try waitForEntries(2)
+        // Qt: an image.
+        try startPeer([python, peers + "/qt_peer.py", "copy-image", "40", "30"], environment: ["QT_QPA_PLATFORM": "xcb"])
+        try waitForEntries(3)
+        let lines = try historyLines()
+        XCTAssertTrue(lines[0].hasPrefix("3\t[image/png 40×30 "), lines[0])
+        XCTAssertEqual(lines[1], "2\tfrom GTK")
+        XCTAssertEqual(lines[2], "1\tfrom xclip")
+        // Every type GTK offered is there; pasting negotiates.
+        let json = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json"]).stdout) as? [[String: Any]]
+        let gtkTypes = (json?[1]["types"] as? [[String: Any]])?.compactMap { $0["type"] as? String } ?? []
+        XCTAssertTrue(gtkTypes.contains("public.html") && gtkTypes.contains("public.utf8-plain-text"), "\(gtkTypes)")
+        XCTAssertEqual(try run([pbctl, "history", "paste", "2", "--type", "html"]).text, "<p>from <b>GTK</b></p>")
+        XCTAssertEqual(try run([pbctl, "history", "paste", "2", "--as", "markdown"]).text, "from **GTK**\n")
+        // Copying an entry back makes it the clipboard again, for every client.
+        XCTAssertEqual(try run([pbctl, "history", "copy", "2"], timeout: 20).status, 0)
+        XCTAssertEqual(try run([python, peers + "/gtk_peer.py", "paste", "text/html"]).text, "<p>from <b>GTK</b></p>")
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"]).text, "from GTK")
+    }
+
+    func testSensitiveOwnersAreNeverRecorded() throws {
+        try requirePython("gi")
+        try startDaemon()
+        let secret = try write(Data("hunter2".utf8), "s.txt")
+        let hint = try write(Data("secret".utf8), "hint")
+        try startPeer([python, peers + "/gtk_peer.py", "copy", "UTF8_STRING", secret, "x-kde-passwordManagerHint", hint])
+        let concealed = try write(Data("also secret".utf8), "c.txt")
+        try startPeer([python, peers + "/gtk_peer.py", "copy", "UTF8_STRING", concealed, "org.nspasteboard.ConcealedType", hint])
+        let plain = try write(Data("public".utf8), "p.txt")
+        try startPeer([python, peers + "/gtk_peer.py", "copy", "UTF8_STRING", plain])
+        try waitForEntries(1)
+        sleep(1)
+        XCTAssertEqual(try historyLines(), ["1\tpublic"])
+        let stored = try FileManager.default.subpathsOfDirectory(atPath: scratch + "/history").compactMap {
+            try? String(contentsOfFile: scratch + "/history/" + $0, encoding: .utf8)
+        }
+        XCTAssertFalse(stored.contains { $0.contains("hunter2") || $0.contains("also secret") })
+    }
+
+    /// The daemon started again on an empty clipboard serves the newest entry; and `pbctl copy` handed to
+    /// the daemon is recorded too.
+    func testARestartedDaemonServesTheNewestEntry() throws {
+        try requireTool(xclip)
+        let daemon = try startDaemon()
+        XCTAssertEqual(try run([pbctl, "copy", "--from", "markdown"], input: Data("# kept\n".utf8), timeout: 20).status, 0)
+        try waitForEntries(1)
+        daemon.kill()
+        XCTAssertTrue(eventually(timeout: 5) { (try? run([xclip, "-o", "-selection", "clipboard"]).status) != 0 },
+                      "the clipboard outlived the daemon")
+        try startDaemon()
+        XCTAssertTrue(eventually(timeout: 5) { (try? run([xclip, "-o", "-selection", "clipboard"]).text) == "# kept\n" })
+        XCTAssertTrue(try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"]).text.contains("text/html"))
+        // A pause is kept across restarts, and nothing is recorded meanwhile.
+        XCTAssertEqual(try run([pbctl, "history", "pause"]).status, 0)
+        let text = try write(Data("while paused".utf8), "w.txt")
+        try startPeer([xclip, "-i", "-quiet", "-selection", "clipboard", text], waitFor: nil)
+        sleep(1)
+        XCTAssertEqual(try historyLines().count, 1)
+    }
+
+    func testFilesBetweenPbctlGTKAndQt() throws {
+        try requirePython("gi")
+        try requirePython("PyQt5.QtWidgets")
+        let folder = scratch + "/files"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let first = folder + "/report 1.pdf", second = folder + "/naïve.png"
+        for path in [first, second] { try Data("x".utf8).write(to: URL(fileURLWithPath: path)) }
+        // pbctl → GTK (wait_for_uris) and Qt (urls).
+        XCTAssertEqual(try run([pbctl, "copy", "--files", first, second], timeout: 20).status, 0)
+        let uris = try run([python, peers + "/gtk_peer.py", "uris"])
+        XCTAssertEqual(uris.status, 0, uris.stderr)
+        XCTAssertEqual(uris.text, "file://\(folder)/report%201.pdf\nfile://\(folder)/na%C3%AFve.png\n")
+        let qtURLs = try run([python, peers + "/qt_peer.py", "urls"], environment: ["QT_QPA_PLATFORM": "xcb"])
+        XCTAssertEqual(qtURLs.text, "\(first)\n\(second)\n")
+        // GTK's own file list (what Nautilus sets) → pbctl.
+        let gnome = try write(Data("cut\nfile://\(folder)/report%201.pdf".utf8), "gnome")
+        let list = try write(Data("file://\(folder)/report%201.pdf\r\n".utf8), "list")
+        try startPeer([python, peers + "/gtk_peer.py", "copy", "x-special/gnome-copied-files", gnome, "text/uri-list", list])
+        XCTAssertTrue(eventually { (try? run([pbctl, "paste", "--files"]).text) == "\(first)\n" })
+        let target = scratch + "/into"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        XCTAssertEqual(try run([pbctl, "paste", "--files", "--into", target]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: target + "/report 1.pdf"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: first), "GTK said cut: the file moved")
+        // Qt's setUrls (Dolphin) → pbctl.
+        try startPeer([python, peers + "/qt_peer.py", "copy-urls", second], environment: ["QT_QPA_PLATFORM": "xcb"])
+        XCTAssertTrue(eventually { (try? run([pbctl, "paste", "--files"]).text) == "\(second)\n" })
+    }
+}
