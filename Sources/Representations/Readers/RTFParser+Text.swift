@@ -109,7 +109,7 @@ extension RTFParser {
         if state.destination == .normal {
             if state.hidden { return }
             let i = textRun()
-            text.append(contentsOf: UTF8.encode(s)!)
+            UTF8.append(s, to: &text)
             grewText(i)
         } else {
             emitText(String(Character(s)))
