@@ -78,24 +78,10 @@ enum MD {
         return decode(s, j, i).0
     }
 
+    /// Appends code point `cp` of a numeric character reference as UTF-8: U+0000, surrogates and values past
+    /// U+10FFFF become U+FFFD (CommonMark's rule).
     static func appendScalar(_ cp: UInt32, to out: inout [UInt8]) {
-        var cp = cp
-        if cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF { cp = 0xFFFD }
-        if cp < 0x80 {
-            out.append(UInt8(cp))
-        } else if cp < 0x800 {
-            out.append(UInt8(0xC0 | (cp >> 6)))
-            out.append(UInt8(0x80 | (cp & 0x3F)))
-        } else if cp < 0x10000 {
-            out.append(UInt8(0xE0 | (cp >> 12)))
-            out.append(UInt8(0x80 | ((cp >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (cp & 0x3F)))
-        } else {
-            out.append(UInt8(0xF0 | (cp >> 18)))
-            out.append(UInt8(0x80 | ((cp >> 12) & 0x3F)))
-            out.append(UInt8(0x80 | ((cp >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (cp & 0x3F)))
-        }
+        UTF8.append(cp == 0 ? "\u{FFFD}" : Unicode.Scalar(cp) ?? "\u{FFFD}", to: &out)
     }
 
     // MARK: Input sanitising

@@ -56,24 +56,6 @@ struct CodePage: Sendable {
     @discardableResult
     func decodeUTF8(_ bytes: ArraySlice<UInt8>, into out: inout [UInt8]) -> Int {
         var i = bytes.startIndex
-        @inline(__always) func put(_ s: Unicode.Scalar) {
-            let v = s.value
-            if v < 0x80 {
-                out.append(UInt8(v))
-            } else if v < 0x800 {
-                out.append(UInt8(0xC0 | v >> 6))
-                out.append(UInt8(0x80 | v & 0x3F))
-            } else if v < 0x10000 {
-                out.append(UInt8(0xE0 | v >> 12))
-                out.append(UInt8(0x80 | v >> 6 & 0x3F))
-                out.append(UInt8(0x80 | v & 0x3F))
-            } else {
-                out.append(UInt8(0xF0 | v >> 18))
-                out.append(UInt8(0x80 | v >> 12 & 0x3F))
-                out.append(UInt8(0x80 | v >> 6 & 0x3F))
-                out.append(UInt8(0x80 | v & 0x3F))
-            }
-        }
         while i < bytes.endIndex {
             let b = bytes[i]
             if b < 0x80 {
@@ -85,14 +67,14 @@ struct CodePage: Sendable {
                 if t >= CodePageTables.trailLow && t <= CodePageTables.trailHigh {
                     let index = Int(b - CodePageTables.leadLow) * Int(CodePageTables.trailHigh - CodePageTables.trailLow + 1)
                         + Int(t - CodePageTables.trailLow)
-                    put(pairs[index])
+                    UTF8.append(pairs[index], to: &out)
                     i += 2
                 } else {
-                    put("\u{FFFD}")
+                    UTF8.append("\u{FFFD}", to: &out)
                     i += 1
                 }
             } else {
-                put(high[Int(b) - 0x80])
+                UTF8.append(high[Int(b) - 0x80], to: &out)
                 i += 1
             }
         }

@@ -60,25 +60,6 @@ enum HTMLEntityDecoder {
         if i > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
     }
 
-    @inline(__always) private static func appendUTF8(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
-        let v = scalar.value
-        if v < 0x80 {
-            out.append(UInt8(v))
-        } else if v < 0x800 {
-            out.append(UInt8(0xC0 | v >> 6))
-            out.append(UInt8(0x80 | v & 0x3F))
-        } else if v < 0x10000 {
-            out.append(UInt8(0xE0 | v >> 12))
-            out.append(UInt8(0x80 | v >> 6 & 0x3F))
-            out.append(UInt8(0x80 | v & 0x3F))
-        } else {
-            out.append(UInt8(0xF0 | v >> 18))
-            out.append(UInt8(0x80 | v >> 12 & 0x3F))
-            out.append(UInt8(0x80 | v >> 6 & 0x3F))
-            out.append(UInt8(0x80 | v & 0x3F))
-        }
-    }
-
     /// The reference starting at `bytes[i]` (an `&`): appends its replacement to `out` and returns its
     /// length in bytes, or returns nil (appending nothing) when it is not a reference.
     private static func reference(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, inAttribute: Bool, into out: inout [UInt8]) -> Int? {
@@ -100,7 +81,7 @@ enum HTMLEntityDecoder {
             }
             guard digits > 0 else { return nil }
             if j < bytes.count, bytes[j] == UInt8(ascii: ";") { j += 1 }
-            appendUTF8(scalar(forCode: value), to: &out)
+            UTF8.append(scalar(forCode: value), to: &out)
             return j - i
         }
         let start = j

@@ -53,6 +53,21 @@ struct LineWriter {
         out.append(byte)
     }
 
+    /// Writes `bytes`, ending the line at every LF (so each line of a code block or HTML block gets the prefix).
+    mutating func writeLines(_ bytes: ArraySlice<UInt8>) {
+        var start = bytes.startIndex
+        var i = start
+        while i < bytes.endIndex {
+            if bytes[i] == 0x0A {
+                if i > start { write(bytes[start..<i]) }
+                newline()
+                start = i + 1
+            }
+            i += 1
+        }
+        if start < bytes.endIndex { write(bytes[start..<bytes.endIndex]) }
+    }
+
     /// Ends the current line now (writing the prefix first if the line is still empty).
     mutating func newline() {
         if pendingBreaks > 0 { flushBreaks() }

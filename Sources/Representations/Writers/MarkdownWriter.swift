@@ -133,7 +133,7 @@ struct MarkdownRenderer {
         case .htmlBlock:
             var lit = doc.literalBytes(node)
             while lit.last == 0x0A { lit = lit.dropLast() }
-            writeLines(lit)
+            lw.writeLines(lit)
             lw.breaks(blockBreaks)
         case .thematicBreak:
             if case .item? = frames.last, doc.previousSibling(node) == nil { lw.write("___") } else { lw.write("***") }
@@ -230,20 +230,6 @@ struct MarkdownRenderer {
         }
     }
 
-    private mutating func writeLines(_ bytes: ArraySlice<UInt8>) {
-        var start = bytes.startIndex
-        var i = start
-        while i < bytes.endIndex {
-            if bytes[i] == 0x0A {
-                if i > start { lw.write(bytes[start..<i]) }
-                lw.newline()
-                start = i + 1
-            }
-            i += 1
-        }
-        if start < bytes.endIndex { lw.write(bytes[start..<bytes.endIndex]) }
-    }
-
     private mutating func codeBlock(_ node: MarkdownDocument.NodeID) {
         let lit = doc.literalBytes(node)
         let info = doc.codeInfoBytes(node)
@@ -267,7 +253,7 @@ struct MarkdownRenderer {
         var body = lit
         if body.last == 0x0A { body = body.dropLast() }
         if !lit.isEmpty {
-            writeLines(body)
+            lw.writeLines(body)
             lw.newline()
         }
         lw.write(fence)
@@ -322,7 +308,7 @@ struct MarkdownRenderer {
         case .code:
             codeSpan(doc.literalBytes(node))
         case .htmlInline:
-            writeLines(doc.literalBytes(node))
+            lw.writeLines(doc.literalBytes(node))
         case .emphasis:
             var delimiter: [UInt8] = [UInt8(ascii: "*")]
             if case .emphasis(let outer)? = frames.last, outer == [UInt8(ascii: "*")], !intraword(node) {
@@ -383,7 +369,7 @@ struct MarkdownRenderer {
                     if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { t.append(UInt8(ascii: "\\")) }
                     t.append(b)
                 }
-                writeLines(t[...])
+                lw.writeLines(t[...])
                 lw.write("\"")
             }
             lw.write(")")

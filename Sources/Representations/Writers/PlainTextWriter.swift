@@ -93,12 +93,12 @@ struct PlainTextRenderer {
         case .codeBlock:
             var lit = doc.literalBytes(node)
             if lit.last == 0x0A { lit = lit.dropLast() }
-            writeLines(lit)
+            lw.writeLines(lit)
             lw.breaks(blockBreaks)
         case .htmlBlock:
             let text = HTMLText.strip(doc.literal(node)).trimmingWhitespace()
             if !text.isEmpty {
-                writeLines(Array(text.utf8)[...])
+                lw.writeLines(Array(text.utf8)[...])
                 lw.breaks(blockBreaks)
             }
         case .thematicBreak:
@@ -111,9 +111,9 @@ struct PlainTextRenderer {
         case .footnoteDefinition:
             return .skipChildren
         case .text:
-            writeLines(doc.literalBytes(node))
+            lw.writeLines(doc.literalBytes(node))
         case .code:
-            writeLines(doc.literalBytes(node))
+            lw.writeLines(doc.literalBytes(node))
         case .softBreak:
             lw.write(" ")
         case .lineBreak:
@@ -163,20 +163,6 @@ struct PlainTextRenderer {
         default:
             break
         }
-    }
-
-    private mutating func writeLines(_ bytes: ArraySlice<UInt8>) {
-        var start = bytes.startIndex
-        var i = start
-        while i < bytes.endIndex {
-            if bytes[i] == 0x0A {
-                if i > start { lw.write(bytes[start..<i]) }
-                lw.newline()
-                start = i + 1
-            }
-            i += 1
-        }
-        if start < bytes.endIndex { lw.write(bytes[start..<bytes.endIndex]) }
     }
 
     private mutating func table(_ node: MarkdownDocument.NodeID) {

@@ -1,0 +1,56 @@
+// RTF paragraphs: `\pard` and the paragraph properties, paragraph ends, and recording finished paragraphs.
+
+extension RTFParser {
+    mutating func paragraphWord(_ word: Keyword.ParagraphFormat, _ p: Int?) {
+        switch word {
+        case .pard:
+            state.outlineLevel = nil
+            state.styleIndex = nil
+            state.list = 0
+            state.level = 0
+            state.inTable = false
+            state.leftIndent = 0
+            state.firstLineIndent = 0
+            state.borderBottom = false
+            state.legacyLevel = nil
+            state.legacyStart = nil
+        case .par:
+            if state.destination == .normal { endParagraph() }
+        case .line:
+            if state.destination == .normal { appendRun(.lineBreak) }
+        case .tab: emitText("\t")
+        case .li: if state.destination == .normal { state.leftIndent = p ?? 0 }
+        case .fi: if state.destination == .normal { state.firstLineIndent = p ?? 0 }
+        case .brdrb: if state.destination == .normal { state.borderBottom = true }
+        }
+    }
+
+    mutating func currentParagraphProperties() {
+        paragraph.outlineLevel = state.outlineLevel ?? state.styleIndex.flatMap { styleOutline[$0] }
+        paragraph.list = state.list
+        paragraph.level = state.level
+        paragraph.leftIndent = state.leftIndent
+        paragraph.firstLineIndent = state.firstLineIndent
+        paragraph.borderBottom = state.borderBottom
+        paragraph.legacyLevel = state.legacyLevel
+        paragraph.legacyStart = state.legacyStart
+    }
+
+    mutating func endParagraph() {
+        currentParagraphProperties()
+        if state.inTable {
+            currentCell.append(paragraph)
+            paragraph = RTFParagraph()
+        } else {
+            finishParagraph(force: true)
+        }
+    }
+
+    mutating func finishParagraph(force: Bool) {
+        if !force && paragraph.runs.isEmpty && paragraph.marker == nil { return }
+        if !force { currentParagraphProperties() }
+        closeTable()
+        items.append(.paragraph(paragraph))
+        paragraph = RTFParagraph()
+    }
+}

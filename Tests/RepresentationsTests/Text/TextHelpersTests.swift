@@ -1,0 +1,41 @@
+import XCTest
+
+@testable import Representations
+
+/// The shared text helpers of `Sources/Representations/Text`.
+final class TextHelpersTests: XCTestCase {
+    func testUTF8AppendMatchesTheStandardLibraryAtEveryLengthBoundary() {
+        let values: [UInt32] = [0, 0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF,
+            0x10000, 0x1F600, 0x10FFFF]
+        for v in values {
+            let scalar = Unicode.Scalar(v)!
+            var out: [UInt8] = [0x2A]
+            UTF8.append(scalar, to: &out)
+            XCTAssertEqual(out, [0x2A] + Array(String(Character(scalar)).utf8), "U+\(String(v, radix: 16))")
+        }
+    }
+
+    func testMarkdownReferenceScalarsOutOfRangeBecomeReplacementCharacters() {
+        for v: UInt32 in [0, 0xD800, 0xDFFF, 0x110000, 0xFFFF_FFFF] {
+            var out: [UInt8] = []
+            MD.appendScalar(v, to: &out)
+            XCTAssertEqual(out, [0xEF, 0xBF, 0xBD], "\(v)")
+        }
+        var out: [UInt8] = []
+        MD.appendScalar(0x1F600, to: &out)
+        XCTAssertEqual(out, Array("\u{1F600}".utf8))
+    }
+
+    func testCodePageDecodingToUTF8MatchesDecodingToScalars() {
+        // Windows-1252's 0x80 is €, 0x9F is Ÿ; Shift-JIS 0x82 0xA0 is あ; a lone lead byte at the end is left over.
+        for (page, bytes) in [(1252, [0x41, 0x80, 0x9F, 0xE9] as [UInt8]), (932, [0x82, 0xA0, 0x41, 0x82])] {
+            let codePage = CodePage.forNumber(page)
+            var scalars = String.UnicodeScalarView()
+            let leftoverScalars = codePage.decode(bytes[...], into: &scalars)
+            var utf8: [UInt8] = []
+            let leftoverUTF8 = codePage.decodeUTF8(bytes[...], into: &utf8)
+            XCTAssertEqual(utf8, Array(String(scalars).utf8), "code page \(page)")
+            XCTAssertEqual(leftoverUTF8, leftoverScalars)
+        }
+    }
+}
