@@ -36,7 +36,9 @@ final class StoreFaultTests: XCTestCase {
         let mountPoint = scratch + "/full"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         try XCTSkipUnless(shell("mount -t tmpfs -o size=256k,mode=0700 tmpfs \(mountPoint)") == 0, "cannot mount a tmpfs here")
-        let pbctl = PbctlRunner(store: mountPoint + "/store")
+        var pbctl = PbctlRunner(store: mountPoint + "/store")
+        // The history on another file system, as by default (~/.local/state beside a tmpfs store).
+        pbctl.environment["PBCTL_HISTORY"] = scratch + "/history"
         let previous = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data"], stdin: previous).status, 0)
 
@@ -259,7 +261,9 @@ final class StoreFaultTests: XCTestCase {
         let mountPoint = scratch + "/full"
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         try XCTSkipUnless(shell("mount -t tmpfs -o size=512k,mode=0700 tmpfs \(mountPoint)") == 0, "cannot mount a tmpfs here")
-        let pbctl = PbctlRunner(store: mountPoint + "/store")
+        var pbctl = PbctlRunner(store: mountPoint + "/store")
+        // The history on another file system, as by default (~/.local/state beside a tmpfs store).
+        pbctl.environment["PBCTL_HISTORY"] = scratch + "/history"
         let package = mountPoint + "/store/general.pasteboard"
         for size in stride(from: 64 << 10, through: 640 << 10, by: 48 << 10) {
             for markdown in [false, true] {

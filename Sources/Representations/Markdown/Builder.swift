@@ -137,6 +137,7 @@ extension MarkdownDocument {
                 r.b = attrs.type == .bullet ? attrs.bulletChar : (attrs.delimiter == .paren ? UInt8(ascii: ")") : UInt8(ascii: "."))
                 r.extra = Int32(truncatingIfNeeded: attrs.start)
                 if attrs.tight { r.flags |= MarkdownNodeRecord.Flag.variant }
+                r.flags |= (attrs.style.rawValue << MarkdownNodeRecord.Flag.listStyleShift) & MarkdownNodeRecord.Flag.listStyleMask
             case .item(let task):
                 r.a = task == nil ? 0 : (task == .checked ? 2 : 1)
             case .codeBlock(let info, let fenced):

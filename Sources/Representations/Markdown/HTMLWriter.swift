@@ -291,12 +291,19 @@ private struct Renderer {
                     case .list:
                         cr()
                         if r.a == 1 {
+                            // A letter or roman style from rich text (never from Markdown): `type`.
+                            let style = (r.flags & MarkdownNodeRecord.Flag.listStyleMask) >> MarkdownNodeRecord.Flag.listStyleShift
+                            let type = style == 0 ? "" : " type=\"" + (MarkdownListStyle(rawValue: style)?.htmlType ?? "1") + "\""
                             if r.extra != 1 {
                                 lit("<ol start=\"")
                                 number(Int(r.extra))
-                                lit("\">\n")
+                                lit("\"")
+                                out.append(contentsOf: type.utf8)
+                                lit(">\n")
                             } else {
-                                lit("<ol>\n")
+                                lit("<ol")
+                                out.append(contentsOf: type.utf8)
+                                lit(">\n")
                             }
                         } else {
                             lit("<ul>\n")

@@ -111,7 +111,7 @@ struct RTFRenderer {
     private var tableCount: Int { frames.tableCount }
     /// One entry per Markdown list: its nesting level and whether it is ordered, plus its start number.
     private struct ListDefinition {
-        var levels: [(ordered: Bool, start: Int)?] = Array(repeating: nil, count: 9)
+        var levels: [(ordered: Bool, start: Int, style: MarkdownListStyle)?] = Array(repeating: nil, count: 9)
     }
     private var lists: [ListDefinition] = []
     private var footnotes: [String: MarkdownDocument.NodeID] = [:]
@@ -193,8 +193,18 @@ struct RTFRenderer {
                 for level in 0..<9 {
                     let ordered = list.levels[level]?.ordered ?? false
                     let start = list.levels[level]?.start ?? 1
-                    word("{\\listlevel\\levelnfc", ordered ? 0 : 23)
-                    word("\\levelnfcn", ordered ? 0 : 23)
+                    // \levelnfc: 0 decimal, 1 upper roman, 2 lower roman, 3 upper letter, 4 lower letter, 23 bullet.
+                    let format: Int
+                    switch list.levels[level]?.style ?? .decimal {
+                    case _ where !ordered: format = 23
+                    case .decimal: format = 0
+                    case .upperRoman: format = 1
+                    case .lowerRoman: format = 2
+                    case .upperAlpha: format = 3
+                    case .lowerAlpha: format = 4
+                    }
+                    word("{\\listlevel\\levelnfc", format)
+                    word("\\levelnfcn", format)
                     word("\\leveljc0\\leveljcn0\\levelfollow0\\levelstartat", start)
                     w("\\levelspace0\\levelindent0")
                     if ordered {
@@ -262,13 +272,13 @@ struct RTFRenderer {
                 lists.append(ListDefinition())
                 id = lists.count
             }
-            if lists[id - 1].levels[level] == nil { lists[id - 1].levels[level] = (ordered, attrs.start) }
+            if lists[id - 1].levels[level] == nil { lists[id - 1].levels[level] = (ordered, attrs.start, attrs.style) }
             frames.push(.list(id: id, level: level, ordered: ordered, next: attrs.start))
         case .item:
             var marker = "\u{2022}"
             if case .list(let id, let level, let ordered, let next)? = frames.last {
                 if ordered {
-                    marker = String(next) + "."
+                    marker = (lists[id - 1].levels[level]?.style ?? .decimal).marker(next) + "."
                     frames.replaceLast(.list(id: id, level: level, ordered: ordered, next: next + 1))
                 } else {
                     marker = level % 3 == 0 ? "\u{2022}" : level % 3 == 1 ? "\u{25E6}" : "\u{25AA}"
