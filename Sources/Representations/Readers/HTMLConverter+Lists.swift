@@ -6,10 +6,30 @@ extension HTMLConverter {
         let ordered = node.tag == .ol
         var start = 1
         if ordered, let s = node.attribute("start"), let n = Int(s.trimmingWhitespace()) { start = n }
-        return list(ordered: ordered, start: start, children: node.children, inherited)
+        // `<ol type="a">`, or CSS `list-style-type: lower-roman` (LibreOffice and Word write the latter).
+        var style = MarkdownListStyle.decimal
+        if ordered {
+            if let type = node.attribute("type")?.trimmingWhitespace() {
+                style = MarkdownListStyle.allCases.first { $0.htmlType == type } ?? .decimal
+            }
+            if let css = node.attribute("style")?.lowercased(), let found = Self.cssListStyle(css) { style = found }
+        }
+        return list(ordered: ordered, start: start, children: node.children, inherited, style: style)
     }
 
-    mutating func list(ordered: Bool, start: Int, children: some Sequence<HTMLNode>, _ inherited: Inherited) -> RichBlock {
+    /// `list-style-type` (or the `list-style` shorthand) in a style attribute.
+    static func cssListStyle(_ css: String) -> MarkdownListStyle? {
+        let names: [(String, MarkdownListStyle)] = [
+            ("lower-alpha", .lowerAlpha), ("lower-latin", .lowerAlpha), ("upper-alpha", .upperAlpha), ("upper-latin", .upperAlpha),
+            ("lower-roman", .lowerRoman), ("upper-roman", .upperRoman), ("decimal", .decimal),
+        ]
+        guard css.contains("list-style") else { return nil }
+        return names.first { css.contains($0.0) }?.1
+    }
+
+    mutating func list(
+        ordered: Bool, start: Int, children: some Sequence<HTMLNode>, _ inherited: Inherited, style: MarkdownListStyle = .decimal
+    ) -> RichBlock {
         var items: [RichListItem] = []
         var tight = true
         for child in children {
@@ -50,7 +70,7 @@ extension HTMLConverter {
             }
             items.append(RichListItem(task: task, blocks: content))
         }
-        return .list(ordered: ordered, start: start, tight: tight, items: items)
+        return .list(ordered: ordered, start: start, tight: tight, items: items, style: style)
     }
 
     /// `mso-list:l0 level2 lfo1` → ("l0", 1).
@@ -102,9 +122,13 @@ extension HTMLConverter {
         }
     }
 
-    private func wordListBlock(_ entries: [(list: String, level: Int, ordered: Bool, start: Int, content: [RichInline])], _ j: inout Int, level: Int) -> RichBlock {
+    private func wordListBlock(
+        _ entries: [(list: String, level: Int, ordered: Bool, start: Int, style: MarkdownListStyle, content: [RichInline])], _ j: inout Int,
+        level: Int
+    ) -> RichBlock {
         let ordered = entries[j].ordered
         let start = entries[j].start
+        let style = entries[j].style
         var items: [RichListItem] = []
         while j < entries.count {
             let e = entries[j]
@@ -119,6 +143,6 @@ extension HTMLConverter {
             items.append(RichListItem(task: nil, blocks: e.content.isEmpty ? [] : [.paragraph(e.content)]))
             j += 1
         }
-        return .list(ordered: ordered, start: start, tight: true, items: items)
+        return .list(ordered: ordered, start: start, tight: true, items: items, style: style)
     }
 }

@@ -74,6 +74,12 @@ extension HTMLConverter {
         guard fits, width > 0 else { return .html(HTMLSerializer.serialize(node)) }
         while alignments.count < width { alignments.append(.none) }
         cells = cells.map { r in r + Array(repeating: [], count: width - r.count) }
+        // A caption has no place in a pipe table: it stands as a paragraph just before the table, as
+        // browsers show it above (in HTML kept raw, the <caption> itself stays).
+        if let caption = node.children.first(where: { $0.kind == .element && $0.name == "caption" }) {
+            let inlines = inlineContent(caption, inherited)
+            if !inlines.isEmpty { emit(.paragraph(inlines)) }
+        }
         // Header cells are bold by presentation (LibreOffice, Word); the header row says as much.
         let header = cells.removeFirst().map { cell -> [RichInline] in
             if cell.count == 1, case .strong(let inner) = cell[0] { return inner }

@@ -16,7 +16,7 @@ struct HTMLConverter {
     /// loose content right after it (no blank line between) can join it, as it would in a Markdown HTML block.
     var lastRawBlock: (index: Int, start: Int, end: Int, html: String)?
     /// Word list paragraphs waiting to be assembled into a list.
-    var wordList: [(list: String, level: Int, ordered: Bool, start: Int, content: [RichInline])] = []
+    var wordList: [(list: String, level: Int, ordered: Bool, start: Int, style: MarkdownListStyle, content: [RichInline])] = []
 
     static let blockElements: Set<String> = [
         "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div", "dl", "dd", "dt",
@@ -242,7 +242,8 @@ struct HTMLConverter {
             let marker = wordMarker(node)
             let ordered = marker.map { RTFBlockBuilder.markerNumber($0) != nil } ?? false
             let content = inlineContent(node, inherited)
-            wordList.append((list, level, ordered, marker.flatMap { RTFBlockBuilder.markerNumber($0) } ?? 1, content))
+            let style = marker.map(RTFBlockBuilder.markerStyle) ?? .decimal
+            wordList.append((list, level, ordered, marker.flatMap { RTFBlockBuilder.markerValue($0, style) } ?? 1, style, content))
             return
         }
         switch tag {

@@ -135,7 +135,9 @@ struct RTFBlockBuilder {
             var level = p.level
             if p.list == 0, let l = p.legacyLevel, (1...9).contains(l) { level = l - 1 }
             let ordered = isOrdered(p, level: level)
-            let newItem = p.marker != nil || (p.list > 0 && listHasMarkers[p.list] != true) || (p.list == 0)
+            // Word 95 numbering (`\pn`) numbers every paragraph that carries it, marker or not.
+            let newItem = p.marker != nil || (p.list > 0 && listHasMarkers[p.list] != true) || p.list == 0
+                || (p.legacyLevel != nil && p.legacyLevel != 10 && (overrides[p.list].flatMap { lists[$0] } == nil))
             return .listItem(p, level: level, ordered: ordered, newItem: newItem)
         }
         if useOutline, let o = p.outlineLevel, o < 6 { return .heading(o + 1, index) }
@@ -244,10 +246,50 @@ struct RTFBlockBuilder {
         return nil
     }
 
+    /// The first number of a list, in its own style: the marker as shown (`i.` is 1 in a roman list, 9 in a
+    /// letter one), else the list table's or `\pnstart`'s start.
     private func startNumber(_ p: RTFParagraph, level: Int) -> Int {
-        if let m = p.marker, let n = Self.markerNumber(m) { return n }
+        let style = listStyle(p, level: level)
+        if let m = p.marker, let n = Self.markerValue(m, style) { return n }
         if p.list > 0, let id = overrides[p.list], let levels = lists[id], level < levels.count { return levels[level].start }
         return p.legacyStart ?? 1
+    }
+
+    /// How a list level numbers: the list table's `\levelnfc`, else `\pn…`'s style, else the marker's look.
+    private func listStyle(_ p: RTFParagraph, level: Int) -> MarkdownListStyle {
+        if p.list > 0, let id = overrides[p.list], let levels = lists[id], level < levels.count {
+            switch levels[level].nfc {
+            case 1: return .upperRoman
+            case 2: return .lowerRoman
+            case 3: return .upperAlpha
+            case 4: return .lowerAlpha
+            default: return .decimal
+            }
+        }
+        if let style = p.legacyStyle { return style }
+        if let m = p.marker { return Self.markerStyle(m) }
+        return .decimal
+    }
+
+    /// The style a marker shows: digits decimal; `ii`, `iv`, `xi`… (and a lone `i`) roman; other letters
+    /// alphabetic; the case as written.
+    static func markerStyle(_ marker: String) -> MarkdownListStyle {
+        let core = marker.trimmingWhitespace().trimmingCharacters("()[].:")
+        guard let first = core.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return .decimal }
+        let upper = first.properties.isUppercase
+        let lowered = core.lowercased()
+        if lowered.allSatisfy({ "ivxlcdm".contains($0) }), lowered.count > 1 || lowered == "i",
+            MarkdownListStyle.lowerRoman.value(of: lowered) != nil
+        {
+            return upper ? .upperRoman : .lowerRoman
+        }
+        return upper ? .upperAlpha : .lowerAlpha
+    }
+
+    /// The number a marker stands for in `style` (`c)` → 3, `iv.` → 4, `12.` → 12); nil when it is none.
+    static func markerValue(_ marker: String, _ style: MarkdownListStyle) -> Int? {
+        let core = marker.trimmingWhitespace().trimmingCharacters("()[].:")
+        return style.value(of: core) ?? (style == .decimal ? markerNumber(marker) : nil)
     }
 
     // MARK: Assembly
@@ -362,6 +404,7 @@ struct RTFBlockBuilder {
     }
     private struct ListNode {
         var ordered: Bool
+        var style: MarkdownListStyle
         var start: Int
         var tight: Bool
         var items: [ListItemNode]
@@ -369,7 +412,9 @@ struct RTFBlockBuilder {
 
     private func list(_ entries: [ListEntry], _ j: inout Int, level: Int) -> ListNode {
         let ordered = entries[j].ordered
-        var node = ListNode(ordered: ordered, start: startNumber(entries[j].p, level: level), tight: true, items: [])
+        var node = ListNode(
+            ordered: ordered, style: ordered ? listStyle(entries[j].p, level: level) : .decimal,
+            start: startNumber(entries[j].p, level: level), tight: true, items: [])
         while j < entries.count {
             let e = entries[j]
             if e.level < level { break }
@@ -392,7 +437,7 @@ struct RTFBlockBuilder {
     }
 
     private func emitList(_ node: ListNode, _ entries: [ListEntry], _ b: inout MarkdownDocument.Builder) {
-        b.open(.list(node.ordered ? .ordered(start: max(0, min(node.start, 999_999_999)), tight: node.tight) : .bullet(tight: node.tight)))
+        b.open(.list(node.ordered ? .ordered(start: max(0, min(node.start, 999_999_999)), tight: node.tight, style: node.style) : .bullet(tight: node.tight)))
         for item in node.items {
             var children = item.children[...]
             var task: MarkdownTaskState? = nil
@@ -443,7 +488,12 @@ struct RTFBlockBuilder {
 
     private func table(_ rows: [[[RTFParagraph]]], _ b: inout MarkdownDocument.Builder) {
         let width = rows.map(\.count).max() ?? 0
-        b.open(.table(alignments: Array(repeating: .none, count: width)))
+        // A column is right- or center-aligned when every cell with text in it is (`\qr`, `\qc`).
+        let alignments = (0..<width).map { column -> MarkdownTableAlignment in
+            let seen = Set(rows.compactMap { $0.count > column ? $0[column] : nil }.flatMap { $0 }.filter { $0.hasText(text) }.map(\.alignment))
+            return seen.count == 1 ? seen.first! : .none
+        }
+        b.open(.table(alignments: alignments))
         for (r, row) in rows.enumerated() {
             b.open(.tableRow(header: r == 0))
             for column in 0..<width {

@@ -35,7 +35,7 @@ extension RTFParser {
         enum Font { case fonttbl, f, fcharset, cpg, fmodern, fnil }
         enum Style { case stylesheet, s, cs, outlinelevel }
         enum CharacterFormat { case b, i, ul, ulnone, strike, plain, fs, superscript, `subscript`, nosupersub, up, dn, v }
-        enum ParagraphFormat { case pard, par, line, tab, li, fi, brdrb }
+        enum ParagraphFormat { case pard, par, line, tab, li, fi, brdrb, ql, qr, qc, qj }
         enum Table { case intbl, itap, cell, nestcell, nestrow, row, trowd, trhdr, nesttableprops }
         enum List {
             case ls, ilvl, listtable, listoverridetable, list, listlevel, listid, levelnfc, levelstartat, listoverride
@@ -43,7 +43,7 @@ extension RTFParser {
             case listtext
             case pn, pnlvl, pnlvlblt, pnlvlbody, pnlvlcont, pnstart
             /// `\pndec`, `\pnucrm`, `\pnlcrm`, `\pnucltr`, `\pnlcltr`: a numbered Word 95 list.
-            case pnNumbered
+            case pnNumbered, pnucrm, pnlcrm, pnucltr, pnlcltr
         }
         enum Field { case field, fldinst, fldrslt }
         enum Picture { case pict, pngblip, jpegblip, otherBlip, shppict, nonshppict }
@@ -113,7 +113,8 @@ private let keywordNames: [String: RTFParser.Keyword] = {
         // paragraphs
         "pard": .paragraph(.pard), "par": .paragraph(.par), "sect": .paragraph(.par), "page": .paragraph(.par),
         "line": .paragraph(.line), "tab": .paragraph(.tab), "li": .paragraph(.li), "fi": .paragraph(.fi),
-        "brdrb": .paragraph(.brdrb),
+        "brdrb": .paragraph(.brdrb), "ql": .paragraph(.ql), "qr": .paragraph(.qr), "qc": .paragraph(.qc),
+        "qj": .paragraph(.qj),
         // tables
         "intbl": .table(.intbl), "itap": .table(.itap), "cell": .table(.cell), "nestcell": .table(.nestcell),
         "nestrow": .table(.nestrow), "row": .table(.row), "trowd": .table(.trowd), "trhdr": .table(.trhdr),
@@ -125,8 +126,8 @@ private let keywordNames: [String: RTFParser.Keyword] = {
         "listoverride": .list(.listoverride), "listtext": .list(.listtext), "pntext": .list(.listtext),
         "pn": .list(.pn), "pnlvl": .list(.pnlvl), "pnlvlblt": .list(.pnlvlblt), "pnlvlbody": .list(.pnlvlbody),
         "pnlvlcont": .list(.pnlvlcont), "pnstart": .list(.pnstart), "pndec": .list(.pnNumbered),
-        "pnucrm": .list(.pnNumbered), "pnlcrm": .list(.pnNumbered), "pnucltr": .list(.pnNumbered),
-        "pnlcltr": .list(.pnNumbered),
+        "pnucrm": .list(.pnucrm), "pnlcrm": .list(.pnlcrm), "pnucltr": .list(.pnucltr),
+        "pnlcltr": .list(.pnlcltr),
         // fields
         "field": .field(.field), "fldinst": .field(.fldinst), "fldrslt": .field(.fldrslt),
         // pictures

@@ -41,8 +41,15 @@ extension RTFParser {
         case .pnlvlbody: state.legacyLevel = 11
         case .pnlvlcont: break
         case .pnstart: state.legacyStart = p
-        case .pnNumbered:
+        case .pnNumbered, .pnucrm, .pnlcrm, .pnucltr, .pnlcltr:
             if state.legacyLevel == nil || state.legacyLevel == 10 { state.legacyLevel = 11 }
+            switch word {
+            case .pnucrm: state.legacyStyle = .upperRoman
+            case .pnlcrm: state.legacyStyle = .lowerRoman
+            case .pnucltr: state.legacyStyle = .upperAlpha
+            case .pnlcltr: state.legacyStyle = .lowerAlpha
+            default: state.legacyStyle = .decimal
+            }
         }
     }
 }

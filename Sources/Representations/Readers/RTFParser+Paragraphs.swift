@@ -14,6 +14,11 @@ extension RTFParser {
             state.borderBottom = false
             state.legacyLevel = nil
             state.legacyStart = nil
+            state.legacyStyle = nil
+            state.alignment = .none
+        case .ql, .qj: if state.destination == .normal { state.alignment = .none }
+        case .qr: if state.destination == .normal { state.alignment = .right }
+        case .qc: if state.destination == .normal { state.alignment = .center }
         case .par:
             if state.destination == .normal { endParagraph() }
         case .line:
@@ -34,6 +39,8 @@ extension RTFParser {
         paragraph.borderBottom = state.borderBottom
         paragraph.legacyLevel = state.legacyLevel
         paragraph.legacyStart = state.legacyStart
+        paragraph.legacyStyle = state.legacyStyle
+        paragraph.alignment = state.alignment
     }
 
     mutating func endParagraph() {

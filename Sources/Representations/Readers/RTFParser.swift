@@ -189,7 +189,7 @@ struct RTFParser {
     // MARK: Groups
 
     private mutating func endGroup() {
-        guard let outer = stack.popLast() else { return }
+        guard var outer = stack.popLast() else { return }
         let inner = state
         let depth = stack.count
         switch inner.destination {
@@ -207,6 +207,13 @@ struct RTFParser {
             finishPicture(outerStyle: outer)
         default:
             break
+        }
+        if inner.destination == .legacyNumbering, outer.destination != .legacyNumbering {
+            // `{\*\pn …}` sets paragraph properties: they outlive its group and hold, paragraph after
+            // paragraph, until `\pard` (Word 95 numbers every following paragraph).
+            outer.legacyLevel = inner.legacyLevel
+            outer.legacyStart = inner.legacyStart
+            outer.legacyStyle = inner.legacyStyle
         }
         if let f = fields.last, depth < f.depth {
             fields.removeLast()
@@ -319,6 +326,9 @@ extension RTFParser {
         var borderBottom = false
         var legacyLevel: Int? = nil
         var legacyStart: Int? = nil
+        var legacyStyle: MarkdownListStyle? = nil
+        /// `\qr`, `\qc` (left and justified are the default).
+        var alignment: MarkdownTableAlignment = .none
         var fieldIndex: Int? = nil
         var footnote = false
     }

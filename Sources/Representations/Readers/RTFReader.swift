@@ -52,6 +52,8 @@ struct RTFParagraph {
     var marker: String? = nil  // \listtext / \pntext content
     var legacyLevel: Int? = nil  // \pnlvlN, 10 = bullet, 11 = body (numbered)
     var legacyStart: Int? = nil
+    var legacyStyle: MarkdownListStyle? = nil
+    var alignment: MarkdownTableAlignment = .none  // \pndec, \pnlcrm, \pnucltr…
     var leftIndent: Int = 0
     var firstLineIndent: Int = 0  // \fiN, relative to leftIndent
     var borderBottom = false

@@ -25,8 +25,8 @@ extension RichBlock {
             b.open(.blockQuote)
             for x in blocks { append(x, to: &b) }
             b.close()
-        case .list(let ordered, let start, let tight, let items):
-            b.open(.list(ordered ? .ordered(start: max(0, min(start, 999_999_999)), tight: tight) : .bullet(tight: tight)))
+        case .list(let ordered, let start, let tight, let items, let style):
+            b.open(.list(ordered ? .ordered(start: max(0, min(start, 999_999_999)), tight: tight, style: style) : .bullet(tight: tight)))
             for item in items {
                 b.open(.item(task: item.task.map { $0 ? .checked : .unchecked }))
                 for x in item.blocks { append(x, to: &b) }

@@ -55,7 +55,7 @@ indirect enum RichBlock: Equatable {
     case heading(level: Int, [RichInline])
     case codeBlock(info: String, code: String)
     case blockQuote([RichBlock])
-    case list(ordered: Bool, start: Int, tight: Bool, items: [RichListItem])
+    case list(ordered: Bool, start: Int, tight: Bool, items: [RichListItem], style: MarkdownListStyle = .decimal)
     case thematicBreak
     /// A table that fits GFM: one header row, then body rows, each row a list of cells.
     case table(alignments: [RichAlignment], header: [[RichInline]], rows: [[[RichInline]]])
