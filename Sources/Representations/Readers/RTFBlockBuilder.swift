@@ -405,6 +405,8 @@ struct RTFBlockBuilder {
     private struct ListNode {
         var ordered: Bool
         var style: MarkdownListStyle
+        /// `a)` rather than `a.`: what the markers show.
+        var paren: Bool
         var start: Int
         var tight: Bool
         var items: [ListItemNode]
@@ -412,8 +414,9 @@ struct RTFBlockBuilder {
 
     private func list(_ entries: [ListEntry], _ j: inout Int, level: Int) -> ListNode {
         let ordered = entries[j].ordered
+        let style = ordered ? listStyle(entries[j].p, level: level) : .decimal
         var node = ListNode(
-            ordered: ordered, style: ordered ? listStyle(entries[j].p, level: level) : .decimal,
+            ordered: ordered, style: style, paren: entries[j].p.marker?.trimmingWhitespace().hasSuffix(")") == true,
             start: startNumber(entries[j].p, level: level), tight: true, items: [])
         while j < entries.count {
             let e = entries[j]
@@ -425,6 +428,8 @@ struct RTFBlockBuilder {
                 continue
             }
             if e.ordered != ordered && !node.items.isEmpty { break }
+            // Another numbering style at the same level is another list (Word 95 `\pn` lists in a row).
+            if ordered, e.newItem, !node.items.isEmpty, listStyle(e.p, level: level) != style { break }
             if e.newItem || node.items.isEmpty {
                 node.items.append(ListItemNode(mayBeTask: true, children: [.paragraph(j)]))
             } else {
@@ -437,7 +442,9 @@ struct RTFBlockBuilder {
     }
 
     private func emitList(_ node: ListNode, _ entries: [ListEntry], _ b: inout MarkdownDocument.Builder) {
-        b.open(.list(node.ordered ? .ordered(start: max(0, min(node.start, 999_999_999)), tight: node.tight, style: node.style) : .bullet(tight: node.tight)))
+        b.open(.list(node.ordered
+            ? .ordered(start: max(0, min(node.start, 999_999_999)), delimiter: node.paren ? .paren : .period, tight: node.tight, style: node.style)
+            : .bullet(tight: node.tight)))
         for item in node.items {
             var children = item.children[...]
             var task: MarkdownTaskState? = nil

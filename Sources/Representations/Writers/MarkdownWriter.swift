@@ -34,6 +34,8 @@ struct MarkdownRenderer {
         case other
     }
     private var frames: [Frame] = []
+    /// The bullet or delimiter each list was written with, so the next adjacent list picks another.
+    private var writtenListMarkers: [Int32: (bullet: UInt8, delimiter: UInt8)] = [:]
     private var inTableCell = 0
     private var inATXHeading = 0
     private var tableAlignments: [MarkdownTableAlignment] = []
@@ -80,16 +82,27 @@ struct MarkdownRenderer {
             let a = doc.listAttributes(node)
             var bullet = a.type == .bullet ? (a.bulletChar == 0 ? UInt8(ascii: "-") : a.bulletChar) : 0
             var delimiter: UInt8 = a.delimiter == .paren ? UInt8(ascii: ")") : UInt8(ascii: ".")
-            // Two adjacent lists with the same marker would merge when parsed: switch marker.
-            if let previous = doc.previousSibling(node), doc.kind(previous) == .list {
+            // Two adjacent lists with the same marker would merge when parsed: switch from the marker the
+            // previous one was written with.
+            if let previous = doc.previousSibling(node), doc.kind(previous) == .list, let written = writtenListMarkers[previous.rawValue] {
                 let p = doc.listAttributes(previous)
                 if p.type == a.type {
-                    if a.type == .bullet, p.bulletChar == bullet || (p.bulletChar == 0 && bullet == UInt8(ascii: "-")) {
+                    if a.type == .bullet, written.bullet == bullet {
                         bullet = bullet == UInt8(ascii: "-") ? UInt8(ascii: "*") : UInt8(ascii: "-")
-                    } else if a.type == .ordered, (p.delimiter == .paren) == (delimiter == UInt8(ascii: ")")) {
+                    } else if a.type == .ordered, written.delimiter == delimiter {
                         delimiter = delimiter == UInt8(ascii: ".") ? UInt8(ascii: ")") : UInt8(ascii: ".")
                     }
                 }
+            }
+            writtenListMarkers[node.rawValue] = (bullet, delimiter)
+            // An ordered list that does not start at 1 cannot interrupt a paragraph (CommonMark): right
+            // after one in a tight item it would read as more of its text. An empty comment ends the
+            // paragraph without a blank line, so the item stays tight (what pandoc writes too).
+            if a.type == .ordered, a.start != 1, let previous = doc.previousSibling(node), doc.kind(previous) == .paragraph,
+                blockBreaks == 1
+            {
+                lw.write("<!-- -->")
+                lw.newline()
             }
             frames.append(.list(tight: a.tight, bullet: bullet, delimiter: delimiter, next: a.start))
         case .item:

@@ -20,7 +20,7 @@ struct PlainTextRenderer {
     var lw = LineWriter()
 
     private enum Frame {
-        case list(tight: Bool, ordered: Bool, next: Int, style: MarkdownListStyle)
+        case list(tight: Bool, ordered: Bool, next: Int, style: MarkdownListStyle, paren: Bool)
         case item(indent: Int)
         case quote
         case other
@@ -63,7 +63,7 @@ struct PlainTextRenderer {
     }
 
     private var blockBreaks: Int {
-        if case .item? = frames.last, frames.count >= 2, case .list(let tight, _, _, _) = frames[frames.count - 2], tight { return 1 }
+        if case .item? = frames.last, frames.count >= 2, case .list(let tight, _, _, _, _) = frames[frames.count - 2], tight { return 1 }
         return 2
     }
 
@@ -76,13 +76,13 @@ struct PlainTextRenderer {
             frames.append(.quote)
         case .list:
             let a = doc.listAttributes(node)
-            frames.append(.list(tight: a.tight, ordered: a.type == .ordered, next: a.start, style: a.style))
+            frames.append(.list(tight: a.tight, ordered: a.type == .ordered, next: a.start, style: a.style, paren: a.delimiter == .paren))
         case .item:
             var marker = "\u{2022} "
-            if case .list(let tight, let ordered, let next, let style)? = frames.last, ordered {
-                // The markers the document shows: `3.`, `c.`, `iv.`.
-                marker = style.marker(next) + ". "
-                frames[frames.count - 1] = .list(tight: tight, ordered: ordered, next: next + 1, style: style)
+            if case .list(let tight, let ordered, let next, let style, let paren)? = frames.last, ordered {
+                // The markers the document shows: `3.`, `c)`, `iv.`.
+                marker = style.marker(next) + (paren ? ") " : ". ")
+                frames[frames.count - 1] = .list(tight: tight, ordered: ordered, next: next + 1, style: style, paren: paren)
             }
             if let task = doc.taskState(node) { marker += task == .checked ? "\u{2611} " : "\u{2610} " }
             lw.write(marker)
@@ -151,7 +151,7 @@ struct PlainTextRenderer {
         case .item:
             if case .item(let indent)? = frames.last { lw.prefix.removeLast(indent) }
             frames.removeLast()
-            if case .list(let tight, _, _, _)? = frames.last { lw.breaks(tight ? 1 : 2) } else { lw.breaks(2) }
+            if case .list(let tight, _, _, _, _)? = frames.last { lw.breaks(tight ? 1 : 2) } else { lw.breaks(2) }
         case .paragraph, .heading:
             frames.removeLast()
             lw.breaks(blockBreaks)

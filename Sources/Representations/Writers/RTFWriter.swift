@@ -111,7 +111,7 @@ struct RTFRenderer {
     private var tableCount: Int { frames.tableCount }
     /// One entry per Markdown list: its nesting level and whether it is ordered, plus its start number.
     private struct ListDefinition {
-        var levels: [(ordered: Bool, start: Int, style: MarkdownListStyle)?] = Array(repeating: nil, count: 9)
+        var levels: [(ordered: Bool, start: Int, style: MarkdownListStyle, paren: Bool)?] = Array(repeating: nil, count: 9)
     }
     private var lists: [ListDefinition] = []
     private var footnotes: [String: MarkdownDocument.NodeID] = [:]
@@ -209,7 +209,7 @@ struct RTFRenderer {
                     w("\\levelspace0\\levelindent0")
                     if ordered {
                         word("{\\leveltext\\'02\\'0", level)
-                        w(".;}{\\levelnumbers\\'01;}")
+                        w(list.levels[level]?.paren == true ? ");}{\\levelnumbers\\'01;}" : ".;}{\\levelnumbers\\'01;}")
                     } else {
                         w("{\\leveltext\\'01")
                         w(level % 3 == 0 ? "\\u8226 ?" : level % 3 == 1 ? "\\u9702 ?" : "\\u9642 ?")
@@ -272,13 +272,14 @@ struct RTFRenderer {
                 lists.append(ListDefinition())
                 id = lists.count
             }
-            if lists[id - 1].levels[level] == nil { lists[id - 1].levels[level] = (ordered, attrs.start, attrs.style) }
+            if lists[id - 1].levels[level] == nil { lists[id - 1].levels[level] = (ordered, attrs.start, attrs.style, attrs.delimiter == .paren) }
             frames.push(.list(id: id, level: level, ordered: ordered, next: attrs.start))
         case .item:
             var marker = "\u{2022}"
             if case .list(let id, let level, let ordered, let next)? = frames.last {
                 if ordered {
-                    marker = (lists[id - 1].levels[level]?.style ?? .decimal).marker(next) + "."
+                    let definition = lists[id - 1].levels[level]
+                    marker = (definition?.style ?? .decimal).marker(next) + (definition?.paren == true ? ")" : ".")
                     frames.replaceLast(.list(id: id, level: level, ordered: ordered, next: next + 1))
                 } else {
                     marker = level % 3 == 0 ? "\u{2022}" : level % 3 == 1 ? "\u{25E6}" : "\u{25AA}"

@@ -1,0 +1,105 @@
+import Foundation
+import XCTest
+
+@testable import Representations
+
+/// One fixture per construct the RTF and HTML readers handle (`Fixtures/Documents/NAME.rtf|html`, each with
+/// its expected `NAME.md` and `NAME.txt`): list numbering in every style and start (list table, Word 95
+/// `\pn`, typed markers, HTML `type`/`start`/CSS, Word HTML), tables (cell alignment, malformed rows, spans,
+/// `<tfoot>`, multi-paragraph cells, nested tables with images), captions (HTML `<caption>`,
+/// `<figcaption>`, an RTF caption paragraph), footnotes, fields, pictures, code pages and `\u`, skipped
+/// destinations (headers, footers, bookmarks, document info).
+///
+/// Every Markdown output must read back as the same document: parsed again by pbctl's own reader it
+/// renders the HTML the reader's document renders (lists compared without their letter or roman style,
+/// which Markdown cannot write).
+final class DocumentFixtureTests: XCTestCase {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Documents")
+
+    struct Fixture {
+        var name: String
+        var format: TextFormat
+        var input: [UInt8]
+        var markdown: String
+        var text: String
+    }
+
+    static func fixtures() throws -> [Fixture] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        return try names.sorted().compactMap { name -> Fixture? in
+            let format: TextFormat
+            if name.hasSuffix(".rtf") { format = .rtf } else if name.hasSuffix(".html") { format = .html } else { return nil }
+            let base = folder.appendingPathComponent(String(name.prefix { $0 != "." }))
+            return Fixture(
+                name: name, format: format, input: Array(try Data(contentsOf: folder.appendingPathComponent(name))),
+                markdown: try String(contentsOf: base.appendingPathExtension("md"), encoding: .utf8),
+                text: try String(contentsOf: base.appendingPathExtension("txt"), encoding: .utf8))
+        }
+    }
+
+    func testEveryConstructHasAFixture() throws {
+        let names = Set(try Self.fixtures().map(\.name))
+        for expected in [
+            "rtf-list-table-styles.rtf", "rtf-pn-legacy-lists.rtf", "rtf-typed-markers.rtf", "rtf-table-alignment.rtf",
+            "rtf-malformed-table.rtf", "rtf-footnote-field.rtf", "rtf-codepage-unicode.rtf", "rtf-skipped-destinations.rtf",
+            "rtf-caption.rtf", "rtf-picture.rtf", "html-table-caption.html", "html-list-numbering.html",
+            "html-complex-tables.html", "html-nested-table-image.html", "html-word-lists.html",
+        ] {
+            XCTAssertTrue(names.contains(expected), "missing fixture \(expected)")
+        }
+    }
+
+    func testMarkdownAndPlainTextAreAsExpected() throws {
+        for fixture in try Self.fixtures() {
+            let markdown = String(decoding: try Conversion.convert(fixture.input, from: fixture.format, to: .gfm), as: UTF8.self)
+            XCTAssertEqual(markdown, fixture.markdown, "\(fixture.name): Markdown")
+            let text = String(decoding: try Conversion.convert(fixture.input, from: fixture.format, to: .text), as: UTF8.self)
+            XCTAssertEqual(text, fixture.text, "\(fixture.name): plain text")
+        }
+    }
+
+    func testEveryMarkdownOutputReadsBackAsTheSameDocument() throws {
+        for fixture in try Self.fixtures() {
+            let document = try Conversion.read(fixture.input, from: fixture.format)
+            let markdown = MarkdownWriter.render(document, gfm: true)
+            let reread = MarkdownParser.parse(markdown, options: .gfm)
+            let expected = Self.withoutListStyles(String(decoding: HTMLWriter.render(document, options: .gfm), as: UTF8.self))
+            // The empty comments the writer puts where a list may not interrupt a paragraph render nothing.
+            let actual = String(decoding: HTMLWriter.render(reread, options: .gfm), as: UTF8.self)
+                .replacingOccurrences(of: "<!-- -->\n", with: "")
+            XCTAssertEqual(HTMLCompare.normalize(actual), HTMLCompare.normalize(expected), "\(fixture.name) does not read back")
+            // Never a table turned into a code block.
+            XCTAssertFalse(actual.contains("&lt;tr") || actual.contains("&lt;table"), "\(fixture.name): a table became text")
+        }
+    }
+
+    /// Letter and roman numbering survives RTF written by pbctl and read again (what LibreOffice reads).
+    func testListStylesSurviveRTF() throws {
+        for fixture in try Self.fixtures() where fixture.name.contains("list") || fixture.name.contains("markers") {
+            let rtf = try Conversion.convert(fixture.input, from: fixture.format, to: .rtf)
+            let text = String(decoding: try Conversion.convert(rtf, from: .rtf, to: .text), as: UTF8.self)
+            XCTAssertEqual(text, fixture.text, "\(fixture.name): through RTF")
+        }
+    }
+
+    static func withoutListStyles(_ html: String) -> String {
+        var out = html
+        for type in ["a", "A", "i", "I", "1"] { out = out.replacingOccurrences(of: " type=\"\(type)\"", with: "") }
+        return out
+    }
+
+    func testListStyleMarkersAndValues() {
+        XCTAssertEqual(MarkdownListStyle.lowerAlpha.marker(28), "ab")
+        XCTAssertEqual(MarkdownListStyle.upperRoman.marker(1994), "MCMXCIV")
+        XCTAssertEqual(MarkdownListStyle.lowerRoman.value(of: "xiv"), 14)
+        XCTAssertEqual(MarkdownListStyle.lowerAlpha.value(of: "c"), 3)
+        XCTAssertNil(MarkdownListStyle.lowerRoman.value(of: "abc"))
+        XCTAssertEqual(RTFBlockBuilder.markerStyle("i."), .lowerRoman)
+        XCTAssertEqual(RTFBlockBuilder.markerStyle("c)"), .lowerAlpha)
+        XCTAssertEqual(RTFBlockBuilder.markerStyle("IV."), .upperRoman)
+        XCTAssertEqual(RTFBlockBuilder.markerStyle("12."), .decimal)
+        XCTAssertEqual(RTFBlockBuilder.markerValue("i.", .lowerRoman), 1)
+        XCTAssertEqual(RTFBlockBuilder.markerValue("i.", .lowerAlpha), 9)
+    }
+}
