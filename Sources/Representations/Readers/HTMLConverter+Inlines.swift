@@ -34,21 +34,35 @@ extension HTMLConverter {
 
     /// Runs of ASCII white space in UTF-8 text become one space.
     static func collapse(_ buf: UnsafeBufferPointer<UInt8>) -> String {
-        var clean = true
+        isCollapsed(buf) ? String(decoding: buf, as: UTF8.self) : collapsed(buf)
+    }
+
+    /// Runs of ASCII white space become one space.
+    static func collapse(_ s: String) -> String {
+        var s = s
+        let changed: String? = s.withUTF8 { buf in isCollapsed(buf) ? nil : collapsed(buf) }
+        return changed ?? s
+    }
+
+    /// Most text needs no change: no white space other than single spaces between words.
+    @inline(__always)
+    private static func isCollapsed(_ buf: UnsafeBufferPointer<UInt8>) -> Bool {
         var previousSpace = false
         for b in buf {
             if b == 0x20 {
-                if previousSpace { clean = false; break }
+                if previousSpace { return false }
                 previousSpace = true
             } else if b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
-                clean = false
-                break
+                return false
             } else {
                 previousSpace = false
             }
         }
-        if clean { return String(decoding: buf, as: UTF8.self) }
-        return String(unsafeUninitializedCapacity: buf.count) { out in
+        return true
+    }
+
+    private static func collapsed(_ buf: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: buf.count) { out in
             var n = 0
             var space = false
             for b in buf {
@@ -64,45 +78,6 @@ extension HTMLConverter {
             if space { out[n] = 0x20; n += 1 }
             return n
         }
-    }
-
-    /// Runs of ASCII white space become one space.
-    static func collapse(_ s: String) -> String {
-        var s = s
-        let changed: String? = s.withUTF8 { buf in
-            // Most text needs no change: no white space other than single spaces between words.
-            var clean = true
-            var previousSpace = false
-            for b in buf {
-                if b == 0x20 {
-                    if previousSpace { clean = false; break }
-                    previousSpace = true
-                } else if b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
-                    clean = false
-                    break
-                } else {
-                    previousSpace = false
-                }
-            }
-            if clean { return nil }
-            return String(unsafeUninitializedCapacity: buf.count) { out in
-                var n = 0
-                var space = false
-                for b in buf {
-                    if b == 0x20 || b == 0x0A || b == 0x09 || b == 0x0D || b == 0x0C {
-                        space = true
-                    } else {
-                        if space { out[n] = 0x20; n += 1 }
-                        space = false
-                        out[n] = b
-                        n += 1
-                    }
-                }
-                if space { out[n] = 0x20; n += 1 }
-                return n
-            }
-        }
-        return changed ?? s
     }
 
 

@@ -678,24 +678,10 @@ struct RTFBlockBuilder {
 
 /// Byte-level tests on the parser's text buffer.
 enum RTFText {
-    /// Only spaces, tabs, line breaks and no-break spaces.
+    /// A line break, or a text run of only spaces, tabs, line breaks and no-break spaces (``BlankText``).
     static func isBlank(_ text: [UInt8], _ run: RTFRun) -> Bool {
         guard run.kind == .text else { return run.kind == .lineBreak }
-        var previousC2 = false
-        for k in run.start..<run.end {
-            let b = text[k]
-            if previousC2 {
-                if b != 0xA0 { return false }
-                previousC2 = false
-                continue
-            }
-            switch b {
-            case 0x20, 0x09, 0x0A, 0x0D: continue
-            case 0xC2: previousC2 = true
-            default: return false
-            }
-        }
-        return !previousC2
+        return BlankText.isBlank(text[run.start..<run.end])
     }
 }
 

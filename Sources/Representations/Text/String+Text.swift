@@ -41,9 +41,11 @@ extension String {
         return self
     }
 }
-extension String {
-    /// Only spaces, tabs, line breaks and no-break spaces (checked on UTF-8, without decoding characters).
-    var isBlank: Bool {
+/// Blank text, tested on UTF-8 without decoding characters: only spaces, tabs, line breaks and no-break spaces
+/// (U+00A0). The one test of the RTF passes (a run's bytes in the parser's text buffer, ``RTFText``) and of
+/// `String.isBlank`.
+enum BlankText {
+    static func isBlank(_ utf8: some Sequence<UInt8>) -> Bool {
         var previousC2 = false
         for b in utf8 {
             if previousC2 {
@@ -59,6 +61,11 @@ extension String {
         }
         return !previousC2
     }
+}
+
+extension String {
+    /// Only spaces, tabs, line breaks and no-break spaces (see ``BlankText``).
+    var isBlank: Bool { BlankText.isBlank(utf8) }
 }
 
 extension StringProtocol {

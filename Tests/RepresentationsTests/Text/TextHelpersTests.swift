@@ -38,4 +38,28 @@ final class TextHelpersTests: XCTestCase {
             XCTAssertEqual(leftoverUTF8, leftoverScalars)
         }
     }
+
+    func testBlankTextIsSpacesTabsLineBreaksAndNoBreakSpacesOnly() {
+        let blank: [[UInt8]] = [[], Array(" \t\r\n".utf8), Array("\u{A0} \u{A0}".utf8)]
+        let notBlank: [[UInt8]] = [Array("a".utf8), [0xC2], [0xC2, 0xA9], Array(" \u{2003}".utf8), [0x0B], [0xA0]]
+        for bytes in blank {
+            XCTAssertTrue(BlankText.isBlank(bytes), "\(bytes)")
+            XCTAssertTrue(BlankText.isBlank(bytes[...]), "\(bytes)")
+        }
+        for bytes in notBlank { XCTAssertFalse(BlankText.isBlank(bytes), "\(bytes)") }
+        XCTAssertTrue(" \u{A0}\n".isBlank)
+        XCTAssertFalse(" \u{2003}".isBlank)
+    }
+
+    func testRTFRunsAreBlankByTheirBytesInTheTextBuffer() {
+        let text = Array("x \u{A0}y".utf8)  // x, space, U+00A0 (2 bytes), y
+        func run(_ kind: RTFRun.Kind, _ start: Int, _ count: Int) -> RTFRun {
+            RTFRun(kind: kind, style: RTFRunStyle(), size: 24, link: -1, start: start, count: count)
+        }
+        XCTAssertTrue(RTFText.isBlank(text, run(.text, 1, 3)))
+        XCTAssertFalse(RTFText.isBlank(text, run(.text, 0, 2)))
+        XCTAssertFalse(RTFText.isBlank(text, run(.text, 1, 2)))  // ends inside U+00A0
+        XCTAssertTrue(RTFText.isBlank(text, run(.lineBreak, 0, 0)))
+        XCTAssertFalse(RTFText.isBlank(text, run(.image, 0, 0)))
+    }
 }

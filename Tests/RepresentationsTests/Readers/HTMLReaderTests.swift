@@ -194,4 +194,16 @@ final class HTMLReaderTests: XCTestCase {
         // A document's head is not content.
         XCTAssertEqual(keeping("<!DOCTYPE html><html><head><title>T</title><style>p{}</style></head><body><p>x <!-- y --></p></body></html>"), "x <!-- y -->\n")
     }
+
+    func testWhiteSpaceCollapsesTheSameFromAStringAndFromTheTreesBytes() {
+        let cases: [(String, String)] = [
+            ("", ""), ("a b", "a b"), ("a  b", "a b"), (" \n\ta\r\n\u{0C}b ", " a b "), ("\u{A0} \u{A0}", "\u{A0} \u{A0}"),
+            ("caf\u{E9}\n\n", "caf\u{E9} "), ("   ", " "),
+        ]
+        for (input, expected) in cases {
+            XCTAssertEqual(HTMLConverter.collapse(input), expected, input.debugDescription)
+            let bytes = Array(input.utf8)
+            XCTAssertEqual(bytes.withUnsafeBufferPointer { HTMLConverter.collapse($0) }, expected, input.debugDescription)
+        }
+    }
 }
