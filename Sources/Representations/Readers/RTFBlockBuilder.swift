@@ -494,6 +494,12 @@ struct RTFBlockBuilder {
     // MARK: Tables
 
     private func table(_ rows: [[[RTFParagraph]]], _ b: inout MarkdownDocument.Builder) {
+        // A cell holding a table, or several paragraphs, has no pipe-table form: the table is written as
+        // one HTML table (which Markdown keeps as a raw block), nested tables inside their cells.
+        if rows.contains(where: { $0.contains { cell in cell.contains { $0.nested != nil } || cell.filter { $0.hasText(text) }.count > 1 } }) {
+            b.append(.htmlBlock, literal: htmlTable(rows, depth: 0) + "\n")
+            return
+        }
         let width = rows.map(\.count).max() ?? 0
         // A column is right- or center-aligned when every cell with text in it is (`\qr`, `\qc`).
         let alignments = (0..<width).map { column -> MarkdownTableAlignment in
@@ -520,6 +526,48 @@ struct RTFBlockBuilder {
             b.close()
         }
         b.close()
+    }
+
+    /// A table as one line-broken HTML block: no blank line, no indentation (a Markdown reader keeps it
+    /// whole); the first row as header cells; each cell's paragraphs, and tables nested in it.
+    private func htmlTable(_ rows: [[[RTFParagraph]]], depth: Int) -> String {
+        var out = "<table>"
+        for (r, row) in rows.enumerated() {
+            out += "<tr>"
+            let tag = r == 0 && depth == 0 && rows.count > 1 ? "th" : "td"
+            for cell in row {
+                let alignment = Set(cell.filter { $0.hasText(text) && $0.nested == nil }.map(\.alignment))
+                let align = alignment.count == 1 ? [MarkdownTableAlignment.right: " align=\"right\"", .center: " align=\"center\""][alignment.first!] ?? "" : ""
+                out += "<\(tag)\(align)>"
+                let paragraphs = cell.filter { $0.hasText(text) }
+                for p in paragraphs {
+                    if let nested = p.nested {
+                        out += depth < 8 ? htmlTable(nested, depth: depth + 1) : ""
+                        continue
+                    }
+                    var inline = inlines(p.runs)
+                    if tag == "th", inline.count == 1, case .strong(let inner) = inline[0] { inline = inner }
+                    let html = inlineHTML(inline)
+                    out += paragraphs.count > 1 ? "<p>\(html)</p>" : html
+                }
+                out += "</\(tag)>"
+            }
+            out += "</tr>\n"
+        }
+        return out + "</table>"
+    }
+
+    /// Inline content as HTML, on one line.
+    private func inlineHTML(_ inlines: [RichInline]) -> String {
+        var b = MarkdownDocument.Builder()
+        b.open(.paragraph)
+        RichInline.append(inlines, to: &b)
+        b.close()
+        var html = String(decoding: HTMLWriter.render(b.finish(), options: .gfm), as: UTF8.self)
+        if html.hasPrefix("<p>") { html.removeFirst(3) }
+        while html.hasSuffix("\n") { html.removeLast() }
+        if html.hasSuffix("</p>") { html.removeLast(4) }
+        return html.replacingNewlines().split(separator: "\n").joined(separator: " ")
     }
 
     // MARK: Inlines

@@ -9,6 +9,7 @@ extension RTFParser {
             state.list = 0
             state.level = 0
             state.inTable = false
+            state.tableDepth = 0
             state.leftIndent = 0
             state.firstLineIndent = 0
             state.borderBottom = false
@@ -45,7 +46,11 @@ extension RTFParser {
 
     mutating func endParagraph() {
         currentParagraphProperties()
-        if state.inTable {
+        if state.inTable, state.tableDepth >= 2 {
+            nestedCell.append(paragraph)  // a paragraph of a nested table's cell
+            paragraph = RTFParagraph()
+        } else if state.inTable {
+            attachNestedTable()
             currentCell.append(paragraph)
             paragraph = RTFParagraph()
         } else {

@@ -1,36 +1,61 @@
-// RTF tables: rows and cells (`\intbl`, `\cell`, `\row`, `\trhdr`), nested tables flattened into the outer cell.
+// RTF tables: rows and cells (`\intbl`, `\cell`, `\row`, `\trhdr`), and tables nested in a cell (`\itap2`,
+// `\nestcell`, `{\*\nesttableprops … \nestrow}`), kept as a table inside the outer cell.
 
 extension RTFParser {
     mutating func tableWord(_ word: Keyword.Table, _ p: Int?) {
         switch word {
-        case .intbl: state.inTable = true
-        case .itap: state.inTable = (p ?? 1) > 0
+        case .intbl:
+            state.inTable = true
+            if state.tableDepth == 0 { state.tableDepth = 1 }
+        case .itap:
+            state.inTable = (p ?? 1) > 0
+            state.tableDepth = max(0, min(p ?? 1, 16))
         case .cell:
             if state.destination == .normal { endCell() }
-        case .nestcell: emitText(" ")
-        case .nestrow: if state.destination == .normal { appendRun(.lineBreak) }
+        case .nestcell:
+            if state.destination == .normal { endNestedCell() }
+        case .nestrow:
+            if state.destination == .normal { endNestedRow() }
         case .row:
             if state.destination == .normal { endRow() }
         case .trowd: rowIsHeader = false
         case .trhdr: rowIsHeader = true
         case .nesttableprops:
-            // A nested table's row ends with `{\*\nesttableprops … \nestrow}`. Nested tables are flattened into the
-            // outer cell (their cells separated by spaces, see \nestcell): the row becomes a line break.
-            if stack.last?.destination == .normal, !stack.last!.hidden {
-                let last = paragraph.runs.count - 1
-                if last >= 0, paragraph.runs[last].kind == .text, paragraph.runs[last].count > 0, paragraph.runs[last].end == text.count,
-                    text.last == 0x20
-                {
-                    text.removeLast()  // the space \nestcell left after the row's last cell
-                    paragraph.runs[last].count -= 1
-                }
-                appendRun(.lineBreak)
-            }
+            // A nested table's row ends with `{\*\nesttableprops … \nestrow}`: the row properties are
+            // skipped, the row ends.
+            if stack.last?.destination == .normal, !stack.last!.hidden { endNestedRow() }
             state.destination = .skip
         }
     }
 
+    private mutating func endNestedCell() {
+        if !paragraph.runs.isEmpty {
+            currentParagraphProperties()
+            nestedCell.append(paragraph)
+            paragraph = RTFParagraph()
+        }
+        nestedRow.append(nestedCell)
+        nestedCell = []
+    }
+
+    private mutating func endNestedRow() {
+        if !nestedCell.isEmpty { endNestedCell() }
+        if !nestedRow.isEmpty { nestedRows.append(nestedRow) }
+        nestedRow = []
+    }
+
+    /// The nested table read so far becomes one "paragraph" of the outer cell.
+    mutating func attachNestedTable() {
+        endNestedRow()
+        guard !nestedRows.isEmpty else { return }
+        var holder = RTFParagraph()
+        holder.nested = nestedRows
+        currentCell.append(holder)
+        nestedRows = []
+    }
+
     private mutating func endCell() {
+        attachNestedTable()
         if !paragraph.runs.isEmpty {
             currentParagraphProperties()
             currentCell.append(paragraph)
@@ -51,6 +76,10 @@ extension RTFParser {
     }
 
     mutating func closeTable() {
+        if !nestedRows.isEmpty || !nestedRow.isEmpty || !nestedCell.isEmpty {
+            attachNestedTable()
+            endCell()
+        }
         if !currentCell.isEmpty { endCell() }
         if !currentRow.isEmpty {
             rows.append(currentRow)

@@ -52,6 +52,10 @@ struct RTFParser {
     var rowIsHeader = false
     var currentRow: [[RTFParagraph]] = []
     var currentCell: [RTFParagraph] = []
+    /// A nested table being read (`\itap` 2 or more; deeper ones flatten into it).
+    var nestedRows: [[[RTFParagraph]]] = []
+    var nestedRow: [[RTFParagraph]] = []
+    var nestedCell: [RTFParagraph] = []
 
     // fields
     var fields: [(instruction: String, depth: Int)] = []
@@ -321,6 +325,8 @@ extension RTFParser {
         var list = 0
         var level = 0
         var inTable = false
+        /// `\itapN`: 1 in a table, 2 in a table nested in one of its cells.
+        var tableDepth = 0
         var leftIndent = 0
         var firstLineIndent = 0
         var borderBottom = false

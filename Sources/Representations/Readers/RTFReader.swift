@@ -52,12 +52,15 @@ struct RTFParagraph {
     var marker: String? = nil  // \listtext / \pntext content
     var legacyLevel: Int? = nil  // \pnlvlN, 10 = bullet, 11 = body (numbered)
     var legacyStart: Int? = nil
-    var legacyStyle: MarkdownListStyle? = nil
-    var alignment: MarkdownTableAlignment = .none  // \pndec, \pnlcrm, \pnucltr…
+    var legacyStyle: MarkdownListStyle? = nil  // \pndec, \pnlcrm, \pnucltr…
+    var alignment: MarkdownTableAlignment = .none  // \qr, \qc
+    /// A table nested in a table cell (`\itap2`, `\nestcell`, `\nestrow`), standing in the cell where it
+    /// appears; its cells' paragraphs.
+    var nested: [[[RTFParagraph]]]? = nil
     var leftIndent: Int = 0
     var firstLineIndent: Int = 0  // \fiN, relative to leftIndent
     var borderBottom = false
-    func hasText(_ text: [UInt8]) -> Bool { runs.contains { $0.kind != .text || !RTFText.isBlank(text, $0) } }
+    func hasText(_ text: [UInt8]) -> Bool { nested != nil || runs.contains { $0.kind != .text || !RTFText.isBlank(text, $0) } }
 }
 
 enum RTFItem {

@@ -43,7 +43,7 @@ final class DocumentFixtureTests: XCTestCase {
         for expected in [
             "rtf-list-table-styles.rtf", "rtf-pn-legacy-lists.rtf", "rtf-typed-markers.rtf", "rtf-table-alignment.rtf",
             "rtf-malformed-table.rtf", "rtf-footnote-field.rtf", "rtf-codepage-unicode.rtf", "rtf-skipped-destinations.rtf",
-            "rtf-caption.rtf", "rtf-picture.rtf", "html-table-caption.html", "html-list-numbering.html",
+            "rtf-caption.rtf", "rtf-picture.rtf", "rtf-nested-table.rtf", "html-table-caption.html", "html-list-numbering.html",
             "html-complex-tables.html", "html-nested-table-image.html", "html-word-lists.html",
         ] {
             XCTAssertTrue(names.contains(expected), "missing fixture \(expected)")

@@ -168,7 +168,12 @@ final class RTFReaderTests: XCTestCase {
             \\trowd\\cellx1000\\cellx2000\\pard\\intbl 1\\cell\\pard\\intbl two\\par lines\\cell\\row
             \\pard after\\par}
             """
-        XCTAssertEqual(markdown(rtf), "| A | B |\n| --- | --- |\n| 1 | two<br>lines |\n\nafter\n")
+        // A cell of two paragraphs has no pipe-table form: one clean HTML table.
+        XCTAssertEqual(
+            markdown(rtf), "<table><tr><th>A</th><th>B</th></tr>\n<tr><td>1</td><td><p>two</p><p>lines</p></td></tr>\n</table>\n\nafter\n")
+        XCTAssertEqual(
+            markdown("{\\rtf1 \\trowd\\cellx1000\\pard\\intbl {\\b A}\\cell\\row\\trowd\\cellx1000\\pard\\intbl 1\\line 2\\cell\\row}"),
+            "| A |\n| --- |\n| 1<br>2 |\n", "a line break stays in a pipe cell")
         XCTAssertEqual(markdown("{\\rtf1 x\\cell y\\cell\\row}"), "| x | y |\n| --- | --- |\n", "cells before any \\trowd")
     }
 
@@ -235,7 +240,10 @@ final class RTFReaderTests: XCTestCase {
             \\trowd\\cellx2000\\cellx4000\\pard\\intbl outer c\\cell outer d\\cell\\row
             \\pard after\\par}
             """
-        XCTAssertEqual(markdown(rtf), "| outer a | inner 1 inner 2<br>inner 3 inner 4 |\n| --- | --- |\n| outer c | outer d |\n\nafter\n")
+        XCTAssertEqual(
+            markdown(rtf),
+            "<table><tr><th>outer a</th><th><table><tr><td>inner 1</td><td>inner 2</td></tr>\n<tr><td>inner 3</td><td>inner 4</td></tr>\n</table></th></tr>\n"
+                + "<tr><td>outer c</td><td>outer d</td></tr>\n</table>\n\nafter\n")
     }
 
     func testIndentedParagraphsAreBlockQuotes() {
