@@ -47,6 +47,20 @@ PBCTL_BACKEND=store "$pbctl" paste | cmp -s - "$work/text.txt" || fail "a refuse
 ! ls "$XDG_RUNTIME_DIR/pbctl/general.pasteboard" | grep -q spool || fail "a refused copy left its spool file"
 [ "$(stat -c %a "$XDG_RUNTIME_DIR/pbctl")" = 700 ] || fail "the store is not private"
 
+# The history (flock, hard links, the index) and files on the clipboard (kernel copies) with this binary.
+printf 'first entry' | PBCTL_BACKEND=store "$pbctl" copy
+printf '# second *entry*' | PBCTL_BACKEND=store "$pbctl" copy --from markdown
+[ "$(PBCTL_BACKEND=store "$pbctl" history | cut -f2)" = "$(printf '# second *entry*\nfirst entry')" ] || fail "history list"
+[ "$(PBCTL_BACKEND=store "$pbctl" history paste 2 --as html)" = "<h1>second <em>entry</em></h1>" ] || fail "history paste --as html"
+PBCTL_BACKEND=store "$pbctl" history | tail -1 | PBCTL_BACKEND=store "$pbctl" history copy || fail "history copy from a line"
+[ "$(PBCTL_BACKEND=store "$pbctl" paste)" = "first entry" ] || fail "history copy did not restore the entry"
+mkdir -p "$work/files/src" "$work/files/dst"; printf 'x' > "$work/files/src/a b.txt"
+PBCTL_BACKEND=store "$pbctl" copy --files --cut "$work/files/src/a b.txt" || fail "copy --files"
+PBCTL_BACKEND=store "$pbctl" paste --files --into "$work/files/dst" || fail "paste --files --into"
+[ -f "$work/files/dst/a b.txt" ] && [ ! -e "$work/files/src/a b.txt" ] || fail "a cut did not move the file"
+status=0; PBCTL_BACKEND=store "$pbctl" copy --files "$work/files/none" 2>/dev/null || status=$?
+[ "$status" = 66 ] || fail "copy --files of a missing path: exit $status, not 66"
+
 # Provenance: the extended attribute, written by direct calls (a dlsym lookup found nothing in this
 # static binary and skipped it silently).
 printf '# Provenance\n' > "$work/doc.md"
@@ -159,5 +173,8 @@ sleep 0.5
 pkill -x xclip || true
 for _ in $(seq 50); do [ "$("$pbctl" paste 2>/dev/null)" = "kept by the daemon" ] && break; sleep 0.1; done
 [ "$("$pbctl" paste)" = "kept by the daemon" ] || fail "the daemon did not keep xclip's content"
+# The daemon records the clipboard in the history (on its own queue: give it a moment).
+for _ in $(seq 50); do "$pbctl" history | grep -q "kept by the daemon" && break; sleep 0.1; done
+"$pbctl" history | grep -q "kept by the daemon" || fail "the daemon did not record xclip's content in the history"
 pkill -f "$pbctl daemon" || true
 echo "release-smoke: $pbctl is static; store, Unix-socket and TCP displays and the daemon work"
