@@ -47,7 +47,9 @@ PBCTL_BACKEND=store "$pbctl" paste | cmp -s - "$work/text.txt" || fail "a refuse
 ! ls "$XDG_RUNTIME_DIR/pbctl/general.pasteboard" | grep -q spool || fail "a refused copy left its spool file"
 [ "$(stat -c %a "$XDG_RUNTIME_DIR/pbctl")" = 700 ] || fail "the store is not private"
 
-# The history (flock, hard links, the index) and files on the clipboard (kernel copies) with this binary.
+# The history (flock, hard links, the index) and files on the clipboard (kernel copies) with this binary,
+# in a history of its own (the demo above recorded its copies in the default one).
+export PBCTL_HISTORY="$work/history"
 printf 'first entry' | PBCTL_BACKEND=store "$pbctl" copy
 printf '# second *entry*' | PBCTL_BACKEND=store "$pbctl" copy --from markdown
 [ "$(PBCTL_BACKEND=store "$pbctl" history | cut -f2)" = "$(printf '# second *entry*\nfirst entry')" ] || fail "history list"
