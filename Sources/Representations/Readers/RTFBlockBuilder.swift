@@ -828,13 +828,3 @@ enum InlineAssembler {
         return out
     }
 }
-
-extension String {
-    func trimmingLeadingSpaces() -> String { String(drop { $0 == " " || $0 == "\t" }) }
-    func trimmingCharacters(_ set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}

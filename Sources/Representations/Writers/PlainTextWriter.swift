@@ -232,7 +232,3 @@ struct PlainTextRenderer {
         return s
     }
 }
-
-extension String {
-    func replacingNewlinesWithSpaces() -> String { String(map { $0 == "\n" ? " " : $0 }) }
-}
