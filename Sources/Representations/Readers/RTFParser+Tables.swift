@@ -1,6 +1,7 @@
 // RTF tables: rows and cells (`\intbl`, `\cell`, `\row`, `\trhdr`), nested tables flattened into the outer cell.
 
 extension RTFParser {
+    @inline(__always)
     mutating func tableWord(_ word: Keyword.Table, _ p: Int?) {
         switch word {
         case .intbl: state.inTable = true

@@ -170,6 +170,7 @@ extension RTFParser {
         }
     }
 
+    @inline(__always)
     mutating func unicodeWord(_ word: Keyword.UnicodeControl, _ p: Int?) {
         switch word {
         case .uc: state.uc = max(0, min(p ?? 1, 16))
