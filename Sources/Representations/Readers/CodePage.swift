@@ -22,39 +22,10 @@ struct CodePage: Sendable {
     /// Whether `byte` starts a two-byte sequence in this code page.
     func isLeadByte(_ byte: UInt8) -> Bool { isLead[Int(byte)] }
 
-    /// Appends the decoding of `bytes` to `out`. Unmapped bytes become U+FFFD; a lead byte at the very end
-    /// is returned unconsumed (the caller may get its trail byte later).
+    /// Appends the decoding of `bytes` to `out` as UTF-8. Unmapped bytes become U+FFFD; a lead byte at the very
+    /// end is returned unconsumed (the caller may get its trail byte later).
     @discardableResult
-    func decode(_ bytes: ArraySlice<UInt8>, into out: inout String.UnicodeScalarView) -> Int {
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let b = bytes[i]
-            if b < 0x80 {
-                out.append(Unicode.Scalar(b))
-                i += 1
-            } else if isLead[Int(b)] {
-                guard i + 1 < bytes.endIndex else { return 1 }
-                let t = bytes[i + 1]
-                if t >= CodePageTables.trailLow && t <= CodePageTables.trailHigh {
-                    let index = Int(b - CodePageTables.leadLow) * Int(CodePageTables.trailHigh - CodePageTables.trailLow + 1)
-                        + Int(t - CodePageTables.trailLow)
-                    out.append(pairs[index])
-                    i += 2
-                } else {
-                    out.append("\u{FFFD}")
-                    i += 1
-                }
-            } else {
-                out.append(high[Int(b) - 0x80])
-                i += 1
-            }
-        }
-        return 0
-    }
-
-    /// Like ``decode(_:into:)``, appending UTF-8 to a byte buffer.
-    @discardableResult
-    func decodeUTF8(_ bytes: ArraySlice<UInt8>, into out: inout [UInt8]) -> Int {
+    func decode(_ bytes: ArraySlice<UInt8>, into out: inout [UInt8]) -> Int {
         var i = bytes.startIndex
         while i < bytes.endIndex {
             let b = bytes[i]

@@ -50,15 +50,17 @@ struct HTMLReader {
         }
         // Declared single-byte charset (windows-125x / iso-8859-1) in the first kilobytes.
         if let codePage = declaredCodePage(bytes), !isValidUTF8(bytes) {
-            var scalars = String.UnicodeScalarView()
-            CodePage.forNumber(codePage).decode(bytes[...], into: &scalars)
-            return Array(String(scalars).utf8)
+            var utf8: [UInt8] = []
+            utf8.reserveCapacity(bytes.count)
+            CodePage.forNumber(codePage).decode(bytes[...], into: &utf8)
+            return utf8
         }
         if isValidUTF8(bytes) { return bytes }
         // Not UTF-8 and nothing declared: Windows-1252 is what browsers assume.
-        var scalars = String.UnicodeScalarView()
-        CodePage.cp1252.decode(bytes[...], into: &scalars)
-        return Array(String(scalars).utf8)
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(bytes.count)
+        CodePage.cp1252.decode(bytes[...], into: &utf8)
+        return utf8
     }
 
     /// Well-formed UTF-8 (Unicode table 3-7: no overlong forms, surrogates or values above U+10FFFF),

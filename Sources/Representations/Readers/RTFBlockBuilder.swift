@@ -729,7 +729,11 @@ enum RTFText {
     /// A line break, or a text run of only spaces, tabs, line breaks and no-break spaces (``BlankText``).
     static func isBlank(_ text: [UInt8], _ run: RTFRun) -> Bool {
         guard run.kind == .text else { return run.kind == .lineBreak }
-        return BlankText.isBlank(text[run.start..<run.end])
+        // Through a buffer pointer: an ArraySlice would retain and release the buffer on every call.
+        return text.withUnsafeBufferPointer { buf in
+            precondition(run.start >= 0 && run.end <= buf.count, "run outside the text buffer")
+            return BlankText.isBlank(UnsafeBufferPointer(rebasing: buf[run.start..<run.end]))
+        }
     }
 }
 
@@ -931,15 +935,5 @@ enum InlineAssembler {
             }
         }
         return out
-    }
-}
-
-extension String {
-    func trimmingLeadingSpaces() -> String { String(drop { $0 == " " || $0 == "\t" }) }
-    func trimmingCharacters(_ set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -1,6 +1,7 @@
 // RTF fields: `{\field{\*\fldinst HYPERLINK "…"}{\fldrslt …}}` become links.
 
 extension RTFParser {
+    @inline(__always)
     mutating func fieldWord(_ word: Keyword.Field) {
         switch word {
         case .field:

@@ -2,6 +2,7 @@
 // monospace families) and the code page of the current font.
 
 extension RTFParser {
+    @inline(__always)
     mutating func documentWord(_ word: Keyword.Document, _ p: Int?) {
         switch word {
         case .rtf: break
@@ -16,6 +17,7 @@ extension RTFParser {
         }
     }
 
+    @inline(__always)
     mutating func fontWord(_ word: Keyword.Font, _ p: Int?) {
         switch word {
         case .fonttbl: state.destination = .fontTable

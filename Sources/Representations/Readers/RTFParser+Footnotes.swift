@@ -1,6 +1,7 @@
 // RTF footnotes: the reference stays in the running paragraph, the note's paragraphs are collected apart.
 
 extension RTFParser {
+    @inline(__always)
     mutating func footnoteWord(_ word: Keyword.Footnote) {
         switch word {
         case .footnote:

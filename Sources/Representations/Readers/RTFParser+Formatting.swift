@@ -2,6 +2,7 @@
 // the style sheet (heading outline levels, character styles and what their names mean).
 
 extension RTFParser {
+    @inline(__always)
     mutating func characterWord(_ word: Keyword.CharacterFormat, _ p: Int?) {
         switch word {
         case .b: state.style.bold = (p ?? 1) != 0
@@ -25,6 +26,7 @@ extension RTFParser {
         }
     }
 
+    @inline(__always)
     mutating func styleWord(_ word: Keyword.Style, _ p: Int?) {
         switch word {
         case .stylesheet: state.destination = .styleSheet

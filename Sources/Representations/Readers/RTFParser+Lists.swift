@@ -2,6 +2,7 @@
 // and Word 95 numbering (`\pn…`).
 
 extension RTFParser {
+    @inline(__always)
     mutating func listWord(_ word: Keyword.List, _ p: Int?) {
         switch word {
         case .ls:

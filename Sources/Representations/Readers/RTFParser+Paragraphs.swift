@@ -1,6 +1,7 @@
 // RTF paragraphs: `\pard` and the paragraph properties, paragraph ends, and recording finished paragraphs.
 
 extension RTFParser {
+    @inline(__always)
     mutating func paragraphWord(_ word: Keyword.ParagraphFormat, _ p: Int?) {
         switch word {
         case .pard:

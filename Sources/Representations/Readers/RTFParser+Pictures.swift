@@ -1,6 +1,7 @@
 // RTF pictures: `{\pict \pngblip …hex…}` (PNG and JPEG kept, other formats dropped).
 
 extension RTFParser {
+    @inline(__always)
     mutating func pictureWord(_ word: Keyword.Picture) {
         switch word {
         case .pict:

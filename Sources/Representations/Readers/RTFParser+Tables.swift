@@ -2,6 +2,7 @@
 // `\nestcell`, `{\*\nesttableprops … \nestrow}`), kept as a table inside the outer cell.
 
 extension RTFParser {
+    @inline(__always)
     mutating func tableWord(_ word: Keyword.Table, _ p: Int?) {
         switch word {
         case .intbl:

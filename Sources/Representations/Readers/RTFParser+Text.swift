@@ -13,7 +13,7 @@ extension RTFParser {
         if state.destination == .normal {
             if !state.hidden {
                 let i = textRun()
-                let leftover = currentCodePage().decodeUTF8(pendingBytes[...], into: &text)
+                let leftover = currentCodePage().decode(pendingBytes[...], into: &text)
                 if leftover > 0 { text.append(contentsOf: [0xEF, 0xBF, 0xBD]) }
                 grewText(i)
             }
@@ -26,11 +26,11 @@ extension RTFParser {
             emitText(ascii)
             return
         }
-        var scalars = String.UnicodeScalarView()
-        let leftover = currentCodePage().decode(pendingBytes[...], into: &scalars)
-        if leftover > 0 { scalars.append("\u{FFFD}") }
+        var utf8: [UInt8] = []
+        let leftover = currentCodePage().decode(pendingBytes[...], into: &utf8)
+        if leftover > 0 { UTF8.append("\u{FFFD}", to: &utf8) }
         pendingBytes.removeAll(keepingCapacity: true)
-        emitText(String(scalars))
+        emitText(String(decoding: utf8, as: UTF8.self))
     }
 
     mutating func emitText(_ text: String) {
@@ -170,6 +170,7 @@ extension RTFParser {
         }
     }
 
+    @inline(__always)
     mutating func unicodeWord(_ word: Keyword.UnicodeControl, _ p: Int?) {
         switch word {
         case .uc: state.uc = max(0, min(p ?? 1, 16))

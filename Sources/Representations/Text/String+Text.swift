@@ -1,3 +1,5 @@
+// The String helpers the readers and writers share (each was next to its first user), and the one blank test.
+
 extension String {
     /// Removes trailing U+0020 spaces.
     mutating func trimTrailingSpaces() {
@@ -28,6 +30,20 @@ extension String {
             out.append(b)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Every LF becomes a space.
+    func replacingNewlinesWithSpaces() -> String { String(map { $0 == "\n" ? " " : $0 }) }
+
+    /// Without leading spaces and tabs.
+    func trimmingLeadingSpaces() -> String { String(drop { $0 == " " || $0 == "\t" }) }
+
+    /// Without the leading and trailing characters that `set` holds.
+    func trimmingCharacters(_ set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
     }
 
     func replacingOccurrences(_ target: Character, _ replacement: String) -> String {

@@ -233,7 +233,3 @@ struct PlainTextRenderer {
         return s
     }
 }
-
-extension String {
-    func replacingNewlinesWithSpaces() -> String { String(map { $0 == "\n" ? " " : $0 }) }
-}

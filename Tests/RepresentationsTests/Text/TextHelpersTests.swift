@@ -26,16 +26,18 @@ final class TextHelpersTests: XCTestCase {
         XCTAssertEqual(out, Array("\u{1F600}".utf8))
     }
 
-    func testCodePageDecodingToUTF8MatchesDecodingToScalars() {
-        // Windows-1252's 0x80 is €, 0x9F is Ÿ; Shift-JIS 0x82 0xA0 is あ; a lone lead byte at the end is left over.
-        for (page, bytes) in [(1252, [0x41, 0x80, 0x9F, 0xE9] as [UInt8]), (932, [0x82, 0xA0, 0x41, 0x82])] {
-            let codePage = CodePage.forNumber(page)
-            var scalars = String.UnicodeScalarView()
-            let leftoverScalars = codePage.decode(bytes[...], into: &scalars)
-            var utf8: [UInt8] = []
-            let leftoverUTF8 = codePage.decodeUTF8(bytes[...], into: &utf8)
-            XCTAssertEqual(utf8, Array(String(scalars).utf8), "code page \(page)")
-            XCTAssertEqual(leftoverUTF8, leftoverScalars)
+    func testCodePagesDecodeToUTF8() {
+        // Windows-1252's 0x80 is €, 0x9F is Ÿ; Shift-JIS 0x82 0xA0 is あ and 0x82 0x20 no pair (U+FFFD, then the
+        // space); a lone lead byte at the end is left over for the caller.
+        let cases: [(Int, [UInt8], String, Int)] = [
+            (1252, [0x41, 0x80, 0x9F, 0xE9], "A\u{20AC}\u{178}\u{E9}", 0),
+            (932, [0x82, 0xA0, 0x41, 0x82, 0x20, 0x82], "\u{3042}A\u{FFFD} ", 1),
+            (1251, [0xC0, 0xFF], "\u{410}\u{44F}", 0),
+        ]
+        for (page, bytes, expected, leftover) in cases {
+            var out: [UInt8] = [0x2A]
+            XCTAssertEqual(CodePage.forNumber(page).decode(bytes[...], into: &out), leftover, "code page \(page)")
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), "*" + expected, "code page \(page)")
         }
     }
 
