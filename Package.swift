@@ -33,6 +33,10 @@ let package = Package(
         .target(name: "DetachedProcess", dependencies: ["Pasteboard"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
         .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess"]),
+        // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift: no libwayland,
+        // so the release binary stays static.
+        .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess"]),
+        .testTarget(name: "PasteboardWaylandTests", dependencies: ["PasteboardWayland", "Pasteboard"]),
         // The terminal's clipboard (OSC 52, kitty's OSC 5522, multiplexer passthrough) over /dev/tty: for SSH sessions.
         .target(name: "PasteboardTerminal", dependencies: ["Pasteboard"]),
         // zlib headers (raw deflate for ZIP archives); holds no Swift.
@@ -41,7 +45,7 @@ let package = Package(
         .target(name: "Archive", dependencies: ["CZlib"]),
         .executableTarget(
             name: "pbctl",
-            dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardTerminal", "Archive", "DetachedProcess"]
+            dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal", "Archive", "DetachedProcess"]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),

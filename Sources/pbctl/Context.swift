@@ -33,7 +33,7 @@ struct Context: Sendable {
 
     var environment: [String: String] { terminal.environment }
 
-    enum BackendKind: String, CaseIterable, Sendable { case auto, store, x11, osc52 }
+    enum BackendKind: String, CaseIterable, Sendable { case auto, store, wayland, x11, osc52 }
 
     /// What a command needs from its backend beyond the kind: whether the copy is sensitive (never to
     /// the terminal's clipboard), and how long to wait for a terminal's answer.
@@ -71,18 +71,31 @@ struct Context: Sendable {
             return ChosenBackend(backend: try openStore(), reason: "asked for (\(explicit))")
         case .x11:
             return ChosenBackend(backend: try openX11Backend(self, required: true)!, reason: "asked for (\(explicit))")
+        case .wayland:
+            return ChosenBackend(backend: try openWaylandBackend(self), reason: "asked for (\(explicit))")
         case .osc52:
             // The store keeps every representation; the terminal gets the text (and reads come from it).
             let mirrored = MirroredPasteboard(
                 primary: try openStore(), mirror: try terminalBackend(timeout: needs.terminalTimeout), readsFromMirror: true)
             return ChosenBackend(backend: mirrored, reason: "asked for (\(explicit))")
         case .auto:
+            // Wayland first (its data-control needs no window), then X11 (GNOME: through Xwayland), then the store.
+            var waylandNote = ""
+            if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
+                do {
+                    return ChosenBackend(
+                        backend: try openWaylandBackend(self), reason: "auto: the Wayland compositor (\(wayland)) offers data-control")
+                } catch let error as PasteboardError {
+                    waylandNote = "; Wayland skipped: " + error.message
+                }
+            }
             let display = environment["DISPLAY"] ?? ""
             if let x11 = try openX11Backend(self, required: false) {
-                return ChosenBackend(backend: x11, reason: "auto: the X display \(display) answers")
+                return ChosenBackend(backend: x11, reason: "auto: the X display \(display) answers" + waylandNote)
             }
             let store = try openStore()
-            let why = display.isEmpty ? "auto: no display (DISPLAY is not set)" : "auto: the X display \(display) does not answer"
+            let why = (display.isEmpty ? "auto: no display (DISPLAY is not set)" : "auto: the X display \(display) does not answer")
+                + waylandNote
             if let terminal = autoTerminalBackend(needs), let remote = remoteTerminalReason {
                 return ChosenBackend(
                     backend: MirroredPasteboard(primary: store, mirror: terminal, readsFromMirror: false),

@@ -14,7 +14,13 @@ import DetachedProcess
 import Pasteboard
 import SystemIO
 import PasteboardStore
+import PasteboardWayland
 import PasteboardX11
+
+/// The Wayland clipboard (data-control), configured from the environment.
+func openWaylandBackend(_ context: Context) throws -> WaylandBackend {
+    try WaylandBackend(environment: context.environment, registry: context.registry)
+}
 
 func openX11Backend(_ context: Context, required: Bool) throws -> (any PasteboardBackend)? {
     let display = context.environment["DISPLAY"] ?? ""

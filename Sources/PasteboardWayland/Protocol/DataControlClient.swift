@@ -1,0 +1,216 @@
+// The client side of the data-control protocols, pure: which object is what, the globals, the offers and
+// their MIME types, the current selection and primary selection, and what a source is asked to send.
+// Events come in as decoded messages; requests go out as messages. No socket, no descriptors opened.
+
+/// The two data-control protocols, same shape: `ext_data_control_v1` (wayland-protocols 1.39, the
+/// standard) and `zwlr_data_control_unstable_v1` (wlroots, KDE).
+public enum DataControlFamily: String, Sendable {
+    case ext = "ext_data_control"
+    case wlr = "zwlr_data_control"
+
+    public var managerInterface: String { self == .ext ? "ext_data_control_manager_v1" : "zwlr_data_control_manager_v1" }
+    /// The highest version of the manager we speak (wlr's version 2 adds the primary selection).
+    public var supportedVersion: UInt32 { self == .ext ? 1 : 2 }
+}
+
+public struct DataControlClient: Sendable {
+    public enum Kind: Sendable, Equatable { case display, registry, callback, seat, manager, device, source, offer }
+
+    public struct Global: Sendable, Equatable {
+        public var name: UInt32
+        public var interface: String
+        public var version: UInt32
+    }
+
+    /// What an event means for the backend.
+    public enum Event: Sendable, Equatable {
+        /// A callback (`wl_display.sync`) is done: a round trip ended.
+        case done(callback: UInt32)
+        /// The selection (or primary selection) changed: a new offer, or nil when it was cleared.
+        case selection(primary: Bool, offer: UInt32?)
+        /// A client wants a source's data as `mime`, written into `fd` (which is the backend's to close).
+        case send(source: UInt32, mime: String, fd: Int32)
+        /// A source was replaced: someone else owns the selection now.
+        case cancelled(source: UInt32)
+        /// The data device is no longer valid (the seat went away).
+        case finished
+        /// `wl_display.error`: the compositor ends the connection.
+        case fatal(String)
+    }
+
+    public private(set) var objects: [UInt32: Kind] = [1: .display]
+    private var nextID: UInt32 = 2
+    public private(set) var globals: [Global] = []
+    /// Every live offer's MIME types, in the order offered.
+    public private(set) var offers: [UInt32: [String]] = [:]
+    public private(set) var selection: UInt32?
+    public private(set) var primarySelection: UInt32?
+    /// Selection and primary-selection events seen (rises with every change).
+    public private(set) var changes = 0
+    public private(set) var family: DataControlFamily?
+    public private(set) var managerVersion: UInt32 = 0
+    public private(set) var registry: UInt32 = 0
+    public private(set) var seat: UInt32 = 0
+    public private(set) var manager: UInt32 = 0
+    public private(set) var device: UInt32 = 0
+
+    public init() {}
+
+    // MARK: Requests
+
+    private mutating func new(_ kind: Kind) -> UInt32 {
+        let id = nextID
+        nextID += 1
+        objects[id] = kind
+        return id
+    }
+
+    /// `wl_display.get_registry`.
+    public mutating func getRegistry() -> WaylandMessage {
+        registry = new(.registry)
+        return WaylandMessage(object: 1, opcode: 1, arguments: [.newID(registry)])
+    }
+
+    /// `wl_display.sync`: its callback's `done` marks the end of a round trip.
+    public mutating func sync() -> (WaylandMessage, UInt32) {
+        let callback = new(.callback)
+        return (WaylandMessage(object: 1, opcode: 0, arguments: [.newID(callback)]), callback)
+    }
+
+    /// The data-control manager to bind: ext's when offered, else wlr's; nil when the compositor has
+    /// neither (GNOME's mutter).
+    public var availableManager: (Global, DataControlFamily)? {
+        for family in [DataControlFamily.ext, .wlr] {
+            if let global = globals.first(where: { $0.interface == family.managerInterface }) { return (global, family) }
+        }
+        return nil
+    }
+
+    /// Binds the seat and the manager and asks for the seat's data device.
+    public mutating func bindDataControl() -> [WaylandMessage]? {
+        guard let (global, family) = availableManager, let seatGlobal = globals.first(where: { $0.interface == "wl_seat" }) else { return nil }
+        self.family = family
+        managerVersion = min(global.version, family.supportedVersion)
+        seat = new(.seat)
+        manager = new(.manager)
+        device = new(.device)
+        return [
+            WaylandMessage(object: registry, opcode: 0, arguments: [.uint(seatGlobal.name), .string("wl_seat"), .uint(1), .newID(seat)]),
+            WaylandMessage(
+                object: registry, opcode: 0,
+                arguments: [.uint(global.name), .string(family.managerInterface), .uint(managerVersion), .newID(manager)]),
+            WaylandMessage(object: manager, opcode: 1, arguments: [.newID(device), .object(seat)]),
+        ]
+    }
+
+    /// Whether the primary selection can be read and set (wlr's version 2, or ext).
+    public var supportsPrimary: Bool { family == .ext || managerVersion >= 2 }
+
+    /// A new source offering `mimes`; set it with ``setSelection(_:primary:)``.
+    public mutating func createSource(offering mimes: [String]) -> (source: UInt32, messages: [WaylandMessage]) {
+        let source = new(.source)
+        var messages = [WaylandMessage(object: manager, opcode: 0, arguments: [.newID(source)])]
+        for mime in mimes { messages.append(WaylandMessage(object: source, opcode: 0, arguments: [.string(mime)])) }
+        return (source, messages)
+    }
+
+    /// Sets (or, with nil, clears) the selection or the primary selection.
+    public func setSelection(_ source: UInt32?, primary: Bool) -> WaylandMessage {
+        WaylandMessage(object: device, opcode: primary ? 2 : 0, arguments: [.object(source ?? 0)])
+    }
+
+    /// Asks the owner of `offer` to write `mime` into `fd` (the write end of a pipe).
+    public func receive(_ offer: UInt32, mime: String, fd: Int32) -> WaylandMessage {
+        WaylandMessage(object: offer, opcode: 0, arguments: [.string(mime), .fd(fd)])
+    }
+
+    /// Destroys a source (after `cancelled`) or an offer.
+    public mutating func destroy(_ object: UInt32) -> WaylandMessage? {
+        guard let kind = objects[object], kind == .source || kind == .offer else { return nil }
+        objects[object] = nil
+        offers[object] = nil
+        return WaylandMessage(object: object, opcode: 1)
+    }
+
+    // MARK: Events
+
+    /// The argument types of event `opcode` of `object`; nil for an object or event we do not know (a
+    /// protocol error by the compositor, or an object already destroyed: its events are skipped).
+    public func eventSignature(object: UInt32, opcode: UInt16) -> [WaylandArgumentType]? {
+        guard let kind = objects[object] else { return nil }
+        switch (kind, opcode) {
+        case (.display, 0): return [.object, .uint, .string]
+        case (.display, 1): return [.uint]
+        case (.registry, 0): return [.uint, .string, .uint]
+        case (.registry, 1): return [.uint]
+        case (.callback, 0): return [.uint]
+        case (.seat, 0): return [.uint]
+        case (.seat, 1): return [.string]
+        case (.device, 0): return [.newID]
+        case (.device, 1), (.device, 3): return [.object]
+        case (.device, 2): return []
+        case (.source, 0): return [.string, .fd]
+        case (.source, 1): return []
+        case (.offer, 0): return [.string]
+        default: return nil
+        }
+    }
+
+    /// Applies one decoded event.
+    public mutating func handle(_ message: WaylandMessage) -> Event? {
+        guard let kind = objects[message.object] else { return nil }
+        let args = message.arguments
+        switch (kind, message.opcode) {
+        case (.display, 0):
+            if case .string(let text)? = args.last { return .fatal("the compositor reported an error: \(text ?? "")") }
+            return .fatal("the compositor reported an error")
+        case (.display, 1):
+            if case .uint(let id)? = args.first, objects[id] == .callback { objects[id] = nil }
+            return nil
+        case (.registry, 0):
+            if case .uint(let name) = args[0], case .string(let interface?) = args[1], case .uint(let version) = args[2] {
+                globals.append(Global(name: name, interface: interface, version: version))
+            }
+            return nil
+        case (.registry, 1):
+            if case .uint(let name) = args[0] { globals.removeAll { $0.name == name } }
+            return nil
+        case (.callback, 0):
+            objects[message.object] = nil
+            return .done(callback: message.object)
+        case (.device, 0):
+            if case .newID(let id) = args[0], id != 0, objects[id] == nil, offers.count < 64 {
+                objects[id] = .offer
+                offers[id] = []
+            }
+            return nil
+        case (.device, 1), (.device, 3):
+            let primary = message.opcode == 3
+            var offer: UInt32? = nil
+            if case .object(let id) = args[0], id != 0, objects[id] == .offer { offer = id }
+            let previous = primary ? primarySelection : selection
+            if primary { primarySelection = offer } else { selection = offer }
+            changes += 1
+            // The previous offer is dead now; the backend destroys it.
+            if let previous, previous != offer, previous != (primary ? selection : primarySelection) { offers[previous] = [] }
+            return .selection(primary: primary, offer: offer)
+        case (.device, 2):
+            return .finished
+        case (.source, 0):
+            if case .string(let mime?) = args[0], case .fd(let fd) = args[1] { return .send(source: message.object, mime: mime, fd: fd) }
+            if case .fd(let fd) = args[1] { return .send(source: message.object, mime: "", fd: fd) }
+            return nil
+        case (.source, 1):
+            return .cancelled(source: message.object)
+        case (.offer, 0):
+            // At most 1024 types per offer: a flood of types is cut, never kept without bound.
+            if case .string(let mime?) = args[0], var list = offers[message.object], list.count < 1024, !list.contains(mime) {
+                list.append(mime)
+                offers[message.object] = list
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}

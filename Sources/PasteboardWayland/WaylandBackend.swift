@@ -1,0 +1,265 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import DetachedProcess
+import Pasteboard
+
+/// The Wayland clipboard as a ``PasteboardBackend`` through data-control (`ext_data_control_v1`, else
+/// `zwlr_data_control_v1`): no window and no focus needed, as wl-clipboard and clipboard managers work.
+/// `general` is the selection, `primary` the primary selection.
+///
+/// Reading asks the owner to write the chosen MIME type into a pipe. Writing offers every representation
+/// under its MIME types and serves them from a detached owner (this process forked, as wl-copy does)
+/// until another client takes the selection.
+///
+/// Contract for the CLI: `WaylandBackend(environment:registry:)` throws `.unavailable` (exit 69) when
+/// `WAYLAND_DISPLAY` names no compositor, or the compositor offers no data-control protocol (GNOME).
+public final class WaylandBackend: PasteboardBackend {
+    public let connection: WaylandConnection
+    public let registry: TypeRegistry
+    /// Seconds each step of a paste may take before the owner counts as stalled.
+    public var stepTimeout: Double = 5
+    public var copyOptions = CopyOptions()
+
+    /// The plain-text MIME types wl-copy offers, preferred first.
+    public static let textMIMETypes = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT"]
+    /// Offered alongside content a password manager marks secret (KDE's convention).
+    public static let passwordHint = "x-kde-passwordManagerHint"
+
+    public init(environment: [String: String], registry: TypeRegistry = .standard) throws {
+        guard let display = environment["WAYLAND_DISPLAY"], !display.isEmpty else {
+            throw PasteboardError(.unavailable, "no Wayland compositor: WAYLAND_DISPLAY is not set")
+        }
+        guard let path = WaylandConnection.socketPath(display: display, runtimeDirectory: environment["XDG_RUNTIME_DIR"]) else {
+            throw PasteboardError(.unavailable, "WAYLAND_DISPLAY=\(display) is relative but XDG_RUNTIME_DIR is not set")
+        }
+        self.registry = registry
+        connection = try WaylandConnection(path: path)
+        if let timeout = environment["PBCTL_WAYLAND_TIMEOUT"].flatMap(Double.init), timeout > 0 { stepTimeout = timeout }
+        connection.send(connection.client.getRegistry())
+        try connection.roundTrip(deadline: deadline())
+        guard let bind = connection.client.bindDataControl() else {
+            throw PasteboardError(
+                .unavailable,
+                "the Wayland compositor at \(path) offers no data-control protocol (ext_data_control_manager_v1 or "
+                    + "zwlr_data_control_manager_v1; GNOME has neither)")
+        }
+        connection.send(bind)
+        // The first selection events come right after the device is bound.
+        try connection.roundTrip(deadline: deadline())
+        try drainEvents()
+    }
+
+    func deadline(_ seconds: Double? = nil) -> UInt64 { waylandNow() + UInt64((seconds ?? stepTimeout) * 1e9) }
+
+    public var info: BackendInfo {
+        let client = connection.client
+        let manager = client.family.map { "\($0.managerInterface) v\(client.managerVersion)" } ?? "no data-control"
+        return BackendInfo(name: "wayland", detail: "\(connection.path), \(manager)")
+    }
+
+    /// Events that arrived already (selection changes): applied, nothing else to do for a reader.
+    private func drainEvents() throws {
+        while let event = try connection.nextEvent(deadline: waylandNow()) {
+            if case .fatal(let message) = event { throw PasteboardError(.unavailable, message) }
+        }
+    }
+
+    private func offer(_ pasteboard: PasteboardName) throws -> UInt32? {
+        try connection.roundTrip(deadline: deadline())
+        try drainEvents()
+        switch pasteboard {
+        case .general: return connection.client.selection
+        case .primary:
+            guard connection.client.supportsPrimary else {
+                throw PasteboardError(.unavailable, "this compositor's data-control has no primary selection (wlr version 1)")
+            }
+            return connection.client.primarySelection
+        default:
+            throw PasteboardError(.unavailable, "Wayland has no pasteboard '\(pasteboard)' (use general or primary, or --backend store)")
+        }
+    }
+
+    // MARK: Types
+
+    /// The type a MIME type stands for.
+    public func type(forMIME mime: String) -> TypeIdentifier {
+        if Self.textMIMETypes.contains(mime) || String(mime.lowercased().filter { $0 != " " }) == "text/plain;charset=utf-8" {
+            return .utf8PlainText
+        }
+        return registry.type(forMIMEType: mime)
+    }
+
+    /// The MIME types a representation of `type` is offered under, preferred first.
+    public func mimeTypes(for type: TypeIdentifier) -> [String] {
+        if type == .utf8PlainText { return Self.textMIMETypes }
+        return registry.tags(of: type, .mimeType)
+    }
+
+    static let markers: Set<String> = [passwordHint, "x-kde-passwordmanagerhint", "org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType"]
+
+    public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
+        guard let offer = try offer(pasteboard), let mimes = connection.client.offers[offer], !mimes.isEmpty else { return [] }
+        var metadata = ItemMetadata(created: Date())
+        if mimes.contains(where: { $0.lowercased() == Self.passwordHint.lowercased() || $0 == "org.nspasteboard.ConcealedType" }) {
+            metadata.flags.insert(.sensitive)
+        }
+        if mimes.contains("org.nspasteboard.TransientType") { metadata.flags.insert(.transient) }
+        var seen = Set<TypeIdentifier>()
+        var types: [TypeSummary] = []
+        for mime in mimes where !Self.markers.contains(mime) {
+            let type = type(forMIME: mime)
+            if seen.insert(type).inserted { types.append(TypeSummary(type: type)) }
+        }
+        guard !types.isEmpty else { return [] }
+        return [ItemSummary(types: types, metadata: metadata)]
+    }
+
+    // MARK: Reading
+
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName) throws -> Data {
+        let sink = DataSink()
+        try read(type, item: index, from: pasteboard, into: sink)
+        return sink.data
+    }
+
+    public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {
+        guard index == 0, let offer = try offer(pasteboard), let mimes = connection.client.offers[offer], !mimes.isEmpty else {
+            throw PasteboardError.empty()
+        }
+        let preferred = mimeTypes(for: type).filter(mimes.contains)
+        let others = mimes.filter { !preferred.contains($0) && !Self.markers.contains($0) && self.type(forMIME: $0) == type }
+        guard let mime = (preferred + others).first else { throw PasteboardError(.typeNotOffered, "\(type) is not offered") }
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        let readEnd = fds[0]
+        defer { close(readEnd) }
+        connection.send(connection.client.receive(offer, mime: mime, fd: fds[1]))
+        do {
+            try connection.flush(deadline: deadline())
+        } catch {
+            close(fds[1])
+            throw error
+        }
+        close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
+        guard let buffer = malloc(1 << 20) else { throw PasteboardError(.io, "out of memory") }
+        defer { free(buffer) }
+        while true {
+            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(stepTimeout * 1000))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else {
+                throw PasteboardError(.timedOut, "the Wayland clipboard owner stopped sending \(mime) (\(Int(stepTimeout)) s without a byte)")
+            }
+            let n = Glibc.read(readEnd, buffer, 1 << 20)
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw PasteboardError(.io, "reading \(mime) from the owner: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return }
+            try sink.write(Data(bytes: buffer, count: n))
+        }
+    }
+
+    // MARK: Writing and clearing
+
+    public func clear(_ pasteboard: PasteboardName) throws {
+        _ = try offer(pasteboard)
+        connection.send(connection.client.setSelection(nil, primary: pasteboard == .primary))
+        try connection.roundTrip(deadline: deadline())
+    }
+
+    /// Rises with every selection change this connection saw (Wayland numbers nothing across clients):
+    /// 0 when the selection is empty.
+    public func changeCount(of pasteboard: PasteboardName) throws -> Int {
+        guard try offer(pasteboard) != nil else { return 0 }
+        return connection.client.changes
+    }
+
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
+        copyOptions = options
+        return try write(items, to: pasteboard)
+    }
+
+    @discardableResult
+    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+        guard pasteboard == .general || pasteboard == .primary else {
+            throw PasteboardError(.unavailable, "Wayland has no pasteboard '\(pasteboard)' (use general or primary, or --backend store)")
+        }
+        guard let item = items.first else {
+            try clear(pasteboard)
+            return 0
+        }
+        if pasteboard == .primary, !connection.client.supportsPrimary {
+            throw PasteboardError(.unavailable, "this compositor's data-control has no primary selection (wlr version 1)")
+        }
+        var served = item
+        let lifetime = copyOptions.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
+        if copyOptions.pasteOnce || lifetime != nil { served.metadata.flags.insert(.transient) }
+        let owner = WaylandSelectionOwner(
+            connection: connection, item: served, primary: pasteboard == .primary, mimeTypes: mimeTypes(for:),
+            pasteOnce: copyOptions.pasteOnce, lifetime: lifetime, log: copyOptions.ownerLog)
+        if copyOptions.foreground {
+            try owner.claim(deadline: deadline())
+            try owner.run()
+            return 1
+        }
+        let deadline = deadline()
+        let forked = try DetachedProcess.fork(keeping: [connection.fd]) {
+            do {
+                try owner.claim(deadline: deadline)
+                DetachedProcess.report(nil)
+                try owner.run()
+                return 0
+            } catch {
+                DetachedProcess.report(error)
+                return 69
+            }
+        }
+        guard forked else {
+            throw PasteboardError(.unavailable, "cannot start the background Wayland owner from a process with several threads (use --foreground)")
+        }
+        return 1
+    }
+}
+
+extension WaylandBackend: PasteboardWatching {
+    /// Selection events as they come (no polling).
+    public func watch(_ pasteboard: PasteboardName, _ body: (PasteboardChange) throws -> Bool) throws {
+        let primary = pasteboard == .primary
+        if primary, !connection.client.supportsPrimary {
+            throw PasteboardError(.unavailable, "this compositor's data-control has no primary selection (wlr version 1)")
+        }
+        while let event = try connection.nextEvent(deadline: nil) {
+            switch event {
+            case .fatal(let message): throw PasteboardError(.unavailable, message)
+            case .finished: throw PasteboardError(.unavailable, "the Wayland seat went away")
+            case .selection(let isPrimary, let offer) where isPrimary == primary:
+                let summary = offer == nil ? [] : try items(inOffer: offer!)
+                let change = PasteboardChange(
+                    changeCount: connection.client.changes, owner: offer.map { "offer \($0)" },
+                    types: summary.first?.types.map(\.type) ?? [], sensitive: summary.first?.metadata.flags.contains(.sensitive) ?? false)
+                guard try body(change) else { return }
+            default:
+                continue
+            }
+        }
+    }
+
+    private func items(inOffer offer: UInt32) throws -> [ItemSummary] {
+        guard let mimes = connection.client.offers[offer], !mimes.isEmpty else { return [] }
+        var metadata = ItemMetadata(created: Date())
+        if mimes.contains(where: { $0.lowercased() == Self.passwordHint.lowercased() }) { metadata.flags.insert(.sensitive) }
+        var seen = Set<TypeIdentifier>()
+        let types = mimes.filter { !Self.markers.contains($0) }.map(type(forMIME:)).filter { seen.insert($0).inserted }
+        return types.isEmpty ? [] : [ItemSummary(types: types.map { TypeSummary(type: $0) }, metadata: metadata)]
+    }
+}

@@ -1,0 +1,183 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+/// Serves one item on the Wayland selection: offers every representation under its MIME types, answers
+/// each `send` by writing into the client's descriptor without blocking (several transfers at once, a
+/// stalled reader never holds up another), and ends when another client takes the selection
+/// (`cancelled`), after one paste (`pasteOnce`) or after `lifetime` seconds (clearing the selection).
+final class WaylandSelectionOwner {
+    let connection: WaylandConnection
+    let item: Item
+    let primary: Bool
+    let pasteOnce: Bool
+    let lifetime: Double?
+    let log: (@Sendable (String) -> Void)?
+    /// Each offered MIME type and the representation it serves, in offer order.
+    let offers: [(mime: String, index: Int)]
+    private var source: UInt32 = 0
+
+    private struct Transfer {
+        var fd: Int32
+        var data: Data
+        var offset: Int
+        var lastProgress: UInt64
+    }
+    private var transfers: [Transfer] = []
+    /// A reader that takes nothing for this long is dropped (its descriptor closed).
+    static let stalledTransferLimit: UInt64 = 60_000_000_000
+
+    init(
+        connection: WaylandConnection, item: Item, primary: Bool, mimeTypes: (TypeIdentifier) -> [String], pasteOnce: Bool,
+        lifetime: Double?, log: (@Sendable (String) -> Void)?
+    ) {
+        self.connection = connection
+        self.item = item
+        self.primary = primary
+        self.pasteOnce = pasteOnce
+        self.lifetime = lifetime
+        self.log = log
+        var offers: [(String, Int)] = []
+        for (index, representation) in item.representations.enumerated() {
+            var names = mimeTypes(representation.type)
+            if names.isEmpty, representation.type.rawValue.contains("/") { names = [representation.type.rawValue] }
+            for mime in names where !offers.contains(where: { $0.0 == mime }) { offers.append((mime, index)) }
+        }
+        self.offers = offers
+    }
+
+    func claim(deadline: UInt64) throws {
+        var mimes = offers.map(\.mime)
+        if item.metadata.flags.contains(.sensitive) { mimes.append(WaylandBackend.passwordHint) }
+        let (source, messages) = connection.client.createSource(offering: mimes)
+        self.source = source
+        connection.send(messages)
+        connection.send(connection.client.setSelection(source, primary: primary))
+        try connection.roundTrip(deadline: deadline)
+        log?("owner: offered \(mimes.joined(separator: ","))")
+    }
+
+    /// Serves until the selection is taken, the one paste is done, or the lifetime ends.
+    func run() throws {
+        let end = lifetime.map { waylandNow() + UInt64($0 * 1e9) }
+        while true {
+            let now = waylandNow()
+            if let end, now >= end {
+                connection.send(connection.client.setSelection(nil, primary: primary))
+                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
+                log?("owner: lifetime over, selection cleared")
+                return
+            }
+            // Events first: a `send` queues a transfer, `cancelled` ends the owner.
+            while connection.hasPendingEvents {
+                if try handle(try connection.nextEvent(deadline: now)) { return }
+            }
+            var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
+            for transfer in transfers { pollers.append(pollfd(fd: transfer.fd, events: Int16(POLLOUT), revents: 0)) }
+            var timeout: Int32 = 1000
+            if let end { timeout = Int32(min(1000, max(0, Int64(end) - Int64(now)) / 1_000_000 + 1)) }
+            let ready = poll(&pollers, nfds_t(pollers.count), timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw PasteboardError(.io, "poll: \(String(cString: strerror(errno)))")
+            }
+            if pollers[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                guard let event = try connection.nextEvent(deadline: waylandNow() + 1_000_000) else { continue }
+                if try handle(event) { return }
+            }
+            var finished = false
+            var index = 0
+            for poller in pollers.dropFirst() {
+                defer { index += 1 }
+                guard poller.revents != 0 else { continue }
+                if step(&transfers[index]) { finished = true }
+            }
+            let stale = waylandNow()
+            for k in transfers.indices where transfers[k].fd >= 0 && stale - transfers[k].lastProgress > Self.stalledTransferLimit {
+                close(transfers[k].fd)
+                transfers[k].fd = -1
+            }
+            transfers.removeAll { $0.fd < 0 }
+            if pasteOnce, finished {
+                connection.send(connection.client.setSelection(nil, primary: primary))
+                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
+                log?("owner: pasted once, selection cleared")
+                // Let transfers still running finish.
+                for transfer in transfers { drain(transfer) }
+                return
+            }
+        }
+    }
+
+    /// True when the owner should stop (the selection was taken).
+    private func handle(_ event: DataControlClient.Event?) throws -> Bool {
+        guard let event else { return false }
+        switch event {
+        case .send(let from, let mime, let fd) where from == source:
+            guard let index = offers.first(where: { $0.mime == mime })?.index,
+                let data = try? item.representations[index].data()
+            else {
+                close(fd)  // a type we did not offer, or one that cannot be produced: the reader gets nothing
+                log?("owner: refused \(mime)")
+                return false
+            }
+            let flags = fcntl(fd, F_GETFL)
+            _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+            transfers.append(Transfer(fd: fd, data: data, offset: 0, lastProgress: waylandNow()))
+            log?("owner: sending \(mime) (\(data.count) bytes)")
+            return false
+        case .send(_, _, let fd):
+            close(fd)
+            return false
+        case .cancelled(let from) where from == source:
+            log?("owner: another client took the selection")
+            for transfer in transfers { drain(transfer) }
+            return true
+        case .fatal(let message):
+            throw PasteboardError(.unavailable, message)
+        case .finished:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Writes what the descriptor takes now; true when the transfer is complete (then closed).
+    private func step(_ transfer: inout Transfer) -> Bool {
+        while transfer.offset < transfer.data.count {
+            let n = transfer.data.withUnsafeBytes { raw in
+                write(transfer.fd, raw.baseAddress! + transfer.offset, min(raw.count - transfer.offset, 1 << 20))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { return false }
+                close(transfer.fd)  // the reader went away (EPIPE): nothing to finish
+                transfer.fd = -1
+                return false
+            }
+            transfer.offset += n
+            transfer.lastProgress = waylandNow()
+        }
+        close(transfer.fd)
+        transfer.fd = -1
+        return true
+    }
+
+    /// Finishes a transfer already started, for at most a few seconds (the owner is about to exit).
+    private func drain(_ transfer: Transfer) {
+        var transfer = transfer
+        let limit = waylandNow() + 5_000_000_000
+        while transfer.fd >= 0, waylandNow() < limit {
+            var poller = pollfd(fd: transfer.fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&poller, 1, 1000) >= 0 else { break }
+            if step(&transfer) { return }
+        }
+        if transfer.fd >= 0 { close(transfer.fd) }
+    }
+}
