@@ -120,9 +120,13 @@ final class WaylandSelectionOwner {
         guard let event else { return false }
         switch event {
         case .send(let from, let mime, let fd) where from == source:
-            guard let index = offers.first(where: { $0.mime == mime })?.index,
-                let data = try? item.representations[index].data()
-            else {
+            let data: Data?
+            if mime == WaylandBackend.passwordHint, item.metadata.flags.contains(.sensitive) {
+                data = Data("secret".utf8)  // KDE's hint: password managers and clipboard managers skip it
+            } else {
+                data = offers.first(where: { $0.mime == mime }).flatMap { try? item.representations[$0.index].data() }
+            }
+            guard let data else {
                 close(fd)  // a type we did not offer, or one that cannot be produced: the reader gets nothing
                 log?("owner: refused \(mime)")
                 return false

@@ -112,7 +112,9 @@ final class Spawned: @unchecked Sendable {
         var out: [Int32] = [-1, -1]
         var err: [Int32] = [-1, -1]
         guard pipe(&out) == 0, pipe(&err) == 0 else { throw NSError(domain: "X11Tests", code: 2) }
-        for fd in [out[0], err[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Every end close-on-exec: the child gets its ends through dup2, and a daemon it leaves behind
+        // must not keep the pipes open.
+        for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         child = try ChildProcess(arguments, environment: environment, stdout: out[1], stderr: err[1])
         close(out[1])
         close(err[1])

@@ -1,0 +1,185 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A headless sway for one test class (scripts/headless-sway.sh: sway runs as an unprivileged user), and
+/// Xvfb beside it (X11TestCase) for the auto order.
+class WaylandTestCase: X11TestCase {
+    nonisolated(unsafe) static var swaySocket: String?
+    nonisolated(unsafe) static var swayPID: Int32 = 0
+    nonisolated(unsafe) static var swayError: String?
+    nonisolated(unsafe) static var swayDirectory = ""
+
+    override class func setUp() {
+        super.setUp()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/headless-sway.sh").path
+        swayDirectory = NSTemporaryDirectory() + "pbctl-sway-\(getpid())-\(UUID().uuidString.prefix(8))"
+        // ChildProcess, not Foundation's Process: the script leaves sway running, and Process can miss
+        // the exit of a child that forks.
+        do {
+            let script = try Spawned(["/bin/bash", script, swayDirectory], environment: ProcessInfo.processInfo.environment)
+            guard script.child.wait(timeout: 30) else {
+                script.kill()
+                swayError = "headless sway did not start within 30 s"
+                return
+            }
+            let parts = String(decoding: readToEnd(script.stdoutFD), as: UTF8.self).split(separator: " ")
+            if script.child.status == 0, parts.count == 2 {
+                swaySocket = String(parts[0])
+                swayPID = Int32(parts[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            } else {
+                let errors = String(decoding: readToEnd(script.stderrFD), as: UTF8.self)
+                swayError = "headless sway did not start (exit \(script.child.status ?? -1)): \(errors)"
+            }
+        } catch {
+            swayError = "\(error)"
+        }
+    }
+
+    override class func tearDown() {
+        if swayPID > 0 { kill(swayPID, SIGTERM) }
+        swaySocket = nil
+        swayPID = 0
+        try? FileManager.default.removeItem(atPath: swayDirectory)
+        super.tearDown()
+    }
+
+    override var environment: [String: String] {
+        var env = super.environment
+        env["WAYLAND_DISPLAY"] = Self.swaySocket ?? ""
+        env["PBCTL_BACKEND"] = "wayland"
+        return env
+    }
+
+    override func setUpWithError() throws {
+        guard Self.swaySocket != nil else { throw XCTSkip(Self.swayError ?? "no headless sway") }
+        try requireTool("/usr/bin/wl-copy")
+        try super.setUpWithError()
+    }
+}
+
+/// pbctl and wl-clipboard exchanging every type both ways on a real compositor.
+final class WaylandTests: WaylandTestCase {
+    let wlCopy = "/usr/bin/wl-copy", wlPaste = "/usr/bin/wl-paste"
+
+    func testWlCopyToPbctl() throws {
+        let text = try write(Data("héllo from wl-copy\n".utf8), "t.txt")
+        XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "héllo from wl-copy\n")
+        XCTAssertTrue(try run([pbctl, "types"]).text.contains("public.utf8-plain-text"))
+        let html = try write(Data("<p>Some <b>bold</b></p>".utf8), "h.html")
+        XCTAssertEqual(try run([wlCopy, "-t", "text/html"], inputFile: html, detached: true).status, 0)
+        XCTAssertEqual(try run([pbctl, "paste", "--type", "html"]).text, "<p>Some <b>bold</b></p>")
+        XCTAssertEqual(try run([pbctl, "paste", "--as", "markdown"]).text, "Some **bold**\n", "the negotiator converts")
+        let png = try XCTUnwrap(Data(base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEklEQVR4nGP4z8AARAwMDAwMAD/+A/1MiAHHAAAAAElFTkSuQmCC"))
+        let image = try write(png, "i.png")
+        XCTAssertEqual(try run([wlCopy, "-t", "image/png"], inputFile: image, detached: true).status, 0)
+        XCTAssertEqual(try run([pbctl, "paste", "--type", "png"]).stdout, png)
+    }
+
+    func testPbctlCopyOffersEveryRepresentationToWlPaste() throws {
+        let markdown = "# Notes\n\nSome *emphasis*.\n"
+        XCTAssertEqual(try run([pbctl, "copy", "--from", "markdown"], input: Data(markdown.utf8), timeout: 20).status, 0)
+        let types = try run([wlPaste, "--list-types"]).text.split(separator: "\n").map(String.init)
+        for expected in ["text/markdown", "text/html", "text/rtf", "text/plain;charset=utf-8", "text/plain", "UTF8_STRING", "STRING", "TEXT"] {
+            XCTAssertTrue(types.contains(expected), "\(expected) not offered: \(types)")
+        }
+        XCTAssertEqual(try run([wlPaste, "--no-newline"]).text, markdown)
+        XCTAssertEqual(try run([wlPaste, "--no-newline", "-t", "text/html"]).text, "<h1>Notes</h1>\n<p>Some <em>emphasis</em>.</p>\n")
+        XCTAssertTrue(try run([wlPaste, "-t", "text/rtf"]).text.hasPrefix("{\\rtf1"))
+        XCTAssertEqual(try run([pbctl, "paste", "--type", "markdown"]).text, markdown)
+        // `info` names the backend and why.
+        var env = environment
+        env["PBCTL_BACKEND"] = "auto"
+        let info = try JSONSerialization.jsonObject(with: try run([pbctl, "info", "--json"], environment: env).stdout) as? [String: Any]
+        XCTAssertEqual(info?["backend"] as? String, "wayland")
+        XCTAssertTrue((info?["reason"] as? String)?.contains("data-control") == true)
+    }
+
+    func testHundredMegabytesBothWaysByteExact() throws {
+        let big = scratch + "/big.bin"
+        XCTAssertEqual(try run(["/bin/sh", "-c", "head -c 100000000 /dev/urandom > '\(big)'"]).status, 0)
+        let original = try Data(contentsOf: URL(fileURLWithPath: big))
+        XCTAssertEqual(try run([wlCopy, "-t", "application/octet-stream"], inputFile: big, timeout: 60, detached: true).status, 0)
+        let pasted = try run([pbctl, "paste", "--type", "application/octet-stream"], timeout: 60)
+        XCTAssertEqual(pasted.status, 0, pasted.stderr)
+        XCTAssertTrue(pasted.stdout == original, "pbctl paste of 100 MB differs (\(pasted.stdout.count) bytes)")
+        XCTAssertEqual(try run([pbctl, "copy", "--type", "public.data", big], timeout: 60).status, 0)
+        let back = try run([wlPaste, "-t", "application/octet-stream"], timeout: 60)
+        XCTAssertTrue(back.stdout == original, "wl-paste of pbctl's 100 MB differs (\(back.stdout.count) bytes)")
+    }
+
+    func testPrimarySelectionBothWays() throws {
+        let text = try write(Data("primary text".utf8), "p.txt")
+        XCTAssertEqual(try run([wlCopy, "--primary"], inputFile: text, detached: true).status, 0)
+        XCTAssertEqual(try run([pbctl, "paste", "--primary"]).text, "primary text")
+        XCTAssertEqual(try run([pbctl, "copy", "--primary"], input: Data("from pbctl".utf8), timeout: 20).status, 0)
+        XCTAssertEqual(try run([wlPaste, "--primary", "--no-newline"]).text, "from pbctl")
+        XCTAssertNotEqual(try run([wlPaste, "--no-newline"]).text, "from pbctl", "the clipboard is not the primary selection")
+    }
+
+    /// The background owner serves until another client takes the selection, then exits; a stalled reader
+    /// does not hold up another paste.
+    func testOwnerLifecycleAndAStalledReader() throws {
+        let marker = "pbctl-owner-\(UUID().uuidString.prefix(8))"
+        let payload = scratch + "/payload.txt"
+        XCTAssertEqual(try run(["/bin/sh", "-c", "head -c 30000000 /dev/urandom | base64 > '\(payload)'"]).status, 0)
+        XCTAssertEqual(try run([pbctl, "copy", "--source", marker, payload], timeout: 20).status, 0)
+        let running = { (try? self.run(["/usr/bin/pgrep", "-f", marker]).status) == 0 }
+        XCTAssertTrue(running(), "no background owner")
+        // A reader that stops reading (SIGSTOP) while another pastes.
+        let stalled = try startPeer(["/bin/sh", "-c", "exec \(wlPaste) > /dev/null"], waitFor: nil)
+        usleep(200_000)
+        kill(stalled.child.pid, SIGSTOP)
+        let small = try run([pbctl, "types"], timeout: 10)
+        XCTAssertEqual(small.status, 0)
+        let other = try run([pbctl, "paste"], timeout: 30)
+        XCTAssertEqual(other.status, 0, "a stalled reader held up another paste: \(other.stderr)")
+        XCTAssertEqual(other.stdout.count, try Data(contentsOf: URL(fileURLWithPath: payload)).count)
+        kill(stalled.child.pid, SIGCONT)
+        // Another client takes the selection: the owner exits.
+        let text = try write(Data("taken".utf8), "taken.txt")
+        XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
+        XCTAssertTrue(eventually(timeout: 10) { !running() }, "the owner did not exit when the selection was taken")
+    }
+
+    func testSensitiveContentCarriesTheHint() throws {
+        XCTAssertEqual(try run([pbctl, "copy", "--sensitive"], input: Data("hunter2".utf8), timeout: 20).status, 0)
+        XCTAssertTrue(try run([wlPaste, "--list-types"]).text.contains("x-kde-passwordManagerHint"))
+        XCTAssertEqual(try run([wlPaste, "-t", "x-kde-passwordManagerHint"]).text, "secret")
+        XCTAssertTrue(try run([pbctl, "info"]).text.contains("flags:   sensitive"))
+        XCTAssertEqual(try run([pbctl, "history"]).text, "", "sensitive content reached the history")
+    }
+
+    func testClearWatchAndAMissingCompositor() throws {
+        let text = try write(Data("to clear".utf8), "c.txt")
+        XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
+        XCTAssertEqual(try run([pbctl, "clear"]).status, 0)
+        XCTAssertNotEqual(try run([wlPaste]).status, 0, "the selection was not cleared")
+        // watch: one line per change, like on X11.
+        let watch = try startPeer([pbctl, "watch", "--count", "2"], waitFor: nil)
+        usleep(300_000)
+        XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
+        usleep(200_000)
+        XCTAssertEqual(try run([pbctl, "clear"]).status, 0)
+        XCTAssertTrue(watch.child.wait(timeout: 10), "watch did not end after two changes")
+        let lines = String(decoding: readToEnd(watch.stdoutFD), as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, "\(lines)")
+        XCTAssertTrue(lines.first?.contains("\tdata\tpublic.utf8-plain-text") == true, "\(lines)")
+        XCTAssertTrue(lines.last?.contains("\tnil\t-") == true, "\(lines)")
+        // No compositor there: exit 69 with --backend wayland; auto falls back to X11 and says why.
+        var env = environment
+        env["WAYLAND_DISPLAY"] = scratch + "/no-such-socket"
+        let missing = try run([pbctl, "paste"], environment: env)
+        XCTAssertEqual(missing.status, 69, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("no Wayland compositor"), missing.stderr)
+        env["PBCTL_BACKEND"] = "auto"
+        let info = try JSONSerialization.jsonObject(with: try run([pbctl, "info", "--json"], environment: env).stdout) as? [String: Any]
+        XCTAssertEqual(info?["backend"] as? String, "x11")
+        XCTAssertTrue((info?["reason"] as? String)?.contains("Wayland skipped") == true, "\(String(describing: info))")
+    }
+}
