@@ -63,7 +63,9 @@ run: deps release
 test: test-deps stamp
 	scripts/check-source.sh
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
+	    if [ $$status -ne 0 ]; then echo '== failing tests (from .build/test.log) =='; \
+	    grep -E ": error: |' failed \\(" .build/test.log | cut -c1-300; fi; exit $$status
 	$(RELEASE)
 	scripts/release-smoke.sh "$$($(RELEASE) --show-bin-path)/pbctl"
 	scripts/test-packaging.sh

@@ -103,13 +103,20 @@ public final class WaylandBackend: PasteboardBackend {
 
     static let markers: Set<String> = [passwordHint, "x-kde-passwordmanagerhint", "org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType"]
 
-    public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
-        guard let offer = try offer(pasteboard), let mimes = connection.client.offers[offer], !mimes.isEmpty else { return [] }
+    /// What an offer's marker types say: sensitive (KDE's password hint, nspasteboard.org Concealed),
+    /// transient (nspasteboard.org Transient).
+    public func metadata(forMIMEs mimes: [String]) -> ItemMetadata {
         var metadata = ItemMetadata(created: Date())
         if mimes.contains(where: { $0.lowercased() == Self.passwordHint.lowercased() || $0 == "org.nspasteboard.ConcealedType" }) {
             metadata.flags.insert(.sensitive)
         }
         if mimes.contains("org.nspasteboard.TransientType") { metadata.flags.insert(.transient) }
+        return metadata
+    }
+
+    public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
+        guard let offer = try offer(pasteboard), let mimes = connection.client.offers[offer], !mimes.isEmpty else { return [] }
+        let metadata = metadata(forMIMEs: mimes)
         var seen = Set<TypeIdentifier>()
         var types: [TypeSummary] = []
         for mime in mimes where !Self.markers.contains(mime) {
@@ -135,6 +142,13 @@ public final class WaylandBackend: PasteboardBackend {
         let preferred = mimeTypes(for: type).filter(mimes.contains)
         let others = mimes.filter { !preferred.contains($0) && !Self.markers.contains($0) && self.type(forMIME: $0) == type }
         guard let mime = (preferred + others).first else { throw PasteboardError(.typeNotOffered, "\(type) is not offered") }
+        try receive(offer: offer, mime: mime, into: sink)
+    }
+
+    /// Asks the owner of `offer` to write `mime` into a pipe and copies what it writes into `sink` until
+    /// the owner closes it; each read waits at most ``stepTimeout``, and more than `limit` bytes stop the
+    /// transfer with `.refused`.
+    public func receive(offer: UInt32, mime: String, into sink: any RepresentationSink, limit: Int? = nil) throws {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -151,6 +165,7 @@ public final class WaylandBackend: PasteboardBackend {
         close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
         guard let buffer = malloc(1 << 20) else { throw PasteboardError(.io, "out of memory") }
         defer { free(buffer) }
+        var total = 0
         while true {
             var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(stepTimeout * 1000))
@@ -164,6 +179,8 @@ public final class WaylandBackend: PasteboardBackend {
                 throw PasteboardError(.io, "reading \(mime) from the owner: \(String(cString: strerror(errno)))")
             }
             if n == 0 { return }
+            total += n
+            if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
             try sink.write(Data(bytes: buffer, count: n))
         }
     }
@@ -256,8 +273,7 @@ extension WaylandBackend: PasteboardWatching {
 
     private func items(inOffer offer: UInt32) throws -> [ItemSummary] {
         guard let mimes = connection.client.offers[offer], !mimes.isEmpty else { return [] }
-        var metadata = ItemMetadata(created: Date())
-        if mimes.contains(where: { $0.lowercased() == Self.passwordHint.lowercased() }) { metadata.flags.insert(.sensitive) }
+        let metadata = metadata(forMIMEs: mimes)
         var seen = Set<TypeIdentifier>()
         let types = mimes.filter { !Self.markers.contains($0) }.map(type(forMIME:)).filter { seen.insert($0).inserted }
         return types.isEmpty ? [] : [ItemSummary(types: types.map { TypeSummary(type: $0) }, metadata: metadata)]

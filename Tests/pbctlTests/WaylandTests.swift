@@ -182,4 +182,52 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertEqual(info?["backend"] as? String, "x11")
         XCTAssertTrue((info?["reason"] as? String)?.contains("Wayland skipped") == true, "\(String(describing: info))")
     }
+
+    /// `pbctl daemon` on Wayland: keeps every type when the owner exits, records the history, never keeps
+    /// sensitive content, runs once per compositor, and serves the newest entry again after a restart.
+    func testDaemonKeepsTheClipboardAndRecordsHistory() throws {
+        XCTAssertEqual(try run([pbctl, "daemon", "--status"]).status, 1)
+        XCTAssertEqual(try run([pbctl, "daemon", "--detach"], timeout: 20, detached: true).status, 0)
+        defer { _ = try? run(["/usr/bin/pkill", "-f", "__daemon --wayland"]) }
+        let status = try run([pbctl, "daemon", "--status"])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let second = try run([pbctl, "daemon"], timeout: 10)
+        XCTAssertEqual(second.status, 69, "a second daemon on the same compositor: \(second.stderr)")
+        XCTAssertTrue(second.stderr.contains("already running"), second.stderr)
+
+        // A copy from wl-copy is recorded.
+        let text = try write(Data("from wl-copy".utf8), "w.txt")
+        XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "history"]).text.contains("from wl-copy") })
+
+        // pbctl's owner killed: the daemon offers every type again.
+        let marker = "pbctl-daemon-\(UUID().uuidString.prefix(8))"
+        XCTAssertEqual(try run([pbctl, "copy", "--from", "markdown", "--source", marker], input: Data("# Kept\n".utf8), timeout: 20).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "history"]).text.contains("# Kept") })
+        XCTAssertEqual(try run(["/usr/bin/pkill", "-f", marker]).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) {
+            try self.run([self.wlPaste, "--no-newline", "-t", "text/html"]).text == "<h1>Kept</h1>\n"
+        }, "the daemon did not offer the content again")
+        let types = try run([wlPaste, "--list-types"]).text
+        XCTAssertTrue(types.contains("text/markdown") && types.contains("text/rtf"), types)
+
+        // Sensitive content: not recorded, not kept; its owner gone, the clipboard stays empty.
+        let before = try run([pbctl, "history"]).text
+        let secret = "pbctl-secret-\(UUID().uuidString.prefix(8))"
+        XCTAssertEqual(try run([pbctl, "copy", "--sensitive", "--source", secret], input: Data("hunter2".utf8), timeout: 20).status, 0)
+        usleep(500_000)
+        XCTAssertEqual(try run([pbctl, "history"]).text, before, "sensitive content reached the history")
+        XCTAssertEqual(try run(["/usr/bin/pkill", "-f", secret]).status, 0)
+        usleep(500_000)
+        XCTAssertNotEqual(try run([wlPaste]).text, "hunter2")
+        XCTAssertFalse(try run([pbctl, "history", "search", "hunter2"]).text.contains("hunter2"))
+
+        // Stopped and started again on an empty clipboard: the newest entry is served.
+        XCTAssertEqual(try run(["/usr/bin/pkill", "-f", "__daemon --wayland"]).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { (try? self.run([self.pbctl, "daemon", "--status"]).status) == 1 })
+        XCTAssertEqual(try run([pbctl, "clear"]).status, 0)
+        XCTAssertEqual(try run([pbctl, "daemon", "--detach"], timeout: 20, detached: true).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "paste", "--type", "markdown"]).text == "# Kept\n" },
+                      "the newest entry was not served after a restart")
+    }
 }

@@ -11,6 +11,8 @@ import Foundation
 import Dispatch
 import DetachedProcess
 import Pasteboard
+import PasteboardStore
+import PasteboardWayland
 import PasteboardX11
 import Representations
 
@@ -27,6 +29,8 @@ struct DaemonArguments {
     static let specs = [display, primary, replace, detach, verbose, status, noHistory]
 
     var display: String
+    /// `--display` given: the X11 daemon even in a Wayland session.
+    var displayGiven: Bool
     var primary: Bool
     var replace: Bool
     var detach: Bool
@@ -36,6 +40,7 @@ struct DaemonArguments {
 
     init(_ arguments: ParsedArguments, _ context: Context) throws {
         display = arguments.value(Self.display) ?? context.environment["DISPLAY"] ?? ""
+        displayGiven = arguments.value(Self.display) != nil
         primary = arguments.has(Self.primary)
         replace = arguments.has(Self.replace)
         detach = arguments.has(Self.detach)
@@ -70,6 +75,9 @@ let daemonCommand = Command(
     options: DaemonArguments.specs,
     run: { context, arguments in
         let options = try DaemonArguments(arguments, context)
+        if !options.displayGiven, let wayland = try waylandDaemonBackend(context) {
+            return runWaylandDaemonCommand(wayland, options, context)
+        }
         let display = options.display
         guard !display.isEmpty else {
             throw PasteboardError(.unavailable, "no X display: DISPLAY is not set (or pass --display)")
@@ -116,6 +124,7 @@ let detachedDaemonCommand = Command(
         var replace = false
         var primary = false
         var history = true
+        var wayland = false
         var index = 0
         while index < arguments.count {
             switch arguments[index] {
@@ -128,6 +137,8 @@ let detachedDaemonCommand = Command(
                 primary = true
             case "--no-history":
                 history = false
+            case "--wayland":
+                wayland = true
             default:
                 DetachedProcess.report(PasteboardError(.invalidData, "unknown argument \(arguments[index])"))
                 return ExitCode.usage
@@ -140,6 +151,16 @@ let detachedDaemonCommand = Command(
             if fd >= 0 { log = daemonLogger(fd: fd) }
         }
         _ = chdir("/")
+        if wayland {
+            let backend: WaylandBackend
+            do {
+                backend = try openWaylandBackend(context)
+            } catch {
+                DetachedProcess.report(error)
+                return ExitCode.unavailable
+            }
+            return runWaylandDaemon(backend, replace: replace, history: history, log: log, context: context, detached: true)
+        }
         return runDaemon(display: display, replace: replace, primary: primary, history: history, log: log,
                          context: context, detached: true)
     },
@@ -252,5 +273,191 @@ func runDaemon(display: String, replace: Bool, primary: Bool, history recording:
         message = "the X server \(display) closed the connection; exiting"
     }
     if detached { log?(message) } else { context.terminal.err("pbctl daemon: " + message) }
+    return ExitCode.ok
+}
+
+// MARK: Wayland
+
+/// The Wayland compositor the daemon keeps the clipboard of: with PBCTL_BACKEND=wayland, or in a Wayland
+/// session (WAYLAND_DISPLAY) whose compositor offers data-control; nil for X11.
+private func waylandDaemonBackend(_ context: Context) throws -> WaylandBackend? {
+    let kind = context.environment["PBCTL_BACKEND"].flatMap(Context.BackendKind.init(rawValue:)) ?? .auto
+    switch kind {
+    case .wayland:
+        return try openWaylandBackend(context)
+    case .auto:
+        guard let display = context.environment["WAYLAND_DISPLAY"], !display.isEmpty else { return nil }
+        do {
+            return try openWaylandBackend(context)
+        } catch let error as PasteboardError {
+            // GNOME's mutter has no data-control: its X11 applications through Xwayland, then.
+            guard let x11 = context.environment["DISPLAY"], !x11.isEmpty else { throw error }
+            context.terminal.err("pbctl daemon: \(error.message); managing the X11 clipboard on \(x11) instead")
+            return nil
+        }
+    default:
+        return nil
+    }
+}
+
+private func runWaylandDaemonCommand(_ backend: WaylandBackend, _ options: DaemonArguments, _ context: Context) -> Int32 {
+    let lock = WaylandDaemonLock(socket: backend.connection.path, environment: context.environment)
+    if options.status {
+        if let pid = lock.runningDaemon() {
+            try? context.terminal.out("pbctl daemon (pid \(pid)) on \(backend.connection.path)\n")
+            return ExitCode.ok
+        }
+        try? context.terminal.out("no pbctl daemon on \(backend.connection.path)\n")
+        return ExitCode.notFound
+    }
+    if options.detach {
+        var childArguments = ["__daemon", "--wayland"]
+        if options.replace { childArguments.append("--replace") }
+        if !options.history { childArguments.append("--no-history") }
+        do {
+            try DetachedProcess.spawn(executable: "/proc/self/exe", arguments: childArguments, input: .bytes([]))
+        } catch let error as PasteboardError {
+            context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
+            return ExitCode.forError(error)
+        } catch {
+            context.terminal.err("pbctl daemon: \(error)")
+            return ExitCode.unavailable
+        }
+        return ExitCode.ok
+    }
+    let log: (@Sendable (String) -> Void)? = options.verbose ? daemonLogger(fd: STDERR_FILENO) : nil
+    return runWaylandDaemon(backend, replace: options.replace, history: options.history, log: log, context: context, detached: false)
+}
+
+/// One daemon per compositor: a lock file in `$XDG_RUNTIME_DIR` (else the temporary directory) named
+/// after the compositor's socket, held with flock while the daemon runs, with its pid inside.
+struct WaylandDaemonLock {
+    let path: String
+
+    init(socket: String, environment: [String: String]) {
+        var directory = environment["XDG_RUNTIME_DIR"] ?? ""
+        var info = stat()
+        if directory.isEmpty || stat(directory, &info) != 0 || (info.st_mode & S_IFMT) != S_IFDIR {
+            directory = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        }
+        let name = String(socket.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        path = "\(directory)/pbctl-daemon-\(getuid())-\(name).lock"
+    }
+
+    private func open() -> Int32 {
+        Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    }
+
+    private func pid(in fd: Int32) -> pid_t? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let n = pread(fd, &buffer, buffer.count, 0)
+        guard n > 0, let pid = pid_t(String(decoding: buffer[0..<n], as: UTF8.self).trimmingASCIIWhitespace()),
+              pid > 1 else { return nil }
+        return pid
+    }
+
+    /// The pid of the daemon holding the lock, if one does.
+    func runningDaemon() -> pid_t? {
+        let fd = open()
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 { return nil }
+        return pid(in: fd) ?? 0
+    }
+
+    /// Takes the lock for this process (asking a running daemon to stop first with `replace`); the
+    /// descriptor stays open, and the lock held, until the process exits.
+    func acquire(replace: Bool) throws {
+        let fd = open()
+        guard fd >= 0 else {
+            throw PasteboardError(.io, "\(path): \(String(cString: strerror(errno)))")
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let running = pid(in: fd)
+            guard replace else {
+                close(fd)
+                throw PasteboardError(.unavailable, "pbctl daemon already running on this compositor\(running.map { " (pid \($0))" } ?? "")")
+            }
+            if let running { kill(running, SIGTERM) }
+            let deadline = Date().addingTimeInterval(5)
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                guard Date() < deadline else {
+                    close(fd)
+                    throw PasteboardError(.unavailable, "the running pbctl daemon did not stop within 5 s")
+                }
+                usleep(20_000)
+            }
+        }
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, text, text.count, 0)
+    }
+}
+
+nonisolated(unsafe) private var waylandDaemonFD: Int32 = -1
+
+func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, history recording: Bool, log: (@Sendable (String) -> Void)?,
+                      context: Context, detached: Bool) -> Int32 {
+    func fail(_ error: PasteboardError) -> Int32 {
+        if detached {
+            DetachedProcess.report(error)
+        } else {
+            context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
+        }
+        return ExitCode.forError(error)
+    }
+    let where_ = backend.connection.path
+    do {
+        try WaylandDaemonLock(socket: where_, environment: context.environment).acquire(replace: replace)
+    } catch let error as PasteboardError {
+        return fail(error)
+    } catch {
+        return fail(PasteboardError(.unavailable, "\(error)"))
+    }
+    var options = WaylandClipboardManager.Options()
+    options.log = log
+    let configuration = Configuration.load(context)
+    options.maxRepresentationBytes = configuration.history.maxRepresentationSize
+    let history = recording ? try? context.openHistory(configuration.history) : nil
+    if let history {
+        let registry = context.registry
+        options.record = { item in
+            let outcome = try? history.record(item, preview: historyPreview(item, registry), application: nil, selection: "clipboard")
+            switch outcome {
+            case .recorded(let id)?: log?("history: recorded entry \(id)")
+            case .moved(let id)?: log?("history: entry \(id) moved to the top")
+            case .notRecorded(let why)?: log?("history: not recorded: \(why)")
+            case nil: log?("history: could not record")
+            }
+        }
+    }
+    // The newest history entry, served again when the clipboard is empty at start.
+    var restore: Item?
+    if let history, let newest = try? history.entries().entries.first { restore = try? history.item(newest.id) }
+    // A signal shuts the socket down: the event loop ends, and the compositor drops the selection this
+    // process served.
+    waylandDaemonFD = backend.connection.fd
+    daemonStopSignal = 0
+    for sig in [SIGTERM, SIGINT, SIGHUP] {
+        signal(sig) { received in
+            daemonStopSignal = received
+            if waylandDaemonFD >= 0 { _ = shutdown(waylandDaemonFD, Int32(SHUT_RDWR)) }
+        }
+    }
+    signal(SIGPIPE, SIG_IGN)
+    if detached {
+        DetachedProcess.report(nil)
+    } else {
+        context.terminal.err("pbctl daemon: keeping the Wayland clipboard of \(where_) (pid \(getpid()))")
+    }
+    let manager = WaylandClipboardManager(backend: backend, options: options)
+    do {
+        try manager.run(restore: restore)
+    } catch {
+        let message = daemonStopSignal != 0
+            ? "stopped by signal \(daemonStopSignal)"
+            : "the Wayland compositor went away (\((error as? PasteboardError)?.message ?? "\(error)")); exiting"
+        if detached { log?(message) } else { context.terminal.err("pbctl daemon: " + message) }
+    }
     return ExitCode.ok
 }
