@@ -28,7 +28,7 @@ BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev 
 TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
               libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip procps \
               man-db groff bash-completion zsh fish systemd lintian dpkg-dev tmux sway wl-clipboard
-BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 time
+BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 time sway wl-clipboard file
 
 .PHONY: all build release run test deps test-deps stamp bench fuzz test-asan test-tsan install install-files uninstall deb clean
 

@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem"]),
         // The system calls the store and the CLI share (whole reads and writes, EPIPE, errno as errors):
         // what lets the CLI print without importing the store.
-        .target(name: "SystemIO", dependencies: ["Pasteboard"]),
+        .target(name: "SystemIO", dependencies: ["Pasteboard", "CSystem"]),
         // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
         .target(name: "Representations", dependencies: ["Pasteboard"]),
         // libxcb + xcb-xfixes headers; holds no Swift.

@@ -77,10 +77,15 @@ public protocol RepresentationSink: AnyObject {
     /// through the process where the sink can (`copy_file_range`, `sendfile`). False when it cannot;
     /// the backend then writes chunks.
     func transfer(fromFile descriptor: Int32, offset: Int, count: Int) throws -> Bool
+    /// Moves at most `limit` bytes that wait in the pipe `descriptor` without passing them through the
+    /// process (`splice`): the number moved (0 at end of file), or nil when the sink cannot; the backend
+    /// then reads chunks.
+    func transfer(fromPipe descriptor: Int32, limit: Int) throws -> Int?
 }
 
 extension RepresentationSink {
     public func transfer(fromFile descriptor: Int32, offset: Int, count: Int) throws -> Bool { false }
+    public func transfer(fromPipe descriptor: Int32, limit: Int) throws -> Int? { nil }
 }
 
 /// A sink that collects every chunk (what a whole read is).

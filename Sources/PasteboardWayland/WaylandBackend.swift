@@ -166,12 +166,24 @@ public final class WaylandBackend: PasteboardBackend {
         guard let buffer = malloc(1 << 20) else { throw PasteboardError(.io, "out of memory") }
         defer { free(buffer) }
         var total = 0
+        // Straight from the pipe into the output (splice) when the sink is a descriptor that takes it.
+        var kernelCopy = true
         while true {
             var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(stepTimeout * 1000))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else {
                 throw PasteboardError(.timedOut, "the Wayland clipboard owner stopped sending \(mime) (\(Int(stepTimeout)) s without a byte)")
+            }
+            if kernelCopy {
+                let room = limit.map { $0 + 1 - total } ?? (1 << 20)
+                if let moved = try sink.transfer(fromPipe: readEnd, limit: min(1 << 20, room)) {
+                    if moved == 0 { return }
+                    total += moved
+                    if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
+                    continue
+                }
+                kernelCopy = false
             }
             let n = Glibc.read(readEnd, buffer, 1 << 20)
             if n < 0 {

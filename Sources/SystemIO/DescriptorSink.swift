@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CSystem
 import Pasteboard
 
 /// A ``RepresentationSink`` writing to a file descriptor (standard output, a file): chunks with
@@ -97,6 +98,29 @@ public final class DescriptorSink: RepresentationSink {
             try write(Data(tail))
         }
         return true
+    }
+
+    public func transfer(fromPipe source: Int32, limit: Int) throws -> Int? {
+        guard kernelCopy, !dropTrailingNewline else { return nil }
+        while true {
+            let n = csystem_splice(source, fd, limit)
+            if n >= 0 {
+                count += n
+                return n
+            }
+            if errno == EINTR { continue }
+            if errno == EAGAIN {
+                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&poller, 1, -1)
+                continue
+            }
+            if errno == EPIPE, let brokenPipe { brokenPipe() }
+            if errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP || errno == EBADF {
+                kernelCopy = false  // a terminal, an O_APPEND file…: chunks
+                return nil
+            }
+            throw POSIX.ioError("write", path)
+        }
     }
 
     /// Writes what is held back, without one trailing newline when asked.
