@@ -3,7 +3,8 @@
 # executable (Makefile RELEASE_FLAGS). The unit and integration tests drive the debug build, so this
 # checks what only the release link can break: that it is static, that it starts, that the store
 # works (the demo of `make run`), and that it reaches an X server over a Unix socket and over TCP
-# (libxcb resolves TCP displays with getaddrinfo, which a static glibc program must still manage).
+# (libxcb resolves TCP displays with getaddrinfo, which a static glibc program must still manage), and
+# that it speaks Wayland to a real compositor.
 #
 #   scripts/release-smoke.sh PBCTL_BINARY
 set -euo pipefail
@@ -21,7 +22,7 @@ cleanup() {
     umount "$work/jail/dev/null" 2>/dev/null || true
     umount "$work/jail/proc" 2>/dev/null || true
     for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
+    rm -rf "$work" ${sway_parent:+"$sway_parent"}
 }
 trap cleanup EXIT
 # A private store, so the smoke test never touches the user's pasteboards.
@@ -179,4 +180,34 @@ for _ in $(seq 50); do [ "$("$pbctl" paste 2>/dev/null)" = "kept by the daemon" 
 for _ in $(seq 50); do "$pbctl" history | grep -q "kept by the daemon" && break; sleep 0.1; done
 "$pbctl" history | grep -q "kept by the daemon" || fail "the daemon did not record xclip's content in the history"
 pkill -f "$pbctl daemon" || true
-echo "release-smoke: $pbctl is static; store, Unix-socket and TCP displays and the daemon work"
+
+# Wayland, spoken by this binary itself (no libwayland): a private headless sway (scripts/headless-sway.sh),
+# wl-clipboard as the peer both ways, the forked owner, splice into a pipe, the daemon keeping a copy.
+# (sway runs as an unprivileged user: its runtime folder is outside the private $work.)
+sway_parent=$(mktemp -d "${TMPDIR:-/tmp}/pbctl-smoke-sway.XXXXXX")
+chmod 0711 "$sway_parent"
+sway_started=$(scripts/headless-sway.sh "$sway_parent/runtime") || fail "headless sway did not start"
+servers+=("${sway_started##* }")
+export WAYLAND_DISPLAY=${sway_started% *} PBCTL_BACKEND=wayland PBCTL_WAYLAND_TIMEOUT=5
+unset DISPLAY
+printf 'from wl-copy\n' | wl-copy
+[ "$("$pbctl" paste)" = "from wl-copy" ] || fail "pbctl paste of wl-copy's text on Wayland"
+printf '# Smoke\n\nSome *text*.\n' | "$pbctl" copy --from markdown || fail "pbctl copy on Wayland"
+[ "$(wl-paste --no-newline -t text/html)" = "$(printf '<h1>Smoke</h1>\n<p>Some <em>text</em>.</p>')" ] \
+    || fail "wl-paste -t text/html of pbctl's Markdown copy"
+wl-paste --list-types | grep -qx 'text/rtf' || fail "pbctl's Wayland owner offers no text/rtf"
+head -c 20000000 /dev/urandom > "$work/wl-big.bin"
+wl-copy -t application/octet-stream < "$work/wl-big.bin"
+"$pbctl" paste --type application/octet-stream | cmp -s - "$work/wl-big.bin" || fail "a 20 MB Wayland paste into a pipe differs"
+PBCTL_BACKEND=auto "$pbctl" info --json | grep -q '"backend" *: *"wayland"' || fail "auto did not choose Wayland"
+"$pbctl" daemon --detach || fail "pbctl daemon --detach on Wayland"
+"$pbctl" daemon --status >/dev/null || fail "pbctl daemon --status finds no Wayland daemon"
+printf 'kept on wayland' | wl-copy
+for _ in $(seq 50); do "$pbctl" history | grep -q "kept on wayland" && break; sleep 0.1; done
+"$pbctl" history | grep -q "kept on wayland" || fail "the Wayland daemon did not record wl-copy's content"
+pkill -x wl-copy || true
+sleep 0.3
+for _ in $(seq 50); do [ "$("$pbctl" paste 2>/dev/null)" = "kept on wayland" ] && break; sleep 0.1; done
+[ "$("$pbctl" paste)" = "kept on wayland" ] || fail "the Wayland daemon did not keep wl-copy's content"
+pkill -f "__daemon --wayland" || true
+echo "release-smoke: $pbctl is static; store, Unix-socket and TCP displays, Wayland and the daemons work"
