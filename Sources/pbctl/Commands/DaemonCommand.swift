@@ -52,10 +52,13 @@ struct DaemonArguments {
 
 let daemonCommand = Command(
     help: CommandHelp(
-        name: "daemon", summary: "run the clipboard manager: keep the clipboard when applications exit",
+        name: "daemon", summary: "run the clipboard manager: keep the clipboard when applications exit, record the history",
         usage: "pbctl daemon [--display D] [--primary] [--replace] [--detach] [--verbose] | pbctl daemon --status",
         details: """
-            One daemon per X display. It owns CLIPBOARD_MANAGER, so exiting GTK, Qt, Chromium and Firefox
+            On Wayland (WAYLAND_DISPLAY, a compositor with data-control, unless --display is given) it
+            fetches every type of each new clipboard content, offers it again when the clipboard is
+            cleared because its owner exited, and records it in the history; one daemon per compositor.
+            On X11, one daemon per X display. It owns CLIPBOARD_MANAGER, so exiting GTK, Qt, Chromium and Firefox
             applications hand it their clipboard (SAVE_TARGETS): it fetches every target they offer and
             serves them after they are gone. It also keeps a copy of each clipboard owner's text, rich
             text and PNG, and serves it again when that owner exits without handing it over (xclip killed,
