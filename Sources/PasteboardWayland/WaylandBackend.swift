@@ -32,15 +32,28 @@ public final class WaylandBackend: PasteboardBackend {
     public static let passwordHint = "x-kde-passwordManagerHint"
 
     public init(environment: [String: String], registry: TypeRegistry = .standard) throws {
-        guard let display = environment["WAYLAND_DISPLAY"], !display.isEmpty else {
+        self.registry = registry
+        if let timeout = environment["PBCTL_WAYLAND_TIMEOUT"].flatMap(Double.init), timeout > 0 { stepTimeout = timeout }
+        connection = try Self.connect(
+            display: environment["WAYLAND_DISPLAY"], runtimeDirectory: environment["XDG_RUNTIME_DIR"], stepTimeout: stepTimeout)
+        try drainEvents()
+    }
+
+    /// Connects to the compositor `WAYLAND_DISPLAY` names and binds its data-control device (what every
+    /// client here needs, the fast paste included: no type registry involved). The first selection
+    /// events are applied when it returns.
+    /// - Throws: `.unavailable` with the reason (no compositor, no data-control).
+    /// (Strings, not the environment table: a dictionary keyed by String costs the fast paste a scan of
+    /// every protocol conformance in the binary.)
+    public static func connect(display: String?, runtimeDirectory: String?, stepTimeout: Double = 5) throws -> WaylandConnection {
+        guard let display, !display.isEmpty else {
             throw PasteboardError(.unavailable, "no Wayland compositor: WAYLAND_DISPLAY is not set")
         }
-        guard let path = WaylandConnection.socketPath(display: display, runtimeDirectory: environment["XDG_RUNTIME_DIR"]) else {
+        guard let path = WaylandConnection.socketPath(display: display, runtimeDirectory: runtimeDirectory) else {
             throw PasteboardError(.unavailable, "WAYLAND_DISPLAY=\(display) is relative but XDG_RUNTIME_DIR is not set")
         }
-        self.registry = registry
-        connection = try WaylandConnection(path: path)
-        if let timeout = environment["PBCTL_WAYLAND_TIMEOUT"].flatMap(Double.init), timeout > 0 { stepTimeout = timeout }
+        let connection = try WaylandConnection(path: path)
+        let deadline = { waylandNow() + UInt64(stepTimeout * 1e9) }
         connection.send(connection.client.getRegistry())
         try connection.roundTrip(deadline: deadline())
         guard let bind = connection.client.bindDataControl() else {
@@ -52,7 +65,7 @@ public final class WaylandBackend: PasteboardBackend {
         connection.send(bind)
         // The first selection events come right after the device is bound.
         try connection.roundTrip(deadline: deadline())
-        try drainEvents()
+        return connection
     }
 
     func deadline(_ seconds: Double? = nil) -> UInt64 { waylandNow() + UInt64((seconds ?? stepTimeout) * 1e9) }
@@ -149,52 +162,7 @@ public final class WaylandBackend: PasteboardBackend {
     /// the owner closes it; each read waits at most ``stepTimeout``, and more than `limit` bytes stop the
     /// transfer with `.refused`.
     public func receive(offer: UInt32, mime: String, into sink: any RepresentationSink, limit: Int? = nil) throws {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        let readEnd = fds[0]
-        defer { close(readEnd) }
-        connection.send(connection.client.receive(offer, mime: mime, fd: fds[1]))
-        do {
-            try connection.flush(deadline: deadline())
-        } catch {
-            close(fds[1])
-            throw error
-        }
-        close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
-        guard let buffer = malloc(1 << 20) else { throw PasteboardError(.io, "out of memory") }
-        defer { free(buffer) }
-        var total = 0
-        // Straight from the pipe into the output (splice) when the sink is a descriptor that takes it.
-        var kernelCopy = true
-        while true {
-            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(stepTimeout * 1000))
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else {
-                throw PasteboardError(.timedOut, "the Wayland clipboard owner stopped sending \(mime) (\(Int(stepTimeout)) s without a byte)")
-            }
-            if kernelCopy {
-                let room = limit.map { $0 + 1 - total } ?? (1 << 20)
-                if let moved = try sink.transfer(fromPipe: readEnd, limit: min(1 << 20, room)) {
-                    if moved == 0 { return }
-                    total += moved
-                    if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
-                    continue
-                }
-                kernelCopy = false
-            }
-            let n = Glibc.read(readEnd, buffer, 1 << 20)
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw PasteboardError(.io, "reading \(mime) from the owner: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return }
-            total += n
-            if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
-            try sink.write(Data(bytes: buffer, count: n))
-        }
+        try connection.receive(offer: offer, mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout)
     }
 
     // MARK: Writing and clearing
@@ -289,5 +257,59 @@ extension WaylandBackend: PasteboardWatching {
         var seen = Set<TypeIdentifier>()
         let types = mimes.filter { !Self.markers.contains($0) }.map(type(forMIME:)).filter { seen.insert($0).inserted }
         return types.isEmpty ? [] : [ItemSummary(types: types.map { TypeSummary(type: $0) }, metadata: metadata)]
+    }
+}
+
+extension WaylandConnection {
+    /// Asks the owner of `offer` to write `mime` into a pipe and moves what it writes into `sink` until
+    /// the owner closes it (`splice` where the sink takes it); each wait lasts at most `stepTimeout`
+    /// seconds, and more than `limit` bytes stop the transfer with `.refused`.
+    public func receive(offer: UInt32, mime: String, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double) throws {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        let readEnd = fds[0]
+        defer { close(readEnd) }
+        send(client.receive(offer, mime: mime, fd: fds[1]))
+        do {
+            try flush(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
+        } catch {
+            close(fds[1])
+            throw error
+        }
+        close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
+        guard let buffer = malloc(1 << 20) else { throw PasteboardError(.io, "out of memory") }
+        defer { free(buffer) }
+        var total = 0
+        // Straight from the pipe into the output (splice) when the sink is a descriptor that takes it.
+        var kernelCopy = true
+        while true {
+            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(stepTimeout * 1000))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else {
+                throw PasteboardError(.timedOut, "the Wayland clipboard owner stopped sending \(mime) (\(Int(stepTimeout)) s without a byte)")
+            }
+            if kernelCopy {
+                let room = limit.map { $0 + 1 - total } ?? (1 << 20)
+                if let moved = try sink.transfer(fromPipe: readEnd, limit: min(1 << 20, room)) {
+                    if moved == 0 { return }
+                    total += moved
+                    if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
+                    continue
+                }
+                kernelCopy = false
+            }
+            let n = Glibc.read(readEnd, buffer, 1 << 20)
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw PasteboardError(.io, "reading \(mime) from the owner: \(String(cString: strerror(errno)))")
+            }
+            if n == 0 { return }
+            total += n
+            if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
+            try sink.write(Data(bytes: buffer, count: n))
+        }
     }
 }

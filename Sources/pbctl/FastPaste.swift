@@ -1,6 +1,7 @@
-// The quick way through `pbctl paste` with a display: a plain paste of an owner that offers
-// UTF8_STRING, which is what the negotiation would pick anyway, done without building the type
-// registry or the environment table (the bulk of pbctl's start-up) and with the fewest round trips.
+// The quick way through `pbctl paste` with a display: a plain paste of an owner that offers plain
+// UTF-8 text (X11: UTF8_STRING; Wayland: one of the text MIME types wl-copy offers), which is what the
+// negotiation would pick anyway, done without building the type registry or the environment table (the
+// bulk of pbctl's start-up) and with the fewest round trips.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -14,6 +15,7 @@ import Foundation
 import Pasteboard
 import SystemIO
 import PasteboardStore
+import PasteboardWayland
 import PasteboardX11
 
 /// Runs `pbctl paste` (optionally `--primary`) when it can answer exactly as the full command would;
@@ -33,13 +35,18 @@ func fastPaste(_ arguments: [String], invokedAs: String) -> Int32? {
     default: return nil
     }
     func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-    if let backend = variable("PBCTL_BACKEND")?.lowercased(), backend != "x11", backend != "auto" { return nil }
-    guard let display = variable("DISPLAY"), !display.isEmpty else { return nil }
-    // Declared types may claim X11 targets; only the built-in registry is known to map UTF8_STRING to
-    // UTF-8 plain text.
+    let backend = variable("PBCTL_BACKEND")?.lowercased() ?? "auto"
+    guard backend == "x11" || backend == "auto" || backend == "wayland" || backend.isEmpty else { return nil }
+    // Declared types may claim X11 targets and MIME types; only the built-in registry is known to map
+    // UTF8_STRING and the text MIME types to UTF-8 plain text.
     for folder in DeclaredTypes.folders(variable: variable) where !DeclaredTypes.plistFiles(in: folder).isEmpty {
         return nil
     }
+    // `auto` takes Wayland first: with WAYLAND_DISPLAY set, X11 is the full command's to choose.
+    if backend == "wayland" || (backend != "x11" && !(variable("WAYLAND_DISPLAY") ?? "").isEmpty) {
+        return fastWaylandPaste(primary: selection == .primary, variable: variable)
+    }
+    guard let display = variable("DISPLAY"), !display.isEmpty else { return nil }
     guard let connection = try? XConnection(display: display) else { return nil }
     let reader = X11SelectionReader(connection: connection, selection: selection)
     if let timeout = variable("PBCTL_X11_TIMEOUT").flatMap(Double.init), timeout > 0 { reader.stepTimeout = timeout }
@@ -63,6 +70,31 @@ func fastPaste(_ arguments: [String], invokedAs: String) -> Int32? {
         return report(error)
     } catch {
         return delivered ? report(PasteboardError(.io, "\(error)")) : nil
+    }
+}
+
+/// The Wayland fast paste: the selection's offer lists a plain-text MIME type wl-copy uses, and the full
+/// paste would read the first of them in ``WaylandBackend/textMIMETypes`` order, as this does.
+private func fastWaylandPaste(primary: Bool, variable: (String) -> String?) -> Int32? {
+    var timeout = 5.0
+    if let seconds = variable("PBCTL_WAYLAND_TIMEOUT").flatMap(Double.init), seconds > 0 { timeout = seconds }
+    guard let connection = try? WaylandBackend.connect(
+        display: variable("WAYLAND_DISPLAY"), runtimeDirectory: variable("XDG_RUNTIME_DIR"), stepTimeout: timeout)
+    else { return nil }
+    let client = connection.client
+    guard !primary || client.supportsPrimary,
+          let offer = primary ? client.primarySelection : client.selection,
+          let mimes = client.offers[offer],
+          let mime = WaylandBackend.textMIMETypes.first(where: mimes.contains)
+    else { return nil }
+    let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(ExitCode.brokenPipe) })
+    do {
+        try connection.receive(offer: offer, mime: mime, into: sink, stepTimeout: timeout)
+        return ExitCode.ok
+    } catch let error as PasteboardError {
+        return report(error)
+    } catch {
+        return report(PasteboardError(.io, "\(error)"))
     }
 }
 

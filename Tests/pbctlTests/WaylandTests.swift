@@ -230,4 +230,30 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "paste", "--type", "markdown"]).text == "# Kept\n" },
                       "the newest entry was not served after a restart")
     }
+
+    /// `pbctl paste` on Wayland takes a fast path (no type registry) when a plain-text MIME type is
+    /// offered; it must answer exactly as the full paste (`-v` goes the full way).
+    func testFastPasteAgreesWithTheFullPaste() throws {
+        func assertSameAnswer(_ label: String, line: UInt = #line) throws {
+            let fast = try run([pbctl, "paste"])
+            let full = try run([pbctl, "paste", "-v"])
+            XCTAssertEqual(fast.status, full.status, "\(label): exit status", line: line)
+            XCTAssertEqual(fast.stdout, full.stdout, "\(label): the fast path and the full paste differ", line: line)
+            XCTAssertEqual(fast.status, 0, "\(label): \(fast.stderr)", line: line)
+        }
+        let text = try write(Data("naïve café — ünïcode\n".utf8), "text.txt")
+        XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
+        try assertSameAnswer("wl-copy text")
+        let html = try write(Data("<p>only <b>html</b></p>".utf8), "only.html")
+        XCTAssertEqual(try run([wlCopy, "-t", "text/html"], inputFile: html, detached: true).status, 0)
+        try assertSameAnswer("text/html only")
+        XCTAssertEqual(try run([pbctl, "copy", "--type", "markdown"], input: Data("# T\n\n*x*\n".utf8), timeout: 20).status, 0)
+        try assertSameAnswer("pbctl Markdown owner")
+        XCTAssertEqual(try run([pbctl, "copy", "--type", "public.rtf"], input: Data("{\\rtf1 Hello \\b bold\\b0.}".utf8), timeout: 20).status, 0)
+        try assertSameAnswer("pbctl RTF owner")
+        // With DISPLAY set as well (Xwayland), auto still means Wayland, fast path or not.
+        var both = environment
+        both["PBCTL_BACKEND"] = "auto"
+        XCTAssertEqual(try run([pbctl, "paste"], environment: both).stdout, try run([pbctl, "paste", "-v"], environment: both).stdout)
+    }
 }
