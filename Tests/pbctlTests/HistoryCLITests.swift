@@ -38,6 +38,25 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try lines().count, 3)
     }
 
+    /// Large content is confirmed byte for byte (from the stored files) before it counts as a duplicate:
+    /// one byte changed in the middle, where the cheap digest does not look, is new content.
+    func testLargeDuplicatesAreConfirmedByteForByte() throws {
+        var big = Data(repeating: 0x61, count: 3 << 20)
+        let first = scratch + "/big-1.bin", second = scratch + "/big-2.bin"
+        try big.write(to: URL(fileURLWithPath: first))
+        big[big.count / 2] = 0x62
+        try big.write(to: URL(fileURLWithPath: second))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", first]).status, 0)
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", first]).status, 0)
+        XCTAssertEqual(try lines().count, 1, "the same 3 MiB twice is one entry")
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", second]).status, 0)
+        XCTAssertEqual(try lines().count, 2, "one byte differs: another entry")
+        let newest = String(try lines()[0].prefix(while: { $0 != "\t" }))
+        XCTAssertEqual(try pbctl.run(["history", "paste", newest]).stdout, big)
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data"], stdin: big).status, 0)
+        XCTAssertEqual(try lines().count, 2, "the same bytes piped in: the entry moves up")
+    }
+
     func testCopyBackByIDOrByALineOnStandardInput() throws {
         try pbctl.run("copy", "--from", "markdown", stdin: "**kept**\n")
         try pbctl.run("copy", stdin: "later")
