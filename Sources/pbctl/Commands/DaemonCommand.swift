@@ -176,6 +176,31 @@ private func daemonLogger(fd: Int32) -> @Sendable (String) -> Void {
     }
 }
 
+/// A daemon that cannot start: the error to the parent of a detached daemon (its status pipe), else to
+/// standard error; the exit code.
+private func daemonFailure(_ error: PasteboardError, _ context: Context, detached: Bool) -> Int32 {
+    if detached {
+        DetachedProcess.report(error)
+    } else {
+        context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
+    }
+    return ExitCode.forError(error)
+}
+
+/// Records one content the daemon kept in the history, logging the outcome.
+private func daemonRecord(
+    _ item: Item, in history: History, application: String?, selection: String, registry: TypeRegistry,
+    log: (@Sendable (String) -> Void)?
+) {
+    let outcome = try? history.record(item, preview: historyPreview(item, registry), application: application, selection: selection)
+    switch outcome {
+    case .recorded(let id)?: log?("history: recorded entry \(id)")
+    case .moved(let id)?: log?("history: entry \(id) moved to the top")
+    case .notRecorded(let why)?: log?("history: not recorded: \(why)")
+    case nil: log?("history: could not record")
+    }
+}
+
 /// The X connection's descriptor and the signal that stopped the daemon, for the signal handler: it
 /// shuts the socket down, which wakes the event loop (blocked in poll or waiting for a reply) with a
 /// lost connection; the server then releases every selection the daemon owned.
@@ -194,14 +219,7 @@ private func installDaemonSignalHandlers(connectionFD: Int32) {
 
 func runDaemon(display: String, replace: Bool, primary: Bool, history recording: Bool, log: (@Sendable (String) -> Void)?,
                context: Context, detached: Bool) -> Int32 {
-    func fail(_ error: PasteboardError) -> Int32 {
-        if detached {
-            DetachedProcess.report(error)
-        } else {
-            context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
-        }
-        return ExitCode.forError(error)
-    }
+    func fail(_ error: PasteboardError) -> Int32 { daemonFailure(error, context, detached: detached) }
     var options = X11ClipboardManager.Options()
     options.displayName = display
     options.replace = replace
@@ -225,15 +243,8 @@ func runDaemon(display: String, replace: Bool, primary: Bool, history recording:
             queue.async {
                 var item = recorded.item
                 if let application = recorded.application { item.metadata.sourceApplication = application }
-                let outcome = try? history.record(
-                    item, preview: historyPreview(item, registry), application: recorded.application,
-                    selection: recorded.selection.rawValue)
-                switch outcome {
-                case .recorded(let id)?: log?("history: recorded entry \(id)")
-                case .moved(let id)?: log?("history: entry \(id) moved to the top")
-                case .notRecorded(let why)?: log?("history: not recorded: \(why)")
-                case nil: log?("history: could not record")
-                }
+                daemonRecord(item, in: history, application: recorded.application, selection: recorded.selection.rawValue,
+                             registry: registry, log: log)
             }
         }
     }
@@ -401,14 +412,7 @@ nonisolated(unsafe) private var waylandDaemonFD: Int32 = -1
 
 func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, history recording: Bool, log: (@Sendable (String) -> Void)?,
                       context: Context, detached: Bool) -> Int32 {
-    func fail(_ error: PasteboardError) -> Int32 {
-        if detached {
-            DetachedProcess.report(error)
-        } else {
-            context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
-        }
-        return ExitCode.forError(error)
-    }
+    func fail(_ error: PasteboardError) -> Int32 { daemonFailure(error, context, detached: detached) }
     let where_ = backend.connection.path
     do {
         try WaylandDaemonLock(socket: where_, environment: context.environment).acquire(replace: replace)
@@ -425,13 +429,7 @@ func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, history recordin
     if let history {
         let registry = context.registry
         options.record = { item in
-            let outcome = try? history.record(item, preview: historyPreview(item, registry), application: nil, selection: "clipboard")
-            switch outcome {
-            case .recorded(let id)?: log?("history: recorded entry \(id)")
-            case .moved(let id)?: log?("history: entry \(id) moved to the top")
-            case .notRecorded(let why)?: log?("history: not recorded: \(why)")
-            case nil: log?("history: could not record")
-            }
+            daemonRecord(item, in: history, application: nil, selection: "clipboard", registry: registry, log: log)
         }
     }
     // The newest history entry, served again when the clipboard is empty at start.
