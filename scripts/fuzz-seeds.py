@@ -180,6 +180,34 @@ def x11_protocol():
     write("x11-protocol", "incr.bin", bytes([0, 0, 1, 0, 6, 0, 0, 0, 1, 4, 32, 4, 0, 0, 0, 0, 0, 2, 0, 0, 1, 0, 8, 5, 104, 101, 108, 108, 111, 0, 0]))
 
 
+def wayland_protocol():
+    """Wire messages (object index, opcode, arguments): the fuzzer maps each object field onto the
+    objects the client knows (display, registry, seat, manager, device, sources, offers)."""
+    import struct
+
+    def message(obj, opcode, body=b""):
+        return struct.pack("<II", obj, ((8 + len(body)) << 16) | opcode) + body
+
+    def string(text):
+        raw = text.encode() + b"\0"
+        return struct.pack("<I", len(raw)) + raw + b"\0" * (-len(raw) % 4)
+
+    offer = 0xFF000000
+    # A data_offer, its MIME types, the selection and the primary selection, then a clear.
+    session = message(4, 0, struct.pack("<I", offer))
+    for mime in ["text/plain;charset=utf-8", "text/html", "x-kde-passwordManagerHint"]:
+        session += message(5, 0, string(mime))
+    session += message(4, 1, struct.pack("<I", offer)) + message(4, 3, struct.pack("<I", offer))
+    session += message(4, 1, struct.pack("<I", 0)) + message(4, 2)
+    write("wayland-protocol", "offer-and-selection.bin", session)
+    # A source asked to send a type (its descriptor fake), then cancelled; a display error.
+    write("wayland-protocol", "send-cancel-error.bin",
+          message(5, 0, string("text/plain")) + message(5, 1) + message(0, 0, struct.pack("<II", 1, 3) + string("boom")))
+    # Registry events: a global removed, another added.
+    write("wayland-protocol", "registry.bin",
+          message(1, 1, struct.pack("<I", 2)) + message(1, 0, struct.pack("<I", 9) + string("wl_seat") + struct.pack("<I", 1)))
+
+
 markdown_and_html()
 rtf()
 textbundle()
@@ -189,5 +217,6 @@ type_declarations()
 sniffer()
 compound_text()
 x11_protocol()
+wayland_protocol()
 for target in sorted(os.listdir(CORPUS)):
     print("%-18s %4d seeds" % (target, len(os.listdir(os.path.join(CORPUS, target)))), file=sys.stderr)

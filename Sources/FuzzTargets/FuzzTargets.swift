@@ -32,6 +32,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The X11 protocol state machines (requestor, owner, daemon fetch) fed event sequences decoded
     /// from the input: notifies, property values with bogus sizes, INCR chunks in any order, timeouts.
     case x11Protocol = "x11-protocol"
+    /// The Wayland data-control client fed wire messages (registry, device, offers, sources, errors)
+    /// decoded from the input, with the requests of a paste, a copy and the daemon in between.
+    case waylandProtocol = "wayland-protocol"
 
     /// Runs the target on one input.
     public func run(_ input: [UInt8]) {
@@ -46,6 +49,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .sniffer: Self.sniffer(input)
         case .compoundText: Self.compoundText(input)
         case .x11Protocol: X11ProtocolFuzzer.run(input)
+        case .waylandProtocol: WaylandProtocolFuzzer.run(input)
         }
     }
 

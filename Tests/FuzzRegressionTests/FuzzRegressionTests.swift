@@ -60,6 +60,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testSniffer() throws { try replay(.sniffer) }
     func testCompoundText() throws { try replay(.compoundText) }
     func testX11Protocol() throws { try replay(.x11Protocol) }
+    func testWaylandProtocol() throws { try replay(.waylandProtocol) }
 
     /// The RTF that looped forever in the field-instruction parser (U+00A0 after HYPERLINK, from a code
     /// page), byte for byte as issue 13 reported it.
