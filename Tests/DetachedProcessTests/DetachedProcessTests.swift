@@ -37,10 +37,17 @@ final class DetachedProcessTests: XCTestCase {
 
     func testTheChildGetsItsInputAndNothingElse() throws {
         let parts = [Data("first ".utf8), Data("second\n".utf8)]
-        try shell("cat > '\(scratch)/input'; echo $$ > '\(scratch)/pid'; printf K >&3; exec 3>&-; sleep 5", input: .bytes(parts))
+        // `touch` (a command of its own, no redirection in this shell) marks the moment the shell holds
+        // only its standard descriptors: a redirection such as `>&3` briefly keeps a saved copy (fd 10),
+        // and reading /proc while the shell is in one was a race that failed on a loaded machine.
+        try shell(
+            "cat > '\(scratch)/input'; echo $$ > '\(scratch)/pid'; printf K >&3; exec 3>&-; touch '\(scratch)/closed'; exec sleep 5",
+            input: .bytes(parts))
         XCTAssertEqual(contents("input"), "first second\n")
         let pid = try XCTUnwrap(contents("pid").flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) })
         defer { kill(pid, SIGKILL) }
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: scratch + "/closed"), Date() < deadline { usleep(10_000) }
         // Looked at from outside while it runs: standard output and error are /dev/null, nothing else
         // inherited, and it leads a session of its own.
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap(Int.init).sorted()
