@@ -75,7 +75,7 @@ final class WaylandSelectionOwner {
                 return
             }
             // Events first: a `send` queues a transfer, `cancelled` ends the owner.
-            while connection.hasPendingEvents {
+            while try connection.hasBufferedEvents() {
                 if try handle(try connection.nextEvent(deadline: now)) { return }
             }
             var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]

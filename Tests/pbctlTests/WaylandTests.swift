@@ -11,6 +11,8 @@ class WaylandTestCase: X11TestCase {
     nonisolated(unsafe) static var swayPID: Int32 = 0
     nonisolated(unsafe) static var swayError: String?
     nonisolated(unsafe) static var swayDirectory = ""
+    /// Where a detached daemon logs (PBCTL_X11_LOG), when a test wants it.
+    var daemonLog: String?
 
     override class func setUp() {
         super.setUp()
@@ -51,6 +53,7 @@ class WaylandTestCase: X11TestCase {
         var env = super.environment
         env["WAYLAND_DISPLAY"] = Self.swaySocket ?? ""
         env["PBCTL_BACKEND"] = "wayland"
+        if let daemonLog { env["PBCTL_X11_LOG"] = daemonLog }
         return env
     }
 
@@ -186,6 +189,14 @@ final class WaylandTests: WaylandTestCase {
     /// `pbctl daemon` on Wayland: keeps every type when the owner exits, records the history, never keeps
     /// sensitive content, runs once per compositor, and serves the newest entry again after a restart.
     func testDaemonKeepsTheClipboardAndRecordsHistory() throws {
+        // The detached daemon's log, shown when the test fails.
+        let log = scratch + "/daemon.log"
+        daemonLog = log
+        defer {
+            if (testRun?.failureCount ?? 0) > 0, let text = try? String(contentsOfFile: log, encoding: .utf8) {
+                print("daemon log:\n" + text)
+            }
+        }
         XCTAssertEqual(try run([pbctl, "daemon", "--status"]).status, 1)
         XCTAssertEqual(try run([pbctl, "daemon", "--detach"], timeout: 20, detached: true).status, 0)
         defer { _ = try? run(["/usr/bin/pkill", "-f", "__daemon --wayland"]) }

@@ -57,6 +57,12 @@ public final class WaylandConnection {
         fd = socketFD
     }
 
+    /// A connection over a socket already connected (a test plays the compositor on the other end).
+    init(connected socketFD: Int32, path: String) {
+        self.path = path
+        fd = socketFD
+    }
+
     deinit {
         close(fd)
         for descriptor in incomingFDs { close(descriptor) }
@@ -132,8 +138,13 @@ public final class WaylandConnection {
         }
     }
 
-    /// Whether an event is decoded or bytes wait on the socket (for an owner polling several things).
-    public var hasPendingEvents: Bool { !pending.isEmpty }
+    /// Whether an event can be had without reading the socket: one decoded already, or a whole message
+    /// among the bytes received (a round trip reads past its `done`). An owner polling the socket must
+    /// ask this first: poll does not see what was read already.
+    public func hasBufferedEvents() throws -> Bool {
+        while pending.isEmpty, try decodeOne() {}
+        return !pending.isEmpty
+    }
 
     /// Dispatches events until a `wl_display.sync` comes back; the events met meanwhile are kept in order.
     public func roundTrip(deadline: UInt64) throws {
