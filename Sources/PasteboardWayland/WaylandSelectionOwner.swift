@@ -30,6 +30,8 @@ final class WaylandSelectionOwner {
         var lastProgress: UInt64
     }
     private var transfers: [Transfer] = []
+    /// Transfers written in full.
+    private var completed = 0
     /// A reader that takes nothing for this long is dropped (its descriptor closed).
     static let stalledTransferLimit: UInt64 = 60_000_000_000
 
@@ -74,9 +76,18 @@ final class WaylandSelectionOwner {
                 log?("owner: lifetime over, selection cleared")
                 return
             }
-            // Events first: a `send` queues a transfer, `cancelled` ends the owner.
-            while try connection.hasBufferedEvents() {
+            if pasteOnce, completed > 0 {
+                connection.send(connection.client.setSelection(nil, primary: primary))
+                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
+                log?("owner: pasted once, selection cleared")
+                // Let transfers still running finish.
+                for transfer in transfers { drain(transfer) }
+                return
+            }
+            // Events first: a `send` starts a transfer, `cancelled` ends the owner.
+            if try connection.hasBufferedEvents() {
                 if try handle(try connection.nextEvent(deadline: now)) { return }
+                continue
             }
             var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
             for transfer in transfers { pollers.append(pollfd(fd: transfer.fd, events: Int16(POLLOUT), revents: 0)) }
@@ -91,12 +102,11 @@ final class WaylandSelectionOwner {
                 guard let event = try connection.nextEvent(deadline: waylandNow() + 1_000_000) else { continue }
                 if try handle(event) { return }
             }
-            var finished = false
             var index = 0
             for poller in pollers.dropFirst() {
                 defer { index += 1 }
-                guard poller.revents != 0 else { continue }
-                if step(&transfers[index]) { finished = true }
+                guard poller.revents != 0, index < transfers.count else { continue }
+                if step(&transfers[index]) { completed += 1 }
             }
             let stale = waylandNow()
             for k in transfers.indices where transfers[k].fd >= 0 && stale - transfers[k].lastProgress > Self.stalledTransferLimit {
@@ -104,14 +114,6 @@ final class WaylandSelectionOwner {
                 transfers[k].fd = -1
             }
             transfers.removeAll { $0.fd < 0 }
-            if pasteOnce, finished {
-                connection.send(connection.client.setSelection(nil, primary: primary))
-                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
-                log?("owner: pasted once, selection cleared")
-                // Let transfers still running finish.
-                for transfer in transfers { drain(transfer) }
-                return
-            }
         }
     }
 
@@ -133,8 +135,14 @@ final class WaylandSelectionOwner {
             }
             let flags = fcntl(fd, F_GETFL)
             _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-            transfers.append(Transfer(fd: fd, data: data, offset: 0, lastProgress: waylandNow()))
             log?("owner: sending \(mime) (\(data.count) bytes)")
+            // Write what the pipe takes at once: a small paste is done without another trip through poll.
+            var transfer = Transfer(fd: fd, data: data, offset: 0, lastProgress: waylandNow())
+            if step(&transfer) {
+                completed += 1
+            } else if transfer.fd >= 0 {
+                transfers.append(transfer)
+            }
             return false
         case .send(_, _, let fd):
             close(fd)

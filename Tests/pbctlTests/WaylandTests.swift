@@ -148,6 +148,23 @@ final class WaylandTests: WaylandTestCase {
         let text = try write(Data("taken".utf8), "taken.txt")
         XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
         XCTAssertTrue(eventually(timeout: 10) { !running() }, "the owner did not exit when the selection was taken")
+
+        // --paste-once: the first paste gets the content, then the selection is given up.
+        XCTAssertEqual(try run([pbctl, "copy", "--paste-once"], input: Data("only once".utf8), timeout: 20).status, 0)
+        XCTAssertEqual(try run([wlPaste, "--no-newline"]).text, "only once")
+        XCTAssertTrue(try eventually(timeout: 5) { try self.run([self.wlPaste]).status != 0 }, "still offered after one paste")
+        // --clear-after: offered until the time is up, then cleared.
+        XCTAssertEqual(try run([pbctl, "copy", "--clear-after", "1"], input: Data("for a second".utf8), timeout: 20).status, 0)
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "for a second")
+        XCTAssertTrue(try eventually(timeout: 5) { try self.run([self.wlPaste]).status != 0 }, "still offered after --clear-after 1")
+        // --foreground: served by the copy command itself until another client takes the selection.
+        let served = try write(Data("served in the foreground".utf8), "foreground.txt")
+        let foreground = try startPeer([pbctl, "copy", "--foreground", "--type", "txt", served], waitFor: nil)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.wlPaste, "--no-newline"]).text == "served in the foreground" })
+        XCTAssertFalse(foreground.child.wait(timeout: 0.3), "copy --foreground returned while it owns the selection")
+        XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)
+        XCTAssertTrue(foreground.child.wait(timeout: 10), "copy --foreground did not end when the selection was taken")
+        XCTAssertEqual(foreground.child.status, 0)
     }
 
     func testSensitiveContentCarriesTheHint() throws {

@@ -17,7 +17,11 @@ public final class WaylandConnection {
     public var client = DataControlClient()
     private var outgoing: [UInt8] = []
     private var outgoingFDs: [Int32] = []
+    /// Bytes received; those before `consumed` are decoded already (dropped when more arrive).
     private var incoming: [UInt8] = []
+    private var consumed = 0
+    /// recvmsg's buffer, allocated once and never zeroed (it is only read up to what was received).
+    private var readBuffer = [UInt8](unsafeUninitializedCapacity: 65536) { _, count in count = 65536 }
     private var incomingFDs: [Int32] = []
     /// Events decoded and not handled yet.
     private var pending: [DataControlClient.Event] = []
@@ -166,16 +170,17 @@ public final class WaylandConnection {
 
     /// Decodes one whole message from what was received; false when none is whole yet.
     private func decodeOne() throws -> Bool {
-        guard let (object, opcode, size) = try mapWire({ try WaylandWire.header(incoming[...]) }) else { return false }
-        guard incoming.count >= size else { return false }
-        let body = incoming[8..<size]
+        let start = consumed
+        guard let (object, opcode, size) = try mapWire({ try WaylandWire.header(incoming[start...]) }) else { return false }
+        guard incoming.count - start >= size else { return false }
+        let body = incoming[(start + 8)..<(start + size)]
         if let types = client.eventSignature(object: object, opcode: opcode) {
             let arguments = try mapWire { try WaylandWire.arguments(body, types: types, fds: &incomingFDs) }
             if let event = client.handle(WaylandMessage(object: object, opcode: opcode, arguments: arguments)) {
                 pending.append(event)
             }
         }
-        incoming.removeFirst(size)
+        consumed += size
         return true
     }
 
@@ -186,10 +191,9 @@ public final class WaylandConnection {
     }
 
     private func receive() throws {
-        var buffer = [UInt8](repeating: 0, count: 65536)
         var control = [UInt8](repeating: 0, count: Self.controlSpace(28))
         var received: [Int32] = []
-        let n: Int = buffer.withUnsafeMutableBytes { raw in
+        let n: Int = readBuffer.withUnsafeMutableBytes { raw in
             control.withUnsafeMutableBytes { controlRaw in
                 var iov = iovec(iov_base: raw.baseAddress, iov_len: raw.count)
                 return withUnsafeMutablePointer(to: &iov) { iovPointer -> Int in
@@ -221,7 +225,11 @@ public final class WaylandConnection {
             throw PasteboardError(.unavailable, "the Wayland compositor connection failed: \(String(cString: strerror(errno)))")
         }
         if n == 0 { throw PasteboardError(.unavailable, "the Wayland compositor closed the connection") }
-        incoming += buffer[0..<n]
+        if consumed > 0 {
+            incoming.removeFirst(consumed)
+            consumed = 0
+        }
+        incoming += readBuffer[0..<n]
         // A compositor that sends descriptors without messages cannot make us hold them without end.
         if incomingFDs.count > 256 {
             for descriptor in incomingFDs { close(descriptor) }

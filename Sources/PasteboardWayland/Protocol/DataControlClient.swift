@@ -38,11 +38,15 @@ public struct DataControlClient: Sendable {
         case fatal(String)
     }
 
-    public private(set) var objects: [UInt32: Kind] = [1: .display]
+    public private(set) var objects: ObjectTable<Kind> = {
+        var objects = ObjectTable<Kind>()
+        objects[1] = .display
+        return objects
+    }()
     private var nextID: UInt32 = 2
     public private(set) var globals: [Global] = []
     /// Every live offer's MIME types, in the order offered.
-    public private(set) var offers: [UInt32: [String]] = [:]
+    public private(set) var offers = ObjectTable<[String]>()
     public private(set) var selection: UInt32?
     public private(set) var primarySelection: UInt32?
     /// Selection and primary-selection events seen (rises with every change).
