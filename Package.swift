@@ -48,7 +48,7 @@ let package = Package(
             dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal", "Archive", "DetachedProcess"]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
-        .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard"]),
+        .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard", "SystemIO"]),
         .testTarget(name: "RepresentationsTests", dependencies: ["Representations"], exclude: ["Fixtures"]),
         .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"], exclude: ["Specs"]),
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard"]),

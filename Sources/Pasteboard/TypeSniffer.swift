@@ -32,12 +32,21 @@ public enum TypeSniffer {
     }
 
     /// Well-formed UTF-8 as Unicode defines it: no overlong forms, surrogates or scalars above
-    /// U+10FFFF. ASCII runs are checked eight bytes at a time.
+    /// U+10FFFF. ASCII runs are checked 32 bytes at a time.
     static func firstInvalidUTF8Offset(in raw: UnsafeRawBufferPointer) -> Int? {
         guard let base = raw.baseAddress else { return nil }
         let count = raw.count
         var i = 0
         while i < count {
+            // ASCII runs: 32 bytes a step (four words or'ed, one test), then 8.
+            while i + 32 <= count {
+                let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    | base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                    | base.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
+                    | base.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)
+                guard word & 0x8080_8080_8080_8080 == 0 else { break }
+                i += 32
+            }
             while i + 8 <= count, base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
                 i += 8
             }

@@ -271,6 +271,9 @@ extension WaylandConnection {
         _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
         let readEnd = fds[0]
         defer { close(readEnd) }
+        // A 1 MiB pipe (the unprivileged maximum by default) instead of 64 KiB: the owner writes in
+        // chunks sixteen times larger and each side is woken sixteen times less often. Refused: 64 KiB.
+        _ = fcntl(readEnd, setPipeSize, 1 << 20)
         send(client.receive(offer, mime: mime, fd: fds[1]))
         do {
             try flush(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
@@ -279,7 +282,7 @@ extension WaylandConnection {
             throw error
         }
         close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
-        guard let buffer = malloc(1 << 20) else { throw PasteboardError(.io, "out of memory") }
+        var buffer: UnsafeMutableRawPointer?  // for a sink that takes no splice
         defer { free(buffer) }
         var total = 0
         // Straight from the pipe into the output (splice) when the sink is a descriptor that takes it.
@@ -301,6 +304,10 @@ extension WaylandConnection {
                 }
                 kernelCopy = false
             }
+            if buffer == nil {
+                buffer = malloc(1 << 20)
+                guard buffer != nil else { throw PasteboardError(.io, "out of memory") }
+            }
             let n = Glibc.read(readEnd, buffer, 1 << 20)
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
@@ -309,7 +316,10 @@ extension WaylandConnection {
             if n == 0 { return }
             total += n
             if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
-            try sink.write(Data(bytes: buffer, count: n))
+            try sink.write(Data(bytes: buffer!, count: n))
         }
     }
 }
+
+/// `F_SETPIPE_SZ` (Linux 2.6.35), which Glibc declares only under `_GNU_SOURCE`.
+private let setPipeSize: Int32 = 1031

@@ -40,6 +40,30 @@ final class TypeSnifferTests: XCTestCase {
         XCTAssertEqual(TypeSniffer.firstInvalidUTF8Offset(Data([0xC0, 0x80])), 0, "overlong")
         XCTAssertEqual(TypeSniffer.firstInvalidUTF8Offset(Data([0xED, 0xA0, 0x80])), 0, "surrogate")
     }
+
+    /// The ASCII fast path (32, then 8 bytes a step) stops exactly where a bad or multi-byte sequence
+    /// starts, wherever that falls in a step, and agrees with the standard library's validation.
+    func testEveryPositionInTheASCIIStepsIsChecked() {
+        for length in [1, 7, 8, 9, 31, 32, 33, 40, 64, 65, 100] {
+            for position in 0..<length {
+                var bad = [UInt8](repeating: 0x61, count: length)
+                bad[position] = 0xFF
+                XCTAssertEqual(TypeSniffer.firstInvalidUTF8Offset(Data(bad)), position, "0xFF at \(position) of \(length)")
+                var good = [UInt8](repeating: 0x61, count: length + 1)
+                good[position] = 0xC3
+                good[position + 1] = 0xA9
+                XCTAssertNil(TypeSniffer.firstInvalidUTF8Offset(Data(good)), "é at \(position) of \(length + 1)")
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            let bytes = (0..<Int.random(in: 0...80, using: &generator)).map { _ in
+                Bool.random(using: &generator) ? UInt8.random(in: 0x20...0x7E, using: &generator) : UInt8.random(in: 0...255, using: &generator)
+            }
+            let valid = String(validating: bytes, as: UTF8.self) != nil
+            XCTAssertEqual(TypeSniffer.firstInvalidUTF8Offset(Data(bytes)) == nil, valid, "\(bytes)")
+        }
+    }
 }
 
 /// The streaming validator agrees with the whole-buffer one on every split of every sample.
