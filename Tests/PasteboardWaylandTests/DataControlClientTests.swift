@@ -103,6 +103,36 @@ final class DataControlClientTests: XCTestCase {
         XCTAssertNil(client.eventSignature(object: 999, opcode: 0))
     }
 
+    /// Every replaced offer is destroyed (one request each), so a watch or daemon that sees thousands of
+    /// changes keeps seeing them: the bound on live offers never fills up.
+    func testReplacedOffersAreDestroyedAndChangesKeepBeingSeen() {
+        var (client, _) = boundClient([("wl_seat", 7), ("zwlr_data_control_manager_v1", 2)])
+        let device = client.device
+        for k in 0..<500 {
+            let offer = 0xFF00_0000 + UInt32(k % 7)  // the compositor reuses freed ids
+            _ = client.handle(WaylandMessage(object: device, opcode: 0, arguments: [.newID(offer)]))
+            _ = client.handle(WaylandMessage(object: offer, opcode: 0, arguments: [.string("text/plain")]))
+            XCTAssertEqual(client.handle(WaylandMessage(object: device, opcode: 1, arguments: [.object(offer)])),
+                           .selection(primary: false, offer: offer), "change \(k) was not seen")
+            let destroys = client.takeQueuedRequests()
+            XCTAssertEqual(destroys.count, k == 0 ? 0 : 1)
+            if k > 0 { XCTAssertEqual(destroys.first, WaylandMessage(object: 0xFF00_0000 + UInt32((k - 1) % 7), opcode: 1)) }
+            XCTAssertEqual(client.offers.count, 1)
+        }
+        // An offer that is both the selection and the primary selection lives until neither holds it.
+        let shared: UInt32 = 0xFF00_0100
+        _ = client.handle(WaylandMessage(object: device, opcode: 0, arguments: [.newID(shared)]))
+        _ = client.handle(WaylandMessage(object: device, opcode: 1, arguments: [.object(shared)]))
+        _ = client.handle(WaylandMessage(object: device, opcode: 3, arguments: [.object(shared)]))
+        _ = client.takeQueuedRequests()
+        _ = client.handle(WaylandMessage(object: device, opcode: 1, arguments: [.object(0)]))
+        XCTAssertEqual(client.takeQueuedRequests(), [], "still the primary selection")
+        XCTAssertEqual(client.offers.count, 1)
+        _ = client.handle(WaylandMessage(object: device, opcode: 3, arguments: [.object(0)]))
+        XCTAssertEqual(client.takeQueuedRequests(), [WaylandMessage(object: shared, opcode: 1)])
+        XCTAssertEqual(client.offers.count, 0)
+    }
+
     func testSourcesAnswerSendAndCancelled() {
         var (client, _) = boundClient([("wl_seat", 7), ("zwlr_data_control_manager_v1", 2)])
         let (source, messages) = client.createSource(offering: ["text/plain", "text/html"])

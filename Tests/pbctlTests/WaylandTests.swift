@@ -175,6 +175,22 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertEqual(try run([pbctl, "history"]).text, "", "sensitive content reached the history")
     }
 
+    /// A watch outlives the bound on live offers: each replaced offer is destroyed, so change 70 is seen
+    /// with its types like change 1 (before, changes after the 64th looked like a cleared clipboard).
+    func testAWatchSeesChangesPastTheOfferBound() throws {
+        let changes = 70
+        let watch = try startPeer([pbctl, "watch", "--count", "\(changes)"], waitFor: nil)
+        usleep(300_000)
+        for k in 1...changes {
+            XCTAssertEqual(try run([pbctl, "copy"], input: Data("change \(k)".utf8), timeout: 20).status, 0)
+        }
+        XCTAssertTrue(watch.child.wait(timeout: 20), "watch did not see \(changes) changes")
+        let lines = String(decoding: readToEnd(watch.stdoutFD), as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, changes)
+        XCTAssertEqual(lines.filter { $0.contains("\tdata\t") }.count, changes, "\(lines.suffix(8))")
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "change \(changes)")
+    }
+
     func testClearWatchAndAMissingCompositor() throws {
         let text = try write(Data("to clear".utf8), "c.txt")
         XCTAssertEqual(try run([wlCopy], inputFile: text, detached: true).status, 0)

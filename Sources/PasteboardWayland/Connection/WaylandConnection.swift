@@ -135,6 +135,8 @@ public final class WaylandConnection {
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
             if try decodeOne() { continue }
+            // Requests queued meanwhile (offers destroyed) go out before waiting.
+            if !outgoing.isEmpty { try flush(deadline: waylandNow() + 2_000_000_000) }
             if let deadline {
                 guard try wait(events: Int16(POLLIN), deadline: deadline) else { return nil }
             }
@@ -179,6 +181,7 @@ public final class WaylandConnection {
             if let event = client.handle(WaylandMessage(object: object, opcode: opcode, arguments: arguments)) {
                 pending.append(event)
             }
+            if !client.queuedRequests.isEmpty { send(client.takeQueuedRequests()) }
         }
         consumed += size
         return true

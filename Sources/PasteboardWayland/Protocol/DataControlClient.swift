@@ -47,6 +47,9 @@ public struct DataControlClient: Sendable {
     public private(set) var globals: [Global] = []
     /// Every live offer's MIME types, in the order offered.
     public private(set) var offers = ObjectTable<[String]>()
+    /// Requests the client owes the compositor because of events (destroying offers no longer current),
+    /// for the connection to send: ``takeQueuedRequests()``.
+    public private(set) var queuedRequests: [WaylandMessage] = []
     public private(set) var selection: UInt32?
     public private(set) var primarySelection: UInt32?
     /// Selection and primary-selection events seen (rises with every change).
@@ -128,6 +131,12 @@ public struct DataControlClient: Sendable {
         WaylandMessage(object: offer, opcode: 0, arguments: [.string(mime), .fd(fd)])
     }
 
+    /// The requests queued by events, handed over once.
+    public mutating func takeQueuedRequests() -> [WaylandMessage] {
+        defer { queuedRequests = [] }
+        return queuedRequests
+    }
+
     /// Destroys a source (after `cancelled`) or an offer.
     public mutating func destroy(_ object: UInt32) -> WaylandMessage? {
         guard let kind = objects[object], kind == .source || kind == .offer else { return nil }
@@ -195,8 +204,11 @@ public struct DataControlClient: Sendable {
             let previous = primary ? primarySelection : selection
             if primary { primarySelection = offer } else { selection = offer }
             changes += 1
-            // The previous offer is dead now; the backend destroys it.
-            if let previous, previous != offer, previous != (primary ? selection : primarySelection) { offers[previous] = [] }
+            // The previous offer is dead now: destroyed, so the compositor frees it and the bound on live
+            // offers never fills up in a long-running watch or daemon.
+            if let previous, previous != offer, previous != (primary ? selection : primarySelection), let message = destroy(previous) {
+                queuedRequests.append(message)
+            }
             return .selection(primary: primary, offer: offer)
         case (.device, 2):
             return .finished
