@@ -29,19 +29,42 @@ public final class WaylandClipboardManager {
         public var maxTypes = 64
         /// Seconds a whole fetch may take; types not fetched by then are left out.
         public var fetchDeadline: Double = 8
+        /// Also keep the primary selection and offer it again when its owner exits (`--primary`).
+        public var primary = false
         /// Called with one line for each notable event.
         public var log: (@Sendable (String) -> Void)?
-        /// Called with each new content kept: what the history records.
-        public var record: (@Sendable (Item) -> Void)?
+        /// Called with each new content kept and whether it is the primary selection's: what the history
+        /// records (the clipboard's; the primary selection's too with ``recordPrimary``).
+        public var record: (@Sendable (Item, _ primary: Bool) -> Void)?
+        /// Watch the primary selection to record it, even without ``primary``.
+        public var recordPrimary = false
         public init() {}
     }
 
     public let backend: WaylandBackend
     public let options: Options
-    /// The content offered again when the selection is cleared.
-    public private(set) var kept: Item?
-    /// Each kept type's MIME names as its owner offered them (offered again under the same names).
-    private var keptMIMEs: [TypeIdentifier: [String]] = [:]
+
+    /// What the manager holds of one selection: the last content, the owner serving it again, and the
+    /// offer the compositor made of that owner's own source (never fetched back).
+    private final class Slot {
+        let primary: Bool
+        var kept: Item?
+        /// Each kept type's MIME names as its owner offered them (offered again under the same names).
+        var keptMIMEs: [TypeIdentifier: [String]] = [:]
+        var owner: WaylandSelectionOwner?
+        var ownOffer: UInt32?
+        /// A selection event not handled yet (.some(nil): cleared).
+        var next: UInt32?? = nil
+        /// When the selection was offered again lately (a program clearing it at once, again and again,
+        /// must not make a busy loop).
+        var serves: [UInt64] = []
+        init(primary: Bool) { self.primary = primary }
+        var name: String { primary ? "primary selection" : "clipboard" }
+    }
+    private var slots: [Slot] = []
+
+    /// The clipboard's content offered again when it is cleared.
+    public var kept: Item? { slots.first?.kept }
 
     public init(backend: WaylandBackend, options: Options) {
         self.backend = backend
@@ -53,53 +76,107 @@ public final class WaylandClipboardManager {
     public func run(restore: Item?) throws {
         let connection = backend.connection
         try connection.roundTrip(deadline: backend.deadline())
-        // What to look at next: a selection the manager has not handled yet (.some(nil): cleared).
-        var next: UInt32?? = .some(connection.client.selection)
+        let clipboard = Slot(primary: false)
+        clipboard.next = .some(connection.client.selection)
+        slots = [clipboard]
+        if options.primary || options.recordPrimary {
+            if connection.client.supportsPrimary {
+                let primary = Slot(primary: true)
+                primary.next = .some(connection.client.primarySelection)
+                slots.append(primary)
+            } else {
+                options.log?("the compositor offers no primary selection to clipboard managers: keeping the clipboard only")
+            }
+        }
         if connection.client.selection == nil, let restore, !restore.representations.isEmpty {
-            kept = restore
-            keptMIMEs = [:]
+            clipboard.kept = restore
             options.log?("the clipboard is empty: serving the newest history entry")
         }
-        var serves: [UInt64] = []
         while true {
-            if let selection = next {
-                next = nil
-                if let offer = selection {
-                    keep(offer)
-                } else if kept != nil {
-                    // Another program clearing at once, again and again, must not make this a busy loop.
-                    let now = waylandNow()
-                    serves = serves.filter { now - $0 < 1_000_000_000 } + [now]
-                    if serves.count > 5 { usleep(200_000) }
-                    next = try serveKept()
-                }
+            for slot in slots {
+                guard let selection = slot.next else { continue }
+                slot.next = nil
+                try look(at: selection, in: slot)
+            }
+            if slots.contains(where: { $0.next != nil }) { continue }
+            if try connection.hasBufferedEvents() {
+                try dispatch(try connection.nextEvent(deadline: waylandNow()))
                 continue
             }
-            guard let event = try connection.nextEvent(deadline: nil) else { continue }
-            switch event {
-            case .fatal(let message):
-                throw PasteboardError(.unavailable, message)
-            case .finished:
-                throw PasteboardError(.unavailable, "the Wayland seat went away")
-            case .send(_, _, let fd):
-                close(fd)  // for a source no longer served
-            case .selection(primary: false, let offer):
-                // A later selection event is queued when this one is stale.
-                if offer == connection.client.selection { next = .some(offer) }
-            default:
-                continue
+            // The socket and every transfer still writing, in one poll.
+            var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
+            var owners: [(WaylandSelectionOwner, Int)] = []
+            for slot in slots {
+                guard let owner = slot.owner else { continue }
+                let descriptors = owner.transferDescriptors
+                owners.append((owner, descriptors.count))
+                for fd in descriptors { pollers.append(pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)) }
+            }
+            let ready = poll(&pollers, nfds_t(pollers.count), pollers.count > 1 ? 1000 : -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw PasteboardError(.io, "poll: \(String(cString: strerror(errno)))")
+            }
+            var index = 1
+            for (owner, count) in owners {
+                owner.serviceTransfers(pollers[index..<(index + count)].map(\.revents))
+                index += count
+            }
+            if pollers[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                try dispatch(try connection.nextEvent(deadline: waylandNow() + 1_000_000))
             }
         }
     }
 
-    /// Serves the kept content until another client takes the selection; returns the selection then
-    /// (.some(nil): cleared again, the new owner already gone; nil: not known yet, see the events).
-    private func serveKept() throws -> UInt32?? {
-        guard let item = kept else { return nil }
-        let connection = backend.connection
-        let names = keptMIMEs
+    /// A new selection (or its clearing) of one slot.
+    private func look(at selection: UInt32?, in slot: Slot) throws {
+        if let offer = selection {
+            guard offer != slot.ownOffer else { return }  // the manager's own offer
+            keep(offer, in: slot)
+        } else if slot.kept != nil, slot.owner == nil, !slot.primary || options.primary {
+            let now = waylandNow()
+            slot.serves = slot.serves.filter { now - $0 < 1_000_000_000 } + [now]
+            if slot.serves.count > 5 { usleep(200_000) }
+            try serve(slot)
+        }
+    }
+
+    /// One event: a selection change goes to its slot, a `send` or `cancelled` to the owner of its source.
+    private func dispatch(_ event: DataControlClient.Event?) throws {
+        guard let event else { return }
+        let client = backend.connection.client
+        switch event {
+        case .fatal(let message):
+            throw PasteboardError(.unavailable, message)
+        case .finished:
+            throw PasteboardError(.unavailable, "the Wayland seat went away")
+        case .send(let source, _, let fd):
+            guard let slot = slots.first(where: { $0.owner?.offeredSource == source }), let owner = slot.owner else {
+                close(fd)  // for a source no longer served
+                return
+            }
+            _ = try owner.handle(event)
+        case .cancelled(let source):
+            guard let slot = slots.first(where: { $0.owner?.offeredSource == source }), let owner = slot.owner else { return }
+            if try owner.handle(event) {  // the transfers under way are finished first
+                slot.owner = nil
+                slot.ownOffer = nil
+            }
+        case .selection(let primary, let offer):
+            guard let slot = slots.first(where: { $0.primary == primary }) else { return }
+            // A later selection event is queued when this one is stale.
+            if offer == (primary ? client.primarySelection : client.selection) { slot.next = .some(offer) }
+        default:
+            return
+        }
+    }
+
+    /// Offers the slot's kept content again, from this process, until another client takes it.
+    private func serve(_ slot: Slot) throws {
+        guard let item = slot.kept else { return }
+        let names = slot.keptMIMEs
         let owner = WaylandSelectionOwner(
-            connection: connection, item: item, primary: false,
+            connection: backend.connection, item: item, primary: slot.primary,
             mimeTypes: { type in
                 var mimes = self.backend.mimeTypes(for: type)
                 for mime in names[type] ?? [] where !mimes.contains(mime) { mimes.append(mime) }
@@ -107,39 +184,19 @@ public final class WaylandClipboardManager {
             },
             pasteOnce: false, lifetime: nil, log: options.log)
         try owner.claim(deadline: backend.deadline())
-        let own = connection.client.selection
-        options.log?("the selection was cleared: serving the kept content again")
-        try owner.run()
-        // Another client took the selection; its selection event may have been read already.
-        let now = connection.client.selection
-        if now != own, let now { return .some(now) }
-        return try waitForSelection(after: own)
-    }
-
-    /// The next selection other than `own` (the manager's own offer), from the queued events.
-    private func waitForSelection(after own: UInt32?) throws -> UInt32?? {
-        let connection = backend.connection
-        while true {
-            guard let event = try connection.nextEvent(deadline: backend.deadline()) else { return nil }
-            switch event {
-            case .fatal(let message): throw PasteboardError(.unavailable, message)
-            case .finished: throw PasteboardError(.unavailable, "the Wayland seat went away")
-            case .send(_, _, let fd): close(fd)
-            case .selection(primary: false, let offer) where offer != own:
-                if offer == connection.client.selection { return .some(offer) }
-            default: continue
-            }
-        }
+        slot.owner = owner
+        slot.ownOffer = slot.primary ? backend.connection.client.primarySelection : backend.connection.client.selection
+        options.log?("the \(slot.name) was cleared: serving the kept content again")
     }
 
     /// Fetches every type of `offer` and keeps them (and records them), unless marked sensitive.
-    private func keep(_ offer: UInt32) {
+    private func keep(_ offer: UInt32, in slot: Slot) {
         guard let mimes = backend.connection.client.offers[offer], !mimes.isEmpty else { return }
         let metadata = backend.metadata(forMIMEs: mimes)
         if metadata.flags.contains(.sensitive) || metadata.flags.contains(.transient) {
-            kept = nil
-            keptMIMEs = [:]
-            options.log?("new clipboard content marked sensitive or transient: not kept")
+            slot.kept = nil
+            slot.keptMIMEs = [:]
+            options.log?("new \(slot.name) content marked sensitive or transient: not kept")
             return
         }
         var byType: [(TypeIdentifier, [String])] = []
@@ -173,13 +230,13 @@ public final class WaylandClipboardManager {
             names[type] = offered
         }
         guard !representations.isEmpty else {
-            options.log?("new clipboard content: nothing could be fetched")
+            options.log?("new \(slot.name) content: nothing could be fetched")
             return
         }
         let item = Item(representations: representations, metadata: metadata)
-        kept = item
-        keptMIMEs = names
-        options.log?("kept \(representations.count) types: \(representations.map(\.type.rawValue).joined(separator: ", "))")
-        options.record?(item)
+        slot.kept = item
+        slot.keptMIMEs = names
+        options.log?("kept \(representations.count) types of the \(slot.name): \(representations.map(\.type.rawValue).joined(separator: ", "))")
+        if !slot.primary || options.recordPrimary { options.record?(item, slot.primary) }
     }
 }

@@ -90,7 +90,7 @@ final class WaylandSelectionOwner {
                 continue
             }
             var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
-            for transfer in transfers { pollers.append(pollfd(fd: transfer.fd, events: Int16(POLLOUT), revents: 0)) }
+            for fd in transferDescriptors { pollers.append(pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)) }
             var timeout: Int32 = 1000
             if let end { timeout = Int32(min(1000, max(0, Int64(end) - Int64(now)) / 1_000_000 + 1)) }
             let ready = poll(&pollers, nfds_t(pollers.count), timeout)
@@ -102,23 +102,35 @@ final class WaylandSelectionOwner {
                 guard let event = try connection.nextEvent(deadline: waylandNow() + 1_000_000) else { continue }
                 if try handle(event) { return }
             }
-            var index = 0
-            for poller in pollers.dropFirst() {
-                defer { index += 1 }
-                guard poller.revents != 0, index < transfers.count else { continue }
-                if step(&transfers[index]) { completed += 1 }
-            }
-            let stale = waylandNow()
-            for k in transfers.indices where transfers[k].fd >= 0 && stale - transfers[k].lastProgress > Self.stalledTransferLimit {
-                close(transfers[k].fd)
-                transfers[k].fd = -1
-            }
-            transfers.removeAll { $0.fd < 0 }
+            serviceTransfers(pollers.dropFirst().map(\.revents))
         }
     }
 
-    /// True when the owner should stop (the selection was taken).
-    private func handle(_ event: DataControlClient.Event?) throws -> Bool {
+    // MARK: Steps (for a loop that serves several owners, as the clipboard manager does)
+
+    /// The source this owner offers (0 before ``claim(deadline:)``).
+    var offeredSource: UInt32 { source }
+
+    /// The descriptors of the transfers still writing, to poll for `POLLOUT`.
+    var transferDescriptors: [Int32] { transfers.map(\.fd) }
+
+    /// Writes to each transfer whose poll result in `revents` (in ``transferDescriptors`` order) is set,
+    /// then drops readers that took nothing for ``stalledTransferLimit``.
+    func serviceTransfers(_ revents: [Int16]) {
+        for (index, events) in revents.enumerated() where events != 0 && index < transfers.count {
+            if step(&transfers[index]) { completed += 1 }
+        }
+        let now = waylandNow()
+        for k in transfers.indices where transfers[k].fd >= 0 && now - transfers[k].lastProgress > Self.stalledTransferLimit {
+            close(transfers[k].fd)
+            transfers[k].fd = -1
+        }
+        transfers.removeAll { $0.fd < 0 }
+    }
+
+    /// Applies one event; true when the owner should stop (the selection was taken). A `send` for
+    /// another source is refused (its descriptor closed): give an owner only its own source's events.
+    func handle(_ event: DataControlClient.Event?) throws -> Bool {
         guard let event else { return false }
         switch event {
         case .send(let from, let mime, let fd) where from == source:
@@ -150,6 +162,7 @@ final class WaylandSelectionOwner {
         case .cancelled(let from) where from == source:
             log?("owner: another client took the selection")
             for transfer in transfers { drain(transfer) }
+            transfers = []
             return true
         case .fatal(let message):
             throw PasteboardError(.unavailable, message)

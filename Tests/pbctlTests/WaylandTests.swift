@@ -275,6 +275,45 @@ final class WaylandTests: WaylandTestCase {
                       "the newest entry was not served after a restart")
     }
 
+    /// `pbctl daemon --primary` on Wayland: keeps the clipboard and the primary selection at once (two
+    /// sources served by one process), records both in the history, and still hands each over to a new
+    /// owner.
+    func testDaemonWithPrimaryKeepsBothSelections() throws {
+        let log = scratch + "/daemon.log"
+        daemonLog = log
+        defer {
+            if (testRun?.failureCount ?? 0) > 0, let text = try? String(contentsOfFile: log, encoding: .utf8) {
+                print("daemon log:\n" + text)
+            }
+        }
+        XCTAssertEqual(try run([pbctl, "daemon", "--detach", "--primary"], timeout: 20, detached: true).status, 0)
+        defer { _ = try? run(["/usr/bin/pkill", "-f", "__daemon --wayland"]) }
+        let marker = "pbctl-both-\(UUID().uuidString.prefix(8))"
+        XCTAssertEqual(try run([pbctl, "copy", "--source", marker], input: Data("clipboard kept".utf8), timeout: 20).status, 0)
+        XCTAssertEqual(try run([pbctl, "copy", "--primary", "--source", marker], input: Data("primary kept".utf8), timeout: 20).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "history"]).text.contains("primary kept") },
+                      "the primary selection was not recorded")
+        XCTAssertTrue(try run([pbctl, "history"]).text.contains("clipboard kept"))
+        // Both owners gone at once: the daemon offers both again.
+        XCTAssertEqual(try run(["/usr/bin/pkill", "-f", marker]).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) {
+            try self.run([self.wlPaste, "--no-newline"]).text == "clipboard kept"
+                && self.run([self.wlPaste, "--primary", "--no-newline"]).text == "primary kept"
+        }, "the daemon did not offer both selections again")
+        // Several pastes of both while the daemon serves them.
+        for _ in 0..<5 {
+            XCTAssertEqual(try run([pbctl, "paste", "--primary"]).text, "primary kept")
+            XCTAssertEqual(try run([pbctl, "paste"]).text, "clipboard kept")
+        }
+        // A new primary owner takes over; its content is kept in turn when it exits.
+        let newer = "pbctl-newer-\(UUID().uuidString.prefix(8))"
+        XCTAssertEqual(try run([pbctl, "copy", "--primary", "--source", newer], input: Data("newer primary".utf8), timeout: 20).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "history"]).text.contains("newer primary") })
+        XCTAssertEqual(try run(["/usr/bin/pkill", "-f", newer]).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.wlPaste, "--primary", "--no-newline"]).text == "newer primary" })
+        XCTAssertEqual(try run([wlPaste, "--no-newline"]).text, "clipboard kept", "the clipboard was disturbed")
+    }
+
     /// `pbctl paste` on Wayland takes a fast path (no type registry) when a plain-text MIME type is
     /// offered; it must answer exactly as the full paste (`-v` goes the full way).
     func testFastPasteAgreesWithTheFullPaste() throws {

@@ -57,7 +57,8 @@ let daemonCommand = Command(
         details: """
             On Wayland (WAYLAND_DISPLAY, a compositor with data-control, unless --display is given) it
             fetches every type of each new clipboard content, offers it again when the clipboard is
-            cleared because its owner exited, and records it in the history; one daemon per compositor.
+            cleared because its owner exited, and records it in the history (--primary: the primary
+            selection too); one daemon per compositor.
             On X11, one daemon per X display. It owns CLIPBOARD_MANAGER, so exiting GTK, Qt, Chromium and Firefox
             applications hand it their clipboard (SAVE_TARGETS): it fetches every target they offer and
             serves them after they are gone. It also keeps a copy of each clipboard owner's text, rich
@@ -162,7 +163,8 @@ let detachedDaemonCommand = Command(
                 DetachedProcess.report(error)
                 return ExitCode.unavailable
             }
-            return runWaylandDaemon(backend, replace: replace, history: history, log: log, context: context, detached: true)
+            return runWaylandDaemon(backend, replace: replace, primary: primary, history: history, log: log, context: context,
+                                    detached: true)
         }
         return runDaemon(display: display, replace: replace, primary: primary, history: history, log: log,
                          context: context, detached: true)
@@ -327,6 +329,7 @@ private func runWaylandDaemonCommand(_ backend: WaylandBackend, _ options: Daemo
     if options.detach {
         var childArguments = ["__daemon", "--wayland"]
         if options.replace { childArguments.append("--replace") }
+        if options.primary { childArguments.append("--primary") }
         if !options.history { childArguments.append("--no-history") }
         do {
             try DetachedProcess.spawn(executable: "/proc/self/exe", arguments: childArguments, input: .bytes([]))
@@ -340,7 +343,8 @@ private func runWaylandDaemonCommand(_ backend: WaylandBackend, _ options: Daemo
         return ExitCode.ok
     }
     let log: (@Sendable (String) -> Void)? = options.verbose ? daemonLogger(fd: STDERR_FILENO) : nil
-    return runWaylandDaemon(backend, replace: options.replace, history: options.history, log: log, context: context, detached: false)
+    return runWaylandDaemon(backend, replace: options.replace, primary: options.primary, history: options.history, log: log,
+                            context: context, detached: false)
 }
 
 /// One daemon per compositor: a lock file in `$XDG_RUNTIME_DIR` (else the temporary directory) named
@@ -410,7 +414,7 @@ struct WaylandDaemonLock {
 
 nonisolated(unsafe) private var waylandDaemonFD: Int32 = -1
 
-func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, history recording: Bool, log: (@Sendable (String) -> Void)?,
+func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, primary: Bool, history recording: Bool, log: (@Sendable (String) -> Void)?,
                       context: Context, detached: Bool) -> Int32 {
     func fail(_ error: PasteboardError) -> Int32 { daemonFailure(error, context, detached: detached) }
     let where_ = backend.connection.path
@@ -425,11 +429,13 @@ func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, history recordin
     options.log = log
     let configuration = Configuration.load(context)
     options.maxRepresentationBytes = configuration.history.maxRepresentationSize
+    options.primary = primary
+    options.recordPrimary = primary || configuration.recordPrimary
     let history = recording ? try? context.openHistory(configuration.history) : nil
     if let history {
         let registry = context.registry
-        options.record = { item in
-            daemonRecord(item, in: history, application: nil, selection: "clipboard", registry: registry, log: log)
+        options.record = { item, primary in
+            daemonRecord(item, in: history, application: nil, selection: primary ? "primary" : "clipboard", registry: registry, log: log)
         }
     }
     // The newest history entry, served again when the clipboard is empty at start.
