@@ -30,7 +30,7 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         // Detached child processes (fork or spawn, stdio detached, a readiness report): the background
         // selection owner, the detached daemon, the store's holder of sensitive content.
-        .target(name: "DetachedProcess", dependencies: ["Pasteboard"]),
+        .target(name: "DetachedProcess", dependencies: ["Pasteboard", "CSystem", "SystemIO"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
         .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess"]),
         // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift: no libwayland,

@@ -200,14 +200,21 @@ head -c 20000000 /dev/urandom > "$work/wl-big.bin"
 wl-copy -t application/octet-stream < "$work/wl-big.bin"
 "$pbctl" paste --type application/octet-stream | cmp -s - "$work/wl-big.bin" || fail "a 20 MB Wayland paste into a pipe differs"
 PBCTL_BACKEND=auto "$pbctl" info --json | grep -q '"backend" *: *"wayland"' || fail "auto did not choose Wayland"
-"$pbctl" daemon --detach || fail "pbctl daemon --detach on Wayland"
+printf 'spawned on wayland' | PBCTL_SPAWN_OWNER=1 "$pbctl" copy --type txt || fail "copy through a spawned Wayland owner"
+[ "$(wl-paste --no-newline)" = "spawned on wayland" ] || fail "wl-paste of the spawned Wayland owner's text"
+printf 'wayland primary' | "$pbctl" copy --primary || fail "pbctl copy --primary on Wayland"
+[ "$(wl-paste --primary --no-newline)" = "wayland primary" ] || fail "wl-paste --primary of pbctl's primary selection"
+"$pbctl" daemon --detach --primary || fail "pbctl daemon --detach --primary on Wayland"
 "$pbctl" daemon --status >/dev/null || fail "pbctl daemon --status finds no Wayland daemon"
 printf 'kept on wayland' | wl-copy
 for _ in $(seq 50); do "$pbctl" history | grep -q "kept on wayland" && break; sleep 0.1; done
 "$pbctl" history | grep -q "kept on wayland" || fail "the Wayland daemon did not record wl-copy's content"
+printf 'primary kept' | wl-copy --primary
+for _ in $(seq 50); do "$pbctl" history | grep -q "primary kept" && break; sleep 0.1; done
 pkill -x wl-copy || true
 sleep 0.3
 for _ in $(seq 50); do [ "$("$pbctl" paste 2>/dev/null)" = "kept on wayland" ] && break; sleep 0.1; done
 [ "$("$pbctl" paste)" = "kept on wayland" ] || fail "the Wayland daemon did not keep wl-copy's content"
+[ "$(wl-paste --primary --no-newline)" = "primary kept" ] || fail "the Wayland daemon --primary did not keep the primary selection"
 pkill -f "__daemon --wayland" || true
 echo "release-smoke: $pbctl is static; store, Unix-socket and TCP displays, Wayland and the daemons work"

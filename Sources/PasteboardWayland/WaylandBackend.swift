@@ -22,6 +22,8 @@ import Pasteboard
 public final class WaylandBackend: PasteboardBackend {
     public let connection: WaylandConnection
     public let registry: TypeRegistry
+    /// The pbctl executable a spawned background owner runs (`__serve-wayland`).
+    public var ownerExecutable = "/proc/self/exe"
     /// Seconds each step of a paste may take before the owner counts as stalled.
     public var stepTimeout: Double = 5
     public var copyOptions = CopyOptions()
@@ -201,30 +203,54 @@ public final class WaylandBackend: PasteboardBackend {
         var served = item
         let lifetime = copyOptions.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
         if copyOptions.pasteOnce || lifetime != nil { served.metadata.flags.insert(.transient) }
-        let owner = WaylandSelectionOwner(
-            connection: connection, item: served, primary: pasteboard == .primary, mimeTypes: mimeTypes(for:),
-            pasteOnce: copyOptions.pasteOnce, lifetime: lifetime, log: copyOptions.ownerLog)
+        let primary = pasteboard == .primary
         if copyOptions.foreground {
-            try owner.claim(deadline: deadline())
-            try owner.run()
+            try serve(served, primary: primary, claimed: {})
             return 1
         }
-        let deadline = deadline()
-        let forked = try DetachedProcess.fork(keeping: [connection.fd]) {
-            do {
-                try owner.claim(deadline: deadline)
-                DetachedProcess.report(nil)
-                try owner.run()
-                return 0
-            } catch {
-                DetachedProcess.report(error)
-                return 69
+        // The usual background owner: this process forked (as wl-copy does), on this connection.
+        if !copyOptions.spawnOwner {
+            let owner = self.owner(served, primary: primary, lifetime: lifetime)
+            let deadline = deadline()
+            let forked = try DetachedProcess.fork(keeping: [connection.fd]) {
+                do {
+                    try owner.claim(deadline: deadline)
+                    DetachedProcess.report(nil)
+                    try owner.run()
+                    return 0
+                } catch {
+                    DetachedProcess.report(error)
+                    return 69
+                }
             }
+            if forked { return 1 }
         }
-        guard forked else {
-            throw PasteboardError(.unavailable, "cannot start the background Wayland owner from a process with several threads (use --foreground)")
-        }
+        // A process with several threads cannot fork safely: a fresh pbctl (`__serve-wayland`) serves.
+        var arguments = ["__serve-wayland"]
+        if primary { arguments.append("--primary") }
+        if copyOptions.pasteOnce { arguments.append("--paste-once") }
+        if let lifetime { arguments += ["--clear-after", String(lifetime)] }
+        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments, serving: served)
         return 1
+    }
+
+    /// Serves `item` from this process until another client takes the selection (or the one paste, or
+    /// the lifetime of ``copyOptions`` ends); `claimed` runs once the selection is ours. What
+    /// `copy --foreground` and a spawned owner (`__serve-wayland`) do.
+    public func serve(_ item: Item, primary: Bool, claimed: () -> Void) throws {
+        if primary, !connection.client.supportsPrimary {
+            throw PasteboardError(.unavailable, "this compositor's data-control has no primary selection (wlr version 1)")
+        }
+        let owner = self.owner(item, primary: primary, lifetime: copyOptions.lifetime(sensitive: item.metadata.flags.contains(.sensitive)))
+        try owner.claim(deadline: deadline())
+        claimed()
+        try owner.run()
+    }
+
+    private func owner(_ item: Item, primary: Bool, lifetime: Double?) -> WaylandSelectionOwner {
+        WaylandSelectionOwner(
+            connection: connection, item: item, primary: primary, mimeTypes: mimeTypes(for:),
+            pasteOnce: copyOptions.pasteOnce, lifetime: lifetime, log: copyOptions.ownerLog)
     }
 }
 

@@ -106,14 +106,7 @@ public final class X11Backend: PasteboardBackend {
         if let display { arguments += ["--display", display] }
         if copyOptions.pasteOnce { arguments.append("--paste-once") }
         if let clearAfter { arguments += ["--clear-after", String(clearAfter)] }
-        // The archive goes over in an in-memory file that the owner maps (no copy through a pipe); a
-        // pipe when the kernel has no memfd.
-        let parts = try ItemArchive.encodedParts([item])
-        let memoryFile = MemoryFile.create(parts)
-        defer { if let memoryFile { MemoryFile.close(memoryFile) } }
-        try DetachedProcess.spawn(
-            executable: ownerExecutable, arguments: arguments,
-            input: memoryFile.map { .descriptor($0) } ?? .bytes(parts))
+        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments, serving: item)
         return 1
     }
 

@@ -1,7 +1,7 @@
 /// Every command, in the order help lists them. Each lives in `Commands/`.
 let commands: [Command] = [
     copyCommand, pasteCommand, typesCommand, infoCommand, clearCommand, convertCommand, helpCommand, holdCommand,
-    saveCommand, loadCommand, completionsCommand, completeCommand, watchCommand, serveX11Command, daemonCommand,
+    saveCommand, loadCommand, completionsCommand, completeCommand, watchCommand, serveX11Command, serveWaylandCommand, daemonCommand,
     detachedDaemonCommand, historyCommand,
 ]
 

@@ -167,6 +167,23 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertEqual(foreground.child.status, 0)
     }
 
+    /// When `copy` cannot fork (several threads; PBCTL_SPAWN_OWNER=1 forces it), a spawned pbctl
+    /// (`__serve-wayland`) serves the same item the same way: every type, the primary selection, one paste.
+    func testASpawnedOwnerServesLikeAForkedOne() throws {
+        var env = environment
+        env["PBCTL_SPAWN_OWNER"] = "1"
+        XCTAssertEqual(try run([pbctl, "copy", "--from", "markdown"], input: Data("# Spawned\n".utf8), environment: env, timeout: 20).status, 0)
+        XCTAssertTrue(try run(["/usr/bin/pgrep", "-f", "__serve-wayland"]).status == 0, "no spawned owner")
+        XCTAssertEqual(try run([wlPaste, "--no-newline", "-t", "text/html"]).text, "<h1>Spawned</h1>\n")
+        XCTAssertEqual(try run([wlPaste, "--no-newline", "-t", "text/markdown"]).text, "# Spawned\n")
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "# Spawned\n", "plain text of Markdown is its source, as from a forked owner")
+        XCTAssertEqual(try run([pbctl, "copy", "--primary"], input: Data("spawned primary".utf8), environment: env, timeout: 20).status, 0)
+        XCTAssertEqual(try run([wlPaste, "--primary", "--no-newline"]).text, "spawned primary")
+        XCTAssertEqual(try run([pbctl, "copy", "--paste-once"], input: Data("spawned once".utf8), environment: env, timeout: 20).status, 0)
+        XCTAssertEqual(try run([wlPaste, "--no-newline"]).text, "spawned once")
+        XCTAssertTrue(try eventually(timeout: 5) { try self.run([self.wlPaste]).status != 0 }, "still offered after one paste")
+    }
+
     func testSensitiveContentCarriesTheHint() throws {
         XCTAssertEqual(try run([pbctl, "copy", "--sensitive"], input: Data("hunter2".utf8), timeout: 20).status, 0)
         XCTAssertTrue(try run([wlPaste, "--list-types"]).text.contains("x-kde-passwordManagerHint"))

@@ -81,7 +81,7 @@ struct CopyArguments {
         copy.clearAfter = try arguments.value(Self.clearAfter).map { try parseSeconds($0, option: "clear-after") }
         copy.sensitiveLifetime = defaultSensitiveLifetime
         // The spawned owner is the fallback for processes that cannot fork; tests choose it with this.
-        copy.spawnOwner = context.environment["PBCTL_X11_SPAWN_OWNER"] != nil
+        copy.spawnOwner = context.environment["PBCTL_SPAWN_OWNER"] != nil || context.environment["PBCTL_X11_SPAWN_OWNER"] != nil
         copy.ownerLog = ownerLog(context)
         cut = arguments.has(Self.cut)
         if arguments.has(Self.files) {

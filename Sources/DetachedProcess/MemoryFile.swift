@@ -5,11 +5,11 @@ import Foundation
 #endif
 import Glibc
 import Pasteboard
+import SystemIO
 internal import CSystem
-internal import CX11
 
 /// An anonymous in-memory file (memfd) for handing megabytes to a child process: written once by the
-/// parent, mapped by the child, never on disk. (Here because only `Connection/` may call C shims.)
+/// parent, mapped by the child, never on disk.
 public enum MemoryFile {
     /// A memfd holding `parts` one after another, its offset back at 0; nil when the kernel has no
     /// memfd (the caller then falls back to a pipe).
@@ -58,5 +58,29 @@ public enum MemoryFile {
         return Data(bytesNoCopy: address, count: size, deallocator: .custom { pointer, count in
             _ = munmap(pointer, count)
         })
+    }
+}
+
+extension DetachedProcess {
+    /// Spawns a selection owner (`pbctl __serve-x11`, `__serve-wayland`) that serves `item`: the item
+    /// goes over as an ``ItemArchive`` in an in-memory file the owner maps (no copy through a pipe), or
+    /// through a pipe when the kernel has no memfd. The owner reads it with ``handedOverItem(producer:)``.
+    /// What both backends do when this process cannot fork (several threads) or is asked not to.
+    public static func spawnOwner(executable: String, arguments: [String], serving item: Item, timeout: Double = 10) throws {
+        let parts = try ItemArchive.encodedParts([item])
+        let memoryFile = MemoryFile.create(parts)
+        defer { if let memoryFile { MemoryFile.close(memoryFile) } }
+        try spawn(executable: executable, arguments: arguments, input: memoryFile.map { .descriptor($0) } ?? .bytes(parts),
+                  timeout: timeout)
+    }
+
+    /// In a spawned owner: the item ``spawnOwner(executable:arguments:serving:timeout:)`` handed over
+    /// on standard input.
+    public static func handedOverItem(producer: RepresentationProducer?) throws -> Item {
+        let archive = try MemoryFile.map(STDIN_FILENO) ?? POSIX.readAll(STDIN_FILENO, path: "standard input")
+        guard let item = try ItemArchive.decode(archive, producer: producer).first else {
+            throw PasteboardError(.invalidData, "no item to serve")
+        }
+        return item
     }
 }

@@ -12,6 +12,7 @@ import Representations
 import SystemIO
 import PasteboardStore
 import PasteboardX11
+import PasteboardWayland
 
 // MARK: __serve-x11 (the detached owner)
 
@@ -64,10 +65,7 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
     options.log = ownerLog(context)
     _ = chdir("/")
     do {
-        // `copy` hands the archive over as an in-memory file: map it rather than copy megabytes.
-        let archive = try MemoryFile.map(STDIN_FILENO) ?? POSIX.readAll(STDIN_FILENO, path: "standard input")
-        let items = try ItemArchive.decode(archive, producer: Conversion.produceRepresentation)
-        guard var item = items.first else { throw PasteboardError(.invalidData, "no item to serve") }
+        var item = try DetachedProcess.handedOverItem(producer: Conversion.produceRepresentation)
         // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).
         if options.pasteOnce || options.clearAfter != nil { item.metadata.flags.insert(.transient) }
         let connection = try XConnection(display: display)
@@ -83,3 +81,56 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
     }
 }
 
+
+// MARK: __serve-wayland (the spawned Wayland owner)
+
+/// `pbctl __serve-wayland [--primary] [--paste-once] [--clear-after S]`: reads an ``ItemArchive`` on
+/// stdin, takes the Wayland selection, reports on fd 3, serves until replaced. What `copy` spawns when
+/// it cannot fork (a process with several threads; `PBCTL_SPAWN_OWNER=1` forces it).
+let serveWaylandCommand = Command(
+    help: CommandHelp(name: "__serve-wayland", summary: "internal: the spawned Wayland selection owner", usage: "", details: "",
+                      examples: []),
+    options: [], hidden: true,
+    raw: { context, arguments in runWaylandServe(arguments: arguments, context: context) },
+    run: { _, _ in ExitCode.usage })
+
+func runWaylandServe(arguments: [String], context: Context) -> Int32 {
+    func fail(_ error: any Error, _ code: Int32) -> Int32 {
+        DetachedProcess.report(error)
+        return code
+    }
+    var copy = CopyOptions()
+    var primary = false
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        index += 1
+        switch argument {
+        case "--primary":
+            primary = true
+        case "--paste-once":
+            copy.pasteOnce = true
+        case "--clear-after":
+            guard index < arguments.count, let seconds = Double(arguments[index]), seconds > 0 else {
+                return fail(PasteboardError(.invalidData, "bad --clear-after"), ExitCode.usage)
+            }
+            copy.clearAfter = seconds
+            index += 1
+        default:
+            return fail(PasteboardError(.invalidData, "unknown argument \(argument)"), ExitCode.usage)
+        }
+    }
+    copy.ownerLog = ownerLog(context)
+    _ = chdir("/")
+    do {
+        let item = try DetachedProcess.handedOverItem(producer: Conversion.produceRepresentation)
+        let backend = try openWaylandBackend(context)
+        backend.copyOptions = copy
+        try backend.serve(item, primary: primary) { DetachedProcess.report(nil) }
+        return ExitCode.ok
+    } catch let error as PasteboardError {
+        return fail(error, ExitCode.forError(error))
+    } catch {
+        return fail(error, ExitCode.unavailable)
+    }
+}
