@@ -65,8 +65,40 @@ final class WaylandSelectionOwner {
         log?("owner: offered \(mimes.joined(separator: ","))")
     }
 
-    /// Serves until the selection is taken, the one paste is done, or the lifetime ends.
+    /// Serves until the selection is taken, the one paste is done, or the lifetime ends. When the
+    /// compositor goes away, the transfers under way are finished first (their pipes do not depend on
+    /// it): a reader gets the whole content or, if it stalls, nothing more after 5 s.
     func run() throws {
+        do {
+            try serve()
+        } catch {
+            finish()
+            throw error
+        }
+    }
+
+    /// Writes out every transfer under way, all at once, dropping a reader that takes nothing for 5 s;
+    /// for an owner about to stop serving.
+    func finish() {
+        let stallLimit: UInt64 = 5_000_000_000
+        while !transfers.isEmpty {
+            var pollers = transfers.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
+            if poll(&pollers, nfds_t(pollers.count), 1000) < 0, errno != EINTR { break }
+            for (index, poller) in pollers.enumerated() where poller.revents != 0 {
+                if step(&transfers[index]) { completed += 1 }
+            }
+            let now = waylandNow()
+            for k in transfers.indices where transfers[k].fd >= 0 && now - transfers[k].lastProgress > stallLimit {
+                close(transfers[k].fd)
+                transfers[k].fd = -1
+            }
+            transfers.removeAll { $0.fd < 0 }
+        }
+        for transfer in transfers { close(transfer.fd) }
+        transfers = []
+    }
+
+    private func serve() throws {
         let end = lifetime.map { waylandNow() + UInt64($0 * 1e9) }
         while true {
             let now = waylandNow()
@@ -80,8 +112,7 @@ final class WaylandSelectionOwner {
                 connection.send(connection.client.setSelection(nil, primary: primary))
                 try? connection.flush(deadline: waylandNow() + 2_000_000_000)
                 log?("owner: pasted once, selection cleared")
-                // Let transfers still running finish.
-                for transfer in transfers { drain(transfer) }
+                finish()  // let transfers still running finish
                 return
             }
             // Events first: a `send` starts a transfer, `cancelled` ends the owner.
@@ -161,8 +192,7 @@ final class WaylandSelectionOwner {
             return false
         case .cancelled(let from) where from == source:
             log?("owner: another client took the selection")
-            for transfer in transfers { drain(transfer) }
-            transfers = []
+            finish()
             return true
         case .fatal(let message):
             throw PasteboardError(.unavailable, message)
@@ -192,17 +222,5 @@ final class WaylandSelectionOwner {
         close(transfer.fd)
         transfer.fd = -1
         return true
-    }
-
-    /// Finishes a transfer already started, for at most a few seconds (the owner is about to exit).
-    private func drain(_ transfer: Transfer) {
-        var transfer = transfer
-        let limit = waylandNow() + 5_000_000_000
-        while transfer.fd >= 0, waylandNow() < limit {
-            var poller = pollfd(fd: transfer.fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&poller, 1, 1000) >= 0 else { break }
-            if step(&transfer) { return }
-        }
-        if transfer.fd >= 0 { close(transfer.fd) }
     }
 }
