@@ -79,6 +79,8 @@ copy_exact=$(wl-paste --no-newline -t text/markdown | cmp -s - "$work/doc.md" &&
 "$PBCTL" clear || true
 
 small_ratio=$(ratio "$sp" "$sw")
+owner_wait=$(awk -v a="$xp" -v b="$sp" 'BEGIN { printf "%.6f", (a > b) ? a - b : 0 }')
+small_target=$(awk -v w="$xw" 'BEGIN { printf "%.6f", 0.6 * w }')
 small_ratio_wl=$(ratio "$xp" "$xw")
 big_ratio=$(ratio "$bp" "$bw")
 copy_ratio=$(ratio "$cp_" "$cw")
@@ -100,11 +102,17 @@ run. MB = 10^6 bytes. pbctl: $(file -b "$PBCTL" | cut -d, -f1-2), speaking the W
 
 - For reference, \`pbctl --version\` (process start-up alone: the static Swift runtime and pbctl's type
   registry) takes $(ms "$su") ms (median of 30); it is most of a small paste.
+- With wl-copy as the owner, every paste waits for wl-copy to answer: it forks and execs \`cat\` for
+  each request. That wait is about $(ms "$owner_wait") ms here (pbctl's paste from wl-copy minus its paste
+  from its own owner, which answers at once), against a target of $(ms "$small_target") ms (0.6 × wl-paste):
+  no reader can meet 0.6 × wl-paste from a wl-copy owner. wl-paste hides part of the wait, because it
+  execs its own \`cat\` while wl-copy starts its one.
 - Byte-exact $((size / 1000000)) MB pastes from wl-copy: pbctl $exact_pbctl, wl-paste $exact_wl; from pbctl's owner, wl-paste $exact_from_pbctl.
   After \`pbctl copy doc.md\`, \`wl-paste -t text/markdown\` gives the file back byte-exact: $copy_exact.
 - Commands: \`pbctl paste\` / \`wl-paste --no-newline\`; \`pbctl copy FILE\` / \`wl-copy -t text/markdown < FILE\`.
-  pbctl's paste moves the bytes from the owner's pipe to its output with \`splice\`. Both copies return
-  once a forked owner holds the selection; pbctl reads the whole file first (wl-copy spools standard
-  input into a temporary file).
+  pbctl's paste asks for a 1 MiB pipe and moves the bytes from it to its output with \`splice\`.
+  pbctl's copy returns once its forked owner holds the selection, having read the whole file into
+  memory (into huge pages when the kernel offers them); wl-copy spools standard input into a temporary
+  file with \`cat\` and returns once it has forked.
 
 MD
