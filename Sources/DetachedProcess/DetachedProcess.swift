@@ -29,6 +29,27 @@ public enum DetachedProcess {
     /// pipe landed (set in the child before its body runs).
     nonisolated(unsafe) public private(set) static var statusDescriptor: Int32 = 3
 
+    /// A background selection owner, forked: in the child, `claim` takes the selection (an error goes
+    /// to the parent as the report, exit 69); the parent returns once it has, and the child runs
+    /// `serve` until the owner's end. False as ``fork(keeping:timeout:_:)`` (several threads).
+    public static func forkOwner(keeping: [Int32], claim: () throws -> Void, serve: () throws -> Void) throws -> Bool {
+        try fork(keeping: keeping) {
+            do {
+                try claim()
+            } catch {
+                report(error)
+                return 69
+            }
+            report(nil)
+            do {
+                try serve()
+                return 0
+            } catch {
+                return 69
+            }
+        }
+    }
+
     /// Forks this process into the detached child, as xclip does: the child keeps everything already
     /// in memory (the item with its lazy conversions, the X connection, which `keeping` names), so
     /// there is no archive to write, no second program start-up and no second connection to set up.

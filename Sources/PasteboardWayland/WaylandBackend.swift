@@ -212,18 +212,9 @@ public final class WaylandBackend: PasteboardBackend {
         if !copyOptions.spawnOwner {
             let owner = self.owner(served, primary: primary, lifetime: lifetime)
             let deadline = deadline()
-            let forked = try DetachedProcess.fork(keeping: [connection.fd]) {
-                do {
-                    try owner.claim(deadline: deadline)
-                    DetachedProcess.report(nil)
-                    try owner.run()
-                    return 0
-                } catch {
-                    DetachedProcess.report(error)
-                    return 69
-                }
+            if try DetachedProcess.forkOwner(keeping: [connection.fd], claim: { try owner.claim(deadline: deadline) }, serve: owner.run) {
+                return 1
             }
-            if forked { return 1 }
         }
         // A process with several threads cannot fork safely: a fresh pbctl (`__serve-wayland`) serves.
         var arguments = ["__serve-wayland"]

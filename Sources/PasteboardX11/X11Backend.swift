@@ -122,18 +122,9 @@ public final class X11Backend: PasteboardBackend {
         // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).
         if options.pasteOnce || options.clearAfter != nil { served.metadata.flags.insert(.transient) }
         let connection = self.connection
-        let forked = try DetachedProcess.fork(keeping: [connection.fileDescriptor]) {
-            do {
-                let owner = X11SelectionOwner(connection: connection, options: options)
-                try owner.claim(served, selections: [selection])
-                DetachedProcess.report(nil)
-                try owner.run()
-                return 0
-            } catch {
-                DetachedProcess.report(error)
-                return 69
-            }
-        }
+        let owner = X11SelectionOwner(connection: connection, options: options)
+        let forked = try DetachedProcess.forkOwner(
+            keeping: [connection.fileDescriptor], claim: { try owner.claim(served, selections: [selection]) }, serve: owner.run)
         if forked { connection.handOverToChild() }
         return forked
     }
