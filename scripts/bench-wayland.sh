@@ -100,8 +100,8 @@ run. MB = 10^6 bytes. pbctl: $(file -b "$PBCTL" | cut -d, -f1-2), speaking the W
 | paste of $((size / 1000000)) MB owned by pbctl, into a pipe (median of 10, ms) | $(ms "$op") | $(ms "$ow") | pbctl ÷ wl-paste = $(ratio "$op" "$ow") | | |
 | copy of an $((dsize / 1048576)) MiB Markdown file, until the command returns (median of 10, ms) | $(ms "$cp_") | $(ms "$cw") | pbctl ÷ wl-copy = $copy_ratio | ≤ 1.00 | $(verdict "$copy_ratio" 1 le) |
 
-- For reference, \`pbctl --version\` (process start-up alone: the static Swift runtime and pbctl's type
-  registry) takes $(ms "$su") ms (median of 30); it is most of a small paste.
+- For reference, \`pbctl --version\` (start-up with pbctl's type registry, which the small paste skips:
+  it takes a fast path of its own) takes $(ms "$su") ms (median of 30).
 - With wl-copy as the owner, every paste waits for wl-copy to answer: it forks and execs \`cat\` for
   each request. That wait is about $(ms "$owner_wait") ms here (pbctl's paste from wl-copy minus its paste
   from its own owner, which answers at once), against a target of $(ms "$small_target") ms (0.6 × wl-paste):
