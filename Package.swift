@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"], exclude: ["Specs"]),
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
-        .testTarget(name: "pbctlTests", dependencies: ["Pasteboard"]),
+        .testTarget(name: "pbctlTests", dependencies: ["Pasteboard", "PasteboardWayland"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
         .testTarget(name: "DetachedProcessTests", dependencies: ["DetachedProcess", "Pasteboard"]),
         .testTarget(name: "PasteboardTerminalTests", dependencies: ["PasteboardTerminal", "Pasteboard"]),

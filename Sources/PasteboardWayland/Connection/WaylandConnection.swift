@@ -105,16 +105,20 @@ public final class WaylandConnection {
                             let data = controlRaw.baseAddress! + MemoryLayout<cmsghdr>.size
                             for (i, descriptor) in fds.enumerated() { data.storeBytes(of: descriptor, toByteOffset: i * 4, as: Int32.self) }
                         }
-                        return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                        return sendmsg(fd, &message, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
                     }
                 }
             }
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN {
-                    guard try wait(events: Int16(POLLOUT), deadline: deadline) else {
+                    // Read while waiting to write: a compositor blocked on writing to us (events about
+                    // our own requests) would otherwise never read again.
+                    guard try wait(events: Int16(POLLOUT | POLLIN), deadline: deadline) else {
                         throw PasteboardError(.timedOut, "the Wayland compositor stopped reading")
                     }
+                    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&poller, 1, 0) > 0 { try receive() }
                     continue
                 }
                 throw PasteboardError(.unavailable, "the Wayland compositor closed the connection (\(String(cString: strerror(errno))))")
