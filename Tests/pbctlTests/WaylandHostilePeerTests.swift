@@ -69,6 +69,41 @@ final class WaylandHostilePeerTests: WaylandTestCase {
         XCTAssertEqual(kept.status, 0, "a type among the 1024 kept can be asked for: \(kept.stderr)")
     }
 
+    /// A source offering 20,000 long types makes sway drop the data-control clients it cannot write
+    /// the offer to at once (libwayland 1.21). The daemon connects again and keeps working.
+    func testTheDaemonSurvivesBeingDroppedByTheCompositor() throws {
+        let log = scratch + "/daemon.log"
+        daemonLog = log
+        defer {
+            if (testRun?.failureCount ?? 0) > 0, let text = try? String(contentsOfFile: log, encoding: .utf8) {
+                print("daemon log:\n" + text)
+            }
+        }
+        XCTAssertEqual(try run([pbctl, "daemon", "--detach"], timeout: 20, detached: true).status, 0)
+        defer { _ = try? run(["/usr/bin/pkill", "-f", "__daemon --wayland"]) }
+        do {
+            let connection = try connect()
+            let mimes = (0..<20_000).map { "application/x-flood-\($0)-" + String(repeating: "y", count: 48) }
+            let (source, messages) = connection.client.createSource(offering: mimes)
+            connection.send(messages)
+            connection.send(connection.client.setSelection(source, primary: false))
+            try connection.roundTrip(deadline: waylandNowForTests() + 10_000_000_000)
+            usleep(500_000)
+        } catch {
+            // The flooding client may be dropped too.
+        }
+        XCTAssertTrue(try eventually(timeout: 5) {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("connected again")
+        }, "the compositor did not drop the daemon (or it did not connect again)")
+        XCTAssertEqual(try run([pbctl, "daemon", "--status"]).status, 0, "the daemon exited")
+        let text = try write(Data("after the flood".utf8), "after.txt")
+        XCTAssertEqual(try run(["/usr/bin/wl-copy"], inputFile: text, detached: true).status, 0)
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "history"]).text.contains("after the flood") })
+        _ = try run(["/usr/bin/pkill", "-x", "wl-copy"])
+        XCTAssertTrue(try eventually(timeout: 10) { try self.run([self.pbctl, "paste"]).text == "after the flood" },
+                      "the daemon did not keep the clipboard after connecting again")
+    }
+
     func testReadersThatMisbehaveDoNotStopTheOwner() throws {
         let payload = try write(Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }), "payload.bin")
         XCTAssertEqual(try run([pbctl, "copy", "--type", "application/octet-stream", payload], timeout: 20).status, 0)

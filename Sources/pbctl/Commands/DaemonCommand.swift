@@ -457,14 +457,38 @@ func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, primary: Bool, h
     } else {
         context.terminal.err("pbctl daemon: keeping the Wayland clipboard of \(where_) (pid \(getpid()))")
     }
-    let manager = WaylandClipboardManager(backend: backend, options: options)
-    do {
-        try manager.run(restore: restore)
-    } catch {
-        let message = daemonStopSignal != 0
-            ? "stopped by signal \(daemonStopSignal)"
-            : "the Wayland compositor went away (\((error as? PasteboardError)?.message ?? "\(error)")); exiting"
+    func say(_ message: String) {
         if detached { log?(message) } else { context.terminal.err("pbctl daemon: " + message) }
     }
-    return ExitCode.ok
+    var backend = backend
+    var reconnections: [timespec] = []
+    while true {
+        let manager = WaylandClipboardManager(backend: backend, options: options)
+        do {
+            try manager.run(restore: restore)
+            return ExitCode.ok
+        } catch {
+            let reason = (error as? PasteboardError)?.message ?? "\(error)"
+            if daemonStopSignal != 0 {
+                say("stopped by signal \(daemonStopSignal)")
+                return ExitCode.ok
+            }
+            // A compositor drops a client it cannot write to at once (another client offering thousands
+            // of types does that): when it still answers, connect again, at most 5 times a minute.
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            reconnections = reconnections.filter { now.tv_sec - $0.tv_sec < 60 }
+            usleep(100_000)
+            if reconnections.count < 5, daemonStopSignal == 0, let fresh = try? openWaylandBackend(context) {
+                reconnections.append(now)
+                say("the Wayland compositor closed the connection (\(reason)); connected again")
+                backend = fresh
+                waylandDaemonFD = fresh.connection.fd
+                restore = manager.kept ?? restore
+                continue
+            }
+            say("the Wayland compositor went away (\(reason)); exiting")
+            return ExitCode.ok
+        }
+    }
 }
