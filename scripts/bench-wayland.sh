@@ -81,6 +81,7 @@ copy_exact=$(wl-paste --no-newline -t text/markdown | cmp -s - "$work/doc.md" &&
 small_ratio=$(ratio "$sp" "$sw")
 owner_wait=$(awk -v a="$xp" -v b="$sp" 'BEGIN { printf "%.6f", (a > b) ? a - b : 0 }')
 small_target=$(awk -v w="$xw" 'BEGIN { printf "%.6f", 0.6 * w }')
+budget=$(awk -v t="$small_target" -v w="$owner_wait" 'BEGIN { printf "%.6f", (t > w) ? t - w : 0 }')
 small_ratio_wl=$(ratio "$xp" "$xw")
 big_ratio=$(ratio "$bp" "$bw")
 copy_ratio=$(ratio "$cp_" "$cw")
@@ -104,8 +105,9 @@ run. MB = 10^6 bytes. pbctl: $(file -b "$PBCTL" | cut -d, -f1-2), speaking the W
   it takes a fast path of its own) takes $(ms "$su") ms (median of 30).
 - With wl-copy as the owner, every paste waits for wl-copy to answer: it forks and execs \`cat\` for
   each request. That wait is about $(ms "$owner_wait") ms here (pbctl's paste from wl-copy minus its paste
-  from its own owner, which answers at once), against a target of $(ms "$small_target") ms (0.6 × wl-paste):
-  no reader can meet 0.6 × wl-paste from a wl-copy owner. wl-paste hides part of the wait, because it
+  from its own owner, which answers at once). The target, 0.6 × wl-paste, is $(ms "$small_target") ms: it leaves
+  $(ms "$budget") ms for the reader to start, connect, bind and ask, which pbctl does in $(ms "$sp") ms (its whole
+  paste from its own owner), most of it process start-up. wl-paste hides part of the wait, because it
   execs its own \`cat\` while wl-copy starts its one.
 - Byte-exact $((size / 1000000)) MB pastes from wl-copy: pbctl $exact_pbctl, wl-paste $exact_wl; from pbctl's owner, wl-paste $exact_from_pbctl.
   After \`pbctl copy doc.md\`, \`wl-paste -t text/markdown\` gives the file back byte-exact: $copy_exact.
