@@ -33,8 +33,8 @@ let package = Package(
         .target(name: "DetachedProcess", dependencies: ["Pasteboard", "CSystem", "SystemIO"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
         .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess"]),
-        // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift: no libwayland,
-        // so the release binary stays static.
+        // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift (no Wayland
+        // client library), so the release binary stays static.
         .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess"]),
         .testTarget(name: "PasteboardWaylandTests", dependencies: ["PasteboardWayland", "Pasteboard"]),
         // The terminal's clipboard (OSC 52, kitty's OSC 5522, multiplexer passthrough) over /dev/tty: for SSH sessions.

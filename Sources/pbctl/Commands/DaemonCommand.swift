@@ -99,18 +99,7 @@ let daemonCommand = Command(
             return ExitCode.ok
         }
         if options.detach {
-            var childArguments = ["__daemon", "--display", display]
-            if replace { childArguments.append("--replace") }
-            if primary { childArguments.append("--primary") }
-            if !options.history { childArguments.append("--no-history") }
-            do {
-                try DetachedProcess.spawn(executable: "/proc/self/exe", arguments: childArguments, input: .bytes([]))
-            } catch let error as PasteboardError {
-                // The child's own message ("pbctl daemon already running on :0 (pid N)") as it is.
-                context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
-                return ExitCode.forError(error)
-            }
-            return ExitCode.ok
+            return spawnDetachedDaemon(["--display", display], options, context)
         }
         let log: (@Sendable (String) -> Void)? = options.verbose ? daemonLogger(fd: STDERR_FILENO) : nil
         return runDaemon(display: display, replace: replace, primary: primary, history: options.history, log: log,
@@ -176,6 +165,26 @@ private func daemonLogger(fd: Int32) -> @Sendable (String) -> Void {
         let bytes = Array(("pbctl daemon: " + line + "\n").utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
+}
+
+/// `daemon --detach`: starts `pbctl __daemon` (`where` names the display or `--wayland`) with the
+/// options that carry over, and returns once it manages the clipboard or has said why it cannot.
+private func spawnDetachedDaemon(_ where: [String], _ options: DaemonArguments, _ context: Context) -> Int32 {
+    var arguments = ["__daemon"] + `where`
+    if options.replace { arguments.append("--replace") }
+    if options.primary { arguments.append("--primary") }
+    if !options.history { arguments.append("--no-history") }
+    do {
+        try DetachedProcess.spawn(executable: "/proc/self/exe", arguments: arguments, input: .bytes([]))
+    } catch let error as PasteboardError {
+        // The child's own message ("pbctl daemon already running on :0 (pid N)") as it is.
+        context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
+        return ExitCode.forError(error)
+    } catch {
+        context.terminal.err("pbctl daemon: \(error)")
+        return ExitCode.unavailable
+    }
+    return ExitCode.ok
 }
 
 /// A daemon that cannot start: the error to the parent of a detached daemon (its status pipe), else to
@@ -326,22 +335,7 @@ private func runWaylandDaemonCommand(_ backend: WaylandBackend, _ options: Daemo
         try? context.terminal.out("no pbctl daemon on \(backend.connection.path)\n")
         return ExitCode.notFound
     }
-    if options.detach {
-        var childArguments = ["__daemon", "--wayland"]
-        if options.replace { childArguments.append("--replace") }
-        if options.primary { childArguments.append("--primary") }
-        if !options.history { childArguments.append("--no-history") }
-        do {
-            try DetachedProcess.spawn(executable: "/proc/self/exe", arguments: childArguments, input: .bytes([]))
-        } catch let error as PasteboardError {
-            context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
-            return ExitCode.forError(error)
-        } catch {
-            context.terminal.err("pbctl daemon: \(error)")
-            return ExitCode.unavailable
-        }
-        return ExitCode.ok
-    }
+    if options.detach { return spawnDetachedDaemon(["--wayland"], options, context) }
     let log: (@Sendable (String) -> Void)? = options.verbose ? daemonLogger(fd: STDERR_FILENO) : nil
     return runWaylandDaemon(backend, replace: options.replace, primary: options.primary, history: options.history, log: log,
                             context: context, detached: false)
