@@ -135,9 +135,10 @@ struct RTFBlockBuilder {
             var level = p.level
             if p.list == 0, let l = p.legacyLevel, (1...9).contains(l) { level = l - 1 }
             let ordered = isOrdered(p, level: level)
-            // Word 95 numbering (`\pn`) numbers every paragraph that carries it, marker or not.
+            // Word 95 numbering (`\pn`) numbers or bullets every paragraph that carries it, marker or not:
+            // its properties last until `\pard`, so "A\par B\par" after one `\pntext` is two items.
             let newItem = p.marker != nil || (p.list > 0 && listHasMarkers[p.list] != true) || p.list == 0
-                || (p.legacyLevel != nil && p.legacyLevel != 10 && (overrides[p.list].flatMap { lists[$0] } == nil))
+                || (p.legacyLevel != nil && (overrides[p.list].flatMap { lists[$0] } == nil))
             return .listItem(p, level: level, ordered: ordered, newItem: newItem)
         }
         if useOutline, let o = p.outlineLevel, o < 6 { return .heading(o + 1, index) }
@@ -418,6 +419,7 @@ struct RTFBlockBuilder {
         var node = ListNode(
             ordered: ordered, style: style, paren: entries[j].p.marker?.trimmingWhitespace().hasSuffix(")") == true,
             start: startNumber(entries[j].p, level: level), tight: true, items: [])
+        let listID = entries[j].p.list
         while j < entries.count {
             let e = entries[j]
             if e.level < level { break }
@@ -430,6 +432,8 @@ struct RTFBlockBuilder {
             if e.ordered != ordered && !node.items.isEmpty { break }
             // Another numbering style at the same level is another list (Word 95 `\pn` lists in a row).
             if ordered, e.newItem, !node.items.isEmpty, listStyle(e.p, level: level) != style { break }
+            // Another `\ls` at the same level is another list (RTF's way of starting one: TextEdit, Word).
+            if e.newItem, !node.items.isEmpty, e.p.list > 0, listID > 0, e.p.list != listID { break }
             if e.newItem || node.items.isEmpty {
                 node.items.append(ListItemNode(mayBeTask: true, children: [.paragraph(j)]))
             } else {
@@ -516,6 +520,15 @@ struct RTFBlockBuilder {
                     for p in row[column] where p.hasText(text) {
                         if !cell.isEmpty { cell.append(.lineBreak) }
                         cell += inlines(p.runs)
+                    }
+                    // Spaces around a cell's text ("\intbl A \cell") are not part of it.
+                    if case .text(let t)? = cell.first {
+                        let trimmed = t.trimmingLeadingSpaces()
+                        if trimmed.isEmpty { cell.removeFirst() } else { cell[0] = .text(trimmed) }
+                    }
+                    if case .text(var t)? = cell.last {
+                        t.trimTrailingSpaces()
+                        if t.isEmpty { cell.removeLast() } else { cell[cell.count - 1] = .text(t) }
                     }
                     // Header cells are bold by presentation; the header row says as much.
                     if r == 0, cell.count == 1, case .strong(let inner) = cell[0] { cell = inner }

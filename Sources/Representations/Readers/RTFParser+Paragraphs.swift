@@ -48,7 +48,8 @@ extension RTFParser {
     mutating func endParagraph() {
         currentParagraphProperties()
         if state.inTable, state.tableDepth >= 2 {
-            nestedCell.append(paragraph)  // a paragraph of a nested table's cell
+            let level = enterNestedLevel()
+            nestedLevels[level].cell.append(paragraph)  // a paragraph of a nested table's cell
             paragraph = RTFParagraph()
         } else if state.inTable {
             attachNestedTable()

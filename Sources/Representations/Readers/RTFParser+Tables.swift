@@ -1,5 +1,6 @@
 // RTF tables: rows and cells (`\intbl`, `\cell`, `\row`, `\trhdr`), and tables nested in a cell (`\itap2`,
-// `\nestcell`, `{\*\nesttableprops … \nestrow}`), kept as a table inside the outer cell.
+// `\itap3`…, `\nestcell`, `{\*\nesttableprops … \nestrow}`), each kept as a table inside the cell it
+// stands in.
 
 extension RTFParser {
     @inline(__always)
@@ -29,30 +30,53 @@ extension RTFParser {
         }
     }
 
+    /// Deepest table level kept: `\itap` beyond it flattens into it (the HTML written for it nests as deep).
+    static let maxNestedLevels = 7
+
+    /// The index in `nestedLevels` of the table `\itap` says the current paragraph is in, after closing
+    /// any deeper table (it becomes part of the cell it was in) and opening the level if it is new. A
+    /// level skipped (`\itap5` right after `\itap2`) is the next one down, as Word reads it.
+    mutating func enterNestedLevel() -> Int {
+        let depth = max(2, min(state.tableDepth, nestedLevels.count + 2, Self.maxNestedLevels + 1))
+        while nestedLevels.count > depth - 1 { attachDeepestNestedTable() }
+        if nestedLevels.count < depth - 1 { nestedLevels.append(RTFNestedTable()) }
+        return depth - 2
+    }
+
     private mutating func endNestedCell() {
+        let level = enterNestedLevel()
         if !paragraph.runs.isEmpty {
             currentParagraphProperties()
-            nestedCell.append(paragraph)
+            nestedLevels[level].cell.append(paragraph)
             paragraph = RTFParagraph()
         }
-        nestedRow.append(nestedCell)
-        nestedCell = []
+        nestedLevels[level].endCell()
     }
 
     private mutating func endNestedRow() {
-        if !nestedCell.isEmpty { endNestedCell() }
-        if !nestedRow.isEmpty { nestedRows.append(nestedRow) }
-        nestedRow = []
+        let level = enterNestedLevel()
+        if !paragraph.runs.isEmpty || !nestedLevels[level].cell.isEmpty { endNestedCell() }
+        nestedLevels[level].endRow()
     }
 
-    /// The nested table read so far becomes one "paragraph" of the outer cell.
-    mutating func attachNestedTable() {
-        endNestedRow()
-        guard !nestedRows.isEmpty else { return }
+    /// The deepest nested table read so far becomes one "paragraph" of the cell it stands in.
+    private mutating func attachDeepestNestedTable() {
+        guard var table = nestedLevels.popLast() else { return }
+        table.endRow()
+        guard !table.rows.isEmpty else { return }
         var holder = RTFParagraph()
-        holder.nested = nestedRows
-        currentCell.append(holder)
-        nestedRows = []
+        holder.nested = table.rows
+        if nestedLevels.isEmpty {
+            currentCell.append(holder)
+        } else {
+            nestedLevels[nestedLevels.count - 1].cell.append(holder)
+        }
+    }
+
+    /// Every nested table read so far, deepest first, into the cells they stand in; the outermost into
+    /// the outer table's cell.
+    mutating func attachNestedTable() {
+        while !nestedLevels.isEmpty { attachDeepestNestedTable() }
     }
 
     private mutating func endCell() {
@@ -77,10 +101,11 @@ extension RTFParser {
     }
 
     mutating func closeTable() {
-        if !nestedRows.isEmpty || !nestedRow.isEmpty || !nestedCell.isEmpty {
+        if nestedLevels.contains(where: { !$0.isEmpty }) {
             attachNestedTable()
             endCell()
         }
+        nestedLevels = []
         if !currentCell.isEmpty { endCell() }
         if !currentRow.isEmpty {
             rows.append(currentRow)
@@ -91,5 +116,25 @@ extension RTFParser {
             rows = []
             headerRows = 0
         }
+    }
+}
+
+/// A table nested in a cell, being read: its rows so far, the row and the cell under way.
+struct RTFNestedTable {
+    var rows: [[[RTFParagraph]]] = []
+    var row: [[RTFParagraph]] = []
+    var cell: [RTFParagraph] = []
+
+    var isEmpty: Bool { rows.isEmpty && row.isEmpty && cell.isEmpty }
+
+    mutating func endCell() {
+        row.append(cell)
+        cell = []
+    }
+
+    mutating func endRow() {
+        if !cell.isEmpty { endCell() }
+        if !row.isEmpty { rows.append(row) }
+        row = []
     }
 }

@@ -52,10 +52,10 @@ struct RTFParser {
     var rowIsHeader = false
     var currentRow: [[RTFParagraph]] = []
     var currentCell: [RTFParagraph] = []
-    /// A nested table being read (`\itap` 2 or more; deeper ones flatten into it).
-    var nestedRows: [[[RTFParagraph]]] = []
-    var nestedRow: [[RTFParagraph]] = []
-    var nestedCell: [RTFParagraph] = []
+    /// The nested tables being read, one per level below the outer table: `nestedLevels[0]` is `\itap2`,
+    /// `nestedLevels[1]` `\itap3`… (at most ``RTFParser/maxNestedLevels``; deeper ones flatten into the
+    /// deepest).
+    var nestedLevels: [RTFNestedTable] = []
 
     // fields
     var fields: [(instruction: String, depth: Int)] = []

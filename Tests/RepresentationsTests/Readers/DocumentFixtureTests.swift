@@ -6,7 +6,9 @@ import XCTest
 /// One fixture per construct the RTF and HTML readers handle (`Fixtures/Documents/NAME.rtf|html`, each with
 /// its expected `NAME.md` and `NAME.txt`): list numbering in every style and start (list table, Word 95
 /// `\pn`, typed markers, HTML `type`/`start`/CSS, Word HTML), tables (cell alignment, malformed rows, spans,
-/// `<tfoot>`, multi-paragraph cells, nested tables with images), captions (HTML `<caption>`,
+/// `<tfoot>`, multi-paragraph cells, nested tables with images, RTF tables nested three deep and a skipped
+/// `\itap` level, spaces around cell text), lists in a row (another `\ls`; Word 95 `\pn` properties that
+/// last across `\par`), captions (HTML `<caption>`,
 /// `<figcaption>`, an RTF caption paragraph), footnotes, fields, pictures, code pages and `\u`, skipped
 /// destinations (headers, footers, bookmarks, document info).
 ///
@@ -43,7 +45,8 @@ final class DocumentFixtureTests: XCTestCase {
         for expected in [
             "rtf-list-table-styles.rtf", "rtf-pn-legacy-lists.rtf", "rtf-typed-markers.rtf", "rtf-table-alignment.rtf",
             "rtf-malformed-table.rtf", "rtf-footnote-field.rtf", "rtf-codepage-unicode.rtf", "rtf-skipped-destinations.rtf",
-            "rtf-caption.rtf", "rtf-picture.rtf", "rtf-nested-table.rtf", "html-table-caption.html", "html-list-numbering.html",
+            "rtf-caption.rtf", "rtf-picture.rtf", "rtf-nested-table.rtf", "rtf-deep-nested-table.rtf", "rtf-pn-persisting-lists.rtf",
+            "rtf-adjacent-lists.rtf", "rtf-table-cell-spaces.rtf", "html-table-caption.html", "html-list-numbering.html",
             "html-complex-tables.html", "html-nested-table-image.html", "html-word-lists.html",
         ] {
             XCTAssertTrue(names.contains(expected), "missing fixture \(expected)")
