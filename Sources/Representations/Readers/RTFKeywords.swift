@@ -34,7 +34,7 @@ extension RTFParser {
         enum UnicodeControl { case uc, u }
         enum Font { case fonttbl, f, fcharset, cpg, fmodern, fnil }
         enum Style { case stylesheet, s, cs, outlinelevel }
-        enum CharacterFormat { case b, i, ul, ulnone, strike, plain, fs, superscript, `subscript`, nosupersub, up, dn, v }
+        enum CharacterFormat { case b, i, ul, ulnone, strike, plain, fs, superscript, `subscript`, nosupersub, up, dn, v, caps }
         enum ParagraphFormat { case pard, par, line, tab, li, fi, brdrb, ql, qr, qc, qj }
         enum Table { case intbl, itap, cell, nestcell, nestrow, row, trowd, trhdr, nesttableprops }
         enum List {
@@ -110,6 +110,7 @@ private let keywordNames: [String: RTFParser.Keyword] = {
         "strike": .character(.strike), "striked": .character(.strike), "plain": .character(.plain),
         "fs": .character(.fs), "super": .character(.superscript), "sub": .character(.subscript),
         "nosupersub": .character(.nosupersub), "up": .character(.up), "dn": .character(.dn), "v": .character(.v),
+        "caps": .character(.caps),
         // paragraphs
         "pard": .paragraph(.pard), "par": .paragraph(.par), "sect": .paragraph(.par), "page": .paragraph(.par),
         "line": .paragraph(.line), "tab": .paragraph(.tab), "li": .paragraph(.li), "fi": .paragraph(.fi),

@@ -1,4 +1,4 @@
-// RTF character formatting and styles: bold, italic, underline, strike, size, super/subscript, hidden text;
+// RTF character formatting and styles: bold, italic, underline, strike, size, super/subscript, capitals, hidden text;
 // the style sheet (heading outline levels, character styles and what their names mean).
 
 extension RTFParser {
@@ -13,6 +13,7 @@ extension RTFParser {
         case .plain:
             state.style = RTFRunStyle()
             state.hidden = false
+            state.caps = false
             state.fontSize = 24
             state.font = defaultFont
             updateCodePage()
@@ -23,6 +24,7 @@ extension RTFParser {
         case .up: state.style.vertical = (p ?? 6) == 0 ? 0 : 1
         case .dn: state.style.vertical = (p ?? 6) == 0 ? 0 : -1
         case .v: state.hidden = (p ?? 1) != 0
+        case .caps: state.caps = (p ?? 1) != 0
         }
     }
 

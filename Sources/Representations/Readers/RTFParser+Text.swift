@@ -80,6 +80,7 @@ extension RTFParser {
     /// Records the bytes appended to ``text`` since ``textRun()`` returned `i`.
     @inline(__always)
     private mutating func grewText(_ i: Int) {
+        if state.caps { capitalizeText(from: paragraph.runs[i].end) }
         let added = text.count - paragraph.runs[i].end
         paragraph.runs[i].count += added
         if state.fontSize == lastHistogramSize {
@@ -88,6 +89,20 @@ extension RTFParser {
             sizeHistogram[lastHistogramSize, default: 0] += lastHistogramCount
             lastHistogramSize = state.fontSize
             lastHistogramCount = added
+        }
+    }
+
+    /// Text under `\caps` is written in capitals, as it is shown (plain text and Markdown have no "all caps").
+    private mutating func capitalizeText(from start: Int) {
+        for k in start..<text.count {
+            let b = text[k]
+            if b >= 0x80 {
+                // Beyond ASCII, case mapping may change the length ("ß" is "SS").
+                let upper = String(decoding: text[start...], as: UTF8.self).uppercased()
+                text.replaceSubrange(start..., with: upper.utf8)
+                return
+            }
+            if b >= 0x61 && b <= 0x7A { text[k] = b - 0x20 }
         }
     }
 

@@ -312,6 +312,8 @@ extension RTFParser {
         var destination: Destination = .normal
         var style = RTFRunStyle()
         var hidden = false
+        /// `\caps`: the text is shown in capitals (Word's "All caps").
+        var caps = false
         var font = -1
         var fontSize = 24
         var uc = 1

@@ -125,6 +125,8 @@ final class RTFReaderTests: XCTestCase {
         XCTAssertEqual(markdown("{\\rtf1{\\fonttbl{\\f0\\fswiss Helvetica;}{\\f1\\fmodern Courier;}}\\f0 x {\\f1 y()} z}"), "x `y()` z\n")
         XCTAssertEqual(markdown("{\\rtf1{\\fonttbl{\\f0 Arial;}{\\f1 Consolas;}}\\f0 x {\\f1 y} z}"), "x `y` z\n", "monospace by family name")
         XCTAssertEqual(markdown("{\\rtf1 H{\\sub 2}O x{\\super 2}}"), "H<sub>2</sub>O x<sup>2</sup>\n")
+        XCTAssertEqual(markdown("{\\rtf1 a {\\caps test} of {\\caps\\b Stra\\u223?e} \\caps x\\caps0 y}"), "a TEST of **STRASSE** Xy\n", "\\caps shows capitals")
+        XCTAssertEqual(markdown("{\\rtf1 \\caps a\\plain  b}"), "A b\n", "\\plain ends \\caps")
     }
 
     func testHeadings() {
