@@ -197,6 +197,8 @@ struct RTFBlockBuilder {
         // A marker is short: look for the tab in the first bytes only.
         let head = text[first.start..<first.start + min(first.count, 24)]
         guard let tab = head.firstIndex(of: 0x09) else { return nil }
+        // "-<TAB><TAB>…" is a row of tab-separated columns, not a marker before its text.
+        if tab + 1 < first.end, text[tab + 1] == 0x09 { return nil }
         var markerStart = first.start
         while markerStart < tab, text[markerStart] == 0x20 { markerStart += 1 }
         let marker = String(decoding: text[markerStart..<tab], as: UTF8.self).trimmingWhitespace()
@@ -521,15 +523,7 @@ struct RTFBlockBuilder {
                         if !cell.isEmpty { cell.append(.lineBreak) }
                         cell += inlines(p.runs)
                     }
-                    // Spaces around a cell's text ("\intbl A \cell") are not part of it.
-                    if case .text(let t)? = cell.first {
-                        let trimmed = t.trimmingLeadingSpaces()
-                        if trimmed.isEmpty { cell.removeFirst() } else { cell[0] = .text(trimmed) }
-                    }
-                    if case .text(var t)? = cell.last {
-                        t.trimTrailingSpaces()
-                        if t.isEmpty { cell.removeLast() } else { cell[cell.count - 1] = .text(t) }
-                    }
+                    Self.trimSpaces(&cell)
                     // Header cells are bold by presentation; the header row says as much.
                     if r == 0, cell.count == 1, case .strong(let inner) = cell[0] { cell = inner }
                     RichInline.append(cell, to: &b)
@@ -539,6 +533,18 @@ struct RTFBlockBuilder {
             b.close()
         }
         b.close()
+    }
+
+    /// Spaces around a cell's text ("\intbl A \cell") are not part of it.
+    private static func trimSpaces(_ cell: inout [RichInline]) {
+        if case .text(let t)? = cell.first {
+            let trimmed = t.trimmingLeadingSpaces()
+            if trimmed.isEmpty { cell.removeFirst() } else { cell[0] = .text(trimmed) }
+        }
+        if case .text(var t)? = cell.last {
+            t.trimTrailingSpaces()
+            if t.isEmpty { cell.removeLast() } else { cell[cell.count - 1] = .text(t) }
+        }
     }
 
     /// A table as one line-broken HTML block: no blank line, no indentation (a Markdown reader keeps it
@@ -559,6 +565,7 @@ struct RTFBlockBuilder {
                         continue
                     }
                     var inline = inlines(p.runs)
+                    Self.trimSpaces(&inline)
                     if tag == "th", inline.count == 1, case .strong(let inner) = inline[0] { inline = inner }
                     let html = inlineHTML(inline)
                     out += paragraphs.count > 1 ? "<p>\(html)</p>" : html

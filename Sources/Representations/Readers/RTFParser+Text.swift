@@ -177,7 +177,7 @@ extension RTFParser {
         case UInt8(ascii: "_"):
             emitText("\u{2011}")
         case UInt8(ascii: "-"):
-            break  // optional hyphen
+            emitText("\u{00AD}")  // optional hyphen: kept as the soft hyphen, as LibreOffice and pandoc keep it
         case 0x09:
             emitText("\t")
         default:

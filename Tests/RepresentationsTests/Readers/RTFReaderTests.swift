@@ -94,7 +94,7 @@ final class RTFReaderTests: XCTestCase {
         XCTAssertEqual(try markdown(bytes: bytes), "ab\n", "\\bin data is not tokenized")
         bytes = Array("{\\rtf1 x}\0\0garbage{\\b".utf8)
         XCTAssertEqual(try markdown(bytes: bytes), "x\n", "text after the closing brace is ignored")
-        XCTAssertEqual(markdown("{\\rtf1 a\\~b\\_c\\-d\\emdash\\endash\\lquote\\rquote}"), "a\u{A0}b\u{2011}cd—–‘’\n")
+        XCTAssertEqual(markdown("{\\rtf1 a\\~b\\_c\\-d\\emdash\\endash\\lquote\\rquote}"), "a\u{A0}b\u{2011}c\u{AD}d—–‘’\n")
         XCTAssertEqual(markdown("{\\rtf1 {\\v hidden}shown}"), "shown\n")
     }
 
@@ -127,6 +127,8 @@ final class RTFReaderTests: XCTestCase {
         XCTAssertEqual(markdown("{\\rtf1 H{\\sub 2}O x{\\super 2}}"), "H<sub>2</sub>O x<sup>2</sup>\n")
         XCTAssertEqual(markdown("{\\rtf1 a {\\caps test} of {\\caps\\b Stra\\u223?e} \\caps x\\caps0 y}"), "a TEST of **STRASSE** Xy\n", "\\caps shows capitals")
         XCTAssertEqual(markdown("{\\rtf1 \\caps a\\plain  b}"), "A b\n", "\\plain ends \\caps")
+        XCTAssertEqual(markdown("{\\rtf1 non\\~breaking, opt\\-ional, non\\_breaking}"), "non\u{00A0}breaking, opt\u{00AD}ional, non\u{2011}breaking\n",
+            "no-break space, soft hyphen and no-break hyphen kept")
     }
 
     func testHeadings() {
@@ -162,6 +164,7 @@ final class RTFReaderTests: XCTestCase {
         XCTAssertEqual(markdown(legacy), "- one\n\n2. two\n\nx\n")
         XCTAssertEqual(markdown("{\\rtf1 \\pard\\li360\\fi-360 \\bullet\\tab a\\par\\pard\\li360\\fi-360 \\bullet\\tab b\\par}"), "- a\n- b\n")
         XCTAssertEqual(markdown("{\\rtf1 \\pard \\u9745?\\tab done\\par}").contains("done"), true)
+        XCTAssertEqual(markdown("{\\rtf1 \\pard -\\tab\\tab minus\\par}"), "\\-\t\tminus\n", "a row of tab-separated columns is not a list item")
     }
 
     func testTables() {
