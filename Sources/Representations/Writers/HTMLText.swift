@@ -9,8 +9,11 @@ enum HTMLText {
         var preDepth = 0
         var pendingSpace = false
         var rowStarted = false
+        /// Nothing but tags since the last image's alt text: the next image's is another word.
+        var afterImage = false
         func newline() {
             pendingSpace = false
+            afterImage = false
             while out.hasSuffix(" ") || out.hasSuffix("\t") { out.removeLast() }
             if !out.isEmpty && !out.hasSuffix("\n") { out += "\n" }
         }
@@ -25,6 +28,7 @@ enum HTMLText {
                 } else {
                     if pendingSpace, !out.isEmpty, !out.hasSuffix("\n"), !out.hasSuffix("\t"), !out.hasSuffix(" ") { out += " " }
                     pendingSpace = false
+                    afterImage = false
                     out.append(c)
                 }
             }
@@ -62,12 +66,17 @@ enum HTMLText {
                     }
                     rowStarted = true
                     pendingSpace = false
+                    afterImage = false
                 }
             case "pre":
                 newline()
                 preDepth = max(0, preDepth + (closing ? -1 : 1))
             case "img" where !closing:
-                if let alt = attribute("alt", in: tag), !alt.isEmpty { text(Substring(alt)) }
+                if let alt = attribute("alt", in: tag), !alt.isEmpty {
+                    if afterImage { pendingSpace = true }
+                    text(Substring(alt))
+                    afterImage = true
+                }
             default:
                 break
             }

@@ -122,8 +122,8 @@ struct PlainTextRenderer {
         case .htmlInline:
             if doc.literal(node).lowercased().hasPrefix("<br") { lw.newline() }
         case .image:
-            // the alt text (the children) stands for the image
-            break
+            // the alt text (the children) stands for the image; images side by side stay apart
+            if Self.followsImage(doc, node) { lw.write(" ") }
         case .footnoteReference:
             let label = doc.label(node).lowercased()
             var n = footnoteNumber[label]
@@ -217,6 +217,16 @@ struct PlainTextRenderer {
         return w
     }
 
+    /// Whether the inline just before `image` (looking out of links it starts) ends with an image: their
+    /// alt texts are two words, as a browser shows two pictures ("GNOME logo" "W3C logo"), not one.
+    static func followsImage(_ doc: MarkdownDocument, _ image: MarkdownDocument.NodeID) -> Bool {
+        var node = image
+        while doc.previousSibling(node) == nil, let parent = doc.parent(node), doc.kind(parent) == .link { node = parent }
+        guard var previous = doc.previousSibling(node) else { return false }
+        while doc.kind(previous) == .link, let last = doc.lastChild(previous) { previous = last }
+        return doc.kind(previous) == .image
+    }
+
     /// The plain text of an inline subtree (link text, table cell, image alt).
     static func inlineText(_ doc: MarkdownDocument, _ node: MarkdownDocument.NodeID) -> String {
         var s = ""
@@ -224,6 +234,7 @@ struct PlainTextRenderer {
             guard event.phase == .enter else { return .continue }
             switch event.kind {
             case .text, .code: s += doc.literal(event.node)
+            case .image: if !s.isEmpty, Self.followsImage(doc, event.node) { s += " " }
             case .softBreak: s += " "
             case .lineBreak: s += "\n"
             default: break

@@ -39,6 +39,15 @@ final class PlainTextWriterTests: XCTestCase {
             "a cat x\n\nblock\n\nNote[1].\n\n[1] The note.\n")
     }
 
+    func testImagesSideBySideStayApart() {
+        // As a browser shows two pictures, not one word "LogoW3C".
+        XCTAssertEqual(text("![GNOME Logo](g.png)![W3C logo](w.png) [![C](c.png)](/c)[![D](d.png)](/d)x![E](e.png)"),
+            "GNOME Logo W3C logo C </c> D </d>xE\n")
+        XCTAssertEqual(text("| a |\n| --- |\n| ![B](b.png)![C](c.png) |\n"), "a\nB C\n")
+        // The same in raw HTML (tables that have no pipe-table form).
+        XCTAssertEqual(HTMLText.strip("<td><a href=x><img alt=\"A logo\"></a><img src=b alt='B logo'>x<img alt=C></td>"), "A logo B logoxC")
+    }
+
     func testPlainTextInputKeepsLinesAndEscapesMarkup() throws {
         let md = try Conversion.convert(Array("Line one\nline two\n\n*not markup* <b>\n\n\n".utf8), from: .text, to: .gfm)
         XCTAssertEqual(String(decoding: md, as: UTF8.self), "Line one\\\nline two\n\n\\*not markup\\* \\<b>\n")
