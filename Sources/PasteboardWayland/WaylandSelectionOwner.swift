@@ -32,6 +32,8 @@ final class WaylandSelectionOwner {
     private var transfers: [Transfer] = []
     /// Transfers written in full.
     private var completed = 0
+    /// With `pasteOnce`: a copy of the first finished transfer's descriptor, to see its reader empty it.
+    private var onePaste: Int32 = -1
     /// A reader that takes nothing for this long is dropped (its descriptor closed).
     static let stalledTransferLimit: UInt64 = 60_000_000_000
 
@@ -109,6 +111,7 @@ final class WaylandSelectionOwner {
                 return
             }
             if pasteOnce, completed > 0 {
+                awaitOnePasteRead()
                 connection.send(connection.client.setSelection(nil, primary: primary))
                 try? connection.flush(deadline: waylandNow() + 2_000_000_000)
                 log?("owner: pasted once, selection cleared")
@@ -204,6 +207,26 @@ final class WaylandSelectionOwner {
     }
 
     /// Writes what the descriptor takes now; true when the transfer is complete (then closed).
+    /// Waits (at most 2 s) until the reader of the one paste has taken the bytes left in its pipe, or
+    /// closed it. Clearing the selection at once races the reader: wl-paste 2.1 makes a round trip
+    /// after asking, and a `selection` of nothing arriving in it makes it say "No selection" instead of
+    /// reading what it was sent. wl-copy waits the same way, for its `cat` to end.
+    private func awaitOnePasteRead() {
+        guard onePaste >= 0 else { return }
+        defer {
+            close(onePaste)
+            onePaste = -1
+        }
+        let end = waylandNow() + 2_000_000_000
+        while waylandNow() < end {
+            var unread: Int32 = 0
+            // FIONREAD on either end of a pipe: the bytes in it. Anything else (a file) counts as read.
+            guard ioctl(onePaste, UInt(FIONREAD), &unread) == 0, unread > 0 else { return }
+            var poller = pollfd(fd: onePaste, events: 0, revents: 0)
+            if poll(&poller, 1, 1) > 0, poller.revents & Int16(POLLERR | POLLHUP) != 0 { return }  // reader gone
+        }
+    }
+
     private func step(_ transfer: inout Transfer) -> Bool {
         while transfer.offset < transfer.data.count {
             let n = transfer.data.withUnsafeBytes { raw in
@@ -219,6 +242,7 @@ final class WaylandSelectionOwner {
             transfer.offset += n
             transfer.lastProgress = waylandNow()
         }
+        if pasteOnce, onePaste < 0 { onePaste = fcntl(transfer.fd, F_DUPFD_CLOEXEC, 0) }
         close(transfer.fd)
         transfer.fd = -1
         return true

@@ -184,6 +184,22 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertTrue(try eventually(timeout: 5) { try self.run([self.wlPaste]).status != 0 }, "still offered after one paste")
     }
 
+    /// wl-paste 2.1 (Debian 12) makes a round trip after asking for the content, and a `selection` of
+    /// nothing arriving in it makes it print "No selection" instead of what it was sent. A paste-once
+    /// owner that cleared the selection as soon as it had written lost about one paste in five to
+    /// that; it now waits until the reader has taken the bytes. Forked and spawned owners, 15 each.
+    func testPasteOnceIsReadEveryTime() throws {
+        var spawned = environment
+        spawned["PBCTL_SPAWN_OWNER"] = "1"
+        for (round, env) in ([environment, spawned].flatMap { Array(repeating: $0, count: 15) }).enumerated() {
+            let text = "once \(round)"
+            XCTAssertEqual(try run([pbctl, "copy", "--paste-once"], input: Data(text.utf8), environment: env, timeout: 20).status, 0)
+            let paste = try run([wlPaste, "--no-newline"])
+            XCTAssertEqual(paste.text, text, "round \(round): \(paste.stderr)")
+            XCTAssertTrue(try eventually(timeout: 5) { try self.run([self.wlPaste]).status != 0 }, "round \(round): still offered after one paste")
+        }
+    }
+
     func testSensitiveContentCarriesTheHint() throws {
         XCTAssertEqual(try run([pbctl, "copy", "--sensitive"], input: Data("hunter2".utf8), timeout: 20).status, 0)
         XCTAssertTrue(try run([wlPaste, "--list-types"]).text.contains("x-kde-passwordManagerHint"))
