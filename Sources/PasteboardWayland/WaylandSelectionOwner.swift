@@ -108,6 +108,7 @@ final class WaylandSelectionOwner {
                 connection.send(connection.client.setSelection(nil, primary: primary))
                 try? connection.flush(deadline: waylandNow() + 2_000_000_000)
                 log?("owner: lifetime over, selection cleared")
+                finish()  // a paste that began in time still gets all of it
                 return
             }
             if pasteOnce, completed > 0 {

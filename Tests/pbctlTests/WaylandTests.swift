@@ -200,6 +200,17 @@ final class WaylandTests: WaylandTestCase {
         }
     }
 
+    /// `--clear-after` clears the selection when the time is up, but a paste that began in time still
+    /// gets every byte (it was cut at what the pipes held: 196,608 of 10,000,000 bytes).
+    func testAPasteBegunBeforeClearAfterGetsEverything() throws {
+        let size = 10_000_000
+        let big = try write(Data(repeating: UInt8(ascii: "x"), count: size), "big.txt")
+        XCTAssertEqual(try run([pbctl, "copy", "--clear-after", "1", big], timeout: 20).status, 0)
+        let slow = try run(["/bin/sh", "-c", "'\(wlPaste)' --no-newline | (sleep 1.6; wc -c)"], timeout: 20)
+        XCTAssertEqual(slow.text.trimmingCharacters(in: .whitespacesAndNewlines), "\(size)", slow.stderr)
+        XCTAssertTrue(try eventually(timeout: 5) { try self.run([self.wlPaste]).status != 0 }, "still offered after --clear-after 1")
+    }
+
     func testSensitiveContentCarriesTheHint() throws {
         XCTAssertEqual(try run([pbctl, "copy", "--sensitive"], input: Data("hunter2".utf8), timeout: 20).status, 0)
         XCTAssertTrue(try run([wlPaste, "--list-types"]).text.contains("x-kde-passwordManagerHint"))
