@@ -207,7 +207,6 @@ final class WaylandSelectionOwner {
         }
     }
 
-    /// Writes what the descriptor takes now; true when the transfer is complete (then closed).
     /// Waits (at most 2 s) until the reader of the one paste has taken the bytes left in its pipe, or
     /// closed it. Clearing the selection at once races the reader: wl-paste 2.1 makes a round trip
     /// after asking, and a `selection` of nothing arriving in it makes it say "No selection" instead of
@@ -228,6 +227,7 @@ final class WaylandSelectionOwner {
         }
     }
 
+    /// Writes what the descriptor takes now; true when the transfer is complete (then closed).
     private func step(_ transfer: inout Transfer) -> Bool {
         while transfer.offset < transfer.data.count {
             let n = transfer.data.withUnsafeBytes { raw in
