@@ -6,6 +6,8 @@
 #include <malloc.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <fcntl.h>
+#include <stdio.h>
 
 // glibc's malloc tuning (malloc.h is not part of Swift's Glibc module): keep up to `bytes` of freed
 // memory in the heap and serve allocations below it from the heap rather than fresh mappings.
@@ -28,5 +30,25 @@ static inline long csystem_copy_file_range(int in, int out, size_t length) {
 }
 static inline long csystem_splice(int in, int out, size_t length) {
     return syscall(SYS_splice, in, (void *)0, out, (void *)0, length, 1U /* SPLICE_F_MOVE */);
+}
+
+// An unnamed regular file in the directory `dirfd` (open(2)'s O_TMPFILE, a GNU flag the Glibc module
+// does not export): it has no name until linkat gives it one, and it vanishes with its last descriptor,
+// so a writer killed with SIGKILL leaves nothing behind. -1 with errno set (EOPNOTSUPP, EISDIR, EINVAL)
+// where the file system or kernel lacks it.
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+static inline int csystem_open_unnamed(int dirfd, unsigned mode) {
+    return openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, (mode_t)mode);
+}
+
+// Gives the unnamed file open as `fd` the name `name` in `dirfd` (linkat through /proc/self/fd, which
+// needs no privilege, unlike AT_EMPTY_PATH). -1 with errno set (ENOENT when /proc is not mounted,
+// EEXIST when the name is taken).
+static inline int csystem_link_unnamed(int fd, int dirfd, const char *name) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }
 #endif

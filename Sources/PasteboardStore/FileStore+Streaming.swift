@@ -17,11 +17,14 @@ import SystemIO
 // bytes must be checked), which the write then links into place; a paste goes from the stored file to
 // its output with `sendfile`. Memory does not grow with the size of what is copied or pasted.
 
-/// A spool file in progress: the writer holds an exclusive `flock` on it, which is how a sweep tells a
-/// live writer's temporary file from a dead one's.
+/// A spool file in progress. Normally it has no name at all (`O_TMPFILE`): the write links it into
+/// place, and a writer killed before that leaves nothing behind. Where the file system has no unnamed
+/// files it is named `tPID-N-RANDOM.spool` and its writer holds an exclusive `flock` on it, which (with
+/// the PID in its name) is how a sweep tells a live writer's file from a dead one's.
 struct Spool {
     let pasteboard: PasteboardName
-    let name: String
+    /// Nil for an unnamed file.
+    let name: String?
     let fd: Int32
     let packageFD: Int32
     let count: Int
@@ -41,18 +44,29 @@ extension FileStore: InputSpooling, StoredFiles {
         let packageName = pasteboard.rawValue + ".pasteboard"
         let packageFD = try Self.openDirectory(packageName, relativeTo: rootFD, create: true, displayPath: root + "/" + packageName)
         let packagePath = root + "/" + packageName
-        let name = "t\(getpid())-\(spools.count)-\(UInt32.random(in: 0...UInt32.max)).spool"
-        let fd = openat(packageFD, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let error = Self.openError(packagePath + "/" + name)
-            close(packageFD)
-            throw error
+        var name: String? = nil
+        var fd = csystem_open_unnamed(packageFD, 0o600)
+        if fd < 0 {
+            // No unnamed files here (an old kernel, some network and FUSE file systems): a named spool,
+            // locked, and removed on SIGINT/SIGTERM/SIGHUP; dead writers' ones are swept first.
+            Package(fd: packageFD, path: packagePath).sweepDeadSpools()
+            let named = "t\(getpid())-\(spools.count)-\(UInt32.random(in: 0...UInt32.max)).spool"
+            fd = openat(packageFD, named, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                let error = Self.openError(packagePath + "/" + named)
+                close(packageFD)
+                throw error
+            }
+            _ = flock(fd, LOCK_EX)
+            SpoolCleanup.register(packagePath + "/" + named)
+            name = named
         }
-        _ = flock(fd, LOCK_EX)
-        SpoolCleanup.register(packagePath + "/" + name)
+        let shownPath = packagePath + "/" + (name ?? "(spool)")
         func abandon() {
-            unlinkat(packageFD, name, 0)
-            SpoolCleanup.unregister(packagePath + "/" + name)
+            if let name {
+                unlinkat(packageFD, name, 0)
+                SpoolCleanup.unregister(packagePath + "/" + name)
+            }
             close(fd)
             close(packageFD)
         }
@@ -61,12 +75,12 @@ extension FileStore: InputSpooling, StoredFiles {
         let count: Int
         do {
             count = try Self.transfer(
-                from: input, name: shown, to: fd, path: packagePath + "/" + name, limit: limit, inspect: inspect
+                from: input, name: shown, to: fd, path: shownPath, limit: limit, inspect: inspect
             ) { chunk in
                 if head.count < 4096 { head.append(contentsOf: chunk.prefix(4096 - head.count)) }
                 validator.feed(chunk)
             }
-            guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", packagePath + "/" + name) }
+            guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", shownPath) }
         } catch {
             abandon()
             throw error
@@ -76,7 +90,7 @@ extension FileStore: InputSpooling, StoredFiles {
             data = Data()
         } else {
             guard let map = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED else {
-                let error = POSIX.ioError("mmap", packagePath + "/" + name)
+                let error = POSIX.ioError("mmap", shownPath)
                 abandon()
                 throw error
             }
@@ -119,6 +133,11 @@ extension FileStore: InputSpooling, StoredFiles {
         }
     }
 
+    public func writtenFilePath(holding data: Data) -> String? {
+        let base = data.withUnsafeBytes { $0.baseAddress }
+        return written.first { $0.base != nil && $0.base == base && $0.count == data.count }?.path
+    }
+
     /// The adopted file whose bytes `data` is.
     func adoptedFile(holding data: Data) -> String? {
         let base = data.withUnsafeBytes { $0.baseAddress }
@@ -128,8 +147,10 @@ extension FileStore: InputSpooling, StoredFiles {
     /// Removes every spool file this store made (their mappings stay valid).
     func discardSpools() {
         for spool in spools {
-            unlinkat(spool.packageFD, spool.name, 0)
-            SpoolCleanup.unregister(root + "/" + spool.pasteboard.rawValue + ".pasteboard/" + spool.name)
+            if let name = spool.name {
+                unlinkat(spool.packageFD, name, 0)
+                SpoolCleanup.unregister(root + "/" + spool.pasteboard.rawValue + ".pasteboard/" + name)
+            }
             close(spool.fd)
             close(spool.packageFD)
         }

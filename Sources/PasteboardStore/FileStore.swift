@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CSystem
 import Pasteboard
 import SystemIO
 
@@ -42,6 +43,8 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     var spools: [Spool] = []
     /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.
     var adopted: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
+    /// The files the last write stored: path, and the bytes' address and count.
+    var written: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
 
     deinit { discardSpools() }
 
@@ -169,6 +172,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             let previous = try? package.readInfo()
             // The files' names keep the count from going back when the metadata is damaged: read them first.
             let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            written.removeAll()
             // Under the exclusive lock, a file the current metadata does not name is a dead writer's
             // leftover (a kill -9, a crash): sweep it first, so failures cannot pile up and fill the disk.
             package.removeFiles(except: previous.map(Self.files(of:)) ?? [])
@@ -183,13 +187,14 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                             created.append(name)
                             if let spool = spool(holding: data, for: pasteboard) {
                                 // Streamed in already: the spool file becomes the data file.
-                                try package.link(spool.name, as: name)
+                                try package.link(spool, as: name, data)
                             } else if let path = adoptedFile(holding: data) {
-                                try package.adopt(path, as: name, size: data.count)
+                                try package.adopt(path, as: name, data)
                             } else {
                                 try package.createFile(name, data)
                             }
                             recs.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom, file: name))
+                            written.append((package.path + "/" + name, data.withUnsafeBytes { $0.baseAddress }, data.count))
                         } else {
                             recs.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
                         }
@@ -468,20 +473,32 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             return opened
         }
 
-        /// A data file with the bytes of the file at `path`: a hard link on the same file system, else a
-        /// copy in the kernel (`copy_file_range`, else read and write), synced.
-        func adopt(_ path: String, as name: String, size: Int) throws {
+        /// A data file with `data`, the bytes of the file at `path`: a hard link on the same file system,
+        /// else a copy in the kernel (`copy_file_range`), synced. When the file is gone or changed (another
+        /// copy replaced the pasteboard it belonged to, and it was removed: the bytes are still mapped),
+        /// the bytes are written from memory.
+        func adopt(_ path: String, as name: String, _ data: Data) throws {
             unlinkat(fd, name, 0)
-            if linkat(AT_FDCWD, path, fd, name, 0) == 0 { return }
+            if linkat(AT_FDCWD, path, fd, name, 0) == 0 {
+                var st = stat()
+                if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == data.count {
+                    return
+                }
+                unlinkat(fd, name, 0)
+            }
             let source = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard source >= 0 else { throw POSIX.ioError("open", path) }
+            guard source >= 0 else { return try createFile(name, data) }
             defer { close(source) }
             let target = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard target >= 0 else { throw FileStore.openError(self.path + "/" + name) }
             defer { close(target) }
             do {
-                let copied = try FileStore.transfer(from: source, name: path, to: target, path: self.path + "/" + name, limit: size, inspect: false) { _ in }
-                guard copied == size else { throw PasteboardError(.corrupt, "\(path): \(copied) bytes where \(size) were expected") }
+                let copied = try FileStore.transfer(
+                    from: source, name: path, to: target, path: self.path + "/" + name, limit: data.count, inspect: false) { _ in }
+                guard copied == data.count else {
+                    unlinkat(fd, name, 0)
+                    return try createFile(name, data)
+                }
                 guard fsync(target) == 0 else { throw POSIX.ioError("fsync", self.path + "/" + name) }
             } catch {
                 unlinkat(fd, name, 0)
@@ -489,11 +506,35 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             }
         }
 
-        /// Gives a spooled file its data file's name (a second name for the same bytes: a Markdown copy's
-        /// plain text is its source).
-        func link(_ spool: String, as name: String) throws {
+        /// Gives a spool its data file's name (a second name for the same bytes: a Markdown copy's plain
+        /// text is its source). An unnamed spool is linked through `/proc/self/fd`; where `/proc` is not
+        /// mounted its mapped bytes are written out instead.
+        func link(_ spool: Spool, as name: String, _ data: Data) throws {
             unlinkat(fd, name, 0)  // a leftover from a crashed write with the same change count
-            guard linkat(fd, spool, fd, name, 0) == 0 else { throw POSIX.ioError("link", path + "/" + name) }
+            if let spoolName = spool.name {
+                guard linkat(fd, spoolName, fd, name, 0) == 0 else { throw POSIX.ioError("link", path + "/" + name) }
+            } else if csystem_link_unnamed(spool.fd, fd, name) != 0 {
+                if errno == ENOSPC || errno == EDQUOT { throw POSIX.ioError("link", path + "/" + name) }
+                try createFile(name, data)
+            }
+        }
+
+        /// Removes named spools whose writer is gone: not locked, and no process with the PID in its name.
+        func sweepDeadSpools() {
+            guard let names = try? entries() else { return }
+            for name in names where name.hasSuffix(".spool") { removeSpoolIfDead(name) }
+        }
+
+        private func removeSpoolIfDead(_ name: String) {
+            // A live writer may not have taken its lock yet (between creating and locking the file): the
+            // PID in the name covers that moment.
+            if name.hasPrefix("t"), let pid = Int32(name.dropFirst().prefix(while: \.isNumber)), pid > 0, kill(pid, 0) == 0 || errno == EPERM {
+                return
+            }
+            let spoolFD = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard spoolFD >= 0 else { return }
+            defer { close(spoolFD) }
+            if flock(spoolFD, LOCK_EX | LOCK_NB) == 0 { unlinkat(fd, name, 0) }
         }
 
         func readInfo() throws -> Info {
@@ -560,11 +601,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             guard let names = try? entries() else { return }
             for name in names where !keep.contains(name) && name != FileStore.infoName && name != FileStore.lockName {
                 if name.hasSuffix(".spool") {
-                    // A copy still streaming in holds its spool locked: only a dead writer's is swept.
-                    let spoolFD = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-                    guard spoolFD >= 0 else { continue }
-                    defer { close(spoolFD) }
-                    if flock(spoolFD, LOCK_EX | LOCK_NB) == 0 { unlinkat(fd, name, 0) }
+                    removeSpoolIfDead(name)  // a copy still streaming in keeps its spool
                 } else if name.hasSuffix(".data") || name.hasSuffix(".sock") || name.hasPrefix(FileStore.infoName + ".new-") {
                     unlinkat(fd, name, 0)
                 }

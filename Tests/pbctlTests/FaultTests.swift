@@ -211,6 +211,54 @@ final class StoreFaultTests: XCTestCase {
         XCTAssertEqual(try pbctl.run(["paste"]).text, "after\n")
     }
 
+    /// Copies killed with SIGKILL while streaming in leave nothing on disk, at once: no later write is
+    /// needed to sweep them (four killed copies of 256 MiB once left 900 MB until the next copy).
+    func testCopiesKilledWithSIGKILLLeaveNothingOnDisk() throws {
+        let store = scratch + "/store"
+        let pbctl = PbctlRunner(store: store)
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("before\n".utf8)).status, 0)
+        let package = store + "/general.pasteboard"
+        var writers: [FileHandle] = []
+        var processes: [Process] = []
+        for _ in 0..<4 {
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&fds), 0)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: PbctlRunner.binary)
+            process.arguments = ["copy", "--type", "public.data"]
+            process.environment = pbctl.environment
+            process.standardInput = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true)
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let writer = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
+            try writer.write(contentsOf: Data(repeating: 0x41, count: 4 << 20))
+            writers.append(writer)
+            processes.append(process)
+        }
+        // Until every copy has taken in what was written (its spool holds 4 MiB), then SIGKILL.
+        let deadline = Date().addingTimeInterval(10)
+        func spooled(_ process: Process) -> Bool {
+            let fdFolder = "/proc/\(process.processIdentifier)/fd"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: fdFolder)) ?? []).contains { fd in
+                guard ((try? FileManager.default.destinationOfSymbolicLink(atPath: fdFolder + "/" + fd)) ?? "").hasPrefix(package + "/")
+                else { return false }
+                var st = stat()
+                return stat(fdFolder + "/" + fd, &st) == 0 && st.st_size >= 4 << 20
+            }
+        }
+        while Date() < deadline, !processes.allSatisfy(spooled) { usleep(10_000) }
+        XCTAssertTrue(processes.allSatisfy(spooled), "the copies never streamed into the store")
+        for process in processes {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        for writer in writers { try? writer.close() }
+        let files = try FileManager.default.contentsOfDirectory(atPath: package)
+        XCTAssertEqual(Set(files), Set(["Info.json", "lock", "c1-0-0.data"]), "killed copies left \(files)")
+        XCTAssertEqual(try pbctl.run(["paste"]).text, "before\n")
+    }
+
     /// A copy streaming in when SIGINT or SIGTERM ends it (Ctrl-C on `producer | pbctl copy`): its
     /// spool file is removed at once, the previous content stays, the next copy works.
     func testInterruptedCopyLeavesNothingBehind() throws {
@@ -231,23 +279,24 @@ final class StoreFaultTests: XCTestCase {
             try process.run()
             let writer = FileHandle(fileDescriptor: fds[1], closeOnDealloc: true)
             try writer.write(contentsOf: Data(repeating: 0x41, count: 1 << 20))
-            // Wait until the spool file exists, then interrupt.
+            // Wait until the copy has its spool open in the package (an unnamed file, or a named one
+            // where the file system has none), then interrupt.
             let package = store + "/general.pasteboard"
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline,
-                !((try? FileManager.default.contentsOfDirectory(atPath: package)) ?? []).contains(where: { $0.hasSuffix(".spool") })
-            {
-                usleep(10_000)
+            func spooling() -> Bool {
+                let fdFolder = "/proc/\(process.processIdentifier)/fd"
+                return ((try? FileManager.default.contentsOfDirectory(atPath: fdFolder)) ?? []).contains { fd in
+                    ((try? FileManager.default.destinationOfSymbolicLink(atPath: fdFolder + "/" + fd)) ?? "").hasPrefix(package + "/")
+                }
             }
-            XCTAssertTrue(
-                ((try? FileManager.default.contentsOfDirectory(atPath: package)) ?? []).contains { $0.hasSuffix(".spool") },
-                "the copy never started streaming into the store")
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, !spooling() { usleep(10_000) }
+            XCTAssertTrue(spooling(), "the copy never started streaming into the store")
             kill(process.processIdentifier, sig)
             process.waitUntilExit()
             try? writer.close()
             XCTAssertEqual(process.terminationReason, .uncaughtSignal, "signal \(sig)")
             let files = try FileManager.default.contentsOfDirectory(atPath: package)
-            XCTAssertFalse(files.contains { $0.hasSuffix(".spool") }, "signal \(sig) left \(files)")
+            XCTAssertEqual(Set(files), Set(["Info.json", "lock", "c1-0-0.data"]), "signal \(sig) left \(files)")
             XCTAssertEqual(try pbctl.run(["paste"]).text, "before\n")
         }
         XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("after\n".utf8)).status, 0)

@@ -179,14 +179,12 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
     // the copy records itself in the history.
     if !(backend is any PasteboardWatching), options.global.pasteboard == .general, !options.sensitive, !options.transient {
-        for (index, item) in items.enumerated() {
+        for item in items {
             context.recordInHistory(item, verbose: options.verbose) { history in
                 // The stored files are taken as they are (a link on the same file system).
                 guard let store = backend as? any StoredFiles else { return }
                 for representation in item.representations {
-                    guard case .data(let data) = representation.content,
-                        let path = try? store.storedFilePath(representation.type, item: index, in: options.global.pasteboard)
-                    else { continue }
+                    guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }
                     history.adopt(path, holding: data)
                 }
             }
