@@ -552,14 +552,14 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
 
         /// Creates a new file (never an existing one), writes and syncs it.
-        func createFile(_ name: String, _ data: Data) throws {
+        func createFile(_ name: String, _ data: Data, sync: Bool = true) throws {
             unlinkat(fd, name, 0)  // a leftover from a crashed write with the same change count
             let fileFD = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fileFD >= 0 else { throw FileStore.openError(path + "/" + name) }
             defer { close(fileFD) }
             do {
                 try POSIX.writeAll(fileFD, data, path: path + "/" + name)
-                guard fsync(fileFD) == 0 else { throw POSIX.ioError("fsync", path + "/" + name) }
+                guard !sync || fsync(fileFD) == 0 else { throw POSIX.ioError("fsync", path + "/" + name) }
             } catch {
                 unlinkat(fd, name, 0)  // a partial file would hold the space a full disk needs back
                 throw error
@@ -571,15 +571,24 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
-            let data = try encoder.encode(info)
-            let temporary = FileStore.infoName + ".new-\(getpid())"
-            try createFile(temporary, data)
-            guard renameat(fd, temporary, fd, FileStore.infoName) == 0 else {
+            try replaceFile(FileStore.infoName, try encoder.encode(info))
+        }
+
+        /// Replaces the file `name` with `data` at once: written under a temporary name (synced unless
+        /// `sync` is false: a cache that can be rebuilt), then renamed into place. Errors name `name`.
+        func replaceFile(_ name: String, _ data: Data, sync: Bool = true) throws {
+            let temporary = name + ".new-\(getpid())"
+            do {
+                try createFile(temporary, data, sync: sync)
+            } catch let error as PasteboardError {
+                throw PasteboardError(error.code, error.message.split(separator: temporary, omittingEmptySubsequences: false).joined(separator: name))
+            }
+            guard renameat(fd, temporary, fd, name) == 0 else {
                 let code = errno
                 unlinkat(fd, temporary, 0)
-                throw POSIX.ioError("rename", path + "/" + FileStore.infoName, code)
+                throw POSIX.ioError("rename", path + "/" + name, code)
             }
-            fsync(fd)
+            if sync { fsync(fd) }
         }
 
         /// The directory's entries, except `.` and `..`.

@@ -15,10 +15,12 @@ import SystemIO
 /// deduplicated.
 ///
 /// Each entry is a document package written by ``FileStore`` (pasteboard `eID` in the history's own
-/// folder, with the store's atomic rules), so a crash mid-record loses at most that entry. `index.json`
-/// lists the entries with their types, sizes and preview: listing never reads a representation. All
-/// changes happen under an exclusive `flock` on `lock`; readers take it shared. A damaged index is
-/// rebuilt from the packages; a damaged package is reported and skipped.
+/// folder, with the store's atomic rules), which also holds the entry's own record, `Entry.json` (time,
+/// application, preview, digest, what was skipped). `index.json` is a cache of those records that
+/// listing reads: it can always be rebuilt from the packages, and it is reconciled with them (one
+/// `readdir`) whenever it is read, so a lost, damaged or stale index hides nothing and an ID is never
+/// given again while its package exists. All changes happen under an exclusive `flock` on `lock`;
+/// readers take it shared. A damaged package is reported and skipped.
 public final class History: @unchecked Sendable {
     public struct Limits: Sendable, Equatable {
         /// Most entries kept (oldest dropped first).
@@ -30,10 +32,11 @@ public final class History: @unchecked Sendable {
         public init() {}
     }
 
-    /// One entry as the index lists it.
+    /// One entry as the index lists it (and as its package's `Entry.json` records it).
     public struct Entry: Codable, Sendable, Equatable {
         public struct Kind: Codable, Sendable, Equatable {
             public var type: TypeIdentifier
+            /// Nil for a representation produced on paste (or, when skipped, produced from a skipped one).
             public var size: Int?
             public var derivedFrom: TypeIdentifier?
         }
@@ -43,12 +46,16 @@ public final class History: @unchecked Sendable {
         public var application: String?
         public var selection: String
         public var types: [Kind]
-        /// Representations over the size limit, not kept: type and size.
+        /// Representations not kept (over the size limit, or produced from one that was): type and size.
         public var skipped: [Kind]
         public var preview: String
         /// Identifies the content for deduplication.
         public var digest: String
         public var bytes: Int
+
+        /// Whether anything of the entry was kept: an entry whose every representation was over the
+        /// limit is listed, but has nothing to paste.
+        public var keepsContent: Bool { !types.isEmpty }
     }
 
     struct Index: Codable {
@@ -67,15 +74,26 @@ public final class History: @unchecked Sendable {
     public let root: String
     public var limits: Limits
     let store: FileStore
+    /// The one-line preview of an item (what `pbctl history` lists), for entries recorded without one.
+    let describe: (Item) -> String
 
     static let indexName = "index.json"
     static let lockName = "lock"
     static let pausedName = "paused"
+    static let entryName = "Entry.json"
+    /// The highest ID accepted from a folder or record name.
+    static let maximumID = 1 << 53
+    /// The longest preview kept from a record (a preview is one line of at most 80 characters).
+    static let maximumPreview = 1024
 
     /// The history at `root`; nothing is created before the first record.
-    public init(root: String, limits: Limits = Limits(), producer: RepresentationProducer? = nil) throws {
+    public init(
+        root: String, limits: Limits = Limits(), producer: RepresentationProducer? = nil,
+        describe: @escaping (Item) -> String = { _ in "" }
+    ) throws {
         self.root = root
         self.limits = limits
+        self.describe = describe
         store = try FileStore(root: root, producer: producer)
     }
 
@@ -100,42 +118,30 @@ public final class History: @unchecked Sendable {
     public func adopt(_ path: String, holding data: Data) { store.adopt(path, holding: data) }
 
     /// Records `item` unless it is sensitive or transient, or recording is paused. Representations
-    /// over ``Limits/maxRepresentationSize`` are listed as skipped.
+    /// over ``Limits/maxRepresentationSize`` are listed as skipped, with their size, and so are the
+    /// ones produced from them; an item of which nothing can be kept is still listed, as skipped.
     @discardableResult
-    public func record(_ item: Item, preview: String, application: String?, selection: String = "clipboard", now: Date = Date())
-        throws -> Outcome
-    {
-        if item.metadata.flags.contains(.sensitive) { return .notRecorded("the content is marked sensitive") }
-        if item.metadata.flags.contains(.transient) { return .notRecorded("the content is marked transient") }
+    /// - Parameter skipped: what the recorder itself left out (an owner's target over the limit, with
+    ///   its size), listed with what this record skips.
+    public func record(
+        _ item: Item, preview: String, application: String?, selection: String = "clipboard", skipped alreadySkipped: [Entry.Kind] = [],
+        now: Date = Date()
+    ) throws -> Outcome {
+        if let why = item.metadata.flags.reasonNotToRecord { return .notRecorded(why) }
         return try withLock(exclusive: true, create: true) { fd in
             if let until = try pausedUntil(fd), until > now { return .notRecorded("recording is paused") }
-            var kept = Item(metadata: item.metadata)
-            var skipped: [Entry.Kind] = []
-            var digest = ContentDigest()
-            var bytes = 0
-            for representation in item.representations {
-                if representation.derivedFrom != nil, case .promised = representation.content {
-                    // Produced again from its source when pasted: recorded as a record without bytes.
-                    kept.set(representation)
-                    continue
-                }
-                let data = try representation.data()
-                if data.count > limits.maxRepresentationSize {
-                    skipped.append(Entry.Kind(type: representation.type, size: data.count, derivedFrom: representation.derivedFrom))
-                    continue
-                }
-                digest.add(representation.type, data)
-                bytes += data.count
-                kept.set(Representation(type: representation.type, data: data, derivedFrom: representation.derivedFrom))
-            }
-            guard !kept.representations.isEmpty else { return .notRecorded("every representation is over the size limit") }
-            var index = try readIndex(fd)
-            let key = digest.value
-            if let at = index.entries.firstIndex(where: { $0.digest == key && sameContent(kept, as: $0.id) }) {
+            var (kept, skipped, digest) = try keep(item, alreadySkipped)
+            skipped = alreadySkipped + skipped
+            guard !kept.representations.isEmpty || !skipped.isEmpty else { return .notRecorded("the item is empty") }
+            var (index, _) = try reconciledIndex(fd)
+            // A duplicate is confirmed byte for byte; an entry with skipped parts never counts as one
+            // (what was not kept cannot be compared).
+            if skipped.isEmpty, let at = index.entries.firstIndex(where: { $0.digest == digest && $0.skipped.isEmpty && sameContent(kept, as: $0.id) }) {
                 var entry = index.entries.remove(at: at)
                 entry.time = now
                 if let application { entry.application = application }
                 index.entries.insert(entry, at: 0)
+                try writeEntry(entry, fd)
                 try writeIndex(index, fd)
                 return .moved(entry.id)
             }
@@ -143,14 +149,18 @@ public final class History: @unchecked Sendable {
             index.nextID += 1
             try store.write([kept], to: Self.pasteboard(for: id))
             let types = kept.representations.map { representation -> Entry.Kind in
-                let size: Int? = if case .data(let data) = representation.content { data.count } else { nil }
-                return Entry.Kind(type: representation.type, size: size, derivedFrom: representation.derivedFrom)
+                Entry.Kind(type: representation.type, size: representation.knownSize, derivedFrom: representation.derivedFrom)
             }
-            index.entries.insert(
-                Entry(
-                    id: id, time: now, application: application, selection: selection, types: types, skipped: skipped,
-                    preview: preview, digest: key, bytes: bytes),
-                at: 0)
+            let entry = Entry(
+                id: id, time: now, application: application, selection: selection, types: types, skipped: skipped,
+                preview: Self.bounded(preview), digest: digest, bytes: types.reduce(0) { $0 + ($1.size ?? 0) })
+            do {
+                try writeEntry(entry, fd)
+            } catch {
+                removePackage(id, fd)
+                throw error
+            }
+            index.entries.insert(entry, at: 0)
             // Bounds: oldest first, never the entry just recorded.
             var total = index.entries.reduce(0) { $0 + $1.bytes }
             while index.entries.count > 1, index.entries.count > limits.maxEntries || total > limits.maxBytes {
@@ -163,11 +173,55 @@ public final class History: @unchecked Sendable {
         }
     }
 
+    /// What of `item` the history keeps: each representation within the size limit (a promised one only
+    /// when what it is produced from is kept), what it skips, and the content's digest (skipped parts
+    /// included, by type, size and sampled bytes, so two different over-limit items never look alike).
+    private func keep(_ item: Item, _ alreadySkipped: [Entry.Kind]) throws -> (Item, [Entry.Kind], String) {
+        var kept = Item(metadata: item.metadata)
+        var skipped: [Entry.Kind] = []
+        var digest = ContentDigest()
+        for kind in alreadySkipped { digest.add(kind.type, Data(), skipped: true, size: kind.size) }
+        var keptTypes = Set<TypeIdentifier>()
+        var promised: [Representation] = []
+        for representation in item.representations {
+            if representation.derivedFrom != nil, case .promised = representation.content {
+                promised.append(representation)
+                continue
+            }
+            let data = try representation.data()
+            if data.count > limits.maxRepresentationSize {
+                skipped.append(Entry.Kind(type: representation.type, size: data.count, derivedFrom: representation.derivedFrom))
+                digest.add(representation.type, data, skipped: true)
+                continue
+            }
+            digest.add(representation.type, data)
+            keptTypes.insert(representation.type)
+            kept.set(Representation(type: representation.type, data: data, derivedFrom: representation.derivedFrom))
+        }
+        // Produced again from their source when pasted: kept as records without bytes, if the source is.
+        for representation in promised {
+            if let source = representation.derivedFrom, keptTypes.contains(source) {
+                kept.set(representation)
+            } else {
+                skipped.append(Entry.Kind(type: representation.type, size: nil, derivedFrom: representation.derivedFrom))
+            }
+        }
+        // In the item's own order.
+        let order = item.representations.map(\.type)
+        var ordered = Item(metadata: kept.metadata)
+        for type in order { if let representation = kept.representation(for: type) { ordered.set(representation) } }
+        skipped.sort { (order.firstIndex(of: $0.type) ?? 0) < (order.firstIndex(of: $1.type) ?? 0) }
+        return (ordered, skipped, digest.value)
+    }
+
     /// Whether entry `id` holds exactly `item`'s recorded bytes, type for type. Stored files are read in
     /// chunks (`pread`), not mapped, and an adopted store file is compared file to file: confirming a
     /// 64 MiB duplicate costs neither 128 MiB of resident memory nor a copy.
     private func sameContent(_ item: Item, as id: Int) -> Bool {
         let pasteboard = Self.pasteboard(for: id)
+        guard let summary = try? store.items(in: pasteboard).first,
+            Set(summary.types.map(\.type)) == Set(item.representations.map(\.type))
+        else { return false }
         for representation in item.representations {
             guard case .data(let data) = representation.content else { continue }
             if let path = try? store.storedFilePath(representation.type, item: 0, in: pasteboard) {
@@ -226,20 +280,12 @@ public final class History: @unchecked Sendable {
 
     // MARK: Reading and managing
 
-    /// The entries, newest first (the index only: no representation is read). Entries whose package is
-    /// gone are left out and named in `problems`.
+    /// The entries, newest first (the index, reconciled with the packages on disk: no representation
+    /// is read). Entries whose package is gone are left out and named in `problems`.
     public func entries() throws -> (entries: [Entry], problems: [String]) {
         try withLock(exclusive: false, create: false, absent: ([], [])) { fd in
-            let index = try readIndex(fd)
-            var problems: [String] = []
-            let present = index.entries.filter { entry in
-                var st = stat()
-                let name = "e\(entry.id).pasteboard/Info.json"
-                if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG { return true }
-                problems.append("\(root)/\(name): missing; entry \(entry.id) skipped")
-                return false
-            }
-            return (present, problems)
+            let (index, problems) = try reconciledIndex(fd)
+            return (index.entries, problems)
         }
     }
 
@@ -247,6 +293,19 @@ public final class History: @unchecked Sendable {
     public func entry(_ id: Int) throws -> Entry {
         guard let entry = try entries().entries.first(where: { $0.id == id }) else {
             throw PasteboardError.empty("there is no history entry \(id)")
+        }
+        return entry
+    }
+
+    /// The entry `id`, which must keep something to paste: else `.empty` saying what was skipped.
+    public func pasteableEntry(_ id: Int) throws -> Entry {
+        let entry = try entry(id)
+        guard entry.keepsContent else {
+            let what = entry.skipped.first.map { kind in
+                "\(kind.type)" + (kind.size.map { " (\(formatSize($0)))" } ?? "")
+            } ?? "its content"
+            throw PasteboardError.empty(
+                "history entry \(id) keeps nothing to paste: \(what) was over history.max-entry-size (\(formatSize(limits.maxRepresentationSize)))")
         }
         return entry
     }
@@ -267,11 +326,23 @@ public final class History: @unchecked Sendable {
         return item
     }
 
+    /// The entries whose text (`text` of their item) `matches`, newest first, at most `limit`. Entries
+    /// that keep no text are matched on their preview.
+    public func search(limit: Int? = nil, text: (Item) -> String?, _ matches: (String) -> Bool) throws -> [Entry] {
+        var found: [Entry] = []
+        for entry in try entries().entries {
+            let content = entry.keepsContent ? (try? item(entry.id)).flatMap(text) : nil
+            if matches(content ?? entry.preview) { found.append(entry) }
+            if let limit, found.count >= limit { break }
+        }
+        return found
+    }
+
     /// Removes entries; returns the ids that were not there.
     @discardableResult
     public func delete(_ ids: [Int]) throws -> [Int] {
         try withLock(exclusive: true, create: false, absent: ids) { fd in
-            var index = try readIndex(fd)
+            var (index, _) = try reconciledIndex(fd)
             let present = Set(index.entries.map(\.id))
             index.entries.removeAll { ids.contains($0.id) }
             try writeIndex(index, fd)
@@ -283,15 +354,13 @@ public final class History: @unchecked Sendable {
     /// Removes every entry (the numbering goes on).
     public func clear() throws {
         try withLock(exclusive: true, create: false, absent: ()) { fd in
-            var index = try readIndex(fd)
+            var (index, _) = try reconciledIndex(fd)
             let ids = index.entries.map(\.id)
             index.entries = []
             try writeIndex(index, fd)
             for id in ids { removePackage(id, fd) }
-            // Packages the index lost track of (a crash between writing one and the index).
-            for name in try FileTree.entries(fd, path: root) where name.hasPrefix("e") && name.hasSuffix(".pasteboard") {
-                FileTree.removeTree(root + "/" + name)
-            }
+            // Packages that could not be read (damaged): nothing of them stays either.
+            for (id, _) in try packageIDs(fd) { removePackage(id, fd) }
         }
     }
 
@@ -299,11 +368,8 @@ public final class History: @unchecked Sendable {
     public func pause(until: Date?) throws {
         try withLock(exclusive: true, create: true) { fd in
             let text = until.map { String(Int64($0.timeIntervalSince1970.rounded(.up))) } ?? "forever"
-            unlinkat(fd, Self.pausedName, 0)
-            let file = openat(fd, Self.pausedName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard file >= 0 else { throw POSIX.ioError("open", root + "/" + Self.pausedName) }
-            defer { close(file) }
-            try POSIX.writeAll(file, Data((text + "\n").utf8), path: root + "/" + Self.pausedName)
+            let package = FileStore.Package(fd: fd, path: root)
+            try package.replaceFile(Self.pausedName, Data((text + "\n").utf8))
         }
     }
 
@@ -312,18 +378,19 @@ public final class History: @unchecked Sendable {
     }
 
     /// Until when recording is paused: nil when it is not; `.distantFuture` for a pause without end.
-    public func pausedUntil() throws -> Date? {
-        try withLock(exclusive: false, create: false, absent: nil) { try pausedUntil($0) }
+    public func pausedUntil(now: Date = Date()) throws -> Date? {
+        try withLock(exclusive: false, create: false, absent: nil) { fd in
+            guard let until = try pausedUntil(fd), until > now else { return nil }
+            return until
+        }
     }
 
     // MARK: Files
 
     private func pausedUntil(_ fd: Int32) throws -> Date? {
-        let file = openat(fd, Self.pausedName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard file >= 0 else { return nil }
-        defer { close(file) }
-        let text = String(decoding: (try? POSIX.readAll(file, path: Self.pausedName, limit: 64)) ?? Data(), as: UTF8.self)
-            .split(whereSeparator: { $0 == "\n" || $0 == " " }).first.map(String.init) ?? ""
+        let package = FileStore.Package(fd: fd, path: root)
+        guard let data = try? package.readStoredFile(Self.pausedName, size: nil, limit: 64) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == " " }).first.map(String.init) ?? ""
         guard let seconds = Int64(text), seconds > 0, seconds < 1 << 40 else { return .distantFuture }
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -351,51 +418,131 @@ public final class History: @unchecked Sendable {
         return try body(fd)
     }
 
-    /// The index; a missing one is empty, a damaged one is rebuilt from the packages.
-    private func readIndex(_ fd: Int32) throws -> Index {
-        let package = FileStore.Package(fd: fd, path: root)
-        guard let data = try package.readStoredFile(Self.indexName, size: nil, limit: 64 << 20) else { return Index() }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        if let index = try? decoder.decode(Index.self, from: data), index.format == 1, index.nextID > 0, index.nextID < 1 << 53,
-            index.entries.allSatisfy({ $0.id > 0 && $0.id < index.nextID && $0.bytes >= 0 })
-        {
-            return index
+    /// The entry packages on disk: id and folder name (`eID.pasteboard`, `0 < ID < 2^53`).
+    private func packageIDs(_ fd: Int32) throws -> [(Int, String)] {
+        try FileTree.entries(fd, path: root).compactMap { name in
+            guard name.hasPrefix("e"), name.hasSuffix(".pasteboard"),
+                let id = Int(name.dropFirst().dropLast(".pasteboard".count)), id > 0, id < Self.maximumID,
+                "e\(id).pasteboard" == name
+            else { return nil }
+            return (id, name)
         }
-        return try rebuildIndex(fd)
     }
 
-    /// An index made from the packages themselves (their metadata), newest first; previews are lost.
-    private func rebuildIndex(_ fd: Int32) throws -> Index {
-        var index = Index()
-        for name in try FileTree.entries(fd, path: root) where name.hasPrefix("e") && name.hasSuffix(".pasteboard") {
-            guard let id = Int(name.dropFirst().dropLast(".pasteboard".count)), id > 0, id < 1 << 53,
-                let summary = try? store.items(in: Self.pasteboard(for: id)).first
-            else { continue }
-            let types = summary.types.map { Entry.Kind(type: $0.type, size: $0.size, derivedFrom: $0.derivedFrom) }
-            index.entries.append(
-                Entry(
-                    id: id, time: summary.metadata.created, application: summary.metadata.sourceApplication, selection: "clipboard",
-                    types: types, skipped: [], preview: "", digest: "rebuilt-\(id)",
-                    bytes: types.reduce(0) { $0 + ($1.size ?? 0) }))
-            index.nextID = max(index.nextID, id + 1)
+    /// The index as the packages on disk say it is: the cached one when whole, with entries whose
+    /// package is gone left out (named in the problems), packages it does not list (a crash between
+    /// writing one and the index, a lost or damaged index) read back from their own records, and a next
+    /// ID above every package's.
+    private func reconciledIndex(_ fd: Int32) throws -> (Index, [String]) {
+        var index = readIndex(fd) ?? Index()
+        var onDisk: [Int: String] = [:]
+        for (id, name) in try packageIDs(fd) { onDisk[id] = name }
+        var problems: [String] = []
+        var listed = Set<Int>()
+        index.entries.removeAll { entry in
+            guard onDisk[entry.id] != nil, listed.insert(entry.id).inserted else {
+                if onDisk[entry.id] == nil { problems.append("\(root)/e\(entry.id).pasteboard/Info.json: missing; entry \(entry.id) skipped") }
+                return true
+            }
+            return false
         }
-        index.entries.sort { ($0.time, $0.id) > ($1.time, $1.id) }
+        var recovered: [Entry] = []
+        for (id, _) in onDisk where !listed.contains(id) {
+            if let entry = recoveredEntry(id, fd) { recovered.append(entry) } else {
+                problems.append("\(root)/e\(id).pasteboard: damaged; entry \(id) skipped")
+            }
+        }
+        if !recovered.isEmpty {
+            index.entries += recovered
+            index.entries.sort { ($0.time, $0.id) > ($1.time, $1.id) }
+        }
+        index.nextID = max(index.nextID, (onDisk.keys.max() ?? 0) + 1)
+        return (index, problems)
+    }
+
+    /// The cached index; nil when it is missing or damaged.
+    private func readIndex(_ fd: Int32) -> Index? {
+        let package = FileStore.Package(fd: fd, path: root)
+        guard let data = try? package.readStoredFile(Self.indexName, size: nil, limit: 64 << 20) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let index = try? decoder.decode(Index.self, from: data), index.format == 1, index.nextID > 0, index.nextID < Self.maximumID,
+            index.entries.allSatisfy({ $0.id < index.nextID && Self.isValid($0) })
+        else { return nil }
         return index
     }
 
+    /// Every number and name of a record read from disk, range-checked.
+    static func isValid(_ entry: Entry) -> Bool {
+        func valid(_ kind: Entry.Kind) -> Bool {
+            kind.type.isWellFormed && (kind.size.map { (0...FileStore.maximumStoredSize).contains($0) } ?? true)
+                && (kind.derivedFrom?.isWellFormed ?? true)
+        }
+        return entry.id > 0 && entry.id < maximumID && (0...FileStore.maximumStoredSize).contains(entry.bytes)
+            && entry.types.count <= 10_000 && entry.skipped.count <= 10_000 && entry.types.allSatisfy(valid)
+            && entry.skipped.allSatisfy(valid) && entry.preview.utf8.count <= maximumPreview * 4
+            && entry.digest.utf8.count <= 256 && entry.selection.utf8.count <= 64
+            && (entry.application?.utf8.count ?? 0) <= 1024 && entry.time.timeIntervalSince1970.isFinite
+    }
+
+    /// Entry `id` from its package: its own record when whole, else made from the package's metadata
+    /// and content (the preview and digest computed again). Nil when the package cannot be read.
+    private func recoveredEntry(_ id: Int, _ fd: Int32) -> Entry? {
+        let name = "e\(id).pasteboard"
+        if let packageFD = try? FileStore.openDirectory(name, relativeTo: fd, create: false, displayPath: root + "/" + name) {
+            defer { close(packageFD) }
+            let package = FileStore.Package(fd: packageFD, path: root + "/" + name)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            if let data = try? package.readStoredFile(Self.entryName, size: nil, limit: 4 << 20),
+                let entry = try? decoder.decode(Entry.self, from: data), entry.id == id, Self.isValid(entry)
+            {
+                return entry
+            }
+        }
+        guard let summary = try? store.items(in: Self.pasteboard(for: id)).first, let item = try? item(id) else { return nil }
+        var digest = ContentDigest()
+        for representation in item.representations {
+            if case .data(let data) = representation.content { digest.add(representation.type, data) }
+        }
+        let types = summary.types.map { Entry.Kind(type: $0.type, size: $0.size, derivedFrom: $0.derivedFrom) }
+        return Entry(
+            id: id, time: summary.metadata.created, application: summary.metadata.sourceApplication, selection: "clipboard",
+            types: types, skipped: [], preview: Self.bounded(describe(item)), digest: digest.value,
+            bytes: types.reduce(0) { $0 + ($1.size ?? 0) })
+    }
+
+    static func bounded(_ preview: String) -> String {
+        preview.unicodeScalars.count <= maximumPreview ? preview : String(String.UnicodeScalarView(preview.unicodeScalars.prefix(maximumPreview)))
+    }
+
+    /// Writes entry's own record into its package (a temporary file synced, then renamed into place).
+    private func writeEntry(_ entry: Entry, _ fd: Int32) throws {
+        let name = "e\(entry.id).pasteboard"
+        let packageFD = try FileStore.openDirectory(name, relativeTo: fd, create: false, displayPath: root + "/" + name)
+        defer { close(packageFD) }
+        try FileStore.Package(fd: packageFD, path: root + "/" + name).replaceFile(Self.entryName, try Self.encoder.encode(entry))
+    }
+
     private func writeIndex(_ index: Index, _ fd: Int32) throws {
+        try FileStore.Package(fd: fd, path: root).replaceFile(Self.indexName, try Self.encoder.encode(index), sync: false)
+    }
+
+    private static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let package = FileStore.Package(fd: fd, path: root)
-        let temporary = Self.indexName + ".new-\(getpid())"
-        try package.createFile(temporary, try encoder.encode(index))
-        guard renameat(fd, temporary, fd, Self.indexName) == 0 else {
-            let code = errno
-            unlinkat(fd, temporary, 0)
-            throw POSIX.ioError("rename", root + "/" + Self.indexName, code)
-        }
+        return encoder
+    }
+}
+
+extension ItemFlags {
+    /// Why an item with these flags is never recorded or kept (the one rule the history, the daemons
+    /// and the store share); nil when it may be.
+    public var reasonNotToRecord: String? {
+        if contains(.sensitive) { return "the content is marked sensitive" }
+        if contains(.transient) { return "the content is marked transient" }
+        return nil
     }
 }
 
@@ -405,11 +552,12 @@ public final class History: @unchecked Sendable {
 struct ContentDigest {
     private var parts: [(String, UInt64)] = []
 
-    mutating func add(_ type: TypeIdentifier, _ data: Data) {
+    mutating func add(_ type: TypeIdentifier, _ data: Data, skipped: Bool = false, size: Int? = nil) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         for byte in type.rawValue.utf8 { mix(byte) }
-        for byte in String(data.count).utf8 { mix(byte) }
+        for byte in String(size ?? data.count).utf8 { mix(byte) }
+        if skipped { for byte in "skipped".utf8 { mix(byte) } }
         let window = 64 << 10
         data.withUnsafeBytes { raw in
             for byte in raw.prefix(window) { mix(byte) }

@@ -118,9 +118,18 @@ final class HistoryCLITests: PbctlTestCase {
         for n in 1...5 { try runner.run("copy", stdin: "entry \(n)") }
         let copy = try runner.run(["copy", "--type", "public.data"], stdin: Data(repeating: 7, count: 2000))
         XCTAssertTrue(copy.stderr.contains("unknown key history.bogus"), copy.stderr)
-        XCTAssertEqual(try runner.run("history").text, "5\tentry 5\n4\tentry 4\n3\tentry 3\n", "oldest dropped; the large one skipped")
+        XCTAssertEqual(
+            try runner.run("history").text,
+            "6\t[not kept: application/octet-stream 2.0 KB over history.max-entry-size]\n5\tentry 5\n4\tentry 4\n",
+            "oldest dropped; the large one listed as skipped, with its size")
         let packages = try FileManager.default.contentsOfDirectory(atPath: history).filter { $0.hasSuffix(".pasteboard") }
-        XCTAssertEqual(Set(packages), ["e3.pasteboard", "e4.pasteboard", "e5.pasteboard"])
+        XCTAssertEqual(Set(packages), ["e4.pasteboard", "e5.pasteboard", "e6.pasteboard"])
+        // It has nothing to paste, and says so; it never becomes the clipboard.
+        let paste = try runner.run("history", "paste", "6")
+        XCTAssertEqual(paste.status, 1)
+        XCTAssertTrue(paste.stderr.contains("over history.max-entry-size"), paste.stderr)
+        XCTAssertEqual(try runner.run("history", "copy", "6").status, 1)
+        XCTAssertEqual(try runner.run("paste").stdout, Data(repeating: 7, count: 2000))
     }
 
     func testSearchDeleteAndClear() throws {

@@ -75,9 +75,14 @@ struct HistoryArguments {
         }
     }
 
-    func compiledPattern(_ text: String) throws -> Regex<AnyRegexOutput> {
-        do { return try Regex(text) } catch { throw UsageError(message: "--regex: \(error)", command: "history") }
+    func compiledPattern(_ text: String) throws -> PendingRegex {
+        do { return PendingRegex(regex: try Regex(text)) } catch { throw UsageError(message: "--regex: \(error)", command: "history") }
     }
+}
+
+struct PendingRegex {
+    let regex: Regex<AnyRegexOutput>
+    func matches(_ text: String) -> Bool { text.contains(regex) }
 }
 
 /// An entry's id from `ID` or a whole line of `pbctl history` (`ID<TAB>preview`).
@@ -136,23 +141,27 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
     case .list:
         let (entries, problems) = try history.entries()
         for problem in problems { context.terminal.err("pbctl history: \(problem)") }
+        if let until = try? history.pausedUntil() {
+            let end = until == .distantFuture ? "until 'pbctl history resume'" : "until \(until.formatted(.iso8601))"
+            context.terminal.err("pbctl history: recording is paused \(end)")
+        }
         try printHistory(Array(entries.prefix(options.limit ?? Int.max)), json: options.json, context)
     case .search:
-        let (entries, _) = try history.entries()
         let needle = options.operands[0]
-        let pattern = options.regex ? try options.compiledPattern(needle) : nil
-        var found: [History.Entry] = []
-        for entry in entries {
-            guard let text = historyText(entry, history) else { continue }
-            let matches = pattern.map { text.contains($0) } ?? text.lowercased().contains(needle.lowercased())
-            if matches { found.append(entry) }
-            if let limit = options.limit, found.count >= limit { break }
+        let matches: (String) -> Bool
+        if options.regex {
+            let pattern = try options.compiledPattern(needle)
+            matches = { pattern.matches($0) }
+        } else {
+            let lowered = needle.lowercased()
+            matches = { $0.lowercased().contains(lowered) }
         }
+        let found = try history.search(limit: options.limit, text: searchableText, matches)
         try printHistory(found, json: options.json, context)
         if found.isEmpty { return ExitCode.notFound }
     case .paste:
         let id = try parseHistoryID(options.operands[0])
-        _ = try history.entry(id)
+        _ = try history.pasteableEntry(id)
         return try runPaste(options.paste, context, from: (history.backend, History.pasteboard(for: id)))
     case .copy:
         let line: String
@@ -166,7 +175,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
             line = String(first)
         }
         let id = try parseHistoryID(line)
-        _ = try history.entry(id)
+        _ = try history.pasteableEntry(id)
         var item = try history.item(id)
         item.metadata.created = Date()
         let backend = try context.backend(options.global)
@@ -188,23 +197,6 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         try history.resume()
     }
     return ExitCode.ok
-}
-
-/// The text an entry is searched in: its plain text, else its Markdown, HTML or RTF as text.
-func historyText(_ entry: History.Entry, _ history: History) -> String? {
-    let pasteboard = History.pasteboard(for: entry.id)
-    let types = entry.types.map(\.type)
-    for type in [TypeIdentifier.utf8PlainText, .plainText, .markdown] where types.contains(type) {
-        if let data = try? history.backend.read(type, item: 0, from: pasteboard) { return String(decoding: data, as: UTF8.self) }
-    }
-    for type in [TypeIdentifier.html, .rtf] where types.contains(type) {
-        if let data = try? history.backend.read(type, item: 0, from: pasteboard),
-            let text = try? Conversion.produce(data, from: type, to: .text)
-        {
-            return String(decoding: text, as: UTF8.self)
-        }
-    }
-    return entry.preview.isEmpty ? nil : entry.preview
 }
 
 struct HistoryListing: Codable {
@@ -235,6 +227,16 @@ func printHistory(_ entries: [History.Entry], json: Bool, _ context: Context) th
         return
     }
     var text = ""
-    for entry in entries { text += "\(entry.id)\t\(entry.preview)\n" }
+    for entry in entries {
+        // An entry whose every representation was over history.max-entry-size is listed, marked so.
+        if !entry.keepsContent, let kind = entry.skipped.first {
+            let mark = "[not kept: " + (context.registry.preferredMIMEType(of: kind.type) ?? kind.type.rawValue)
+                + (kind.size.map { " " + humanSize($0) } ?? "") + " over history.max-entry-size]"
+            // A bracketed summary ([image/png …]) says nothing the mark does not; a text preview stays.
+            text += "\(entry.id)\t\(mark)" + (entry.preview.hasPrefix("[") ? "" : " " + entry.preview) + "\n"
+        } else {
+            text += "\(entry.id)\t\(entry.preview)\n"
+        }
+    }
     try context.terminal.out(text)
 }

@@ -1,0 +1,144 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+// What a listing shows of an item (`pbctl history`, `pbctl info`) and the text it is searched in:
+// pure functions of the item, so the history and the CLI share them and they are tested alone.
+
+/// One line for `pbctl history`: the first non-blank line of the best text representation, at most 80
+/// characters, control characters as their Unicode pictures (␉, ␍…); an image as
+/// `[image/png 1920×1080 34 KB]`; files as `[3 files: a.pdf, b.png, …]`; anything else as
+/// `[TYPE SIZE]`.
+public func historyPreview(_ item: Item, _ registry: TypeRegistry) -> String {
+    func data(_ type: TypeIdentifier) -> Data? {
+        guard let representation = item.representations.first(where: { $0.type == type }) else { return nil }
+        return try? representation.data()
+    }
+    if let list = data(.gnomeCopiedFiles).map(FileList.parseGnomeCopiedFiles) ?? data(.fileURL).map(FileList.parseURIList),
+        !list.uris.isEmpty
+    {
+        // A file name may hold a line break or other control characters: shown as their pictures, so
+        // the listing stays one line per entry.
+        let names = list.displayed.map { visibleLine(Substring($0.split(separator: "/").last.map(String.init) ?? $0)) }
+        let shown = names.prefix(2).joined(separator: ", ") + (names.count > 2 ? ", …" : "")
+        return "[\(names.count) file\(names.count == 1 ? "" : "s")\(list.cut ? " cut" : ""): \(shown)]"
+    }
+    let text: Data?
+    if let plain = item.representations.first(where: { registry.conforms($0.type, to: .plainText) && $0.type != .markdown })
+        .flatMap({ try? $0.data() }) ?? data(.markdown)
+    {
+        text = plain
+    } else if let rich = [TypeIdentifier.html, .rtf].first(where: { data($0) != nil }), let bytes = data(rich), bytes.count <= 4 << 20 {
+        text = try? Conversion.produce(bytes, from: rich, to: .text)
+    } else {
+        text = nil
+    }
+    if let text, let line = previewLine(text) { return line }
+    // An image by its registered type (a toolkit may list its private name for the same bytes first).
+    let ordered = item.representations.filter { registry.conforms($0.type, to: .image) }
+        + item.representations.filter { !registry.conforms($0.type, to: .image) }
+    for representation in ordered where representation.derivedFrom == nil || item.representations.count == 1 {
+        guard let bytes = try? representation.data() else { continue }
+        let mime = registry.preferredMIMEType(of: representation.type) ?? representation.type.rawValue
+        let dimensions = ImageDimensions.of(bytes).map { " \($0.width)×\($0.height)" } ?? ""
+        return "[\(mime)\(dimensions) \(humanSize(bytes.count))]"
+    }
+    return "[empty]"
+}
+
+/// The first non-blank line, at most 80 characters, control characters made visible.
+public func previewLine(_ text: Data) -> String? {
+    let string = String(decoding: text.prefix(64 << 10), as: UTF8.self)
+    guard let line = string.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first(where: { !$0.allSatisfy(\.isWhitespace) })
+    else { return string.isEmpty ? nil : "␊" }
+    return visibleLine(line)
+}
+
+/// `line` without leading blanks, at most 80 characters, control characters as their Unicode pictures.
+public func visibleLine(_ line: Substring) -> String {
+    var out = ""
+    var count = 0
+    for scalar in line.drop(while: { $0 == " " || $0 == "\t" }).unicodeScalars {
+        if count == 79 {
+            out += "…"
+            break
+        }
+        switch scalar.value {
+        case 0..<0x20: out.unicodeScalars.append(Unicode.Scalar(0x2400 + scalar.value)!)
+        case 0x7F: out += "␡"
+        case 0x80..<0xA0: out += "�"
+        default: out.unicodeScalars.append(scalar)
+        }
+        count += 1
+    }
+    return out
+}
+
+/// `34 KB`, `1.2 MB`, `512 B` (powers of 1000, as file managers show them).
+public func humanSize(_ bytes: Int) -> String {
+    if bytes < 1000 { return "\(bytes) B" }
+    for (unit, scale) in [("GB", 1e9), ("MB", 1e6), ("KB", 1e3)] where Double(bytes) >= scale {
+        let value = Double(bytes) / scale
+        if value < 10 {
+            let tenths = Int((value * 10).rounded())
+            return "\(tenths / 10).\(tenths % 10) \(unit)"
+        }
+        return "\(Int(value.rounded())) \(unit)"
+    }
+    return "\(bytes) B"
+}
+
+/// Width and height from an image's header: PNG, GIF, JPEG, BMP, WebP.
+public enum ImageDimensions {
+    public static func of(_ data: Data) -> (width: Int, height: Int)? {
+        let b = [UInt8](data.prefix(64 << 10))
+        func be16(_ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
+        func le16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
+        func be32(_ i: Int) -> Int { be16(i) << 16 | be16(i + 2) }
+        func le32(_ i: Int) -> Int { le16(i) | le16(i + 2) << 16 }
+        if b.count >= 24, b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return (be32(16), be32(20)) }
+        if b.count >= 10, b.starts(with: Array("GIF8".utf8)) { return (le16(6), le16(8)) }
+        if b.count >= 26, b.starts(with: Array("BM".utf8)) { return (le32(18), abs(Int(Int32(truncatingIfNeeded: le32(22))))) }
+        if b.count >= 30, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) {
+            switch String(decoding: b[12..<16], as: UTF8.self) {
+            case "VP8X": return (1 + (Int(b[24]) | Int(b[25]) << 8 | Int(b[26]) << 16), 1 + (Int(b[27]) | Int(b[28]) << 8 | Int(b[29]) << 16))
+            case "VP8 ": return (le16(26) & 0x3FFF, le16(28) & 0x3FFF)
+            case "VP8L" where b.count >= 25:
+                let bits = le32(21)
+                return (1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF))
+            default: return nil
+            }
+        }
+        if b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 {
+            var i = 2
+            while i + 9 < b.count {
+                guard b[i] == 0xFF else { return nil }
+                let marker = b[i + 1]
+                if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+                let length = be16(i + 2)
+                if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
+                    return (be16(i + 7), be16(i + 5))
+                }
+                guard length >= 2 else { return nil }
+                i += 2 + length
+            }
+        }
+        return nil
+    }
+}
+
+/// The text an item is searched in: its plain text, else its Markdown, else its HTML or RTF as text.
+public func searchableText(_ item: Item) -> String? {
+    for type in [TypeIdentifier.utf8PlainText, .plainText, .markdown] {
+        if let data = try? item.representation(for: type)?.data() { return String(decoding: data, as: UTF8.self) }
+    }
+    for type in [TypeIdentifier.html, .rtf] {
+        if let data = try? item.representation(for: type)?.data(), let text = try? Conversion.produce(data, from: type, to: .text) {
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+    return nil
+}
