@@ -43,9 +43,16 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.
         .target(name: "Archive", dependencies: ["CZlib"]),
+        // Files on the clipboard put in a folder (`paste --files --into`): every source and destination
+        // checked first, then all or nothing.
+        .target(name: "Files", dependencies: ["Pasteboard", "SystemIO"]),
+        .testTarget(name: "FilesTests", dependencies: ["Files", "SystemIO", "Pasteboard"]),
         .executableTarget(
             name: "pbctl",
-            dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal", "Archive", "DetachedProcess"]
+            dependencies: [
+                "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal",
+                "Archive", "DetachedProcess", "Files",
+            ]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard", "SystemIO"]),

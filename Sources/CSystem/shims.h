@@ -51,4 +51,10 @@ static inline int csystem_link_unnamed(int fd, int dirfd, const char *name) {
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }
+
+// renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE): a rename that never replaces what is at
+// `to` (EEXIST), in one step. -1 with errno EINVAL or ENOSYS where the file system or kernel lacks it.
+static inline int csystem_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1U /* RENAME_NOREPLACE */);
+}
 #endif

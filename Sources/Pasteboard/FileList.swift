@@ -38,10 +38,10 @@ public struct FileList: Sendable, Equatable {
     /// `application/x-kde-cutselection`.
     public var kdeCutSelection: Data { Data((cut ? "1" : "0").utf8) }
 
-    /// The paths (or URIs that are not local files), one per line: what a text consumer gets.
-    public var plainText: Data { Data(displayed.map { $0 + "\n" }.joined().utf8) }
+    /// The paths (or URIs that are not local files), one per line, as bytes: what a text consumer gets.
+    public var plainText: Data { Data(displayed.flatMap { $0.pathBytes + [0x0A] }) }
 
-    /// Each entry as a user reads it: the decoded local path, or the URI as it is.
+    /// Each entry as a user reads it: the decoded local path (see ``PathBytes``), or the URI as it is.
     public var displayed: [String] { uris.map { Self.localPath($0) ?? $0 } }
 
     // MARK: Decoding
@@ -73,7 +73,7 @@ public struct FileList: Sendable, Equatable {
     /// percent-encoded.
     public static func fileURI(_ path: String) -> String {
         var out = "file://"
-        for byte in path.utf8 {
+        for byte in path.pathBytes {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"),
@@ -88,8 +88,9 @@ public struct FileList: Sendable, Equatable {
         return out
     }
 
-    /// The local path a `file:` URI names (`file:///p`, `file://localhost/p`, `file:/p`), percent-decoded;
-    /// nil for other URIs, other hosts, or a path that does not decode to UTF-8 without NUL.
+    /// The local path a `file:` URI names (`file:///p`, `file://localhost/p`, `file:/p`), percent-decoded
+    /// to its bytes (a name that is not UTF-8 kept as ``PathBytes`` keeps it); nil for other URIs, other
+    /// hosts, or a path with a NUL byte.
     public static func localPath(_ uri: String) -> String? {
         let lower = uri.lowercased()
         var rest: Substring
@@ -116,8 +117,8 @@ public struct FileList: Sendable, Equatable {
                 bytes.append(byte)
             }
         }
-        guard !bytes.contains(0), let path = String(validating: bytes, as: UTF8.self) else { return nil }
-        return path
+        guard !bytes.contains(0) else { return nil }
+        return PathBytes.string(bytes)
     }
 }
 

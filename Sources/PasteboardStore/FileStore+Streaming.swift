@@ -33,9 +33,6 @@ struct Spool {
 }
 
 extension FileStore: InputSpooling, StoredFiles {
-    /// The chunk a copy or paste moves through memory when the kernel cannot move it.
-    static let chunkSize = 1 << 20
-
     public func spool(_ input: Int32, name shown: String, for pasteboard: PasteboardName, limit: Int, inspect: Bool) throws -> SpooledInput {
         guard let rootFD = try PrivateDirectory.openStore(root, create: true) else {
             throw PasteboardError(.io, "\(root): cannot create the store")
@@ -74,7 +71,7 @@ extension FileStore: InputSpooling, StoredFiles {
         var validator = UTF8StreamValidator()
         let count: Int
         do {
-            count = try Self.transfer(
+            count = try POSIX.transfer(
                 from: input, name: shown, to: fd, path: shownPath, limit: limit, inspect: inspect
             ) { chunk in
                 if head.count < 4096 { head.append(contentsOf: chunk.prefix(4096 - head.count)) }
@@ -158,86 +155,6 @@ extension FileStore: InputSpooling, StoredFiles {
         adopted.removeAll()
     }
 
-    /// Moves everything `input` holds into `output`, at most `limit` bytes: in the kernel when nothing
-    /// needs to see the bytes (`copy_file_range` from a file, `splice` from a pipe), else through one
-    /// buffer handed to `inspect` chunk by chunk. Returns the byte count.
-    static func transfer(
-        from input: Int32, name: String, to output: Int32, path: String, limit: Int, inspect: Bool,
-        _ look: (UnsafeRawBufferPointer) -> Void
-    ) throws -> Int {
-        var st = stat()
-        guard fstat(input, &st) == 0 else { throw POSIX.ioError("stat", name) }
-        let kind = st.st_mode & S_IFMT
-        if kind == S_IFDIR { throw PasteboardError(.invalidData, "\(name): is a directory") }
-        if kind == S_IFREG, Int(st.st_size) > limit { throw tooLarge(name, limit) }
-        var total = 0
-        func grow(_ n: Int) throws {
-            total += n
-            if total > limit { throw tooLarge(name, limit) }
-        }
-        if !inspect {
-            // In the kernel: a regular file with copy_file_range, a pipe with splice.
-            var moved = true
-            while moved {
-                let want = min(limit - total + 1, 1 << 30)
-                let n: Int
-                if kind == S_IFREG {
-                    n = csystem_copy_file_range(input, output, want)
-                } else if kind == S_IFIFO {
-                    n = csystem_splice(input, output, want)
-                } else {
-                    break
-                }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EAGAIN { waitReadable(input); continue }
-                    if total == 0, [EINVAL, ENOSYS, EXDEV, EOPNOTSUPP, EBADF].contains(errno) { break }  // the loop below
-                    if errno == ENOSPC || errno == EDQUOT { throw noSpace(path) }
-                    throw POSIX.ioError("write", path)
-                }
-                if n == 0 { return total }
-                try grow(n)
-                moved = n > 0
-            }
-        }
-        guard let buffer = malloc(chunkSize) else { throw PasteboardError(.io, "\(name): out of memory") }
-        defer { free(buffer) }
-        while true {
-            let n = Glibc.read(input, buffer, chunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN { waitReadable(input); continue }
-                throw POSIX.ioError("read", name)
-            }
-            if n == 0 { return total }
-            try grow(n)
-            look(UnsafeRawBufferPointer(start: buffer, count: n))
-            var written = 0
-            while written < n {
-                let w = Glibc.write(output, buffer + written, n - written)
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    if errno == ENOSPC || errno == EDQUOT { throw noSpace(path) }
-                    throw POSIX.ioError("write", path)
-                }
-                written += w
-            }
-        }
-    }
-
-    static func waitReadable(_ fd: Int32) {
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        _ = poll(&poller, 1, -1)
-    }
-
-    static func noSpace(_ path: String) -> PasteboardError {
-        PasteboardError(.io, "\(path): write failed: \(POSIX.errorString()); nothing was copied, the previous content is intact")
-    }
-
-    static func tooLarge(_ name: String, _ limit: Int) -> PasteboardError {
-        PasteboardError(.invalidData, "\(name): larger than the \(formatSize(limit)) allowed (--max-size or PBCTL_MAX_SIZE); nothing was copied")
-    }
-
     // MARK: Paste
 
     /// Streams a stored representation into `sink` (`sendfile` where the sink takes it), produced ones
@@ -257,11 +174,11 @@ extension FileStore: InputSpooling, StoredFiles {
         guard let opened else { return try sink.write(try read(type, item: index, from: pasteboard)) }
         defer { close(opened.fd) }
         if try sink.transfer(fromFile: opened.fd, offset: 0, count: opened.size) { return }
-        guard let buffer = malloc(Self.chunkSize) else { throw PasteboardError(.io, "out of memory") }
+        guard let buffer = malloc(POSIX.chunkSize) else { throw PasteboardError(.io, "out of memory") }
         defer { free(buffer) }
         var offset = 0
         while offset < opened.size {
-            let n = pread(opened.fd, buffer, min(Self.chunkSize, opened.size - offset), off_t(offset))
+            let n = pread(opened.fd, buffer, min(POSIX.chunkSize, opened.size - offset), off_t(offset))
             if n < 0, errno == EINTR { continue }
             guard n > 0 else { throw PasteboardError(.corrupt, "\(opened.path): ended at \(offset) of \(opened.size) bytes") }
             try sink.write(Data(bytes: buffer, count: n))

@@ -356,17 +356,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         try withPackage(pasteboard, exclusive: exclusive, absent: nil) { try body($0) }!
     }
 
-    static func kind(of mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: return "a FIFO"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFSOCK: return "a socket"
-        case S_IFDIR: return "a directory"
-        case S_IFLNK: return "a symbolic link"
-        default: return "not a regular file"
-        }
-    }
+    static func kind(of mode: mode_t) -> String { POSIX.kind(of: mode) }
 
     static func openError(_ path: String, _ code: Int32 = errno) -> PasteboardError {
         if code == ELOOP || code == ENOTDIR {
@@ -493,7 +483,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             guard target >= 0 else { throw FileStore.openError(self.path + "/" + name) }
             defer { close(target) }
             do {
-                let copied = try FileStore.transfer(
+                let copied = try POSIX.transfer(
                     from: source, name: path, to: target, path: self.path + "/" + name, limit: data.count, inspect: false) { _ in }
                 guard copied == data.count else {
                     unlinkat(fd, name, 0)

@@ -76,9 +76,9 @@ public enum POSIX {
     /// Reads a whole file (not following a final symlink); with `limit`, a larger file is refused
     /// (`.invalidData`) before it is read.
     public static func readFile(_ path: String, limit: Int = Int.max) throws -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathCalls.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(path): \(errorString())")
+            throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(path.shownPath): \(errorString())")
         }
         defer { close(fd) }
         var st = stat()

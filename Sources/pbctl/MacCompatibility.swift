@@ -5,21 +5,30 @@
 ///   starts with the RTF header, else as plain text.
 /// - `pbpaste [-pboard NAME] [-Prefer txt|rtf|ps]`: plain text first (or RTF first with `-Prefer rtf`);
 ///   an empty pasteboard prints nothing and succeeds, as on macOS.
+/// - pbpaste writes text only: a pasteboard without any (an image, a file's bytes) prints nothing and
+///   succeeds, as macOS pbpaste does.
 enum MacCompatibility {
-    static func translate(invokedAs name: String, _ arguments: [String]) -> [String]? {
+    /// pbctl's arguments for `pbcopy`/`pbpaste ARGUMENTS`; nil when pbctl runs under its own name.
+    /// - Throws: ``UsageError`` for `-pboard` or `-Prefer` without a value.
+    static func translate(invokedAs name: String, _ arguments: [String]) throws -> [String]? {
         guard name == "pbcopy" || name == "pbpaste" else { return nil }
         var translated = [name == "pbcopy" ? "copy" : "paste"]
         var index = 0
+        func value(_ option: String) throws -> String {
+            guard index < arguments.count else {
+                throw UsageError(message: "option \(option) needs a value", command: translated[0])
+            }
+            index += 1
+            return arguments[index - 1]
+        }
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             switch argument {
-            case "-pboard" where index < arguments.count:
-                translated += ["-p", arguments[index]]
-                index += 1
-            case "-Prefer" where index < arguments.count && name == "pbpaste":
-                translated += ["--prefer", arguments[index]]
-                index += 1
+            case "-pboard":
+                translated += ["-p", try value("-pboard")]
+            case "-Prefer" where name == "pbpaste":
+                translated += ["--prefer", try value("-Prefer")]
             case "-help", "--help", "-h":
                 translated.append("--help")
             default:

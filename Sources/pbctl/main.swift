@@ -54,8 +54,18 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
 // Writing to a closed pipe (`pbctl paste | head -c1`) must end quietly with an error code, not a signal
 // message from the shell; EPIPE is reported by the write.
 signal(SIGPIPE, SIG_IGN)
-let invokedAs = CommandLine.arguments.first.map { String($0.split(separator: "/").last ?? "") } ?? "pbctl"
-let arguments = Array(CommandLine.arguments.dropFirst())
+// Arguments as their bytes: a path that is not UTF-8 (`copy --files $'bad\xff.txt'`) reaches the system
+// as it was given (PathBytes), where CommandLine.arguments would have replaced the byte with U+FFFD.
+let rawArguments = (0..<Int(CommandLine.argc)).map { index in
+    CommandLine.unsafeArgv[index].map { PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? ""
+}
+let invokedAs = rawArguments.first.map { String($0.split(separator: "/").last ?? "") } ?? "pbctl"
+let arguments = Array(rawArguments.dropFirst())
 if let status = fastPaste(arguments, invokedAs: invokedAs) { exit(status) }
 let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
-exit(run(MacCompatibility.translate(invokedAs: invokedAs, arguments) ?? arguments, context))
+do {
+    exit(run(try MacCompatibility.translate(invokedAs: invokedAs, arguments) ?? arguments, context))
+} catch {
+    context.terminal.err("\(invokedAs): \((error as? UsageError)?.message ?? "\(error)")")
+    exit(ExitCode.usage)
+}

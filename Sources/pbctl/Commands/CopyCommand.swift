@@ -199,10 +199,10 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
 func fileListItem(_ paths: [String], cut: Bool, metadata: ItemMetadata) throws -> Item {
     let missing = paths.filter { path in
         var st = stat()
-        return lstat(path, &st) != 0
+        return PathCalls.lstat(path, &st) != 0
     }
     guard missing.isEmpty else {
-        throw PasteboardError(.noInput, "no such file: " + missing.joined(separator: ", ") + "; nothing was copied")
+        throw PasteboardError(.noInput, "no such file: " + missing.map(\.shownPath).joined(separator: ", ") + "; nothing was copied")
     }
     let list = FileList(paths: paths.map { normalizedPath(absolutePath($0)) }, cut: cut)
     var item = Item(representations: [Representation(type: .fileURL, data: list.uriList)], metadata: metadata)
@@ -226,8 +226,8 @@ func normalizedPath(_ path: String) -> String {
 /// Runs `body` on standard input (`-`) or the file `source`, opened for reading.
 func withInput<T>(_ source: String, _ body: (Int32) throws -> T) throws -> T {
     guard source != "-" else { return try body(STDIN_FILENO) }
-    let fd = open(source, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(source): \(POSIX.errorString())") }
+    let fd = PathCalls.open(source, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(source.shownPath): \(POSIX.errorString())") }
     defer { close(fd) }
     return try body(fd)
 }
@@ -268,8 +268,6 @@ func fileExtension(_ path: String) -> String? {
 
 func absolutePath(_ path: String) -> String {
     if path.hasPrefix("/") { return path }
-    guard let pointer = getcwd(nil, 0) else { return path }
-    defer { free(pointer) }
-    let cwd = String(cString: pointer)
+    guard let cwd = PathBytes.currentDirectory() else { return path }
     return (cwd == "/" ? "" : cwd) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
 }

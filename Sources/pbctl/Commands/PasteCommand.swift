@@ -12,6 +12,7 @@ import Pasteboard
 import PasteboardStore
 import Representations
 import SystemIO
+import Files
 
 /// `pbctl paste`'s arguments, parsed and checked before any I/O: an unknown `--as` is a usage error
 /// whatever the pasteboard holds.
@@ -126,7 +127,7 @@ func runPaste(
     let items = try backend.items(in: pasteboard)
     if items.isEmpty, options.macCompat { return ExitCode.ok }
     guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
-    let indices: [Int]
+    var indices: [Int]
     if let index = options.item {
         guard index < items.count else { throw PasteboardError.empty("there is no item \(index) (items: \(items.count))") }
         indices = [index]
@@ -135,8 +136,15 @@ func runPaste(
     }
     if options.files { return try pasteFiles(items, indices, backend, pasteboard, options, context) }
     // Decided for every item before a byte is written: a type that is not offered fails cleanly.
-    let choices = try indices.map {
+    var choices = try indices.map {
         try options.request.choose(items[$0].types, registry: context.registry, canConvert: Conversion.canConvert)
+    }
+    if options.macCompat {
+        // pbpaste writes text only: nothing at all when the pasteboard holds none.
+        let text = choices.indices.filter { context.registry.conforms(choices[$0].convertTo ?? choices[$0].read, to: .text) }
+        indices = text.map { indices[$0] }
+        choices = text.map { choices[$0] }
+        if choices.isEmpty { return ExitCode.ok }
     }
     let exactType: TypeIdentifier? = if case .exact(let type) = options.request.mode { type } else { nil }
     // A package folder (`-o NAME.textbundle`) is unpacked from whole bytes; everything else streams.
@@ -240,40 +248,39 @@ func pasteFiles(
                 + items.flatMap { $0.types.map(\.type.rawValue) }.joined(separator: ", "))
     }
     guard let folder = options.into else {
+        // Paths only: a URI that names no local file (http://…) is not a path, and is named on
+        // standard error instead.
         var text = Data()
-        for entry in lists.flatMap(\.displayed) {
-            text.append(Data(entry.utf8))
+        var printed = 0
+        for entry in lists.flatMap(\.uris) {
+            guard let path = FileList.localPath(entry) else {
+                context.terminal.err("pbctl paste: \(entry): not a local file; skipped")
+                continue
+            }
+            text.append(contentsOf: path.pathBytes)
             text.append(options.nul ? 0 : 0x0A)
+            printed += 1
         }
         try context.terminal.out(text)
+        if printed == 0 { throw PasteboardError.empty("the file list names no local file") }
         return ExitCode.ok
     }
-    // Into a folder: every destination checked before anything is copied or moved.
-    var st = stat()
-    guard stat(folder, &st) == 0, st.st_mode & S_IFMT == S_IFDIR else {
-        throw PasteboardError(.io, "\(folder): not a folder")
-    }
-    var plan: [(source: String, destination: String, move: Bool)] = []
-    var existing: [String] = []
+    var sources: [(path: String, cut: Bool)] = []
     for list in lists {
         for uri in list.uris {
             guard let path = FileList.localPath(uri) else {
                 throw PasteboardError(.invalidData, "\(uri): not a local file; nothing was copied")
             }
-            let name = path.split(separator: "/").last.map(String.init) ?? path
-            let destination = (folder.hasSuffix("/") ? folder : folder + "/") + name
-            if lstat(destination, &st) == 0 { existing.append(destination) }
-            plan.append((path, destination, list.cut))
+            sources.append((path, list.cut))
         }
     }
-    guard existing.isEmpty else {
-        throw PasteboardError(.refused, "already there (nothing was copied): " + existing.joined(separator: ", "))
-    }
-    for step in plan {
-        if step.move { try FileTree.moveTree(step.source, to: step.destination) } else { try FileTree.copyTree(step.source, to: step.destination) }
-        if options.verbose { context.terminal.err("pbctl: \(step.move ? "moved" : "copied") \(step.source) to \(step.destination)") }
+    let paste = try FilePaste.plan(sources, into: folder)
+    try paste.execute { step in
+        if options.verbose {
+            context.terminal.err("pbctl: \(step.move ? "moved" : "copied") \(step.source.shownPath) to \(step.destination.shownPath)")
+        }
     }
     // After a cut the files have moved: the list names nothing any more (file managers clear it too).
-    if plan.contains(where: \.move) { try? backend.clear(pasteboard) }
+    if paste.steps.contains(where: \.move) { try? backend.clear(pasteboard) }
     return ExitCode.ok
 }

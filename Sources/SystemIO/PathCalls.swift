@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Pasteboard
+
+extension PathBytes {
+    /// The bytes of the current folder (`getcwd`), as a path string; nil when it cannot be read.
+    public static func currentDirectory() -> String? {
+        guard let pointer = getcwd(nil, 0) else { return nil }
+        defer { free(pointer) }
+        return string(UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer)))
+    }
+}
+
+/// The system calls pbctl makes on paths a user or a folder listing gave, each with the path's
+/// original bytes (``PathBytes``). The corresponding C function is each one's name.
+public enum PathCalls {
+    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        path.withPathCString { Glibc.open($0, flags, mode) }
+    }
+
+    public static func openat(_ dir: Int32, _ name: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        name.withPathCString { Glibc.openat(dir, $0, flags, mode) }
+    }
+
+    public static func fstatat(_ dir: Int32, _ name: String, _ st: inout stat, _ flags: Int32) -> Int32 {
+        name.withPathCString { Glibc.fstatat(dir, $0, &st, flags) }
+    }
+
+    public static func lstat(_ path: String, _ st: inout stat) -> Int32 {
+        path.withPathCString { Glibc.fstatat(AT_FDCWD, $0, &st, AT_SYMLINK_NOFOLLOW) }
+    }
+
+    public static func stat(_ path: String, _ st: inout stat) -> Int32 {
+        path.withPathCString { Glibc.fstatat(AT_FDCWD, $0, &st, 0) }
+    }
+
+    public static func mkdirat(_ dir: Int32, _ name: String, _ mode: mode_t) -> Int32 {
+        name.withPathCString { Glibc.mkdirat(dir, $0, mode) }
+    }
+
+    public static func unlinkat(_ dir: Int32, _ name: String, _ flags: Int32) -> Int32 {
+        name.withPathCString { Glibc.unlinkat(dir, $0, flags) }
+    }
+
+    public static func renameat(_ fromDir: Int32, _ from: String, _ toDir: Int32, _ to: String) -> Int32 {
+        from.withPathCString { source in to.withPathCString { Glibc.renameat(fromDir, source, toDir, $0) } }
+    }
+
+    public static func readlinkat(_ dir: Int32, _ name: String) -> [CChar]? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = name.withPathCString { Glibc.readlinkat(dir, $0, &buffer, buffer.count - 1) }
+        guard count >= 0 else { return nil }
+        buffer[count] = 0
+        return Array(buffer[...count])
+    }
+
+    public static func symlinkat(_ target: [CChar], _ dir: Int32, _ name: String) -> Int32 {
+        name.withPathCString { Glibc.symlinkat(target, dir, $0) }
+    }
+
+    public static func access(_ path: String, _ mode: Int32) -> Int32 {
+        path.withPathCString { Glibc.access($0, mode) }
+    }
+}
