@@ -60,6 +60,10 @@ extension TypeIdentifier {
     public static let png: TypeIdentifier = "public.png"
     public static let jpeg: TypeIdentifier = "public.jpeg"
     public static let gif: TypeIdentifier = "public.gif"
+    /// `image/bmp` (also `image/x-bmp`, `image/x-ms-bmp`): what RDP clients and WSLg ask for.
+    public static let bmp: TypeIdentifier = "com.microsoft.bmp"
+    public static let tiff: TypeIdentifier = "public.tiff"
+    public static let webp: TypeIdentifier = "org.webmproject.webp"
     public static let svg: TypeIdentifier = "public.svg-image"
     public static let pdf: TypeIdentifier = "com.adobe.pdf"
     public static let directory: TypeIdentifier = "public.directory"

@@ -57,6 +57,15 @@ extension TypeRegistry {
             .gif, conformsTo: [.image], description: "GIF image", extensions: ["gif"], mimeTypes: ["image/gif"],
             x11Targets: ["image/gif"]),
         TypeDeclaration(
+            .bmp, conformsTo: [.image], description: "BMP image", extensions: ["bmp", "dib"],
+            mimeTypes: ["image/bmp", "image/x-bmp", "image/x-ms-bmp"], x11Targets: ["image/bmp", "image/x-bmp", "image/x-MS-bmp"]),
+        TypeDeclaration(
+            .tiff, conformsTo: [.image], description: "TIFF image", extensions: ["tiff", "tif"], mimeTypes: ["image/tiff"],
+            x11Targets: ["image/tiff"]),
+        TypeDeclaration(
+            .webp, conformsTo: [.image], description: "WebP image", extensions: ["webp"], mimeTypes: ["image/webp"],
+            x11Targets: ["image/webp"]),
+        TypeDeclaration(
             .svg, conformsTo: [.image, .xml], description: "SVG image", extensions: ["svg"],
             mimeTypes: ["image/svg+xml"], x11Targets: ["image/svg+xml"]),
         TypeDeclaration(

@@ -59,6 +59,13 @@ public final class WaylandBackend: PasteboardBackend {
         connection.send(connection.client.getRegistry())
         try connection.roundTrip(deadline: deadline())
         guard let bind = connection.client.bindDataControl() else {
+            if let (global, _) = connection.client.availableManager {
+                // A headless compositor with no seat: data-control is there, but no clipboard to control.
+                throw PasteboardError(
+                    .unavailable,
+                    "the Wayland compositor at \(path) offers data-control (\(global.interface) v\(global.version)) but no seat: "
+                        + "without a seat there is no clipboard")
+            }
             throw PasteboardError(
                 .unavailable,
                 "the Wayland compositor at \(path) offers no data-control protocol (ext_data_control_manager_v1 or "

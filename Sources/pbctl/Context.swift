@@ -40,6 +40,8 @@ struct Context: Sendable {
     struct BackendNeeds {
         var sensitive = false
         var terminalTimeout: Double? = nil
+        /// Say on standard error how the terminal is reached when something is not as it seems (`-v`).
+        var verbose = false
     }
 
     /// A backend and why it was chosen (`pbctl info`).
@@ -76,7 +78,7 @@ struct Context: Sendable {
         case .osc52:
             // The store keeps every representation; the terminal gets the text (and reads come from it).
             let mirrored = MirroredPasteboard(
-                primary: try openStore(), mirror: try terminalBackend(timeout: needs.terminalTimeout), readsFromMirror: true)
+                primary: try openStore(), mirror: try terminalBackend(timeout: needs.terminalTimeout, verbose: needs.verbose), readsFromMirror: true)
             return ChosenBackend(backend: mirrored, reason: "asked for (\(explicit))")
         case .auto:
             // Wayland first (its data-control needs no window), then X11 (GNOME: through Xwayland), then the store.
@@ -110,19 +112,20 @@ struct Context: Sendable {
     var remoteTerminalReason: String? {
         let reason = environment["SSH_CONNECTION"] != nil || environment["SSH_TTY"] != nil ? "an SSH session"
             : environment["TMUX"] != nil ? "inside tmux" : environment["STY"] != nil ? "inside GNU screen" : nil
+        // (A stale TMUX still counts: the terminal is then sent OSC 52 directly.)
         guard let reason, TerminalDevice.isAvailable else { return nil }
         return reason
     }
 
     func autoTerminalBackend(_ needs: BackendNeeds) -> TerminalClipboardBackend? {
         guard remoteTerminalReason != nil, !needs.sensitive else { return nil }
-        guard let terminal = try? terminalBackend(timeout: needs.terminalTimeout, skipWithoutText: true) else { return nil }
+        guard let terminal = try? terminalBackend(timeout: needs.terminalTimeout, skipWithoutText: true, verbose: needs.verbose) else { return nil }
         return terminal
     }
 
     /// The terminal's clipboard, configured from the environment: tmux's own buffer tool inside tmux,
     /// screen's passthrough inside screen, kitty's OSC 5522 where the terminal is kitty.
-    func terminalBackend(timeout: Double?, skipWithoutText: Bool = false) throws -> TerminalClipboardBackend {
+    func terminalBackend(timeout: Double?, skipWithoutText: Bool = false, verbose: Bool = false) throws -> TerminalClipboardBackend {
         var configuration = TerminalClipboardBackend.Configuration()
         configuration.skipWithoutText = skipWithoutText
         // The text a plain-text consumer gets: the first representation that is text, UTF-8 or ASCII.
@@ -134,7 +137,14 @@ struct Context: Sendable {
             configuration.maximumText = try parseSize(text, option: "PBCTL_OSC52_MAX")
         }
         if let timeout { configuration.timeout = max(0.05, timeout) }
-        if environment["TMUX"] != nil {
+        if let tmux = environment["TMUX"], !Multiplexer.tmuxServerAnswers(tmux) {
+            // A stale TMUX (inherited into su, a container, an SSH hop): the terminal itself is spoken to.
+            if verbose {
+                terminal.err(
+                    "pbctl: TMUX names a tmux server that does not answer (\(Multiplexer.tmuxSocket(tmux) ?? tmux)); "
+                        + "OSC 52 goes to the terminal directly")
+            }
+        } else if environment["TMUX"] != nil {
             configuration.wrapping = .tmux
             let environment = self.environment
             configuration.multiplexerCopy = { text in runTool(["tmux", "load-buffer", "-w", "-"], input: text, environment: environment).status == 0 }

@@ -63,6 +63,13 @@ final class TypeRegistryTests: XCTestCase {
         XCTAssertEqual(registry.type(forMIMEType: "application/rtf"), .rtf)
         XCTAssertEqual(registry.preferredMIMEType(of: .rtf), "text/rtf")
         XCTAssertEqual(registry.preferredMIMEType(of: .markdown), "text/markdown")
+        // Every image type a copy offers, and the BMP names RDP clients, WSLg and older apps ask for.
+        for (mime, type) in [("image/bmp", TypeIdentifier.bmp), ("image/x-bmp", .bmp), ("image/x-MS-bmp", .bmp), ("image/tiff", .tiff), ("image/webp", .webp)] {
+            XCTAssertEqual(registry.type(forMIMEType: mime), type, mime)
+        }
+        XCTAssertEqual(registry.type(forX11Target: "image/x-MS-bmp"), .bmp)
+        XCTAssertEqual(registry.preferredMIMEType(of: .bmp), "image/bmp")
+        XCTAssertTrue(registry.conforms(.webp, to: .image))
     }
 
     func testX11TargetsBothWays() {

@@ -78,6 +78,17 @@ final class TerminalClipboardTests: XCTestCase {
         XCTAssertEqual(buffer, Data("via load-buffer".utf8))
     }
 
+    /// A stale `TMUX` (inherited into `su`, a container, an SSH hop: its server cannot be reached) must
+    /// not swallow the copy: the terminal is sent OSC 52 directly, and `-v` says why.
+    func testAStaleTMUXVariableStillReachesTheTerminal() throws {
+        let result = try inPane(
+            "printf 'through a stale TMUX' | env -u DISPLAY -u WAYLAND_DISPLAY TMUX='\(scratch)/no-such-tmux,4242,0' "
+                + "SSH_CONNECTION='10.0.0.1 1 10.0.0.2 22' PBCTL_BACKEND=auto \(pbctl) copy -v")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(buffer, Data("through a stale TMUX".utf8), "nothing reached the terminal")
+        XCTAssertTrue(result.stderr.contains("does not answer"), result.stderr)
+    }
+
     /// Markdown arrives as its text; the store keeps every representation.
     func testMarkdownArrivesAsTextAndTheStoreKeepsEverything() throws {
         let file = scratch + "/notes.md"

@@ -13,9 +13,12 @@ final class WaylandWithoutDataControlTests: X11TestCase {
     final class FakeCompositor: @unchecked Sendable {
         let path: String
         let listener: Int32
+        /// The globals the registry announces: interface and version.
+        let globals: [(String, UInt32)]
 
-        init(path: String) throws {
+        init(path: String, globals: [(String, UInt32)] = [("wl_seat", 7), ("wl_data_device_manager", 3)]) throws {
             self.path = path
+            self.globals = globals
             listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
@@ -65,8 +68,9 @@ final class WaylandWithoutDataControlTests: X11TestCase {
                         registry = first  // get_registry(new_id)
                     } else if header.object == 1, header.opcode == 0 {
                         if registry != 0 {
-                            send(fd, WaylandMessage(object: registry, opcode: 0, arguments: [.uint(1), .string("wl_seat"), .uint(7)]))
-                            send(fd, WaylandMessage(object: registry, opcode: 0, arguments: [.uint(2), .string("wl_data_device_manager"), .uint(3)]))
+                            for (name, (interface, version)) in globals.enumerated() {
+                                send(fd, WaylandMessage(object: registry, opcode: 0, arguments: [.uint(UInt32(name + 1)), .string(interface), .uint(version)]))
+                            }
                         }
                         send(fd, WaylandMessage(object: first, opcode: 0, arguments: [.uint(1)]))  // wl_callback.done
                     }
@@ -97,5 +101,25 @@ final class WaylandWithoutDataControlTests: X11TestCase {
         let wayland = try run([pbctl, "paste"], environment: env, timeout: 10)
         XCTAssertEqual(wayland.status, 69, wayland.stderr)
         XCTAssertTrue(wayland.stderr.contains("data-control"), wayland.stderr)
+    }
+
+    /// A headless compositor without a seat offers data-control but no clipboard to control: it must be
+    /// reported as such (wl-paste says "Missing a seat"), not as a compositor without data-control.
+    func testACompositorWithoutASeatIsReportedAsSuch() throws {
+        let socketPath = scratch + "/wayland-seatless"
+        let compositor = try FakeCompositor(path: socketPath, globals: [("zwlr_data_control_manager_v1", 2), ("wl_output", 4)])
+        defer { compositor.stop() }
+        var env = environment
+        env["WAYLAND_DISPLAY"] = socketPath
+        env["PBCTL_BACKEND"] = "auto"
+        let info = try run([pbctl, "info", "--json"], environment: env, timeout: 10)
+        XCTAssertEqual(info.status, 0, info.stderr)
+        let reason = (try JSONSerialization.jsonObject(with: info.stdout) as? [String: Any])?["reason"] as? String ?? ""
+        XCTAssertTrue(reason.contains("no seat") && reason.contains("zwlr_data_control_manager_v1"), reason)
+        env["PBCTL_BACKEND"] = "wayland"
+        let wayland = try run([pbctl, "paste"], environment: env, timeout: 10)
+        XCTAssertEqual(wayland.status, 69, wayland.stderr)
+        XCTAssertTrue(wayland.stderr.contains("no seat"), wayland.stderr)
+        XCTAssertFalse(wayland.stderr.contains("offers no data-control"), wayland.stderr)
     }
 }

@@ -121,7 +121,7 @@ let copyCommand = Command(
     run: { context, arguments in try runCopy(CopyArguments(arguments, context), context) })
 
 func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
-    let backend = try context.backend(options.global, .init(sensitive: options.sensitive))
+    let backend = try context.backend(options.global, .init(sensitive: options.sensitive, verbose: options.verbose))
     // The store takes input as it streams in (memory does not grow with its size); sensitive content
     // never reaches disk, so it is read into memory for its holder.
     let spooler = options.sensitive ? nil : backend as? any InputSpooling
