@@ -29,6 +29,13 @@ final class StoreCLITests: PbctlTestCase {
         XCTAssertEqual(try pbctl.run("paste").stdout, png)
     }
 
+    func testInfoShowsTheItemsFlags() throws {
+        try pbctl.run("copy", "--transient", stdin: "passing")
+        XCTAssertTrue(try pbctl.run("info").text.contains("flags:   transient"))
+        try pbctl.run("copy", stdin: "kept")
+        XCTAssertFalse(try pbctl.run("info").text.contains("flags:"))
+    }
+
     func testNamedPasteboardsAreIndependent() throws {
         try pbctl.run("copy", stdin: "general")
         try pbctl.run("copy", "-p", "notes", stdin: "notes")

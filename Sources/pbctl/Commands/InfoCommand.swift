@@ -80,7 +80,8 @@ func runInfo(_ options: InfoArguments, _ context: Context) throws -> Int32 {
         if let source = item.sourcePath ?? item.sourceApplication { text += "  source:  \(source)\n" }
         for (key, value) in (item.extra ?? [:]).sorted(by: { $0.key < $1.key }) { text += "  \(key): \(value)\n" }
         text += "  created: \(item.created.formatted(.iso8601))\n"
-        if item.sensitive { text += "  flags:   sensitive\n" }
+        let flags = [item.sensitive ? "sensitive" : nil, item.transient ? "transient" : nil].compactMap { $0 }
+        if !flags.isEmpty { text += "  flags:   " + flags.joined(separator: ", ") + "\n" }
         for type in item.types {
             text += "  type:    \(type.type)" + (type.size.map { " (\($0) bytes)" } ?? "") + (type.derivedFrom.map { " from \($0)" } ?? "") + "\n"
         }
