@@ -42,9 +42,21 @@ Comment: The executable is linked statically with the GNU C library (LGPL-2.1+),
 
 Files: *
 Copyright: 2026 the pbctl authors
-License: NONE
- The pbctl source carries no licence file yet: until it does, no licence is granted beyond what the
- authors state elsewhere.
+License: Apache-2.0
+
+License: Apache-2.0
+ Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file except in
+ compliance with the License. You may obtain a copy of the License at
+ .
+     http://www.apache.org/licenses/LICENSE-2.0
+ .
+ Unless required by applicable law or agreed to in writing, software distributed under the License is
+ distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or
+ implied. See the License for the specific language governing permissions and limitations under the
+ License.
+ .
+ On Debian systems, the complete text of the Apache License, Version 2.0 can be found in
+ "/usr/share/common-licenses/Apache-2.0".
 COPYRIGHT
 # The binary is static on purpose (README): say so to lintian.
 mkdir -p "$stage/usr/share/lintian/overrides"

@@ -90,6 +90,10 @@ lintian_out=$(lintian --no-tag-display-limit "$deb" 2>&1 || true)
 if grep -q '^E: ' <<< "$lintian_out"; then echo "$lintian_out" >&2; fail "lintian reports errors"; fi
 dpkg-deb --field "$deb" Depends | grep -q . && fail "the package declares Depends"
 dpkg -x "$deb" "$work/unpacked"
+# The licence: Apache-2.0 at the root and in the package's copyright file.
+grep -q "Apache License" LICENSE && grep -q "Version 2.0, January 2004" LICENSE || fail "LICENSE is not the Apache License 2.0"
+grep -q "^License: Apache-2.0$" "$work/unpacked/usr/share/doc/pbctl/copyright" || fail "the package's copyright file does not say Apache-2.0"
+grep -q "^License: NONE" "$work/unpacked/usr/share/doc/pbctl/copyright" && fail "the package's copyright file still says License: NONE"
 "$work/unpacked/usr/bin/pbctl" --version | grep -q "^pbctl " || fail "the unpacked pbctl does not run"
 printf 'from the package\n' | PBCTL_STORE="$work/deb-store" "$work/unpacked/usr/bin/pbctl" copy --backend store
 [ "$(PBCTL_STORE="$work/deb-store" "$work/unpacked/usr/bin/pbctl" paste --backend store)" = "from the package" ] \
