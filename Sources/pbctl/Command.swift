@@ -21,12 +21,13 @@ extension ParsedArguments {
 
 /// The options every command accepts, parsed once.
 struct GlobalOptions: Sendable {
-    static let pasteboard = OptionSpec.value("pasteboard", "p", "NAME", "pasteboard to use (default: general)")
+    static let pasteboard = OptionSpec.value(
+        "pasteboard", "p", "NAME", "pasteboard to use: general (default), primary, find, or a name of [A-Za-z0-9._-]")
     static let primary = OptionSpec.flag("primary", nil, "use the primary selection (-p primary)")
     static let backend = OptionSpec.value(
-        "backend", nil, "B", "auto, " + Context.BackendKind.allCases.filter { $0 != .auto }.map(\.rawValue).joined(separator: ", ")
-            + " (default: $PBCTL_BACKEND or auto)")
-    static let help = OptionSpec.flag("help", "h", "show this help")
+        "backend", nil, "B", Context.BackendKind.allCases.map(\.rawValue).joined(separator: ", ")
+            + " (default: $PBCTL_BACKEND, else auto: Wayland, then X11, then the store, with the terminal over SSH)")
+    static let help = OptionSpec.flag("help", "h", "show this help; pbctl help COMMAND for a command's options and examples")
     static let specs = [pasteboard, primary, backend, help]
 
     var pasteboard: PasteboardName

@@ -37,15 +37,16 @@ func mainHelp(_ commands: [Command]) -> String {
     text += """
 
         Global options (any command):
-          -p, --pasteboard NAME   use pasteboard NAME (general, primary, find, or [A-Za-z0-9._-]{1,64})
-              --primary           use the primary selection (same as -p primary)
-              --backend B         auto (default: X11 when a display answers, else the store, and the terminal over SSH), store, x11, osc52;
-                                  also PBCTL_BACKEND
-          -h, --help              show help;  pbctl help COMMAND for a command's options and examples
-              --version           print the version
+
+        """
+    for option in GlobalOptions.specs { text += optionLine(option) }
+    text += "  " + "    --version".padding(26) + "print the version and the commit it was built from\n"
+    text += """
 
         Without a display pbctl keeps pasteboards in a private store: $PBCTL_STORE if set, else
         $XDG_RUNTIME_DIR/pbctl, else $XDG_CACHE_HOME/pbctl or ~/.cache/pbctl (directory 0700, files 0600).
+        pbctl help COMMAND shows a command's options and examples; man pbctl has the environment,
+        the configuration and the files.
 
 
         """
@@ -60,18 +61,21 @@ func commandHelp(_ command: Command) -> String {
     let own = Set(command.options.map(\.long))
     let options = command.options + GlobalOptions.specs.filter { !own.contains($0.long) }
     text += "\nOptions:\n"
-    for option in options {
-        var left = option.short.map { "-\($0), " } ?? "    "
-        left += "--" + option.long
-        if option.takesValue { left += " " + option.valueName }
-        text += "  " + left.padding(26) + option.help + "\n"
-    }
+    for option in options { text += optionLine(option) }
     if !command.help.examples.isEmpty {
         text += "\nExamples:\n"
         for example in command.help.examples { text += "  " + example + "\n" }
     }
     text += "\n" + exitCodeHelp + "\n"
     return text
+}
+
+/// One option as help lists it: its flags and value, then what it does.
+func optionLine(_ option: OptionSpec) -> String {
+    var left = option.short.map { "-\($0), " } ?? "    "
+    left += "--" + option.long
+    if option.takesValue { left += " " + option.valueName }
+    return "  " + left.padding(26) + option.help + "\n"
 }
 
 extension String {

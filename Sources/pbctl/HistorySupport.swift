@@ -17,14 +17,49 @@ import SystemIO
 import Synchronization
 
 /// pbctl's configuration file, `$XDG_CONFIG_HOME/pbctl/config` (else `~/.config/pbctl/config`):
-/// `key = value` lines, `#` comments. Keys (README):
-/// - `history.max-entries` (default 1000), `history.max-bytes` (512M), `history.max-entry-size` (64M):
-///   the history's bounds;
-/// - `history.primary` (`yes`/`no`, default no): `pbctl daemon --primary` also records PRIMARY.
-/// Unknown keys and bad values are reported on standard error and ignored.
+/// `key = value` lines, `#` comments. The keys are ``keys``, the one table the parser, the manual and the
+/// help are made from. Unknown keys and bad values are reported on standard error (once per process)
+/// and ignored.
 struct Configuration {
     var history = History.Limits()
     var recordPrimary = false
+
+    struct Key: Sendable {
+        let name: String
+        let defaultValue: String
+        let meaning: String
+        /// Applies a value; returns what is wrong with it, or nil.
+        let apply: @Sendable (inout Configuration, String) -> String?
+    }
+
+    static let keys: [Key] = [
+        Key(name: "history.max-entries", defaultValue: "1000", meaning: "entries kept; the oldest go first") { configuration, value in
+            guard let n = Int(value), n > 0, n <= 1_000_000 else { return "takes a number from 1 to 1000000" }
+            configuration.history.maxEntries = n
+            return nil
+        },
+        Key(name: "history.max-bytes", defaultValue: "512M", meaning: "bytes kept, all entries together") { configuration, value in
+            guard let n = try? parseSize(value, option: "history.max-bytes") else { return "takes a size such as 512M" }
+            configuration.history.maxBytes = n
+            return nil
+        },
+        Key(
+            name: "history.max-entry-size", defaultValue: "64M",
+            meaning: "largest representation recorded; a larger one is listed as skipped, with its size"
+        ) { configuration, value in
+            guard let n = try? parseSize(value, option: "history.max-entry-size") else { return "takes a size such as 64M" }
+            configuration.history.maxRepresentationSize = n
+            return nil
+        },
+        Key(name: "history.primary", defaultValue: "no", meaning: "pbctl daemon records the primary selection even without --primary") {
+            configuration, value in
+            guard let flag = ["yes": true, "true": true, "1": true, "no": false, "false": false, "0": false][value.lowercased()] else {
+                return "takes yes or no"
+            }
+            configuration.recordPrimary = flag
+            return nil
+        },
+    ]
 
     static func path(_ environment: [String: String]) -> String {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/pbctl/config" }
@@ -53,23 +88,11 @@ struct Configuration {
             let parts = line.split(separator: "=", maxSplits: 1).map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
             func warn(_ message: String) { context.terminal.err("pbctl: \(path):\(number + 1): \(message); ignored") }
             guard parts.count == 2 else { warn("not a key = value line"); continue }
-            let (key, value) = (parts[0], parts[1])
-            switch key {
-            case "history.max-entries":
-                if let n = Int(value), n > 0, n <= 1_000_000 { configuration.history.maxEntries = n } else { warn("\(key) takes a number from 1") }
-            case "history.max-bytes":
-                if let n = try? parseSize(value, option: key) { configuration.history.maxBytes = n } else { warn("\(key) takes a size such as 512M") }
-            case "history.max-entry-size":
-                if let n = try? parseSize(value, option: key) { configuration.history.maxRepresentationSize = n } else { warn("\(key) takes a size such as 64M") }
-            case "history.primary":
-                if let flag = ["yes": true, "true": true, "1": true, "no": false, "false": false, "0": false][value.lowercased()] {
-                    configuration.recordPrimary = flag
-                } else {
-                    warn("\(key) takes yes or no")
-                }
-            default:
-                warn("unknown key \(key)")
+            guard let key = keys.first(where: { $0.name == parts[0] }) else {
+                warn("unknown key \(parts[0]) (known: " + keys.map(\.name).joined(separator: ", ") + ")")
+                continue
             }
+            if let problem = key.apply(&configuration, parts[1]) { warn("\(key.name) \(problem)") }
         }
         return configuration
     }

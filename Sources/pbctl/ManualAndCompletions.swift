@@ -11,22 +11,6 @@ import Pasteboard
 import PasteboardStore
 import Representations
 
-/// Environment variables pbctl reads, for the manual.
-let environmentHelp: [(String, String)] = [
-    ("PBCTL_BACKEND", "auto (default), store, x11 or osc52: the backend when --backend is not given."),
-    ("PBCTL_OSC52_MAX", "the most text sent to the terminal's clipboard (default 1M); more is refused with exit 65."),
-    ("PBCTL_OSC5522", "1: send every representation with kitty's OSC 5522; 0: plain OSC 52 (default: 1 when TERM is xterm-kitty)."),
-    ("SSH_CONNECTION, SSH_TTY, TMUX, STY", "a remote or multiplexed session: auto also sends copies to the terminal."),
-    ("PBCTL_STORE", "the store directory (else $XDG_RUNTIME_DIR/pbctl, $XDG_CACHE_HOME/pbctl or ~/.cache/pbctl)."),
-    ("PBCTL_MAX_SIZE", "the largest input copy takes, as --max-size (default 1G)."),
-    ("PBCTL_HTML_IMAGES", "how HTML from a Markdown copy carries local images: data (default, data: URLs), file (file: URLs) or none."),
-    ("PBCTL_TYPES_PATH", "colon-separated folders of type-declaration property lists (else $XDG_CONFIG_HOME/pbctl/types and /usr/share/pbctl/types)."),
-    ("PBCTL_X11_TIMEOUT", "seconds an X11 owner may take for each step of a transfer (default 5)."),
-    ("PBCTL_X11_LOG", "a file the detached X11 owner and the daemon log to (debugging)."),
-    ("DISPLAY", "the X display; with none (or none answering) pbctl uses its private store."),
-    ("XDG_RUNTIME_DIR, XDG_CACHE_HOME, XDG_CONFIG_HOME, HOME", "where the store and type declarations live."),
-]
-
 /// What the values of an option are, for completion.
 enum CompletionValues: Equatable {
     case none, file, directory, pasteboard, backend, format, type, command
@@ -93,8 +77,10 @@ func manPage(_ commands: [Command]) -> String {
         .SH DESCRIPTION
         pbctl brings the macOS pasteboard model to Linux: named pasteboards hold items, each item offers
         its content in several types, and each paste gets the richest type the pasting side can use,
-        converting when nothing offered fits. It works with X11 selections when a display answers and
-        with a private file store otherwise (SSH sessions, containers, CI).
+        converting when nothing offered fits. It works with the Wayland clipboard (data-control) and X11
+        selections when a display answers, with a private file store otherwise (SSH sessions, containers,
+        CI), and sends copies to the terminal's clipboard over SSH (OSC 52; stock xterm refuses OSC 52
+        until its allowWindowOps resource is set, or disallowedWindowOps leaves out SetSelection).
         .PP
         .B pbcopy
         and
@@ -124,23 +110,41 @@ func manPage(_ commands: [Command]) -> String {
         page += ".TP\n" + optionSynopsis(option) + "\n" + roff(option.help) + "\n"
     }
     page += ".TP\n.B \\-\\-version\nprint the version and the commit it was built from\n"
-    page += ".SH ENVIRONMENT\n"
-    for (name, text) in environmentHelp { page += ".TP\n.B \(roff(name))\n\(roff(text))\n" }
     page += """
-        .SH FILES
-        .TP
-        .I $XDG_RUNTIME_DIR/pbctl/NAME.pasteboard/
-        a pasteboard of the private store: Info.json and one file per representation (directory 0700,
-        files 0600); with no HOME or XDG variable the store is under /tmp/pbctl\\-UID.
-        .TP
-        .I $XDG_CONFIG_HOME/pbctl/types/*.plist ", " /usr/share/pbctl/types/*.plist
-        type declarations shaped like UTExportedTypeDeclarations.
-        .TP
-        .I ~/.config/systemd/user/pbctl\\-daemon.service
-        the clipboard manager as a systemd user service (installed in /usr/lib/systemd/user).
-        .SH EXIT STATUS
+        .SH HISTORY
+        .B pbctl daemon
+        records every new clipboard content with all its types (the primary selection's too with
+        .B \\-\\-primary
+        or history.primary);
+        .B pbctl copy
+        records what it copies when no daemon can watch (the store, SSH). Content marked sensitive or
+        transient is never recorded, nor anything while recording is paused
+        .RB ( "pbctl history pause" ).
+        A copy identical to an entry moves that entry to the top. A representation larger than
+        history.max\\-entry\\-size is not kept: the entry lists it as skipped, with its size, and an entry
+        that keeps nothing has nothing to paste. Each entry is a package holding its own record; the
+        index that listing reads is rebuilt from them when it is lost or damaged, and an entry's number
+        is never given to another while the entry exists.
+        .SH CONFIGURATION
+        .I $XDG_CONFIG_HOME/pbctl/config
+        (else
+        .IR ~/.config/pbctl/config ):
+        .I key
+        =
+        .I value
+        lines,
+        .B #
+        comments; unknown keys and bad values are reported and ignored.
 
         """
+    for key in Configuration.keys {
+        page += ".TP\n.B \(roff(key.name))\n\(roff(key.meaning)) (default \(roff(key.defaultValue))).\n"
+    }
+    page += ".SH ENVIRONMENT\n"
+    for variable in environmentVariables { page += ".TP\n.B \(roff(variable.name))\n\(roff(variable.meaning))\n" }
+    page += ".SH FILES\n"
+    for (path, meaning) in manualFiles { page += ".TP\n.I \(roff(path))\n\(roff(meaning))\n" }
+    page += ".SH EXIT STATUS\n"
     for line in exitCodeHelp.split(separator: "\n").dropFirst() {
         let trimmed = trimmedSpaces(line)
         guard let space = trimmed.firstIndex(of: " "), Int(trimmed[..<space]) != nil else {
@@ -159,6 +163,17 @@ func manPage(_ commands: [Command]) -> String {
         """
     return page
 }
+
+/// The files the manual's FILES section names.
+let manualFiles: [(String, String)] = [
+    ("$XDG_RUNTIME_DIR/pbctl/NAME.pasteboard/", "a pasteboard of the private store: Info.json and one file per representation (directory 0700, files 0600); with no HOME or XDG variable the store is under /tmp/pbctl-UID."),
+    ("$XDG_STATE_HOME/pbctl/history/", "the history (~/.local/state/pbctl/history, or $PBCTL_HISTORY): index.json and one package eID.pasteboard per entry, each with its Entry.json."),
+    ("$XDG_CONFIG_HOME/pbctl/config", "the configuration file (~/.config/pbctl/config): see CONFIGURATION."),
+    ("$XDG_CONFIG_HOME/pbctl/types/*.plist, /usr/share/pbctl/types/*.plist", "type declarations shaped like UTExportedTypeDeclarations."),
+    ("$XDG_RUNTIME_DIR/pbctl-daemon-UID-SOCKET.lock", "the lock that keeps one pbctl daemon per Wayland compositor (in $TMPDIR or /tmp without XDG_RUNTIME_DIR)."),
+    ("/usr/lib/systemd/user/pbctl-daemon.service", "the clipboard manager as a systemd user service (systemctl --user enable --now pbctl-daemon.service)."),
+    ("/etc/xdg/autostart/pbctl-daemon.desktop", "starts pbctl daemon --detach at log-in on desktops without systemd."),
+]
 
 func optionSynopsis(_ option: OptionSpec) -> String {
     var flags = option.short.map { "\\-\($0), " } ?? ""
