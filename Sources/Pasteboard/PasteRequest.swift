@@ -28,20 +28,30 @@ public struct PasteRequest: Sendable, Equatable {
         case standard
     }
 
-    /// The decision for one item: read `read`, and convert it to `convertTo` when set.
+    /// The decision for one item: read `read`, and convert it to `convertTo` (in `dialect`, where the
+    /// type holds several: Markdown's CommonMark or GFM) when set.
     public struct Choice: Sendable, Equatable {
         public var read: TypeIdentifier
         public var convertTo: TypeIdentifier?
+        /// The form of `convertTo` the conversion writes; nil for the type's usual one.
+        public var dialect: String?
 
-        public init(read: TypeIdentifier, convertTo: TypeIdentifier? = nil) {
+        public init(read: TypeIdentifier, convertTo: TypeIdentifier? = nil, dialect: String? = nil) {
             self.read = read
             self.convertTo = convertTo
+            self.dialect = dialect
         }
     }
 
     public var mode: Mode
+    /// The form a ``Mode/format(_:takesOffered:)`` conversion writes, carried into its ``Choice``: the
+    /// request keeps what was asked (`paste --as commonmark`), so nothing downstream guesses it back.
+    public var dialect: String?
 
-    public init(_ mode: Mode = .standard) { self.mode = mode }
+    public init(_ mode: Mode = .standard, dialect: String? = nil) {
+        self.mode = mode
+        self.dialect = dialect
+    }
 
     /// Whether the bytes are handed over exactly as held (no conversion, no re-encoding of UTF-16).
     public var isExact: Bool { if case .exact = mode { return true } else { return false } }
@@ -74,7 +84,9 @@ public struct PasteRequest: Sendable, Equatable {
                     "none of " + Self.list(accepting) + " is offered or can be converted to; offered: " + Self.list(types))
             }
         case .format(let target, let takesOffered):
-            return try Self.converting(to: target, offered, negotiator, takesOffered: takesOffered)
+            var choice = try Self.converting(to: target, offered, negotiator, takesOffered: takesOffered)
+            if choice.convertTo == target { choice.dialect = dialect }
+            return choice
         case .plain:
             // Plain text as it was copied stays as it is; anything richer (Markdown included) is rendered.
             if let original = Negotiator.original(of: offered), original != .markdown,

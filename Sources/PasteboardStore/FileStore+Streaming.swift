@@ -58,7 +58,8 @@ extension FileStore: InputSpooling, StoredFiles {
             SpoolCleanup.register(packagePath + "/" + named)
             name = named
         }
-        let shownPath = packagePath + "/" + (name ?? "(spool)")
+        // Errors name the pasteboard the copy goes to, never a temporary file.
+        let shownPath = packagePath
         func abandon() {
             if let name {
                 unlinkat(packageFD, name, 0)

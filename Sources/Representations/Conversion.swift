@@ -1,3 +1,55 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+// Conversion's whole API: between the text formats (``Conversion/convert(_:from:to:options:)``), on held
+// bytes with the user's wording of errors (``Conversion/produce(_:from:to:options:)``), and what backends
+// call to produce a derived representation (``Conversion/produceRepresentation(_:_:_:)``).
+
+extension Conversion {
+    /// Whether pbctl converts `source` into `target`: every pair of the text formats it reads and
+    /// writes goes through one AST. The same type converts to itself only where a dialect differs, which
+    /// a paste request asks for explicitly (``PasteRequest/Mode/format(_:takesOffered:)``).
+    @Sendable public static func canConvert(_ source: TypeIdentifier, _ target: TypeIdentifier) -> Bool {
+        TextFormat(type: source) != nil && TextFormat(type: target) != nil
+    }
+
+    /// Converts held bytes of `source` into `target`'s format.
+    /// - Throws: ``PasteboardError`` `.typeNotOffered` when either type is not a text format pbctl
+    ///   converts, `.invalidData` when nothing usable is in the input.
+    public static func produce(
+        _ data: Data, from source: TypeIdentifier, to target: TextFormat, options: ConversionOptions = ConversionOptions()
+    ) throws -> Data {
+        guard let from = TextFormat(type: source) else {
+            throw PasteboardError(.typeNotOffered, "cannot produce \(target.type) from \(source)")
+        }
+        return try convert(data, from: from, to: target, options: options)
+    }
+
+    /// `convert` on `Data`, with the error worded for the user (`.invalidData`, exit 65).
+    public static func convert(_ data: Data, from: TextFormat, to: TextFormat, options: ConversionOptions = ConversionOptions())
+        throws -> Data
+    {
+        do {
+            return Data(try convert([UInt8](data), from: from, to: to, options: options))
+        } catch let error as RepresentationError {
+            throw PasteboardError(.invalidData, "nothing usable in the \(from.rawValue) input: \(error)")
+        }
+    }
+
+    /// What backends call to produce a derived representation they hold only as a promise or a
+    /// record (the store, an X11 or Wayland owner, the daemon): the target type's format.
+    @Sendable public static func produceRepresentation(_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier) throws -> Data {
+        guard let format = TextFormat(type: target) else {
+            throw PasteboardError(.typeNotOffered, "cannot produce \(target) from \(source)")
+        }
+        return try produce(data, from: source, to: format)
+    }
+}
+
 /// Options for ``Conversion/convert(_:from:to:options:)``.
 public struct ConversionOptions: Sendable {
     /// HTML output: a complete document (`<!DOCTYPE html>`, `<meta charset="utf-8">`, `<title>`) instead

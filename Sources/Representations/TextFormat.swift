@@ -30,8 +30,12 @@ public enum TextFormat: String, Sendable, CaseIterable {
         ("text", .text), ("txt", .text), ("plain", .text), ("plaintext", .text),
     ]
 
-    /// The names as help text shows them: `commonmark, gfm (markdown, md), html, rtf, text`.
-    public static let namesDescription = "commonmark, gfm (markdown, md), html, rtf, text"
+    /// The names as help text shows them: `commonmark, gfm (markdown, md), html, rtf, text`: each format
+    /// by its own name, with its best-known other names.
+    public static let namesDescription = allCases.map { format in
+        let aliases = format == .gfm ? ["markdown", "md"] : []
+        return format.rawValue + (aliases.isEmpty ? "" : " (" + aliases.joined(separator: ", ") + ")")
+    }.joined(separator: ", ")
 
     /// The format for a name (any case); nil for an unknown name.
     public init?(name: String) {
@@ -71,49 +75,19 @@ public enum TextFormat: String, Sendable, CaseIterable {
     public var pasteRequest: PasteRequest {
         switch self {
         case .text: return PasteRequest(.plain)
-        case .commonmark: return PasteRequest(.format(type, takesOffered: false))
-        case .gfm, .html, .rtf: return PasteRequest(.format(type, takesOffered: true))
+        case .commonmark: return PasteRequest(.format(type, takesOffered: false), dialect: rawValue)
+        case .gfm, .html, .rtf: return PasteRequest(.format(type, takesOffered: true), dialect: rawValue)
+        }
+    }
+
+    /// The format a paste's choice converts to: its type, in the dialect the request carried.
+    public init?(_ choice: PasteRequest.Choice) {
+        guard let target = choice.convertTo else { return nil }
+        if let dialect = choice.dialect, let format = TextFormat(rawValue: dialect), format.type == target {
+            self = format
+        } else {
+            self.init(type: target)
         }
     }
 }
 
-extension Conversion {
-    /// Whether pbctl converts `source` into `target`: every pair of the text formats it reads and
-    /// writes goes through one AST. The same type converts to itself only where a dialect differs, which
-    /// a paste request asks for explicitly (``PasteRequest/Mode/format(_:takesOffered:)``).
-    @Sendable public static func canConvert(_ source: TypeIdentifier, _ target: TypeIdentifier) -> Bool {
-        TextFormat(type: source) != nil && TextFormat(type: target) != nil
-    }
-
-    /// Converts held bytes of `source` into `target`'s format.
-    /// - Throws: ``PasteboardError`` `.typeNotOffered` when either type is not a text format pbctl
-    ///   converts, `.invalidData` when nothing usable is in the input.
-    public static func produce(
-        _ data: Data, from source: TypeIdentifier, to target: TextFormat, options: ConversionOptions = ConversionOptions()
-    ) throws -> Data {
-        guard let from = TextFormat(type: source) else {
-            throw PasteboardError(.typeNotOffered, "cannot produce \(target.type) from \(source)")
-        }
-        return try convert(data, from: from, to: target, options: options)
-    }
-
-    /// `convert` on `Data`, with the error worded for the user (`.invalidData`, exit 65).
-    public static func convert(_ data: Data, from: TextFormat, to: TextFormat, options: ConversionOptions = ConversionOptions())
-        throws -> Data
-    {
-        do {
-            return Data(try convert([UInt8](data), from: from, to: to, options: options))
-        } catch let error as RepresentationError {
-            throw PasteboardError(.invalidData, "nothing usable in the \(from.rawValue) input: \(error)")
-        }
-    }
-
-    /// What backends call to produce a derived representation they hold only as a promise or a
-    /// record (the store, an X11 or Wayland owner, the daemon): the target type's format.
-    @Sendable public static func produceRepresentation(_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier) throws -> Data {
-        guard let format = TextFormat(type: target) else {
-            throw PasteboardError(.typeNotOffered, "cannot produce \(target) from \(source)")
-        }
-        return try produce(data, from: source, to: format)
-    }
-}

@@ -39,8 +39,6 @@ struct PasteArguments {
 
     var global: GlobalOptions
     var request: PasteRequest
-    /// `--as FORMAT`: the format conversions write (its dialect included).
-    var format: TextFormat?
     var output: String?
     var dropNewline: Bool
     var item: Int?
@@ -69,7 +67,6 @@ struct PasteArguments {
             guard let parsed = TextFormat(name: name) else {
                 throw UsageError(message: "unknown paste format '\(name)'; known: \(TextFormat.namesDescription)", command: "paste")
             }
-            format = parsed
             request = parsed.pasteRequest
         } else if arguments.has(Self.plain) {
             request = PasteRequest(.plain)
@@ -95,8 +92,6 @@ struct PasteArguments {
         if !files, nul || into != nil { throw UsageError(message: "-0 and --into go with --files", command: "paste") }
     }
 
-    /// The format a choice converts to: `--as`'s own (its dialect), else the target type's.
-    func conversionFormat(_ target: TypeIdentifier) -> TextFormat? { format ?? TextFormat(type: target) }
 }
 
 let pasteCommand = Command(
@@ -175,7 +170,7 @@ private func deliver(
 ) throws {
     let utf16 = !options.request.isExact && context.registry.textEncoding(of: choice.read) == .utf16
     if let target = choice.convertTo {
-        guard let format = options.conversionFormat(target) else {
+        guard let format = TextFormat(choice) else {
             throw PasteboardError(.typeNotOffered, "cannot convert \(choice.read) to \(target)")
         }
         let whole = DataSink()
@@ -193,7 +188,7 @@ private func deliver(
     if options.verbose {
         let derivedFrom = items[index].types.first { $0.type == choice.read }?.derivedFrom
         let converted = choice.convertTo.map { target in
-            "converted \(choice.read) to " + (options.format.map { "\($0.rawValue) (\(target))" } ?? "\(target)")
+            "converted \(choice.read) to " + (choice.dialect.map { "\($0) (\(target))" } ?? "\(target)")
         }
         context.terminal.err(
             "pbctl: item \(index): " + (converted ?? "pasted \(choice.read)")
