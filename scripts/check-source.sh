@@ -16,8 +16,8 @@ leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\
 [ -z "$leaks" ] || fail "the pure model does I/O or touches X11: $leaks"
 # Commands talk to backends through PasteboardBackend and its capabilities only (a new backend
 # touches no command): no cast to a concrete backend.
-leaks=$(grep -rnE 'as\?? *(X11Backend|FileStore|TerminalClipboardBackend|MirroredPasteboard)\b|is (X11Backend|FileStore|TerminalClipboardBackend|MirroredPasteboard)\b' Sources/pbctl)
-[ -z "$leaks" ] || fail "a command casts a backend: $leaks"
+leaks=$(grep -rnE '\b(as[?!]?|is) +(any +)?[A-Z][A-Za-z]*(Backend|Pasteboard|Store|InputSpooling|StoredFiles|PasteboardWatching)\b' Sources/pbctl)
+[ -z "$leaks" ] || fail "a command casts a backend (ask for a capability: backend.spooling, .storedFiles, .watching): $leaks"
 # The CLI prints through SystemIO, not the store.
 grep -q '^import PasteboardStore' Sources/pbctl/Terminal.swift && fail "Terminal.swift imports the store"
 grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"

@@ -60,4 +60,10 @@ public final class MirroredPasteboard: PasteboardBackend {
     }
 
     public func changeCount(of pasteboard: PasteboardName) throws -> Int { try primary.changeCount(of: pasteboard) }
+
+    // What the keeping side can do, this can: a large copy streams into the store, and the history
+    // links the store's files, whatever the terminal takes.
+    public var spooling: (any InputSpooling)? { primary.spooling }
+    public var storedFiles: (any StoredFiles)? { primary.storedFiles }
+    public var changesReachDaemons: Bool { primary.changesReachDaemons }
 }

@@ -95,8 +95,9 @@ public final class DataSink: RepresentationSink {
     public func write(_ chunk: Data) throws { data.append(chunk) }
 }
 
-/// Where pasteboards live: in memory (tests), a file-backed store (no display), X11 selections, the
-/// terminal's clipboard. Commands use only this protocol: a new backend touches no command.
+/// Where pasteboards live: in memory (tests), a file-backed store (no display), the Wayland clipboard,
+/// X11 selections, the terminal's clipboard. Commands use only this protocol and the capabilities it
+/// exposes.
 ///
 /// Every call names its pasteboard. Items are numbered from 0 in the order they were written.
 public protocol PasteboardBackend: AnyObject {
@@ -128,6 +129,21 @@ public protocol PasteboardBackend: AnyObject {
     /// Streams one representation to `sink` as it arrives or is read, so a large paste is never held
     /// whole. The default reads the whole data and hands it over as one chunk.
     func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws
+
+    // Capabilities, as properties (the way swift-nio's `Channel.syncOptions` is one): nil by default,
+    // so a backend opts in, and a backend that wraps another (``MirroredPasteboard``) passes on what the
+    // wrapped one has. Commands ask for a capability; they never cast.
+
+    /// Takes input as it streams in (the store).
+    var spooling: (any InputSpooling)? { get }
+    /// Keeps representations as files another store can link (the store).
+    var storedFiles: (any StoredFiles)? { get }
+    /// Reports changes as they happen (X11, Wayland).
+    var watching: (any PasteboardWatching)? { get }
+    /// Whether a clipboard manager can see this backend's changes, and so records them in the history
+    /// (a display's clipboard); false where nobody can (the store, the terminal): a copy there records
+    /// itself.
+    var changesReachDaemons: Bool { get }
 }
 
 extension PasteboardBackend {
@@ -135,6 +151,11 @@ extension PasteboardBackend {
     public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
         try write(items, to: pasteboard)
     }
+
+    public var spooling: (any InputSpooling)? { nil }
+    public var storedFiles: (any StoredFiles)? { nil }
+    public var watching: (any PasteboardWatching)? { nil }
+    public var changesReachDaemons: Bool { watching != nil }
 
     public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {
         try sink.write(try read(type, item: index, from: pasteboard))
@@ -165,6 +186,10 @@ public struct PasteboardChange: Sendable, Equatable {
 public protocol PasteboardWatching: PasteboardBackend {
     /// Calls `body` for each change of `pasteboard` until it returns false or the connection ends.
     func watch(_ pasteboard: PasteboardName, _ body: (PasteboardChange) throws -> Bool) throws
+}
+
+extension PasteboardWatching {
+    public var watching: (any PasteboardWatching)? { self }
 }
 
 /// Input a backend stored as it arrived instead of holding it: its bytes mapped from the stored
@@ -198,6 +223,10 @@ public protocol InputSpooling: PasteboardBackend {
     func spool(_ fd: Int32, name: String, for pasteboard: PasteboardName, limit: Int, inspect: Bool) throws -> SpooledInput
 }
 
+extension InputSpooling {
+    public var spooling: (any InputSpooling)? { self }
+}
+
 /// A backend whose representations are files (the store): where one lives, so another store (the
 /// history) can take it without copying the bytes through memory.
 public protocol StoredFiles: PasteboardBackend {
@@ -206,4 +235,8 @@ public protocol StoredFiles: PasteboardBackend {
     /// equal ones), whatever other processes have written since: its name is never given to other
     /// bytes, though another write may have removed it by now.
     func writtenFilePath(holding data: Data) -> String?
+}
+
+extension StoredFiles {
+    public var storedFiles: (any StoredFiles)? { self }
 }

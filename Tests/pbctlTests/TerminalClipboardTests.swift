@@ -89,6 +89,21 @@ final class TerminalClipboardTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("does not answer"), result.stderr)
     }
 
+    /// A copy too large for the terminal still streams into the store through the OSC 52 path
+    /// (MirroredPasteboard passes the store's spooling on): memory stays flat.
+    func testALargeCopyThroughTheTerminalPathStreamsIntoTheStore() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed")
+        let result = try inPane(
+            "head -c 300000000 /dev/zero | tr '\\0' a | env -u TMUX /usr/bin/time -f 'maxrss %M' -o '\(scratch)/rss' \(pbctl) copy --backend osc52",
+            timeout: 120)
+        XCTAssertEqual(result.status, 65, "more than the terminal takes: refused, kept in the store: \(result.stderr)")
+        let rss = Int(((try? String(contentsOfFile: scratch + "/rss", encoding: .utf8)) ?? "").split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        XCTAssertGreaterThan(rss, 0)
+        XCTAssertLessThan(rss, 100_000, "peak memory \(rss) KB for a 300 MB copy")
+        let size = try inPane("\(pbctl) paste --backend store | wc -c")
+        XCTAssertEqual(String(decoding: size.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "300000000")
+    }
+
     /// Markdown arrives as its text; the store keeps every representation.
     func testMarkdownArrivesAsTextAndTheStoreKeepsEverything() throws {
         let file = scratch + "/notes.md"

@@ -124,7 +124,7 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     let backend = try context.backend(options.global, .init(sensitive: options.sensitive, verbose: options.verbose))
     // The store takes input as it streams in (memory does not grow with its size); sensitive content
     // never reaches disk, so it is read into memory for its holder.
-    let spooler = options.sensitive ? nil : backend as? any InputSpooling
+    let spooler = options.sensitive ? nil : backend.spooling
     var items: [Item] = []
     if let paths = options.files {
         items.append(try fileListItem(paths, cut: options.cut, metadata: options.metadata()))
@@ -178,11 +178,11 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     try backend.write(items, to: options.global.pasteboard, options: options.copy)
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
     // the copy records itself in the history.
-    if !(backend is any PasteboardWatching), options.global.pasteboard == .general, !options.sensitive, !options.transient {
+    if !backend.changesReachDaemons, options.global.pasteboard == .general, !options.sensitive, !options.transient {
         for item in items {
             context.recordInHistory(item, verbose: options.verbose) { history in
                 // The stored files are taken as they are (a link on the same file system).
-                guard let store = backend as? any StoredFiles else { return }
+                guard let store = backend.storedFiles else { return }
                 for representation in item.representations {
                     guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }
                     history.adopt(path, holding: data)

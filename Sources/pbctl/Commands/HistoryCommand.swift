@@ -180,7 +180,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         item.metadata.created = Date()
         let backend = try context.backend(options.global)
         try backend.write([item], to: options.global.pasteboard, options: CopyOptions())
-        if !(backend is any PasteboardWatching), options.global.pasteboard == .general {
+        if !backend.changesReachDaemons, options.global.pasteboard == .general {
             context.recordInHistory(item, verbose: false)  // to the top
         }
     case .delete:

@@ -65,7 +65,7 @@ let watchCommand = Command(
         let options = try WatchArguments(arguments, context)
         let pasteboard = options.global.pasteboard
         let backend = try context.backend(options.global)
-        guard let watching = backend as? any PasteboardWatching else {
+        guard let watching = backend.watching else {
             let display = context.environment["DISPLAY"] ?? ""
             throw PasteboardError(
                 .unavailable,
