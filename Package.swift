@@ -47,11 +47,14 @@ let package = Package(
         // checked first, then all or nothing.
         .target(name: "Files", dependencies: ["Pasteboard", "SystemIO"]),
         .testTarget(name: "FilesTests", dependencies: ["Files", "SystemIO", "Pasteboard"]),
+        // Documents on disk: TextBundle folders and archives read and written, a Markdown file's images
+        // offered as a TextBundle, provenance in user.x-document-source.
+        .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
         .executableTarget(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal",
-                "Archive", "DetachedProcess", "Files",
+                "Archive", "DetachedProcess", "Files", "Documents",
             ]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),

@@ -54,6 +54,12 @@ public enum PathBytes {
 }
 
 extension String {
+    /// The extension of the path's last component (`md` of `a/notes.md`); nil without one.
+    public var pathExtension: String? {
+        guard let name = split(separator: "/").last, let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        return String(name[name.index(after: dot)...])
+    }
+
     /// The bytes this path string stands for (see ``PathBytes``).
     public var pathBytes: [UInt8] { PathBytes.bytes(self) }
 

@@ -3,7 +3,60 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Pasteboard
+
+extension POSIX {
+    /// `path` made absolute against the current folder (no link resolved: the path as the user named it).
+    public static func absolutePath(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let cwd = PathBytes.currentDirectory() else { return path }
+        return (cwd == "/" ? "" : cwd) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+
+    /// Runs `body` on standard input (`-`) or the file `source`, opened for reading.
+    /// - Throws: ``PasteboardError`` `.invalidData` (exit 65) for a file that does not exist.
+    public static func withInput<T>(_ source: String, _ body: (Int32) throws -> T) throws -> T {
+        guard source != "-" else { return try body(STDIN_FILENO) }
+        let fd = PathCalls.open(source, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(source.shownPath): \(POSIX.errorString())") }
+        defer { close(fd) }
+        return try body(fd)
+    }
+
+    /// The paths of `paths` that name nothing (not even a dangling link).
+    public static func missingPaths(_ paths: [String]) -> [String] {
+        paths.filter { path in
+            var st = stat()
+            return PathCalls.lstat(path, &st) != 0
+        }
+    }
+
+    /// A whole regular file of at most `limit` bytes (never a FIFO or device, so nothing planted can
+    /// block a reader).
+    public static func readRegularFile(_ path: String, limit: Int) throws -> Data {
+        let fd = PathCalls.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw PasteboardError(.io, "cannot open: \(POSIX.errorString())") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw PasteboardError(.invalidData, "not a regular file")
+        }
+        guard Int(st.st_size) <= limit else { throw PasteboardError(.invalidData, "larger than \(limit) bytes") }
+        return try POSIX.readAll(fd, path: path, sizeHint: Int(st.st_size))
+    }
+
+    /// Writing to a closed pipe (`pbctl paste | head -c1`) ends with an error code from the write (EPIPE),
+    /// not a signal.
+    public static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
+
+    /// Leaves the current folder for `/`, so a long-lived process keeps no folder busy (a detached owner).
+    public static func leaveCurrentDirectory() { _ = chdir("/") }
+}
 
 extension PathBytes {
     /// The bytes of the current folder (`getcwd`), as a path string; nil when it cannot be read.

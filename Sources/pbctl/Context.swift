@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 import PasteboardStore
 import PasteboardTerminal
 import Representations

@@ -70,17 +70,7 @@ enum DeclaredTypes {
     }
 
     static func readDeclarationFile(_ path: String) throws -> Data {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw PasteboardError(.io, "cannot open: \(POSIX.errorString())") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw PasteboardError(.invalidData, "not a regular file")
-        }
-        guard Int(st.st_size) <= TypeDeclarationParser.maximumFileSize else {
-            throw PasteboardError(.invalidData, "larger than \(TypeDeclarationParser.maximumFileSize) bytes")
-        }
-        return try POSIX.readAll(fd, path: path, sizeHint: Int(st.st_size))
+        try POSIX.readRegularFile(path, limit: TypeDeclarationParser.maximumFileSize)
     }
 
     /// Loads the registry for `terminal`'s environment and reports problems on standard error, one

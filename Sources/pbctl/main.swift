@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Pasteboard
+import SystemIO
 import PasteboardStore
 
 func run(_ arguments: [String], _ context: Context) -> Int32 {
@@ -53,7 +54,7 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
 
 // Writing to a closed pipe (`pbctl paste | head -c1`) must end quietly with an error code, not a signal
 // message from the shell; EPIPE is reported by the write.
-signal(SIGPIPE, SIG_IGN)
+POSIX.ignoreBrokenPipes()
 // Arguments as their bytes: a path that is not UTF-8 (`copy --files $'bad\xff.txt'`) reaches the system
 // as it was given (PathBytes), where CommandLine.arguments would have replaced the byte with U+FFFD.
 let rawArguments = (0..<Int(CommandLine.argc)).map { index in

@@ -12,6 +12,7 @@ import Pasteboard
 import SystemIO
 import PasteboardStore
 import Representations
+import Documents
 
 /// `pbctl copy`'s arguments, parsed and checked before any I/O.
 struct CopyArguments {
@@ -130,19 +131,21 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
         items.append(try fileListItem(paths, cut: options.cut, metadata: options.metadata()))
     }
     for source in options.files == nil ? options.sources : [] {
-        if let bundleItem = try textBundleItem(source, options, context) {  // .textbundle / .textpack
-            items.append(bundleItem)
-            continue
-        }
-        let shown = source == "-" ? "standard input" : source
+        let report: (String) -> Void = { message in if options.verbose { context.terminal.err("pbctl: " + message) } }
+        let shown = source == "-" ? "standard input" : source.shownPath
         var metadata = options.metadata()
         var type = options.declared
         if source != "-" {
-            metadata.sourcePath = absolutePath(source)
-            metadata.extra.merge(documentSourceMetadata(source, context, verbose: options.verbose)) { $1 }
-            if type == nil, let ext = fileExtension(source) {
+            metadata.sourcePath = POSIX.absolutePath(source)
+            metadata.extra.merge(documentSourceMetadata(source, report: report)) { $1 }
+            if type == nil, let ext = source.pathExtension {
                 type = context.registry.types(withTag: ext, .filenameExtension).first
             }
+        }
+        // A .textbundle folder or .textpack archive: its text and every form of it.
+        if let bundleItem = try textBundleItem(source, declared: options.declared, metadata: metadata, registry: context.registry) {
+            items.append(bundleItem)
+            continue
         }
         let data: Data
         var resolved: TypeIdentifier
@@ -150,7 +153,7 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
             // UTF-8 is checked on the way in when the type is text or still to be sniffed; anything else
             // moves in the kernel, unseen.
             let inspect = type.map { context.registry.textEncoding(of: $0) == .utf8 } ?? true
-            let spooled = try withInput(source) { fd in
+            let spooled = try POSIX.withInput(source) { fd in
                 try spooler.spool(fd, name: shown, for: options.global.pasteboard, limit: options.maximumSize, inspect: inspect)
             }
             data = spooled.data
@@ -173,7 +176,9 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
                 original: data, type: resolved, metadata: metadata, plainText: options.plainText,
                 convert: Conversion.produceRepresentation))
         addTextBundleRepresentations(
-            &items[items.count - 1], source: source, data: data, base: options.base, context, verbose: options.verbose)
+            &items[items.count - 1], source: source, data: data, base: options.base, registry: context.registry,
+            htmlImages: HTMLImages(rawValue: context.environment["PBCTL_HTML_IMAGES"]?.lowercased() ?? "") ?? .data,
+            verbose: options.verbose, report: report)
     }
     try backend.write(items, to: options.global.pasteboard, options: options.copy)
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
@@ -197,14 +202,11 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
 /// cut `application/x-kde-cutselection`, and the paths as plain text. Every path must exist (else
 /// `.noInput`, exit 66, naming each missing one, and nothing is copied).
 func fileListItem(_ paths: [String], cut: Bool, metadata: ItemMetadata) throws -> Item {
-    let missing = paths.filter { path in
-        var st = stat()
-        return PathCalls.lstat(path, &st) != 0
-    }
+    let missing = POSIX.missingPaths(paths)
     guard missing.isEmpty else {
         throw PasteboardError(.noInput, "no such file: " + missing.map(\.shownPath).joined(separator: ", ") + "; nothing was copied")
     }
-    let list = FileList(paths: paths.map { normalizedPath(absolutePath($0)) }, cut: cut)
+    let list = FileList(paths: paths.map { normalizedPath(POSIX.absolutePath($0)) }, cut: cut)
     var item = Item(representations: [Representation(type: .fileURL, data: list.uriList)], metadata: metadata)
     item.set(Representation(type: .gnomeCopiedFiles, data: list.gnomeCopiedFiles, derivedFrom: .fileURL))
     if cut { item.set(Representation(type: .kdeCutSelection, data: list.kdeCutSelection, derivedFrom: .fileURL)) }
@@ -221,15 +223,6 @@ func normalizedPath(_ path: String) -> String {
         parts.append(part)
     }
     return "/" + parts.joined(separator: "/")
-}
-
-/// Runs `body` on standard input (`-`) or the file `source`, opened for reading.
-func withInput<T>(_ source: String, _ body: (Int32) throws -> T) throws -> T {
-    guard source != "-" else { return try body(STDIN_FILENO) }
-    let fd = PathCalls.open(source, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(source.shownPath): \(POSIX.errorString())") }
-    defer { close(fd) }
-    return try body(fd)
 }
 
 func invalidUTF8(_ source: String, _ offset: Int, _ type: TypeIdentifier) -> PasteboardError {
@@ -260,14 +253,3 @@ func resolveType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentif
     return type
 }
 
-func fileExtension(_ path: String) -> String? {
-    guard let name = path.split(separator: "/").last, let dot = name.lastIndex(of: "."), dot != name.startIndex
-    else { return nil }
-    return String(name[name.index(after: dot)...])
-}
-
-func absolutePath(_ path: String) -> String {
-    if path.hasPrefix("/") { return path }
-    guard let cwd = PathBytes.currentDirectory() else { return path }
-    return (cwd == "/" ? "" : cwd) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
-}

@@ -52,7 +52,7 @@ let holdCommand = Command(
                 let change = parsed.value("change").flatMap(Int.init)
             else { throw PasteboardError(.invalidData, "__hold: missing arguments") }
             let lifetime = parsed.value("clear-after").flatMap(Double.init) ?? defaultSensitiveLifetime
-            _ = chdir("/")
+            POSIX.leaveCurrentDirectory()
             let items = try ItemArchive.decode(
                 try POSIX.readAll(STDIN_FILENO, path: "standard input"), producer: Conversion.produceRepresentation)
             let store = try FileStore(root: root)

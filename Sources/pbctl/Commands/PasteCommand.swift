@@ -13,6 +13,7 @@ import PasteboardStore
 import Representations
 import SystemIO
 import Files
+import Documents
 
 /// `pbctl paste`'s arguments, parsed and checked before any I/O: an unknown `--as` is a usage error
 /// whatever the pasteboard holds.
@@ -50,6 +51,11 @@ struct PasteArguments {
     var files: Bool
     var nul: Bool
     var into: String?
+
+    /// Where `-v`'s notes go: standard error with `-v`, nowhere without.
+    func report(_ context: Context) -> (String) -> Void {
+        { message in if verbose { context.terminal.err("pbctl: " + message) } }
+    }
 
     init(_ arguments: ParsedArguments, _ context: Context) throws {
         global = try GlobalOptions(arguments, environment: context.environment)
@@ -146,7 +152,7 @@ func runPaste(
     if let path = options.output, exactType == .textBundle {
         let sink = DataSink()
         for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, pasteboard, to: sink, options, context) }
-        try writePastedFile(path, sink.data, items: indices.map { items[$0] }, requested: exactType, verbose: options.verbose, context)
+        try writePastedFile(path, sink.data, items: indices.map { items[$0] }, requested: exactType, report: options.report(context))
         return ExitCode.ok
     }
     let file = try options.output.map { try OutputFile($0) }
@@ -157,7 +163,7 @@ func runPaste(
     try sink.finish()
     try file?.commit()
     if let path = options.output {
-        recordDocumentSource(path, items: indices.map { items[$0] }, verbose: options.verbose, context)
+        recordDocumentSource(path, items: indices.map { items[$0] }, report: options.report(context))
     }
     return ExitCode.ok
 }

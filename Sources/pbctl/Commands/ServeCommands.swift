@@ -63,7 +63,7 @@ func runX11Serve(arguments: [String], context: Context) -> Int32 {
     }
     if selections.isEmpty { selections = [.clipboard] }
     options.log = ownerLog(context)
-    _ = chdir("/")
+    POSIX.leaveCurrentDirectory()
     do {
         var item = try DetachedProcess.handedOverItem(producer: Conversion.produceRepresentation)
         // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).
@@ -121,7 +121,7 @@ func runWaylandServe(arguments: [String], context: Context) -> Int32 {
         }
     }
     copy.ownerLog = ownerLog(context)
-    _ = chdir("/")
+    POSIX.leaveCurrentDirectory()
     do {
         let item = try DetachedProcess.handedOverItem(producer: Conversion.produceRepresentation)
         let backend = try openWaylandBackend(context)

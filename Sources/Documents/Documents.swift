@@ -1,6 +1,7 @@
-// TextBundles and document provenance at the CLI's edges: what `copy` adds for a Markdown file with
-// local images, how it reads `.textbundle` folders and `.textpack` archives, and what `paste -o`
-// writes (a package folder for org.textbundle.package, the `user.x-document-source` attribute).
+// TextBundles and document provenance: how `copy` reads `.textbundle` folders and `.textpack` archives
+// and offers a Markdown file's local images as a TextBundle, and what `paste -o` writes (a package
+// folder for org.textbundle.package, the `user.x-document-source` attribute). Folders are read and
+// written relative to their descriptors, never following a link, within ``textBundleLimits``.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,10 +20,10 @@ import Representations
 
 /// pbctl's identifier where a convention asks for an application's (TextBundle's
 /// `creatorIdentifier`, `x-document-source`'s `identifier`).
-let pbctlIdentifier = "org.pbctl.pbctl"
+public let pbctlIdentifier = "org.pbctl.pbctl"
 
 /// Caps on what a TextBundle read from disk may hold (the ZIP limits, shared by folders).
-let textBundleLimits = ZipArchive.Limits(
+public let textBundleLimits = ZipArchive.Limits(
     maximumEntryCount: 4096, maximumEntrySize: 128 << 20, maximumTotalSize: 256 << 20, maximumPathLength: 1024,
     maximumPathDepth: 16)
 
@@ -30,13 +31,13 @@ let textBundleLimits = ZipArchive.Limits(
 
 /// The bytes of an org.textbundle.package representation: the bundle's files at the top of a
 /// stored (uncompressed) ZIP. `paste -o NAME.textbundle` unpacks them into a folder.
-func packageRepresentation(_ bundle: TextBundle) throws -> Data {
+public func packageRepresentation(_ bundle: TextBundle) throws -> Data {
     try ZipArchive.encode(try bundle.files().map { ZipEntry(path: $0.path, data: $0.data, modified: now()) }, method: .stored)
 }
 
 /// The bytes of an org.textbundle.compressed representation (a `.textpack`): a deflated ZIP holding
 /// the bundle folder `NAME.textbundle/`, as the specification describes.
-func textPackRepresentation(_ bundle: TextBundle, name: String) throws -> Data {
+public func textPackRepresentation(_ bundle: TextBundle, name: String) throws -> Data {
     let folder = safeBundleName(name) + ".textbundle/"
     var entries = [ZipEntry.directory(folder, modified: now())]
     entries += try bundle.files().map { ZipEntry(path: folder + $0.path, data: $0.data, modified: now()) }
@@ -53,7 +54,7 @@ func safeBundleName(_ name: String) -> String {
 /// Reads a bundle from ZIP bytes: either the bundle's files at the top (our package bytes) or one
 /// top-level `NAME.textbundle/` folder (a `.textpack`).
 /// - Throws: ``PasteboardError`` `.invalidData` (exit 65) naming `source` and what is wrong.
-func readBundle(zip data: Data, source: String) throws -> TextBundle {
+public func readBundle(zip data: Data, source: String) throws -> TextBundle {
     let entries: [ZipEntry]
     do {
         entries = try ZipArchive.decode(data, limits: textBundleLimits)
@@ -86,34 +87,32 @@ func readBundle(zip data: Data, source: String) throws -> TextBundle {
 // MARK: copy
 
 /// Whether `copy` should read `source` as a TextBundle: a `.textbundle` folder or a `.textpack`.
-func isTextBundleSource(_ source: String, declared: TypeIdentifier?) -> Bool {
+public func isTextBundleSource(_ source: String, declared: TypeIdentifier?) -> Bool {
     if declared == .textBundle || declared == .textPack { return true }
-    guard declared == nil, let ext = fileExtension(source)?.lowercased() else { return false }
+    guard declared == nil, let ext = source.pathExtension?.lowercased() else { return false }
     return ext == "textbundle" || ext == "textpack"
 }
 
 /// The item `copy` makes from a `.textbundle` folder or `.textpack` archive: Markdown (the bundle's
 /// text, original), HTML and RTF with the assets embedded, plain text, and the bundle itself in
 /// both forms (so pasting it back keeps every `info.json` key). Nil when `source` is not a bundle.
-func textBundleItem(_ source: String, _ options: CopyArguments, _ context: Context) throws -> Item? {
-    guard source != "-", isTextBundleSource(source, declared: options.declared) else { return nil }
+/// `metadata` is what the item carries (its provenance included).
+public func textBundleItem(_ source: String, declared: TypeIdentifier?, metadata: ItemMetadata, registry: TypeRegistry) throws -> Item? {
+    guard source != "-", isTextBundleSource(source, declared: declared) else { return nil }
     var st = stat()
-    guard stat(source, &st) == 0 else { throw PasteboardError(.invalidData, "\(source): \(POSIX.errorString())") }
+    guard PathCalls.stat(source, &st) == 0 else { throw PasteboardError(.invalidData, "\(source.shownPath): \(POSIX.errorString())") }
     let bundle: TextBundle
     if (st.st_mode & S_IFMT) == S_IFDIR {
         bundle = try readBundleFolder(source)
     } else {
         bundle = try readBundle(zip: try POSIX.readFile(source), source: source)
     }
-    var metadata = options.metadata(sourcePath: absolutePath(source))
-    metadata.extra.merge(documentSourceMetadata(source, context, verbose: options.verbose), uniquingKeysWith: { $1 })
-
-    let textType = context.registry.resolve(bundle.type) ?? .markdown
+    let textType = registry.resolve(bundle.type) ?? .markdown
     guard TypeSniffer.isValidUTF8(bundle.text) else {
         throw PasteboardError(.invalidData, "\(source): \(bundle.textFileName) is not valid UTF-8")
     }
     var item = Item(representations: [Representation(type: textType, data: bundle.text)], metadata: metadata)
-    if context.registry.conforms(textType, to: .markdown) {
+    if registry.conforms(textType, to: .markdown) {
         let embedded = Data(bundle.textWithEmbeddedImages())
         item.set(Representation(type: .html, data: try Conversion.produceRepresentation(.markdown, embedded, .html), derivedFrom: textType))
         item.set(Representation(type: .rtf, data: try Conversion.produceRepresentation(.markdown, embedded, .rtf), derivedFrom: textType))
@@ -128,7 +127,7 @@ func textBundleItem(_ source: String, _ options: CopyArguments, _ context: Conte
 }
 
 /// `trip.textpack` → `trip`.
-func bundleBaseName(_ path: String) -> String {
+public func bundleBaseName(_ path: String) -> String {
     var name = String(path.split(separator: "/").last ?? "Text")
     if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = String(name[..<dot]) }
     return name
@@ -136,8 +135,8 @@ func bundleBaseName(_ path: String) -> String {
 
 /// Reads a `.textbundle` folder: regular files only (symbolic links and devices are refused), every
 /// file opened relative to its folder without following links, within ``textBundleLimits``.
-func readBundleFolder(_ path: String) throws -> TextBundle {
-    let root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+public func readBundleFolder(_ path: String) throws -> TextBundle {
+    let root = PathCalls.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard root >= 0 else { throw PasteboardError(.invalidData, "\(path): \(POSIX.errorString())") }
     defer { close(root) }
     var files: [String: Data] = [:]
@@ -153,12 +152,12 @@ func readBundleFolder(_ path: String) throws -> TextBundle {
                 throw PasteboardError(.invalidData, "\(path): more than \(textBundleLimits.maximumEntryCount) files")
             }
             var st = stat()
-            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw PasteboardError(.io, "\(shown): \(POSIX.errorString())") }
+            guard PathCalls.fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { throw PasteboardError(.io, "\(shown): \(POSIX.errorString())") }
             switch st.st_mode & S_IFMT {
             case S_IFLNK:
                 throw PasteboardError(.invalidData, "\(shown): is a symbolic link; a TextBundle may not point outside itself")
             case S_IFDIR:
-                let child = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                let child = PathCalls.openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard child >= 0 else { throw PasteboardError(.io, "\(shown): \(POSIX.errorString())") }
                 defer { close(child) }
                 try walk(child, relative + "/", depth: depth + 1)
@@ -168,7 +167,7 @@ func readBundleFolder(_ path: String) throws -> TextBundle {
                 else {
                     throw PasteboardError(.invalidData, "\(shown): the bundle is larger than \(textBundleLimits.maximumTotalSize) bytes")
                 }
-                let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+                let file = PathCalls.openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
                 guard file >= 0 else { throw PasteboardError(.io, "\(shown): \(POSIX.errorString())") }
                 defer { close(file) }
                 let data = try POSIX.readAll(file, path: shown, sizeHint: Int(st.st_size))
@@ -187,24 +186,36 @@ func readBundleFolder(_ path: String) throws -> TextBundle {
     }
 }
 
+/// How HTML from a Markdown copy carries its local images (`PBCTL_HTML_IMAGES`).
+public enum HTMLImages: String, Sendable {
+    /// `data:` URLs (the default): the HTML stands alone.
+    case data
+    /// `file:` URLs of the images where they are.
+    case file
+    /// The links as written.
+    case none
+}
+
 /// For a Markdown document whose images are local files: adds org.textbundle.package and
 /// org.textbundle.compressed, and replaces HTML and RTF by versions that carry the images (HTML as
-/// `data:` URLs, `file:` URLs with `PBCTL_HTML_IMAGES=file`, or the links as written with `none`; RTF
-/// as embedded pictures). Only images inside the document's own folder are taken (``DocumentResources``):
-/// the file's folder, or for standard input `base` (`--base DIR`, else the current directory).
-func addTextBundleRepresentations(
-    _ item: inout Item, source: String, data: Data, base: String? = nil, _ context: Context, verbose: Bool
+/// `data:` URLs, `file:` URLs with ``HTMLImages/file``, or the links as written with ``HTMLImages/none``;
+/// RTF as embedded pictures). Only images inside the document's own folder are taken
+/// (``DocumentResources``): the file's folder, or for standard input `base` (else the current
+/// directory). `report` hears, with `verbose`, each image not embedded and why.
+public func addTextBundleRepresentations(
+    _ item: inout Item, source: String, data: Data, base: String? = nil, registry: TypeRegistry, htmlImages: HTMLImages,
+    verbose: Bool, report: (String) -> Void
 ) {
-    guard let original = item.original, context.registry.conforms(original.type, to: .markdown) else { return }
+    guard let original = item.original, registry.conforms(original.type, to: .markdown) else { return }
     // Every Markdown image starts with `![`: without one there is nothing to take along, and the
     // parse the builder needs (the bulk of a large copy) is skipped.
     guard mayHoldImages(data) else { return }
     let folder: String
     var sourceURL: String? = nil
     if source == "-" {
-        folder = absolutePath(base ?? ".")
+        folder = POSIX.absolutePath(base ?? ".")
     } else {
-        let markdownPath = absolutePath(source)
+        let markdownPath = POSIX.absolutePath(source)
         folder = markdownPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         sourceURL = fileURL(markdownPath)
     }
@@ -230,26 +241,28 @@ func addTextBundleRepresentations(
         for reference in references {
             guard let path = MarkdownImageReferences.filePath(reference.destination) else {
                 if !reference.destination.hasPrefix("data:") {
-                    context.terminal.err("pbctl: \(shownSource): image \(reference.destination) not embedded: not a local file (nothing is fetched)")
+                    report("\(shownSource): image \(reference.destination) not embedded: not a local file (nothing is fetched)")
                 }
                 continue
             }
             if let reason = refusals[path] {
-                context.terminal.err("pbctl: \(shownSource): image \(reference.destination) not embedded: \(reason)")
+                report("\(shownSource): image \(reference.destination) not embedded: \(reason)")
             }
         }
     }
     guard let built else { return }
     do {
         var htmlMarkdown = Data(built.embeddedMarkdown)
-        let htmlImages = context.environment["PBCTL_HTML_IMAGES"]?.lowercased()
-        if htmlImages == "none" {
+        switch htmlImages {
+        case .none:
             htmlMarkdown = data
-        } else if htmlImages == "file" {
+        case .file:
             let references = MarkdownImageReferences.references(in: [UInt8](data))
             htmlMarkdown = Data(
                 MarkdownImageReferences.rewrite(
                     [UInt8](data), references: references, replacements: built.resolvedPaths.mapValues(fileURL)))
+        case .data:
+            break
         }
         item.set(Representation(type: .html, data: try Conversion.produceRepresentation(.markdown, htmlMarkdown, .html), derivedFrom: original.type))
         item.set(
@@ -261,12 +274,12 @@ func addTextBundleRepresentations(
                 type: .textPack, data: try textPackRepresentation(built.bundle, name: bundleBaseName(source)),
                 derivedFrom: original.type))
     } catch {
-        if verbose { context.terminal.err("pbctl: \(source): no TextBundle offered: \(error)") }
+        if verbose { report("\(source): no TextBundle offered: \(error)") }
     }
 }
 
 /// Whether `markdown` contains `![`, which every image (inline or reference) begins with.
-func mayHoldImages(_ markdown: Data) -> Bool {
+public func mayHoldImages(_ markdown: Data) -> Bool {
     markdown.withUnsafeBytes { raw in
         guard var cursor = raw.baseAddress, raw.count > 1 else { return false }
         let end = raw.baseAddress! + raw.count
@@ -280,34 +293,34 @@ func mayHoldImages(_ markdown: Data) -> Bool {
 }
 
 /// The largest image a document may carry into a paste (README, security).
-let documentImageLimit = 16 << 20
+public let documentImageLimit = 16 << 20
 /// All images of one document together.
-let documentImagesLimit = 64 << 20
+public let documentImagesLimit = 64 << 20
 
 /// `file://` + the absolute path, percent-encoded where a URL needs it.
-func fileURL(_ path: String) -> String {
+public func fileURL(_ path: String) -> String {
     "file://" + TextBundleBuilder.percentEncodedPathComponent(path, allowed: "-._~/!$&'()*+,;=:@")
 }
 
 // MARK: x-document-source
 
 /// The `user.x-document-source` record `source` carries, as ``ItemMetadata/extra`` entries; empty
-/// when there is none, or when the file system has no extended attributes (`-v` says so).
-func documentSourceMetadata(_ source: String, _ context: Context, verbose: Bool) -> [String: String] {
+/// when there is none, or when the file system has no extended attributes (`report` hears why).
+public func documentSourceMetadata(_ source: String, report: (String) -> Void) -> [String: String] {
     guard source != "-" else { return [:] }
     do {
         return try DocumentSource.read(path: source)?.metadataEntries ?? [:]
     } catch let failure as ExtendedAttributes.Failure {
-        if verbose { context.terminal.err("pbctl: \(source): x-document-source not read: \(failure.message)") }
+        report("\(source): x-document-source not read: \(failure.message)")
     } catch {
-        if verbose { context.terminal.err("pbctl: \(source): x-document-source not read: \(error)") }
+        report("\(source): x-document-source not read: \(error)")
     }
     return [:]
 }
 
 /// Where pasted content came from: the record an item kept from the file it was copied from, else
 /// the application that put it on the pasteboard (pbctl itself when it was `pbctl copy`).
-func documentSource(for metadata: ItemMetadata) -> DocumentSource {
+public func documentSource(for metadata: ItemMetadata) -> DocumentSource {
     if let kept = DocumentSource(metadata: metadata) { return kept }
     let application = metadata.sourceApplication ?? "pbctl"
     if application == "pbctl" || application == pbctlIdentifier {
@@ -317,7 +330,7 @@ func documentSource(for metadata: ItemMetadata) -> DocumentSource {
     return DocumentSource(identifier: application, name: name, path: "")
 }
 
-func executablePath() -> String? {
+public func executablePath() -> String? {
     var buffer = [CChar](repeating: 0, count: 4096)
     let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
     guard count > 0 else { return nil }
@@ -328,46 +341,46 @@ func executablePath() -> String? {
 
 /// Writes what `paste -o PATH` pasted as whole bytes: an org.textbundle.package becomes a package
 /// folder, anything else a file; then records where it came from (``recordDocumentSource``).
-func writePastedFile(
-    _ path: String, _ output: Data, items: [ItemSummary], requested: TypeIdentifier?, verbose: Bool, _ context: Context
+public func writePastedFile(
+    _ path: String, _ output: Data, items: [ItemSummary], requested: TypeIdentifier?, report: (String) -> Void
 ) throws {
     if requested == .textBundle {
         try writeTextBundlePackage(output, to: path)
     } else {
         try POSIX.writeFile(path, output)
     }
-    recordDocumentSource(path, items: items, verbose: verbose, context)
+    recordDocumentSource(path, items: items, report: report)
 }
 
-/// Records the pasted content's source in `user.x-document-source` of `path` (skipped quietly where
-/// the file system has no extended attributes; `-v` says so). Sensitive content never gets here from
-/// the store, and its provenance is not recorded.
-func recordDocumentSource(_ path: String, items: [ItemSummary], verbose: Bool, _ context: Context) {
+/// Records the pasted content's source in `user.x-document-source` of `path` (skipped where the file
+/// system has no extended attributes; `report` hears why). Sensitive content never gets here from the
+/// store, and its provenance is not recorded.
+public func recordDocumentSource(_ path: String, items: [ItemSummary], report: (String) -> Void) {
     guard let metadata = items.first?.metadata, !metadata.flags.contains(.sensitive) else { return }
     do {
         try documentSource(for: metadata).write(path: path)
     } catch let failure as ExtendedAttributes.Failure {
-        if verbose { context.terminal.err("pbctl: \(path): x-document-source not recorded: \(failure.message)") }
+        report("\(path): x-document-source not recorded: \(failure.message)")
     } catch {
-        if verbose { context.terminal.err("pbctl: \(path): x-document-source not recorded: \(error)") }
+        report("\(path): x-document-source not recorded: \(error)")
     }
 }
 
 /// Unpacks package bytes into a new folder `path` (which must not exist): everything is written in a
 /// fresh sibling folder, relative to its descriptor and without following links, then renamed into
 /// place, so nothing lands outside `path` and a failure leaves nothing behind.
-func writeTextBundlePackage(_ data: Data, to path: String) throws {
+public func writeTextBundlePackage(_ data: Data, to path: String) throws {
     let bundle = try readBundle(zip: data, source: "org.textbundle.package")
     let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     var st = stat()
-    if lstat(trimmed, &st) == 0 {
+    if PathCalls.lstat(trimmed, &st) == 0 {
         throw PasteboardError(.refused, "\(trimmed): already exists; remove it first (a package is a folder, never merged)")
     }
     let temporary = trimmed + ".partial-\(getpid())"
-    guard mkdir(temporary, 0o755) == 0 else { throw PasteboardError(.io, "\(temporary): mkdir failed: \(POSIX.errorString())") }
+    guard temporary.withPathCString({ mkdir($0, 0o755) }) == 0 else { throw PasteboardError(.io, "\(temporary): mkdir failed: \(POSIX.errorString())") }
     var done = false
     defer { if !done { FileTree.removeTree(temporary) } }
-    let root = open(temporary, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    let root = PathCalls.open(temporary, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard root >= 0 else { throw PasteboardError(.io, "\(temporary): \(POSIX.errorString())") }
     defer { close(root) }
     for (relative, bytes) in try bundle.files() {
@@ -392,7 +405,7 @@ func writeTextBundlePackage(_ data: Data, to path: String) throws {
         defer { close(file) }
         try POSIX.writeAll(file, bytes, path: trimmed + "/" + relative)
     }
-    guard rename(temporary, trimmed) == 0 else {
+    guard PathCalls.renameat(AT_FDCWD, temporary, AT_FDCWD, trimmed) == 0 else {
         throw PasteboardError(.io, "\(trimmed): rename failed: \(POSIX.errorString())")
     }
     done = true

@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+// Other programs and log files: `runTool` (a program on PATH with input and captured output: tmux's
+// buffers, `watch -- COMMAND`) and `LogFile` (where detached owners and the daemon log, whose standard
+// error is /dev/null).
+
+/// A log file opened on first use. Used from the owner's one thread only.
+public final class LogFile: @unchecked Sendable {
+    public let path: String
+    private var fd: Int32 = -1
+    public init(path: String) { self.path = path }
+    public func append(_ line: String) {
+        if fd < 0 { fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600) }
+        guard fd >= 0 else { return }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Runs a tool found on PATH with `input` (or /dev/null) on its stdin, in `environment`; returns its
+/// exit status (127 when it cannot start) and, with `captureOutput`, what it printed on stdout.
+public func runTool(_ command: [String], input: Data?, environment: [String: String], captureOutput: Bool = true) -> (status: Int32, output: Data) {
+    var inFDs: [Int32] = [-1, -1]
+    var outFDs: [Int32] = [-1, -1]
+    guard pipe(&inFDs) == 0 else { return (127, Data()) }
+    if captureOutput, pipe(&outFDs) != 0 {
+        close(inFDs[0])
+        close(inFDs[1])
+        return (127, Data())
+    }
+    _ = fcntl(inFDs[1], F_SETFD, FD_CLOEXEC)
+    if captureOutput { _ = fcntl(outFDs[0], F_SETFD, FD_CLOEXEC) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, inFDs[0], 0)
+    if captureOutput {
+        posix_spawn_file_actions_adddup2(&actions, outFDs[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    }
+    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    let argv = command.map { strdup($0) } + [nil]
+    defer { for p in envp + argv { free(p) } }
+    var pid: pid_t = 0
+    let status = posix_spawnp(&pid, command[0], &actions, nil, argv, envp)
+    close(inFDs[0])
+    if captureOutput { close(outFDs[1]) }
+    guard status == 0 else {
+        close(inFDs[1])
+        if captureOutput { close(outFDs[0]) }
+        return (127, Data())
+    }
+    if let input { try? POSIX.writeAll(inFDs[1], input, path: "command input") }
+    close(inFDs[1])
+    let output = captureOutput ? ((try? POSIX.readAll(outFDs[0], path: "command output")) ?? Data()) : Data()
+    if captureOutput { close(outFDs[0]) }
+    var result: Int32 = 0
+    while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
+    return ((result & 0x7F) == 0 ? (result >> 8) & 0xFF : 128 + (result & 0x7F), output)
+}
