@@ -8,13 +8,25 @@ struct OptionSpec: Sendable {
     let help: String
     /// Shown in help for options that take a value.
     let valueName: String
+    /// What its values are, for the completions (declared with the option, never guessed from its name).
+    let values: Values
 
-    static func flag(_ long: String, _ short: Character? = nil, _ help: String) -> OptionSpec {
-        OptionSpec(long: long, short: short, takesValue: false, help: help, valueName: "")
+    /// What an option's (or a command's operands') values are.
+    enum Values: Sendable, Equatable {
+        /// A flag: no value.
+        case none
+        /// Free text: nothing to complete.
+        case text
+        case file, directory, pasteboard, backend, format, type, command
+        case words([String])
     }
 
-    static func value(_ long: String, _ short: Character? = nil, _ valueName: String, _ help: String) -> OptionSpec {
-        OptionSpec(long: long, short: short, takesValue: true, help: help, valueName: valueName)
+    static func flag(_ long: String, _ short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, takesValue: false, help: help, valueName: "", values: .none)
+    }
+
+    static func value(_ long: String, _ short: Character? = nil, _ valueName: String, _ values: Values, _ help: String) -> OptionSpec {
+        OptionSpec(long: long, short: short, takesValue: true, help: help, valueName: valueName, values: values)
     }
 }
 

@@ -8,6 +8,8 @@ import Pasteboard
 struct Command: Sendable {
     let help: CommandHelp
     let options: [OptionSpec]
+    /// What the command's operands are, for the completions (`copy FILE…`, `help COMMAND`).
+    var operands: OptionSpec.Values = .none
     var hidden = false
     /// When set, the command parses its own arguments (used for hidden internal entry points).
     var raw: (@Sendable (Context, [String]) -> Int32)? = nil
@@ -22,10 +24,10 @@ extension ParsedArguments {
 /// The options every command accepts, parsed once.
 struct GlobalOptions: Sendable {
     static let pasteboard = OptionSpec.value(
-        "pasteboard", "p", "NAME", "pasteboard to use: general (default), primary, find, or a name of [A-Za-z0-9._-]")
+        "pasteboard", "p", "NAME", .pasteboard, "pasteboard to use: general (default), primary, find, or a name of [A-Za-z0-9._-]")
     static let primary = OptionSpec.flag("primary", nil, "use the primary selection (-p primary)")
     static let backend = OptionSpec.value(
-        "backend", nil, "B", Context.BackendKind.allCases.map(\.rawValue).joined(separator: ", ")
+        "backend", nil, "B", .backend, Context.BackendKind.allCases.map(\.rawValue).joined(separator: ", ")
             + " (default: $PBCTL_BACKEND, else auto: Wayland, then X11, then the store, with the terminal over SSH)")
     static let help = OptionSpec.flag("help", "h", "show this help; pbctl help COMMAND for a command's options and examples")
     static let specs = [pasteboard, primary, backend, help]

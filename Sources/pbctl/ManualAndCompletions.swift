@@ -11,25 +11,8 @@ import Pasteboard
 import PasteboardStore
 import Representations
 
-/// What the values of an option are, for completion.
-enum CompletionValues: Equatable {
-    case none, file, directory, pasteboard, backend, format, type, command
-    case words([String])
-
-    static func of(_ option: OptionSpec) -> CompletionValues {
-        guard option.takesValue else { return .none }
-        switch (option.long, option.valueName) {
-        case ("pasteboard", _): return .pasteboard
-        case ("backend", _): return .backend
-        case ("as", _), ("from", "FORMAT"), ("to", _): return .format
-        case ("type", _), ("accept", _): return .type
-        case (_, "FILE"), (_, "PATH"): return .file
-        case (_, "DIR"): return .directory
-        case (_, let name) where name.contains("|"): return .words(name.split(separator: "|").map(String.init))
-        default: return .words([])
-        }
-    }
-}
+/// What the values of an option are, for completion: what the option declares.
+typealias CompletionValues = OptionSpec.Values
 
 let formatNames = ["markdown"] + TextFormat.allCases.map(\.rawValue)
 let backendNames = Context.BackendKind.allCases.map(\.rawValue)
@@ -221,7 +204,7 @@ func completionScript(_ shell: String) throws -> String {
 /// `copy)` cases: per command, its options, the options that take a value, and each value's kind.
 private func valueKinds(_ command: Command) -> [(String, CompletionValues)] {
     allOptions(command).compactMap { option in
-        let kind = CompletionValues.of(option)
+        let kind = option.values
         return option.takesValue ? (option.long, kind) : nil
     }
 }
@@ -280,8 +263,9 @@ func bashCompletion() -> String {
             }
         }
         script += "            esac\n"
-        if command.help.name == "help" || command.help.name == "completions" {
-            script += "            values=\"\(command.help.name == "help" ? shellWords(.command) : "bash zsh fish")\"\n"
+        switch command.operands {
+        case .none, .text, .file, .directory: break
+        case let kind: script += "            values=\"\(shellWords(kind))\"\n"
         }
         script += "            ;;\n"
     }
@@ -336,8 +320,10 @@ func zshCompletion() -> String {
             }
         }
         script += "            esac\n"
-        if command.help.name == "help" { script += "            values=(\(shellWords(.command)))\n" }
-        if command.help.name == "completions" { script += "            values=(bash zsh fish)\n" }
+        switch command.operands {
+        case .none, .text, .file, .directory: break
+        case let kind: script += "            values=(\(shellWords(kind)))\n"
+        }
         script += "            ;;\n"
     }
     script += """
@@ -371,8 +357,8 @@ func fishCompletion() -> String {
         for option in allOptions(command) {
             var line = "complete -c pbctl \(condition) -l \(option.long)"
             if let short = option.short { line += " -s \(short)" }
-            switch CompletionValues.of(option) {
-            case .none: break
+            switch option.values {
+            case .none, .text: line += option.takesValue ? " -x" : ""
             case .file: line += " -r -F"
             case .directory: line += " -r -a '(__fish_complete_directories)'"
             case .pasteboard: line += " -x -a '(pbctl __complete pasteboards 2>/dev/null)'"
@@ -381,11 +367,10 @@ func fishCompletion() -> String {
             }
             script += line + " -d \(quote(option.help))\n"
         }
-        switch command.help.name {
-        case "help": script += "complete -c pbctl \(condition) -a \(quote(names))\n"
-        case "completions": script += "complete -c pbctl \(condition) -a 'bash zsh fish'\n"
-        case "copy", "convert", "load", "save", "watch": script += "complete -c pbctl \(condition) -F\n"
-        default: break
+        switch command.operands {
+        case .none, .text: break
+        case .file, .directory: script += "complete -c pbctl \(condition) -F\n"
+        case let kind: script += "complete -c pbctl \(condition) -a \(quote(shellWords(kind)))\n"
         }
     }
     return script

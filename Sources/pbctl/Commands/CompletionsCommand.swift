@@ -15,7 +15,7 @@ let completionsCommand = Command(
             fish: pbctl completions fish | source
             """,
         examples: ["pbctl completions bash > ~/.local/share/bash-completion/completions/pbctl"]),
-    options: [],
+    options: [], operands: .words(["bash", "zsh", "fish"]),
     run: { context, arguments in
         guard arguments.positionals.count == 1, let shell = arguments.positionals.first else {
             throw UsageError(message: "completions takes one shell: bash, zsh or fish", command: "completions")

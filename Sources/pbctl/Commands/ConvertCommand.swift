@@ -8,9 +8,9 @@ import Representations
 import SystemIO
 
 struct ConvertArguments {
-    static let from = OptionSpec.value("from", "f", "FORMAT", "the input format")
-    static let to = OptionSpec.value("to", "t", "FORMAT", "the output format")
-    static let output = OptionSpec.value("output", "o", "FILE", "write to FILE instead of standard output")
+    static let from = OptionSpec.value("from", "f", "FORMAT", .format, "the input format")
+    static let to = OptionSpec.value("to", "t", "FORMAT", .format, "the output format")
+    static let output = OptionSpec.value("output", "o", "FILE", .file, "write to FILE instead of standard output")
     static let standalone = OptionSpec.flag("standalone", "s", "with --to html: a whole document with <meta charset=\"utf-8\">")
     static let keepHTML = OptionSpec.flag(
         "keep-html", nil, "with --from html: keep comments, divs, unknown tags… as raw HTML (like pandoc's raw_html)")
@@ -60,7 +60,7 @@ let convertCommand = Command(
             "pbctl convert --from commonmark --to html < spec.md",
             "pbctl convert --from html --to markdown --keep-html page.html",
         ]),
-    options: ConvertArguments.specs,
+    options: ConvertArguments.specs, operands: .file,
     run: { context, arguments in
         let options = try ConvertArguments(arguments, context)
         let input = try options.input.map { try POSIX.readFile($0) } ?? context.terminal.readStandardInput()

@@ -16,21 +16,21 @@ import Documents
 
 /// `pbctl copy`'s arguments, parsed and checked before any I/O.
 struct CopyArguments {
-    static let type = OptionSpec.value("type", "t", "TYPE", "what the bytes are: a type identifier, MIME type or extension")
-    static let from = OptionSpec.value("from", nil, "FORMAT", "same as --type with a format name (\(TextFormat.namesDescription))")
-    static let plainText = OptionSpec.value("plain-text", nil, "source|rendered", "the plain text a Markdown copy offers (default: source)")
+    static let type = OptionSpec.value("type", "t", "TYPE", .type, "what the bytes are: a type identifier, MIME type or extension")
+    static let from = OptionSpec.value("from", nil, "FORMAT", .format, "same as --type with a format name (\(TextFormat.namesDescription))")
+    static let plainText = OptionSpec.value("plain-text", nil, "source|rendered", .words(["source", "rendered"]), "the plain text a Markdown copy offers (default: source)")
     static let sensitive = OptionSpec.flag("sensitive", nil, "secret content: never written to disk or history; cleared after 45 s")
     static let transient = OptionSpec.flag("transient", nil, "mark the content transient: clipboard managers should not record it")
-    static let source = OptionSpec.value("source", nil, "ID", "the application the content comes from (org.nspasteboard.source)")
+    static let source = OptionSpec.value("source", nil, "ID", .text, "the application the content comes from (org.nspasteboard.source)")
     static let verbose = OptionSpec.flag("verbose", "v", "say what was skipped (extended attributes, images a TextBundle could not take)")
     static let base = OptionSpec.value(
-        "base", nil, "DIR", "Markdown on standard input: the folder its images are taken from (default: the current one)")
+        "base", nil, "DIR", .directory, "Markdown on standard input: the folder its images are taken from (default: the current one)")
     static let maxSize = OptionSpec.value(
-        "max-size", nil, "SIZE", "refuse input larger than SIZE (K, M, G suffixes; default 1G, or PBCTL_MAX_SIZE)")
+        "max-size", nil, "SIZE", .text, "refuse input larger than SIZE (K, M, G suffixes; default 1G, or PBCTL_MAX_SIZE)")
     static let macCompat = OptionSpec.flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)")
     static let foreground = OptionSpec.flag("foreground", nil, "X11, Wayland: serve the selection from this process instead of a background owner")
     static let pasteOnce = OptionSpec.flag("paste-once", nil, "X11, Wayland: serve one paste, then give the selection up")
-    static let clearAfter = OptionSpec.value("clear-after", nil, "SECONDS", "give the content up and wipe it after SECONDS (X11, Wayland; the store's sensitive content)")
+    static let clearAfter = OptionSpec.value("clear-after", nil, "SECONDS", .text, "give the content up and wipe it after SECONDS (X11, Wayland; the store's sensitive content)")
     static let files = OptionSpec.flag("files", nil, "copy the FILEs themselves (for a file manager), not their content")
     static let cut = OptionSpec.flag("cut", nil, "with --files: the paste moves the files (a cut)")
     static let specs = [
@@ -118,7 +118,7 @@ let copyCommand = Command(
             "pbctl copy --type public.png < shot    # say what the bytes are",
             "pbctl copy -p scratch < draft.txt      # a named pasteboard",
         ]),
-    options: CopyArguments.specs,
+    options: CopyArguments.specs, operands: .file,
     run: { context, arguments in try runCopy(CopyArguments(arguments, context), context) })
 
 func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {

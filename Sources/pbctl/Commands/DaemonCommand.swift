@@ -18,7 +18,7 @@ import Representations
 
 
 struct DaemonArguments {
-    static let display = OptionSpec.value("display", nil, "D", "the X display (default: $DISPLAY)")
+    static let display = OptionSpec.value("display", nil, "D", .text, "the X display (default: $DISPLAY)")
     static let primary = OptionSpec.flag("primary", nil, "also keep PRIMARY's text and restore it when its owner goes away")
     static let replace = OptionSpec.flag("replace", nil, "take over from a running clipboard manager")
     static let detach = OptionSpec.flag("detach", nil, "run in the background; return once the daemon manages the clipboard")

@@ -14,7 +14,7 @@ let helpCommand = Command(
     help: CommandHelp(
         name: "help", summary: "show help for pbctl or one command", usage: "pbctl help [--man] [COMMAND]", details: "",
         examples: ["pbctl help paste", "pbctl help --man | man -l -    # the manual page"]),
-    options: [HelpArguments.man],
+    options: [HelpArguments.man], operands: .command,
     run: { context, arguments in
         if arguments.has(HelpArguments.man) {
             try context.terminal.out(manPage(commands))

@@ -16,9 +16,9 @@ import SystemIO
 /// `pbctl history [SUBCOMMAND]`'s arguments. The paste options are `pbctl paste`'s own.
 struct HistoryArguments {
     static let json = OptionSpec.flag("json", nil, "list: JSON for scripts (id, time, application, types with sizes, preview)")
-    static let limit = OptionSpec.value("limit", nil, "N", "list, search: at most N entries")
+    static let limit = OptionSpec.value("limit", nil, "N", .text, "list, search: at most N entries")
     static let regex = OptionSpec.flag("regex", nil, "search: TEXT is a regular expression")
-    static let duration = OptionSpec.value("for", nil, "DURATION", "pause: for DURATION (90, 90s, 5m, 2h) instead of until resume")
+    static let duration = OptionSpec.value("for", nil, "DURATION", .text, "pause: for DURATION (90, 90s, 5m, 2h) instead of until resume")
     static let specs = [json, limit, regex, duration] + [
         PasteArguments.type, PasteArguments.output, PasteArguments.noNewline, PasteArguments.accept, PasteArguments.as,
         PasteArguments.plain, PasteArguments.keepHTML, PasteArguments.verbose,
@@ -132,7 +132,7 @@ let historyCommand = Command(
             "pbctl history search --regex 'TICKET-[0-9]+'",
             "pbctl history pause --for 5m",
         ]),
-    options: HistoryArguments.specs,
+    options: HistoryArguments.specs, operands: .words(HistoryArguments.Subcommand.allCases.map(\.rawValue)),
     run: { context, arguments in try runHistory(HistoryArguments(arguments, context), context) })
 
 func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32 {

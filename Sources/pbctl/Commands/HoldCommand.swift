@@ -40,8 +40,8 @@ let holdCommand = Command(
     help: CommandHelp(
         name: "__hold", summary: "internal: holds sensitive content in memory", usage: "", details: "", examples: []),
     options: [
-        .value("socket", nil, "PATH", ""), .value("store", nil, "DIR", ""), .value("pasteboard", nil, "NAME", ""),
-        .value("change", nil, "N", ""), .value("clear-after", nil, "SECONDS", ""),
+        .value("socket", nil, "PATH", .file, ""), .value("store", nil, "DIR", .directory, ""), .value("pasteboard", nil, "NAME", .pasteboard, ""),
+        .value("change", nil, "N", .text, ""), .value("clear-after", nil, "SECONDS", .text, ""),
     ],
     hidden: true,
     raw: { context, arguments in

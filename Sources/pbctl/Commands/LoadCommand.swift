@@ -14,7 +14,7 @@ let loadCommand = Command(
         usage: "pbctl load [OPTIONS] FILE.pasteboard",
         details: "Every saved representation comes back with its type, its provenance and its metadata.",
         examples: ["pbctl load draft.pasteboard", "pbctl load -p scratch draft.pasteboard"]),
-    options: [],
+    options: [], operands: .file,
     run: { context, arguments in
         let global = try GlobalOptions(arguments, environment: context.environment)
         guard arguments.positionals.count == 1, let path = arguments.positionals.first else {

@@ -18,22 +18,22 @@ import Documents
 /// `pbctl paste`'s arguments, parsed and checked before any I/O: an unknown `--as` is a usage error
 /// whatever the pasteboard holds.
 struct PasteArguments {
-    static let type = OptionSpec.value("type", "t", "TYPE", "paste exactly this type (identifier, MIME type or extension)")
-    static let output = OptionSpec.value("output", "o", "FILE", "write to FILE instead of standard output")
+    static let type = OptionSpec.value("type", "t", "TYPE", .type, "paste exactly this type (identifier, MIME type or extension)")
+    static let output = OptionSpec.value("output", "o", "FILE", .file, "write to FILE instead of standard output")
     static let noNewline = OptionSpec.flag("no-newline", "n", "drop one trailing newline")
-    static let item = OptionSpec.value("item", nil, "N", "paste only item N (from 0)")
-    static let accept = OptionSpec.value("accept", "a", "LIST", "comma-separated types (identifiers or MIME types) in preference order")
+    static let item = OptionSpec.value("item", nil, "N", .text, "paste only item N (from 0)")
+    static let accept = OptionSpec.value("accept", "a", "LIST", .type, "comma-separated types (identifiers or MIME types) in preference order")
     static let `as` = OptionSpec.value(
-        "as", nil, "FORMAT", "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text")
+        "as", nil, "FORMAT", .format, "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text")
     static let plain = OptionSpec.flag("plain", nil, "paste as plain text: rendered from the richest source, never raw markup")
     static let keepHTML = OptionSpec.flag("keep-html", nil, "when converting HTML: keep comments, divs, unknown tags… as raw HTML")
     static let verbose = OptionSpec.flag("verbose", "v", "say on standard error which type was used and whether it was converted")
-    static let timeout = OptionSpec.value("timeout", nil, "SECONDS", "--backend osc52: how long to wait for the terminal's answer (default 2)")
-    static let prefer = OptionSpec.value("prefer", nil, "txt|rtf", "as macOS pbpaste -Prefer: which kind to look for first")
+    static let timeout = OptionSpec.value("timeout", nil, "SECONDS", .text, "--backend osc52: how long to wait for the terminal's answer (default 2)")
+    static let prefer = OptionSpec.value("prefer", nil, "txt|rtf", .words(["txt", "rtf"]), "as macOS pbpaste -Prefer: which kind to look for first")
     static let macCompat = OptionSpec.flag("mac-compat", nil, "behave as macOS pbpaste (set when run as pbpaste)")
     static let files = OptionSpec.flag("files", nil, "print the paths of the files on the clipboard, one per line")
     static let nul = OptionSpec.flag("null", "0", "with --files: end each path with NUL instead of a newline")
-    static let into = OptionSpec.value("into", nil, "DIR", "with --files: copy the files into DIR (move them after a cut); never overwrites")
+    static let into = OptionSpec.value("into", nil, "DIR", .directory, "with --files: copy the files into DIR (move them after a cut); never overwrites")
     static let specs = [
         type, output, noNewline, item, accept, `as`, plain, keepHTML, verbose, timeout, prefer, macCompat, files, nul, into,
     ]

@@ -9,7 +9,7 @@ import PasteboardStore
 // MARK: save
 
 struct SaveArguments {
-    static let item = OptionSpec.value("item", nil, "N", "save item N (default 0)")
+    static let item = OptionSpec.value("item", nil, "N", .text, "save item N (default 0)")
     static let includeSensitive = OptionSpec.flag("include-sensitive", nil, "save an item marked sensitive (a password) anyway")
     static let force = OptionSpec.flag("force", "f", "replace an existing saved pasteboard")
     static let verbose = OptionSpec.flag("verbose", "v", "say which representations were saved")
@@ -49,7 +49,7 @@ let saveCommand = Command(
             "pbctl save --item 1 second.pasteboard",
             "pbctl load draft.pasteboard",
         ]),
-    options: SaveArguments.specs,
+    options: SaveArguments.specs, operands: .file,
     run: { context, arguments in
         let options = try SaveArguments(arguments, context)
         let path = options.path

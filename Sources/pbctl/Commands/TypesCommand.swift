@@ -7,7 +7,7 @@ import Pasteboard
 
 struct TypesArguments {
     static let json = OptionSpec.flag("json", nil, "print JSON for scripts")
-    static let item = OptionSpec.value("item", nil, "N", "list item N (default 0)")
+    static let item = OptionSpec.value("item", nil, "N", .text, "list item N (default 0)")
     static let registry = OptionSpec.flag("registry", nil, "list the type registry (built-in and declared types) instead")
     static let specs = [json, item, registry]
 

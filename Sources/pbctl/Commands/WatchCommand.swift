@@ -22,7 +22,7 @@ struct WatchEvent: Codable {
 struct WatchArguments {
     static let json = OptionSpec.flag("json", nil, "one JSON object per line")
     static let allowSensitive = OptionSpec.flag("allow-sensitive", nil, "pass content marked secret to COMMAND")
-    static let count = OptionSpec.value("count", nil, "N", "exit after N changes")
+    static let count = OptionSpec.value("count", nil, "N", .text, "exit after N changes")
     static let specs = [json, allowSensitive, count]
 
     var global: GlobalOptions
@@ -60,7 +60,7 @@ let watchCommand = Command(
             --allow-sensitive is given.
             """,
         examples: ["pbctl watch --json", "pbctl watch -- sh -c 'wc -c'"]),
-    options: WatchArguments.specs,
+    options: WatchArguments.specs, operands: .file,
     run: { context, arguments in
         let options = try WatchArguments(arguments, context)
         let pasteboard = options.global.pasteboard
