@@ -208,6 +208,28 @@ def wayland_protocol():
           message(1, 1, struct.pack("<I", 2)) + message(1, 0, struct.pack("<I", 9) + string("wl_seat") + struct.pack("<I", 1)))
 
 
+def regex():
+    """Pattern, NUL, text: the patterns that stall a backtracking engine, every construct, refused patterns."""
+    seeds = {
+        "nested-star.bin": b"(a*)*b\0" + b"a" * 1000,
+        "alternation-star.bin": b"(a|a)*b\0" + b"a" * 1000,
+        "plus-plus.bin": b"(x+x+)+y\0" + b"x" * 1000,
+        "per-line.bin": b"^n 1050$\0x\nn 1050\r\n",
+        "classes.bin": "[[:alpha:]][^[:digit:]]\\w+\\b[[:punct:][:space:]]\\S\0Café 42 naïve!".encode(),
+        "counts.bin": b"a{2,5}(b|c){,3}d{3,}e{2}?\0aaabccddd",
+        "brackets-words.bin": b"\\<word\\>|[]a-]+|(?:x|y)?z|[^]a]\\B\0 word ]-a z",
+        # An odd first byte: case-insensitive.
+        "case.bin": "Sigma|[A-Z]é\0ΣΙΓΜΑ σ ς É".encode(),
+        "refused.bin": b"(a)\\1|[z-a]|x{3,2}\0aa",
+        "deep.bin": b"(" * 1200 + b"a" + b")" * 1200 + b"\0a",
+        "too-large.bin": b"(a|b|c|d){1000}(e|f|g|h){1000}\0abcdefgh",
+        "invalid-utf8.bin": "a\ufffdb|.\\n$\0".encode() + b"a\xffb\xc3\n",
+        "no-separator.bin": b"abc|^$|\\d+",
+    }
+    for name, data in seeds.items():
+        write("regex", name, data)
+
+
 markdown_and_html()
 rtf()
 textbundle()
@@ -218,5 +240,6 @@ sniffer()
 compound_text()
 x11_protocol()
 wayland_protocol()
+regex()
 for target in sorted(os.listdir(CORPUS)):
     print("%-18s %4d seeds" % (target, len(os.listdir(os.path.join(CORPUS, target)))), file=sys.stderr)

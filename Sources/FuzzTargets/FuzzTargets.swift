@@ -35,6 +35,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The Wayland data-control client fed wire messages (registry, device, offers, sources, errors)
     /// decoded from the input, with the requests of a paste, a copy and the daemon in between.
     case waylandProtocol = "wayland-protocol"
+    /// `LineRegex` (`history search --regex`): the pattern before the first NUL, the text after it (the
+    /// whole input, both ways, when there is none); case-insensitive when the first byte is odd.
+    case regex
 
     /// Runs the target on one input.
     public func run(_ input: [UInt8]) {
@@ -50,6 +53,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .compoundText: Self.compoundText(input)
         case .x11Protocol: X11ProtocolFuzzer.run(input)
         case .waylandProtocol: WaylandProtocolFuzzer.run(input)
+        case .regex: Self.regex(input)
         }
     }
 
@@ -124,5 +128,30 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         _ = CompoundText.encode(decoded)
         _ = TextTranscoder.latin1ToUTF8(Data(input))
         _ = TextTranscoder.utf16ToUTF8(Data(input))
+    }
+
+    /// The text a regex target matches: at most this many bytes, so a pattern at the program cap (20,000
+    /// instructions) still answers within the fuzzer's time limit.
+    static let regexTextLimit = 1024
+
+    static func regex(_ input: [UInt8]) {
+        let separator = input.firstIndex(of: 0)
+        let patternBytes = input[..<(separator ?? input.endIndex)]
+        let textBytes = (separator.map { input[($0 + 1)...] } ?? input[...]).prefix(regexTextLimit)
+        let caseInsensitive = (input.first ?? 0) & 1 == 1
+        let text = String(decoding: textBytes, as: UTF8.self)
+        if let regex = try? LineRegex(String(decoding: patternBytes, as: UTF8.self), caseInsensitive: caseInsensitive) {
+            precondition(regex.matches(text) == regex.matches(textBytes), "the String and UTF-8 entry points disagree")
+        }
+        // The text, every operator escaped, is a pattern that matches it.
+        var literal = ""
+        for scalar in text.unicodeScalars {
+            if #".[]()*+?{}|^$\"#.unicodeScalars.contains(scalar) { literal.unicodeScalars.append("\\") }
+            literal.unicodeScalars.append(scalar)
+        }
+        guard let exact = try? LineRegex(literal, caseInsensitive: caseInsensitive) else {
+            preconditionFailure("the escaped text was refused as a pattern")
+        }
+        precondition(exact.matches(text), "the escaped text does not match itself")
     }
 }
