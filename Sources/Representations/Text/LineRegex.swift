@@ -28,7 +28,8 @@
 /// Refused with an ``Error``: back-references (`\1`: no linear-time algorithm matches them), unknown
 /// escapes (`\q`), a quantifier with nothing to repeat (`*a`, `(|+)`, `^*`), an unmatched `(`, `)` or `[`,
 /// a malformed interval (`a{1`, `a{2,1}`), a count above ``maximumRepetition``, groups nested deeper than
-/// ``maximumNesting``, and a pattern that compiles to more than ``maximumProgramSize`` instructions.
+/// ``maximumNesting``, and a pattern that compiles to more than ``maximumProgramSize`` instructions (or
+/// whose repetitions write more than ``maximumRepetitionWork`` while it is read).
 /// (`grep -E` reads some of these as literals or ignores them, with a warning at best.)
 ///
 /// Semantics: matching is over Unicode scalars, unanchored. A text is seen as lines, as grep sees it:
@@ -56,6 +57,9 @@ public struct LineRegex: Sendable {
     public static let maximumRepetition = 1_000
     /// The deepest nesting of groups.
     public static let maximumNesting = 1_000
+    /// The most instructions the repetitions of a pattern may write while it is read, those a later `{0}`
+    /// drops included: what bounds the time a pattern takes to compile.
+    public static let maximumRepetitionWork = 1_000_000
 
     /// The pattern as given.
     public let pattern: String
@@ -313,6 +317,8 @@ extension LineRegex {
         /// Instructions in every frame, plus the split and jump each `|` will add: what the program will
         /// hold, kept under the cap as the pattern is read.
         var size = 1
+        /// Instructions written by repetitions so far (see ``spend(_:at:)``).
+        var work = 0
         var frames: [Frame] = [Frame(open: -1)]
 
         /// The simple quantifiers, which combine: `(x*)+` is `x*`, `(x+)?` is `x*`.
@@ -396,6 +402,15 @@ extension LineRegex {
             var program = Self.alternation(frames.removeLast())
             program.append(.match)
             return program
+        }
+
+        /// Counts the instructions a repetition writes, kept or not: `(x{1000}{19}){0}` writes 19,000 it
+        /// then drops, so a long pattern of those would take long to read without ever being large.
+        mutating func spend(_ count: Int, at offset: Int) throws {
+            work += count
+            guard work <= LineRegex.maximumRepetitionWork else {
+                throw error("pattern too large: its repetitions write more than \(LineRegex.maximumRepetitionWork) instructions (at offset \(offset))")
+            }
         }
 
         mutating func grow(by count: Int, at offset: Int) throws {
@@ -496,6 +511,7 @@ extension LineRegex {
             }
             let wrapped = Self.wrap(base, combined)
             try grow(by: wrapped.count - (current.count - atomStart), at: offset)
+            try spend(wrapped.count, at: offset)
             frames[top].current.replaceSubrange(atomStart..., with: wrapped)
             frames[top].quantifier = (combined, base.count)
             skipLazyMarker()
@@ -521,6 +537,7 @@ extension LineRegex {
             // x{m,} is m - 1 copies and x+; x{m,n} is m copies and n - m nested optional ones.
             let newLength = maximum.map { minimum * length + ($0 - minimum) * (length + 1) } ?? (minimum * length + 1)
             try grow(by: newLength - length, at: offset)
+            try spend(newLength, at: offset)
             var out: [Instruction] = []
             out.reserveCapacity(newLength)
             if let maximum {
@@ -650,7 +667,8 @@ extension LineRegex {
                         guard let cls = CharacterClass(name: String(String.UnicodeScalarView(name))) else {
                             throw error("unknown character class [:\(String(String.UnicodeScalarView(name))):] at offset \(itemStart)")
                         }
-                        set.classes.append(cls)
+                        // Once each: a scalar is tried against every class, whatever the pattern's length.
+                        if !set.classes.contains(cls) { set.classes.append(cls) }
                         if peek() == "-", let after = peek(1), after != "]" {
                             throw error("invalid range at offset \(position): a character class cannot be a range endpoint")
                         }

@@ -343,6 +343,7 @@ final class LineRegexTests: XCTestCase {
         XCTAssert(refusal(String(repeating: "a", count: 20_000)).hasPrefix(tooLarge))
         XCTAssert(refusal(String(repeating: "a|", count: 7_000)).hasPrefix(tooLarge))
         XCTAssert(refusal("x" + String(repeating: "{2}", count: 100)).hasPrefix(tooLarge))
+        XCTAssert(refusal(String(repeating: "(x{1000}{19}){0}", count: 100)).hasPrefix("pattern too large: its repetitions write more than 1000000 instructions"))
         XCTAssertNoThrow(try LineRegex(String(repeating: "a", count: 19_999)))
         XCTAssertNoThrow(try LineRegex("a{1000}"))
     }
@@ -355,6 +356,12 @@ final class LineRegexTests: XCTestCase {
         XCTAssertTrue(matches(String(repeating: "(?:", count: 1_000) + String(repeating: ")*", count: 1_000), ""))
         XCTAssertEqual(refusal(String(repeating: ")", count: 100_000)), "unmatched ) at offset 0")
         XCTAssertEqual(refusal(String(repeating: "[", count: 100_000)), "unmatched [ at offset 0")
+    }
+
+    func testARepeatedClassIsTriedOnce() throws {
+        let regex = try LineRegex("[" + String(repeating: "[:alpha:]", count: 100_000) + "]")
+        XCTAssertEqual(regex.sets.map(\.classes.count), [1])
+        XCTAssertTrue(regex.matches("é"))
     }
 
     func testStackedQuantifiersDoNotMultiplyTheWork() throws {
