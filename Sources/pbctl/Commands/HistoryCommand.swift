@@ -75,14 +75,11 @@ struct HistoryArguments {
         }
     }
 
-    func compiledPattern(_ text: String) throws -> PendingRegex {
-        do { return PendingRegex(regex: try Regex(text)) } catch { throw UsageError(message: "--regex: \(error)", command: "history") }
+    /// A POSIX extended regular expression, matched line by line in linear time (``LineRegex``): the
+    /// history holds what others copied, so no entry may stall a search.
+    func compiledPattern(_ text: String) throws -> LineRegex {
+        do { return try LineRegex(text) } catch { throw UsageError(message: "--regex: \(error)", command: "history") }
     }
-}
-
-struct PendingRegex {
-    let regex: Regex<AnyRegexOutput>
-    func matches(_ text: String) -> Bool { text.contains(regex) }
 }
 
 /// An entry's id from `ID` or a whole line of `pbctl history` (`ID<TAB>preview`).
