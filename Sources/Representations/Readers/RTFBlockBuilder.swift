@@ -8,7 +8,7 @@
 struct RTFBlockBuilder {
     let items: [RTFItem]
     let footnotes: [[RTFItem]]
-    let lists: [Int: [(nfc: Int, start: Int)]]
+    let lists: [Int: [RTFListLevel]]
     let overrides: [Int: Int]
     let bodyFontSize: Int
     let text: [UInt8]
@@ -18,7 +18,7 @@ struct RTFBlockBuilder {
     private var useOutline = false
 
     init(
-        items: [RTFItem], footnotes: [[RTFItem]], lists: [Int: [(nfc: Int, start: Int)]], overrides: [Int: Int], bodyFontSize: Int,
+        items: [RTFItem], footnotes: [[RTFItem]], lists: [Int: [RTFListLevel]], overrides: [Int: Int], bodyFontSize: Int,
         text: [UInt8], links: [String?], images: [(data: [UInt8], type: String)]
     ) {
         self.items = items
@@ -121,6 +121,8 @@ struct RTFBlockBuilder {
         if !p.hasText(text) && p.marker == nil {
             return p.borderBottom ? .rule : .blank
         }
+        // A heading in a list that shows no label (LibreOffice's outline list) is a heading.
+        if useOutline, let o = p.outlineLevel, o < 6, p.list > 0 || p.marker != nil, !showsLabel(p) { return .heading(o + 1, index) }
         if p.marker == nil, p.list == 0, p.legacyLevel == nil, let marker = textMarker(&p) {
             // "•<TAB>text" or "1.<TAB>text" typed as text (pandoc 2.17, WordPad): a list item all the same.
             p.marker = marker
@@ -179,6 +181,14 @@ struct RTFBlockBuilder {
             }
         }
         return any
+    }
+
+    /// Whether a list paragraph shows a label: its `\listtext` when it has one (LibreOffice writes only a tab
+    /// for a heading in its outline list), else its list level's label (``RTFListLevel/showsLabel(_:)``).
+    private func showsLabel(_ p: RTFParagraph) -> Bool {
+        if let marker = p.marker { return !marker.isEmpty }
+        guard p.list > 0, let id = overrides[p.list], let levels = lists[id], p.level < levels.count else { return true }
+        return levels[p.level].showsLabel(levels)
     }
 
     private func isOrdered(_ p: RTFParagraph, level: Int) -> Bool {

@@ -39,6 +39,8 @@ extension RTFParser {
         enum Table { case intbl, itap, cell, nestcell, nestrow, row, trowd, trhdr, nesttableprops }
         enum List {
             case ls, ilvl, listtable, listoverridetable, list, listlevel, listid, levelnfc, levelstartat, listoverride
+            /// `\leveltext`: the label a list level shows, its numbers as placeholders.
+            case leveltext
             /// `\listtext` and `\pntext`: the marker text of a list paragraph.
             case listtext
             case pn, pnlvl, pnlvlblt, pnlvlbody, pnlvlcont, pnstart
@@ -124,7 +126,7 @@ private let keywordNames: [String: RTFParser.Keyword] = {
         "ls": .list(.ls), "ilvl": .list(.ilvl), "listtable": .list(.listtable),
         "listoverridetable": .list(.listoverridetable), "list": .list(.list), "listlevel": .list(.listlevel),
         "listid": .list(.listid), "levelnfc": .list(.levelnfc), "levelstartat": .list(.levelstartat),
-        "listoverride": .list(.listoverride), "listtext": .list(.listtext), "pntext": .list(.listtext),
+        "listoverride": .list(.listoverride), "leveltext": .list(.leveltext), "listtext": .list(.listtext), "pntext": .list(.listtext),
         "pn": .list(.pn), "pnlvl": .list(.pnlvl), "pnlvlblt": .list(.pnlvlblt), "pnlvlbody": .list(.pnlvlbody),
         "pnlvlcont": .list(.pnlvlcont), "pnstart": .list(.pnstart), "pndec": .list(.pnNumbered),
         "pnucrm": .list(.pnucrm), "pnlcrm": .list(.pnlcrm), "pnucltr": .list(.pnucltr),
@@ -160,7 +162,7 @@ private let keywordNames: [String: RTFParser.Keyword] = {
         "annotation", "atnid", "atnauthor", "xmlnstbl", "mmathPr", "wgrffmtfilter", "pnseclvl", "expandedcolortbl",
         "listname", "author", "operator", "title", "subject", "keywords", "doccomm", "company", "category",
         "hlinkbase", "template", "printim", "creatim", "revtim", "buptim", "password", "falt", "panose",
-        "fontemb", "fontfile", "leveltext", "levelnumbers", "background", "shpinst", "sp", "sn", "sv",
+        "fontemb", "fontfile", "levelnumbers", "background", "shpinst", "sp", "sn", "sv",
         "passwordhash", "protusertbl", "ftncn", "aftncn", "aftnsepc", "blipuid"]
     {
         k[d] = .destination(.skip)

@@ -51,6 +51,9 @@ extension RTFParser {
             for ch in text where ch != ";" { styleEntry.name.append(ch) }
         case .listText:
             markerText += text
+        case .levelText:
+            // A label is its length and at most that many characters: a longer one is not read further.
+            for scalar in text.unicodeScalars where levelText.count < RTFListLevel.maxLevelText { levelText.append(scalar) }
         case .fieldInstruction:
             if !fields.isEmpty { fields[fields.count - 1].instruction += text }
         case .skip, .picture, .listTable, .listOverrideTable, .legacyNumbering, .skipText:

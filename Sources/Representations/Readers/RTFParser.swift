@@ -27,12 +27,14 @@ struct RTFParser {
     /// Character styles (`\csN`): their formatting, font and name.
     var characterStyles: [Int: (style: RTFRunStyle, font: Int, name: String)] = [:]
 
-    // list table: listid -> levels (nfc, start); override ls -> listid
-    var listLevels: [Int: [(nfc: Int, start: Int)]] = [:]
+    // list table: listid -> levels; override ls -> listid
+    var listLevels: [Int: [RTFListLevel]] = [:]
     var listOverrides: [Int: Int] = [:]
     var currentListID = 0
-    var currentListLevels: [(nfc: Int, start: Int)] = []
+    var currentListLevels: [RTFListLevel] = []
     var currentOverrideList = 0
+    /// The `\leveltext` being read (see ``RTFListLevel/levelText``).
+    var levelText: [Unicode.Scalar] = []
 
     // output
     var items: [RTFItem] = []
@@ -207,6 +209,8 @@ struct RTFParser {
             if outer.destination != .listText {
                 paragraph.marker = markerText.trimmingWhitespace()
             }
+        case .levelText where outer.destination == .listTable:
+            if !currentListLevels.isEmpty { currentListLevels[currentListLevels.count - 1].levelText = levelText }
         case .picture where depth <= pictureDepth:
             finishPicture(outerStyle: outer)
         default:
@@ -295,14 +299,14 @@ struct RTFParser {
 
 extension RTFParser {
     enum Destination {
-        case normal, skip, fontTable, styleSheet, listTable, listOverrideTable, listText, fieldInstruction, picture,
-            legacyNumbering, skipText
+        case normal, skip, fontTable, styleSheet, listTable, listOverrideTable, listText, levelText, fieldInstruction,
+            picture, legacyNumbering, skipText
 
-        /// Whether text in this destination is used (document text, font and style names, list markers, field
-        /// instructions).
+        /// Whether text in this destination is used (document text, font and style names, list markers and
+        /// list levels' labels, field instructions).
         var readsText: Bool {
             switch self {
-            case .normal, .fontTable, .styleSheet, .listText, .fieldInstruction: return true
+            case .normal, .fontTable, .styleSheet, .listText, .levelText, .fieldInstruction: return true
             case .skip, .picture, .listTable, .listOverrideTable, .legacyNumbering, .skipText: return false
             }
         }

@@ -10,7 +10,8 @@ import XCTest
 /// `\itap` level, spaces around cell text), lists in a row (another `\ls`; Word 95 `\pn` properties that
 /// last across `\par`), captions (HTML `<caption>`,
 /// `<figcaption>`, an RTF caption paragraph), footnotes, fields, pictures, code pages and `\u`, skipped
-/// destinations (headers, footers, bookmarks, document info).
+/// destinations (headers, footers, bookmarks, document info), LibreOffice's headings in its outline list (made
+/// by `soffice --headless --convert-to rtf` from the `.fodt` beside it).
 ///
 /// Every Markdown output must read back as the same document: parsed again by pbctl's own reader it
 /// renders the HTML the reader's document renders (lists compared without their letter or roman style,
@@ -46,7 +47,7 @@ final class DocumentFixtureTests: XCTestCase {
             "rtf-list-table-styles.rtf", "rtf-pn-legacy-lists.rtf", "rtf-typed-markers.rtf", "rtf-table-alignment.rtf",
             "rtf-malformed-table.rtf", "rtf-footnote-field.rtf", "rtf-codepage-unicode.rtf", "rtf-skipped-destinations.rtf",
             "rtf-caption.rtf", "rtf-picture.rtf", "rtf-nested-table.rtf", "rtf-deep-nested-table.rtf", "rtf-pn-persisting-lists.rtf",
-            "rtf-adjacent-lists.rtf", "rtf-table-cell-spaces.rtf", "html-table-caption.html", "html-list-numbering.html",
+            "rtf-adjacent-lists.rtf", "rtf-table-cell-spaces.rtf", "rtf-libreoffice-headings.rtf", "html-table-caption.html", "html-list-numbering.html",
             "html-complex-tables.html", "html-nested-table-image.html", "html-word-lists.html",
         ] {
             XCTAssertTrue(names.contains(expected), "missing fixture \(expected)")

@@ -139,6 +139,38 @@ final class RTFReaderTests: XCTestCase {
         XCTAssertEqual(markdown("{\\rtf1{\\stylesheet{\\s0 Normal;}{\\s1 heading 1;}}\\pard\\s1 Styled\\par}"), "# Styled\n", "by style name")
     }
 
+    /// LibreOffice puts each heading in its outline list: `\\ls` with an empty `\\listtext` (only a tab), on a level
+    /// that numbers nothing. The outline level wins over such a list; a list that shows a label stays a list.
+    func testHeadingsInAListWithoutLabelsAreHeadings() {
+        let table = """
+            {\\*\\listtable{\\list{\\listlevel\\levelnfc255{\\leveltext \\'01\\'00;}}{\\listlevel\\levelnfc255{\\leveltext \\'01\\'01;}}\\listid1}
+            {\\list{\\listlevel\\levelnfc23{\\leveltext \\'01\\u8226 ?;}}\\listid2}
+            {\\list{\\listlevel\\levelnfc0{\\leveltext \\'02\\'00.;}}\\listid3}
+            {\\list{\\listlevel\\levelnfc23}\\listid4}
+            {\\list{\\listlevel\\levelnfc0{\\leveltext \\'00;}}\\listid5}}
+            {\\*\\listoverridetable{\\listoverride\\listid1\\ls1}{\\listoverride\\listid2\\ls2}{\\listoverride\\listid3\\ls3}
+            {\\listoverride\\listid4\\ls4}{\\listoverride\\listid5\\ls5}}
+            """
+        let styles = "{\\stylesheet{\\s0 Normal;}{\\s1\\outlinelevel0\\b\\fs32 Heading 1;}{\\s2\\b Heading 2;}}"
+        // LibreOffice's shape: direct `\\outlinelevel`, an empty `\\listtext`.
+        XCTAssertEqual(markdown("""
+            {\\rtf1\(styles)\(table)
+            \\pard\\plain\\s1\\ilvl0\\outlinelevel0\\b\\fs32{\\listtext\\pard\\plain \\tab}\\ls1 Quarterly Report\\par
+            \\pard\\plain Body.\\par
+            \\pard\\plain\\s2\\ilvl1\\outlinelevel1\\b{\\listtext\\pard\\plain \\tab}\\ls1 Details\\par
+            \\pard\\plain{\\listtext \\u8226\\'95\\tab}\\ls2\\ilvl0 A bullet\\par
+            \\pard\\plain{\\listtext 1.\\tab}\\ls3\\ilvl0 A number\\par}
+            """), "# Quarterly Report\n\nBody.\n\n## Details\n\n- A bullet\n\n1. A number\n")
+        // The style alone says heading (its `\\outlinelevel`, or its name); no `\\listtext`: the level's label decides.
+        XCTAssertEqual(markdown("{\\rtf1\(styles)\(table)\\pard\\plain\\s1\\ls1\\ilvl0 By style\\par\\pard\\plain\\s2\\ls1\\ilvl1 By name\\par}"),
+            "# By style\n\n## By name\n")
+        XCTAssertEqual(markdown("{\\rtf1\(styles)\(table)\\pard\\plain\\s1\\ls4 Bullet level, no label\\par\\pard\\plain\\s1\\ls5 Empty label\\par}"),
+            "# Bullet level, no label\n\n# Empty label\n")
+        // A level that shows a label keeps its heading a list item, as before.
+        XCTAssertEqual(markdown("{\\rtf1\(styles)\(table)\\pard\\plain\\s1\\ls3\\ilvl0 Numbered\\par\\pard\\plain\\s1\\ls2\\ilvl0 Bulleted\\par}"),
+            "1. Numbered\n\n- Bulleted\n")
+    }
+
     func testHyperlinks() {
         XCTAssertEqual(markdown("{\\rtf1 see {\\field{\\*\\fldinst{HYPERLINK \"https://a.example/?q=1\"}}{\\fldrslt{\\ul here}}}.}"), "see [here](https://a.example/?q=1).\n")
         XCTAssertEqual(markdown("{\\rtf1 {\\field\\flddirty{\\*\\fldinst{ HYPERLINK  \\\\l \"sec\" \\\\o \"tip\" }}{\\fldrslt go}}}"), "[go](#sec)\n")
