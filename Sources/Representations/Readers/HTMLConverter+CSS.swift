@@ -130,7 +130,7 @@ extension HTMLConverter {
         let first = v.split(separator: ",").first.map { $0.trimmingWhitespace().trimmingCharacters("'\"") } ?? v
         func has(_ s: String) -> Bool { ASCIICSS.contains(first, lowercased: s) ?? first.contains(s) }
         return has("mono") || has("courier") || first.hasPrefix("consolas") || first.hasPrefix("menlo")
-            || first.hasPrefix("monaco") || first == "monospace" || first.hasPrefix("lucida console") || has("code")
+            || first.hasPrefix("monaco") || first == "monospace" || first.hasPrefix("lucida console") || (has("code") && FontName.namesCode(first))
             || first.hasPrefix("inconsolata") || first.hasPrefix("sfmono") || first.hasPrefix("ui-monospace")
     }
 

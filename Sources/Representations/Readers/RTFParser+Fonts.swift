@@ -43,7 +43,7 @@ extension RTFParser {
     static func isMonospaceName(_ name: String) -> Bool {
         let n = name.lowercased().trimmingWhitespace()
         return n.contains("courier") || n.contains("mono") || n.hasPrefix("consolas") || n.hasPrefix("menlo")
-            || n.hasPrefix("monaco") || n.contains("code") || n.hasPrefix("lucida console") || n.hasPrefix("fixedsys")
+            || n.hasPrefix("monaco") || FontName.namesCode(n) || n.hasPrefix("lucida console") || n.hasPrefix("fixedsys")
             || n.hasPrefix("inconsolata") || n.hasPrefix("sfmono")
     }
 

@@ -57,6 +57,16 @@ extension String {
         return self
     }
 }
+/// Font names, as the RTF font table and CSS `font-family` give them.
+enum FontName {
+    /// Whether a lowercased font name says "code" ("Source Code Pro", "Fira Code"): the "code" of "Unicode"
+    /// ("Arial Unicode MS", LibreOffice's "Liberation Sans Unicode MS", proportional fonts) does not count.
+    static func namesCode(_ lowercased: String) -> Bool {
+        guard lowercased.contains("code") else { return false }
+        return lowercased.replacing("unicode", with: "").contains("code")
+    }
+}
+
 /// Blank text, tested on UTF-8 without decoding characters: only spaces, tabs, line breaks and no-break spaces
 /// (U+00A0). The one test of the RTF passes (a run's bytes in the parser's text buffer, ``RTFText``) and of
 /// `String.isBlank`.

@@ -171,6 +171,14 @@ final class RTFReaderTests: XCTestCase {
             "1. Numbered\n\n- Bulleted\n")
     }
 
+    /// "Unicode" in a font's name is no "code": LibreOffice's headings in "Liberation Sans Unicode MS" were code spans.
+    func testUnicodeFontsAreNotMonospace() {
+        XCTAssertEqual(markdown("{\\rtf1{\\fonttbl{\\f0 Times;}{\\f1\\fnil Liberation Sans Unicode MS;}{\\f2 Arial Unicode MS;}{\\f3 Source Code Pro;}}"
+            + "\\pard\\f1 One \\f2 two \\f3 three\\par}"), "One two `three`\n")
+        XCTAssertFalse(HTMLConverter.isMonospaceFamily("'Arial Unicode MS', sans-serif"))
+        XCTAssertTrue(HTMLConverter.isMonospaceFamily("'Fira Code', monospace"))
+    }
+
     func testHyperlinks() {
         XCTAssertEqual(markdown("{\\rtf1 see {\\field{\\*\\fldinst{HYPERLINK \"https://a.example/?q=1\"}}{\\fldrslt{\\ul here}}}.}"), "see [here](https://a.example/?q=1).\n")
         XCTAssertEqual(markdown("{\\rtf1 {\\field\\flddirty{\\*\\fldinst{ HYPERLINK  \\\\l \"sec\" \\\\o \"tip\" }}{\\fldrslt go}}}"), "[go](#sec)\n")
