@@ -173,6 +173,49 @@ final class RichTextIntegrationTests: XCTestCase {
         XCTAssertFalse(notesHTML.contains("sdfootnote-western\"><br/>"), "no empty paragraph at the end of a note")
     }
 
+    /// A paste into Writer: the RTF inserted into an open document (`insertDocumentFromURL`, run by a Basic
+    /// macro, as Writer's paste does) keeps the document's "Heading N" and resets the style's look, and
+    /// Writer drops direct formatting equal to the RTF's paragraph style. The headings must still be bold and
+    /// large: their runs carry the look in a character style.
+    func testLibreOfficeInsertingOurRTFKeepsTheHeadingsLook() throws {
+        guard let soffice = RichTextTestSupport.which("soffice") else { throw XCTSkip("soffice not installed (apt install libreoffice-writer-nogui)") }
+        let dir = try temporaryDirectory()
+        let profile = dir.appendingPathComponent("lo-profile")
+        let installation = "-env:UserInstallation=file://\(profile.path)"
+        RichTextTestSupport.run(soffice, [installation, "--headless", "--terminate_after_init"], timeout: 180)
+        let module = profile.appendingPathComponent("user/basic/Standard/Module1.xba")
+        guard FileManager.default.fileExists(atPath: module.path) else { throw XCTSkip("no Basic library in the LibreOffice profile") }
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE script:module PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "module.dtd">
+            <script:module xmlns:script="http://openoffice.org/2000/script" script:name="Module1" script:language="StarBasic">
+            Sub InsertRTF(source As String, target As String)
+              Dim hidden(0) As New com.sun.star.beans.PropertyValue
+              hidden(0).Name = &quot;Hidden&quot;
+              hidden(0).Value = True
+              document = StarDesktop.loadComponentFromURL(&quot;private:factory/swriter&quot;, &quot;_blank&quot;, 0, hidden())
+              Dim none() As New com.sun.star.beans.PropertyValue
+              document.Text.createTextCursor().insertDocumentFromURL(ConvertToURL(source), none())
+              Dim filter(0) As New com.sun.star.beans.PropertyValue
+              filter(0).Name = &quot;FilterName&quot;
+              filter(0).Value = &quot;HTML (StarWriter)&quot;
+              document.storeToURL(ConvertToURL(target), filter())
+              document.close(True)
+            End Sub
+            </script:module>
+            """.utf8).write(to: module)
+        let rtf = dir.appendingPathComponent("headings.rtf")
+        let html = dir.appendingPathComponent("inserted.html")
+        try Data(try Conversion.convert(Array("# Team Notes\n\nBody text.\n\n## Second level\n\n- item\n".utf8), from: .gfm, to: .rtf)).write(to: rtf)
+        RichTextTestSupport.run(soffice, [installation, "--headless", "macro:///Standard.Module1.InsertRTF(\"\(rtf.path)\",\"\(html.path)\")"], timeout: 180)
+        let out = try XCTUnwrap(try? String(contentsOf: html, encoding: .utf8), "the macro wrote no HTML")
+        let flat = out.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        XCTAssertEqual(elements("h1", in: out), ["Team Notes"])
+        XCTAssertTrue(flat.contains("font-size: 18pt\"><b>Team Notes</b>"), "heading 1 bold and 18 pt:\n\(out)")
+        XCTAssertTrue(flat.contains("font-size: 16pt\"><b>Second level</b>"), "heading 2 bold and 16 pt:\n\(out)")
+        XCTAssertTrue(flat.contains("Body text.") && !flat.contains("<b>Body text.</b>"), "the body is not a heading:\n\(out)")
+    }
+
     // MARK: pandoc reads our RTF
 
     func testPandocReadsOurRTF() throws {

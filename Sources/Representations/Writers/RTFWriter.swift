@@ -1,7 +1,9 @@
 /// Renders a ``MarkdownDocument`` as RTF 1.9 that LibreOffice, Word, WordPad and TextEdit open with the
 /// structure intact.
 ///
-/// - Headings: bold, a larger `\fs`, `\outlinelevel` and a `heading N` style (`\sN`).
+/// - Headings: bold, a larger `\fs`, `\outlinelevel` and a `heading N` style (`\sN`); the heading's text also in
+///   a `Heading N Char` character style (`\csN`) with the same look, so that the look survives where a reader
+///   drops the paragraph style's (see ``RTFWriter/headingCharacterStyle(_:)``).
 /// - Lists: real lists (`\listtable` / `\listoverridetable`, `\lsN\ilvlK`) with `\listtext` markers for
 ///   readers without list support. Every Markdown list gets its own list definition, so numbering restarts
 ///   and start numbers are kept.
@@ -28,6 +30,15 @@ public enum RTFWriter {
     /// Font size (half-points) of heading levels 1...6; the body is `\fs24` (12 pt).
     static let headingSizes = [36, 32, 28, 26, 24, 22]
     static let bodySize = 24
+
+    /// The character style of a heading level's text (Word's linked "Heading N Char"), numbered after the
+    /// paragraph styles and `\cs10`, "Default Paragraph Font".
+    ///
+    /// Why: LibreOffice Writer drops direct formatting equal to the paragraph style's, and when it inserts RTF
+    /// into a document (a paste) it keeps that document's "Heading N" and resets the style's look, so the
+    /// heading showed as body text. A character style is not the paragraph style: the runs keep it, and
+    /// with it bold and the heading's size, whichever way Writer reads the RTF.
+    static func headingCharacterStyle(_ level: Int) -> Int { 10 + level }
 }
 
 struct RTFRenderer {
@@ -183,6 +194,14 @@ struct RTFRenderer {
             word("\\sbasedon0\\snext0 heading ", level)
             w(";}")
         }
+        w("{\\*\\cs10\\additive Default Paragraph Font;}")
+        for level in 1...6 {
+            word("{\\*\\cs", RTFWriter.headingCharacterStyle(level))
+            word("\\additive\\b\\f0\\fs", RTFWriter.headingSizes[level - 1])
+            word("\\sbasedon10\\slink", level)
+            word(" Heading ", level)
+            w(" Char;}")
+        }
         w("}\n")
         if !lists.isEmpty {
             w("{\\*\\listtable\n")
@@ -299,6 +318,8 @@ struct RTFRenderer {
             let level = doc.headingLevel(node)
             w("\\pard\\plain")
             word("\\s", level)
+            // The heading's runs in its character style too, its look restated as direct formatting below.
+            word("\\cs", RTFWriter.headingCharacterStyle(level))
             w("\\ql\\keepn\\sb240\\sa120")
             word("\\outlinelevel", level - 1)
             if leftIndent > 0 { word("\\li", leftIndent) }

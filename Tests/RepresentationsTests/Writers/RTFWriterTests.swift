@@ -34,6 +34,22 @@ final class RTFWriterTests: XCTestCase {
 }
 
 extension RTFWriterTests {
+    /// Each heading's runs are in its level's character style and restate its look (bold, the level's size):
+    /// Writer's paste keeps them when it resets the paragraph style's look. Read back, still headings.
+    func testHeadingsCarryTheirLookOnTheirRuns() throws {
+        let md = "# One\n\ntext\n\n### Three *em*\n\n## Two [link](https://example.com/)\n"
+        let rtf = String(decoding: try Conversion.convert(Array(md.utf8), from: .gfm, to: .rtf), as: UTF8.self)
+        for level in 1...6 {
+            let size = RTFWriter.headingSizes[level - 1]
+            XCTAssertTrue(rtf.contains("{\\*\\cs\(10 + level)\\additive\\b\\f0\\fs\(size)\\sbasedon10\\slink\(level) Heading \(level) Char;}"), rtf)
+        }
+        XCTAssertTrue(rtf.contains("\\pard\\plain\\s1\\cs11\\ql\\keepn\\sb240\\sa120\\outlinelevel0\\b\\f0\\fs36 One\\par"), rtf)
+        XCTAssertTrue(rtf.contains("\\s3\\cs13\\ql\\keepn\\sb240\\sa120\\outlinelevel2\\b\\f0\\fs28 Three {\\i em}\\par"), rtf)
+        XCTAssertTrue(rtf.contains("\\s2\\cs12\\ql"), rtf)
+        XCTAssertTrue(rtf.contains("\\pard\\plain\\ql\\sa120\\f0\\fs24 text\\par"), "the body has no character style")
+        XCTAssertEqual(String(decoding: try Conversion.convert(Array(rtf.utf8), from: .rtf, to: .gfm), as: UTF8.self), md)
+    }
+
     func testRawSuperscriptHTMLStaysBalanced() throws {
         let rtf = String(decoding: try Conversion.convert(Array("x<sup>2 and </sub> y\n\nz</sup>".utf8), from: .gfm, to: .rtf), as: UTF8.self)
         XCTAssertTrue(rtf.contains("x{\\super 2 and } y\\par"), rtf)
