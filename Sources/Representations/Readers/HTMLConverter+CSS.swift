@@ -52,7 +52,7 @@ extension HTMLConverter {
 
     /// Applies an element's tag and inline CSS to the open inline elements: tags open their element;
     /// CSS opens one only when none of that kind is open, and `font-weight:normal` (Google Docs' `<b>`
-    /// wrapper) or `font-style:normal` closes it.
+    /// wrapper) or `font-style:normal` closes it. In a heading, CSS bold opens nothing (``inHeading``).
     mutating func applyStyle(_ node: HTMLNode, _ wrappers: inout [InlineWrapper]) {
         func open(_ kind: InlineWrapper.Kind) -> Bool { wrappers.contains { $0.kind == kind } }
         var tagKind: InlineWrapper.Kind? = nil
@@ -101,7 +101,7 @@ extension HTMLConverter {
             push(kind, &wrappers)
             if node.tag == .font { wrappers[wrappers.count - 1].fromFont = true }
         }
-        if weight == false { wrappers.removeAll { $0.kind == .strong } } else if weight == true, !open(.strong) { push(.strong, &wrappers) }
+        if weight == false { wrappers.removeAll { $0.kind == .strong } } else if weight == true, !open(.strong), !inHeading { push(.strong, &wrappers) }
         if italic == false { wrappers.removeAll { $0.kind == .emphasis } } else if italic == true, !open(.emphasis) { push(.emphasis, &wrappers) }
         for (property, value) in css {
             switch property {

@@ -15,6 +15,9 @@ struct HTMLConverter {
     /// Keep-raw mode: the last block emitted as a piece of the source (its index in `blocks`, its range), so
     /// loose content right after it (no blank line between) can join it, as it would in a Markdown HTML block.
     var lastRawBlock: (index: Int, start: Int, end: Int, html: String)?
+    /// Reading a heading's content: CSS bold there is the heading's own weight (Qt writes a heading's text
+    /// as `<span style="font-weight:600">`), not emphasis; `<b>` and `<strong>` still are.
+    var inHeading = false
     /// Word list paragraphs waiting to be assembled into a list.
     var wordList: [(list: String, level: Int, ordered: Bool, start: Int, style: MarkdownListStyle, content: [RichInline])] = []
 
@@ -266,7 +269,10 @@ struct HTMLConverter {
             let level = Int(tag.rawValue - HTMLTag.h1.rawValue) + 1
             var inner = inherited
             inner.wrappers = []  // a heading's own weight is not emphasis
+            let outerHeading = inHeading
+            inHeading = true
             let content = inlineContent(node, inner, ownStyle: false)
+            inHeading = outerHeading
             emit(.heading(level: level, content))
         case .details:
             // A disclosure widget has no Markdown form: kept as HTML around the converted content (GitHub

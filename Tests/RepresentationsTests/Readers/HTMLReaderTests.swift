@@ -98,6 +98,13 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertEqual(markdown("<p>outside</p><!--StartFragment-->inside<!--EndFragment-->"), "inside\n")
     }
 
+    /// Qt writes a heading's text in a bold span: that weight is the heading's, not emphasis. Tags still are.
+    func testCSSBoldInAHeadingIsTheHeadingsWeight() {
+        XCTAssertEqual(markdown("<h1><span style=\" font-size:xx-large; font-weight:600;\">Team Notes</span></h1>"), "# Team Notes\n")
+        XCTAssertEqual(markdown("<h2>A <span style=\"font-weight:bold\">b</span> <b>c</b> <strong>d</strong></h2>"), "## A b **c** **d**\n")
+        XCTAssertEqual(markdown("<h3>x</h3><p><span style=\"font-weight:700\">bold</span></p>"), "### x\n\n**bold**\n", "outside headings CSS bold is bold")
+    }
+
     func testScriptsStylesCommentsDroppedUnknownTagsUnwrapped() {
         XCTAssertEqual(markdown("<style>p{color:red}</style><script>alert('<p>x</p>')</script><!-- note --><p>a <custom-tag>b</custom-tag> <span>c</span></p>"), "a b c\n")
         XCTAssertEqual(markdown("<div><section><p>deep</p></section></div><foo>bar</foo>"), "deep\n\nbar\n")
