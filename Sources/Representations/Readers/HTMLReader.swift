@@ -2,7 +2,8 @@
 ///
 /// Handles what browsers and office suites actually put on the clipboard:
 /// - Encodings: UTF-8 (with or without BOM), UTF-16LE/BE with BOM or detected by NUL bytes (old Firefox
-///   on X11), `<meta charset>` for windows-125x; Windows CF_HTML headers; `<!--StartFragment-->` markers.
+///   on X11), `<meta charset>` for windows-125x; Windows CF_HTML headers; `<!--StartFragment-->` markers,
+///   the fragment read inside the elements open at its start (``content(_:)``).
 /// - Google Docs: the `<b style="font-weight:normal" id="docs-internal-guid-…">` wrapper is not bold;
 ///   formatting comes from inline CSS (`font-weight:700`, `font-style:italic`, `line-through`, monospace
 ///   fonts); lists nested as sibling `<ul>`s.
@@ -20,8 +21,8 @@ struct HTMLReader {
     ///   pandoc's `html+raw_html` (paragraphs, headings and lists stay Markdown and lose their attributes, as
     ///   there). Off by default: clipboard HTML drops and unwraps all these.
     static func read(_ bytes: [UInt8], keepRawHTML: Bool = false) -> [RichBlock] {
-        let html = decode(bytes)
-        var range = fragmentRange(html)
+        let (html, fragmentRange) = content(decode(bytes))
+        var range = fragmentRange
         // Kept raw HTML is the body's: the document's head (doctype, title, styles) is not content.
         if keepRawHTML { range = bodyRange(html, range) }
         let tree = HTMLTreeBuilder.parse(html[range], keepRaw: keepRawHTML)
@@ -137,20 +138,64 @@ struct HTMLReader {
         }
     }
 
-    /// Strips a CF_HTML header and keeps only the part between `<!--StartFragment-->` and
-    /// `<!--EndFragment-->` when both are present.
-    static func fragment(_ bytes: [UInt8]) -> [UInt8] { Array(bytes[fragmentRange(bytes)]) }
+    /// Strips a CF_HTML header and keeps only the clipboard fragment, in the context of the elements open
+    /// where it starts (see ``content(_:)``).
+    static func fragment(_ bytes: [UInt8]) -> [UInt8] {
+        let (html, range) = content(bytes)
+        return Array(html[range])
+    }
 
-    /// The range ``fragment(_:)`` keeps.
-    static func fragmentRange(_ bytes: [UInt8]) -> Range<Int> {
-        var b = 0..<bytes.count
-        if bytes.starts(with: "Version:".utf8), let lt = bytes.firstIndex(of: UInt8(ascii: "<")) { b = lt..<bytes.count }
+    /// What to read of clipboard HTML: after any CF_HTML header (`Version:0.9 StartHTML:… StartFragment:…`),
+    /// and when the selection is marked (`<!--StartFragment-->` … `<!--EndFragment-->`, else the header's
+    /// `StartFragment:`/`EndFragment:` byte offsets), only the selection, preceded by the start tags of the
+    /// elements open where it starts. Browsers paste a fragment that way: Qt puts the marker inside the first
+    /// block (`<h1><!--StartFragment-->Title</h1>`), and a selection that starts in a list item or a table
+    /// cell is still in its list or table. Returns the bytes and the range of them to read; the input itself
+    /// when there is nothing to add.
+    static func content(_ html: [UInt8]) -> (bytes: [UInt8], range: Range<Int>) {
+        let header = headerEnd(html)
+        guard let fragment = fragmentBounds(html, from: header) else { return (html, header..<html.count) }
+        let context = HTMLTreeBuilder.openStartTags(html[header..<fragment.start])
+        if context.isEmpty { return (html, fragment.content) }
+        let bytes = context + html[fragment.content]
+        return (bytes, 0..<bytes.count)
+    }
+
+    /// Where the HTML after a CF_HTML header starts (its first `<`); 0 when there is no header.
+    private static func headerEnd(_ html: [UInt8]) -> Int {
+        guard html.starts(with: "Version:".utf8) else { return 0 }
+        return html.firstIndex(of: UInt8(ascii: "<")) ?? html.count
+    }
+
+    /// The selection: `start` where it begins (its start marker, or the header's offset) and the range of its
+    /// content; nil when the input marks none.
+    private static func fragmentBounds(_ html: [UInt8], from header: Int) -> (start: Int, content: Range<Int>)? {
+        let b = header..<html.count
         let start = Array("<!--StartFragment-->".utf8)
         let end = Array("<!--EndFragment-->".utf8)
-        if let s = find(start, in: bytes, b), let e = find(end, in: bytes, (s + start.count)..<b.upperBound) {
-            return (s + start.count)..<e
+        if let s = find(start, in: html, b), let e = find(end, in: html, (s + start.count)..<b.upperBound) {
+            return (s, (s + start.count)..<e)
         }
-        return b
+        // No markers: the header's offsets (UTF-8 byte offsets from the header's start), when they make sense.
+        guard header > 0, let s = headerNumber(html, "StartFragment:", before: header),
+            let e = headerNumber(html, "EndFragment:", before: header), header <= s, s <= e, e <= html.count
+        else { return nil }
+        return (s, s..<e)
+    }
+
+    /// The decimal value of a CF_HTML header field (`StartFragment:0000000141`).
+    private static func headerNumber(_ html: [UInt8], _ field: String, before end: Int) -> Int? {
+        let name = Array(field.utf8)
+        guard let k = find(name, in: html, 0..<end, first: name[0]) else { return nil }
+        var value = 0
+        var digits = 0
+        var j = k + name.count
+        while j < end, html[j] >= 0x30, html[j] <= 0x39, digits < 12 {
+            value = value * 10 + Int(html[j] - 0x30)
+            digits += 1
+            j += 1
+        }
+        return digits > 0 ? value : nil
     }
 
     /// The content of the `<body>` element inside `range` (ASCII case ignored), or `range` when there is none.
@@ -178,15 +223,15 @@ struct HTMLReader {
         return (gt + 1)..<max(gt + 1, end)
     }
 
-    /// The first position of `needle` (which starts with `<`) in `bytes[range]`.
-    private static func find(_ needle: [UInt8], in bytes: [UInt8], _ range: Range<Int>) -> Int? {
+    /// The first position of `needle` (which starts with `first`, `<` unless told) in `bytes[range]`.
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], _ range: Range<Int>, first: UInt8 = UInt8(ascii: "<")) -> Int? {
         guard needle.count <= range.count else { return nil }
         return bytes.withUnsafeBufferPointer { buf -> Int? in
             let window = UnsafeBufferPointer(rebasing: buf[..<range.upperBound])
             let last = range.upperBound - needle.count
             var k = range.lowerBound
             while true {
-                k = ByteScan.firstIndex(of: UInt8(ascii: "<"), in: window, from: k)
+                k = ByteScan.firstIndex(of: first, in: window, from: k)
                 if k > last { return nil }
                 var m = 1
                 while m < needle.count, buf[k + m] == needle[m] { m += 1 }

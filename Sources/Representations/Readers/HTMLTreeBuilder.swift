@@ -84,6 +84,22 @@ struct HTMLTreeBuilder {
         }
     }
 
+    /// The start tags, exactly as written, of the elements still open at the end of `bytes`, outermost first
+    /// (`html`, `head` and `body` are transparent and never open): the context in which markup that follows
+    /// `bytes` is read, as a browser reads a clipboard fragment inside the elements open at its start.
+    static func openStartTags(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { buf in
+            var b = HTMLTreeBuilder(buf, keepRaw: true)
+            b.run()
+            var tags: [UInt8] = []
+            for id in b.stack.dropFirst() {
+                let r = b.ranges[Int(id)]
+                if r.start >= 0, r.openEnd > r.start { tags += buf[Int(r.start)..<Int(r.openEnd)] }
+            }
+            return tags
+        }
+    }
+
     /// Elements still open at the end of the input end there; void and never-opened ones end with their tag.
     private mutating func finishRanges() {
         for k in stack.dropFirst() where ranges[Int(k)].end < 0 { ranges[Int(k)].end = Int32(bytes.count) }

@@ -105,6 +105,58 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertEqual(markdown("<h3>x</h3><p><span style=\"font-weight:700\">bold</span></p>"), "### x\n\n**bold**\n", "outside headings CSS bold is bold")
     }
 
+    /// Windows CF_HTML: the header, then `html`; the fragment's offsets are where `start` and `end` are found
+    /// in it (the header's own length counted, as the offsets are from the header's first byte).
+    private func cfHTML(_ html: String, start: String, end: String) -> [UInt8] {
+        let template = "Version:0.9\r\nStartHTML:%010d\r\nEndHTML:%010d\r\nStartFragment:%010d\r\nEndFragment:%010d\r\n"
+        let header = String(format: template, 0, 0, 0, 0).utf8.count
+        let body = Array(html.utf8)
+        func offset(_ s: String) -> Int { header + String(decoding: body, as: UTF8.self).range(of: s)!.lowerBound.utf16Offset(in: html) }
+        let (fragmentStart, fragmentEnd) = (offset(start), offset(end))
+        return Array(String(format: template, header, header + body.count, fragmentStart, fragmentEnd).utf8) + body
+    }
+
+    /// The selection is read inside the elements open where it starts, as browsers paste CF_HTML: Qt puts
+    /// `<!--StartFragment-->` inside the first block, and a selection may start inside a list item or a cell.
+    func testFragmentKeepsTheElementsOpenAtItsStart() {
+        let qt = """
+            <!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.0//EN" "http://www.w3.org/TR/REC-html40/strict.dtd">
+            <html><head><meta name="qrichtext" content="1" /><meta charset="utf-8" /><style type="text/css">
+            p, li { white-space: pre-wrap; }
+            </style></head><body style=" font-family:'Noto Sans'; font-size:10pt; font-weight:400; font-style:normal;">
+            <h1 style=" margin-top:18px; margin-bottom:12px; margin-left:0px; margin-right:0px; -qt-block-indent:0; text-indent:0px;"><!--StartFragment--><span style=" font-size:xx-large; font-weight:600;">Team Notes</span></h1>
+            <p style=" margin-top:12px; margin-bottom:12px; margin-left:0px; margin-right:0px; -qt-block-indent:0; text-indent:0px;">Agenda for <span style=" font-weight:600;">Monday</span></p>
+            <ul style="margin-top: 0px; margin-bottom: 0px; margin-left: 0px; margin-right: 0px; -qt-list-indent: 1;"><li style=" margin-top:12px; margin-bottom:0px; margin-left:0px; margin-right:0px; -qt-block-indent:0; text-indent:0px;">First item</li>
+            <li style=" margin-top:0px; margin-bottom:12px; margin-left:0px; margin-right:0px; -qt-block-indent:0; text-indent:0px;">Second item<!--EndFragment--></li></ul></body></html>
+            """
+        XCTAssertEqual(markdown(qt), "# Team Notes\n\nAgenda for **Monday**\n\n- First item\n- Second item\n")
+        // Inside a list item: the item keeps its bullet (or number); what came before the marker is not pasted.
+        XCTAssertEqual(markdown("<ul><li>zero</li><li><!--StartFragment-->Item one</li><li>Item two<!--EndFragment--></li></ul>"),
+            "- Item one\n- Item two\n")
+        XCTAssertEqual(markdown("<ol><li><p>Intro</p><ol><li><!--StartFragment-->deep</li></ol></li><li>next<!--EndFragment--></li></ol>"),
+            "1. 1. deep\n2. next\n")
+        // Inside a table cell: still a table.
+        XCTAssertEqual(markdown("<table><tr><td><!--StartFragment-->A</td><td>B</td></tr><tr><td>C</td><td>D<!--EndFragment--></td></tr></table>"),
+            "| A | B |\n| --- | --- |\n| C | D |\n")
+        // Inline formatting open at the marker holds; elements closed before it are gone.
+        XCTAssertEqual(markdown("<p>gone</p><p><b>bo<!--StartFragment-->ld</b> text<!--EndFragment--> after</p>"), "**ld** text\n")
+        // Windows CF_HTML (header offsets and markers), a selection starting inside a list item.
+        let windows = """
+            <html><body><ul><li>before</li><li><!--StartFragment-->Item one</li><li>Item <i>two</i><!--EndFragment--></li></ul></body></html>
+            """
+        XCTAssertEqual(markdown(bytes: cfHTML(windows, start: "Item one", end: "<!--EndFragment-->")), "- Item one\n- Item *two*\n")
+        // The header's offsets alone, no markers: the same.
+        let offsets = "<html><body><ul><li>before</li><li>Item one</li><li>Item two</li></ul><p>after</p></body></html>"
+        XCTAssertEqual(markdown(bytes: cfHTML(offsets, start: "Item one", end: "</li></ul>")), "- Item one\n- Item two\n")
+        XCTAssertEqual(markdown(bytes: cfHTML("<table><tr><td>x</td><td>A</td></tr><tr><td>C</td><td>D</td></tr></table>", start: "A</td>", end: "</table>")),
+            "| A |  |\n| --- | --- |\n| C | D |\n")
+        // Kept raw HTML: the open elements' start tags as written, nothing from before the marker.
+        let raw = MarkdownWriter.renderString(try! Conversion.read(Array(
+            "<div class=\"note\"><p>gone</p><p><!--StartFragment-->kept<!--EndFragment--></p></div>".utf8), from: .html,
+            keepRawHTML: true))
+        XCTAssertTrue(raw.contains("<div class=\"note\">") && raw.contains("kept") && !raw.contains("gone"), raw)
+    }
+
     func testScriptsStylesCommentsDroppedUnknownTagsUnwrapped() {
         XCTAssertEqual(markdown("<style>p{color:red}</style><script>alert('<p>x</p>')</script><!-- note --><p>a <custom-tag>b</custom-tag> <span>c</span></p>"), "a b c\n")
         XCTAssertEqual(markdown("<div><section><p>deep</p></section></div><foo>bar</foo>"), "deep\n\nbar\n")
