@@ -55,6 +55,8 @@ struct BlockParser {
 
     // Current line state (offsets are absolute indices into `s`).
     var lineStart = 0
+    /// Where the line's content starts: `lineStart`, or after a byte order mark on the first line.
+    var contentStart = 0
     var lineEnd = 0  // index of the '\n' ending the line
     var offset = 0
     var column = 0
@@ -506,6 +508,10 @@ struct BlockParser {
         partiallyConsumedTab = false
         thematicBreakKillPos = 0
         lineNumber += 1
+        // A byte order mark (U+FEFF) before the first line is not text: `\u{FEFF}# Title` is a heading, as
+        // cmark, GitHub and pandoc read it. Columns still count from the line's first byte.
+        if lineNumber == 1, end - start >= 3, s[start] == 0xEF, s[start + 1] == 0xBB, s[start + 2] == 0xBF { offset = start + 3 }
+        contentStart = offset
 
         var allMatched = false
         if let lastMatched = checkOpenBlocks(&allMatched) {
@@ -975,7 +981,7 @@ struct BlockParser {
         let m = s[p + 1]
         guard m == 0x20 || m == UInt8(ascii: "x") || m == UInt8(ascii: "X") else { return false }
         guard MD.isSpaceOrTab(s[p + 3]) else { return false }
-        var i = lineStart
+        var i = contentStart
         while MD.isSpaceOrTab(s[i]) { i += 1 }
         if s[i] == UInt8(ascii: "*") || s[i] == UInt8(ascii: "-") || s[i] == UInt8(ascii: "+") {
             i += 1

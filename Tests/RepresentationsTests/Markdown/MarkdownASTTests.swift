@@ -180,6 +180,22 @@ final class MarkdownASTTests: XCTestCase {
             "<p><!-- raw HTML omitted -->x<!-- raw HTML omitted --> <a href=\"\">a</a> <img src=\"data:image/png;base64,AA\" alt=\"i\" /></p>\n<!-- raw HTML omitted -->\n")
     }
 
+    /// A UTF-8 byte order mark before the first line is skipped, as cmark, GitHub and pandoc do; source
+    /// positions still count it (they are byte columns in the input), so image references are found in place.
+    func testByteOrderMarkBeforeTheFirstLine() {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        XCTAssertEqual(HTMLWriter.renderString(MarkdownParser.parse(bom + Array("# Title\n\ntext\n".utf8), options: .gfm)),
+            "<h1>Title</h1>\n<p>text</p>\n")
+        XCTAssertEqual(MarkdownParser.renderHTML(String(decoding: bom + Array("- [x] done\n".utf8), as: UTF8.self), options: .gfm),
+            "<ul>\n<li><input type=\"checkbox\" checked=\"\" disabled=\"\" /> done</li>\n</ul>\n")
+        XCTAssertEqual(MarkdownParser.renderHTML(String(decoding: bom + Array("    code\n".utf8), as: UTF8.self)), "<pre><code>code\n</code></pre>\n")
+        // Only before the first line: elsewhere U+FEFF is text.
+        XCTAssertEqual(MarkdownParser.renderHTML("a\n\u{FEFF}# b\n"), "<p>a\n\u{FEFF}# b</p>\n")
+        let markdown = bom + Array("# ![pic](a.png)\n".utf8)
+        XCTAssertEqual(MarkdownImageReferences.references(in: markdown).first?.sourceRange, 12..<17, "the destination's bytes")
+        XCTAssertEqual(String(decoding: try Conversion.convert(markdown, from: .gfm, to: .text), as: UTF8.self), "pic\n")
+    }
+
     func testCRLFInput() {
         XCTAssertEqual(MarkdownParser.renderHTML("a\r\nb\rc\r\n\r\n# h\r\n"), "<p>a\nb\nc</p>\n<h1>h</h1>\n")
     }
