@@ -1,8 +1,8 @@
 /// Reads clipboard HTML into the readers' ``RichBlock`` model.
 ///
 /// Handles what browsers and office suites actually put on the clipboard:
-/// - Encodings: UTF-8 (with or without BOM), UTF-16LE/BE with BOM or detected by NUL bytes (old Firefox
-///   on X11), `<meta charset>` for windows-125x; Windows CF_HTML headers; `<!--StartFragment-->` markers,
+/// - Encodings: UTF-8 (with or without BOM; NUL bytes become U+FFFD), UTF-16LE/BE with a BOM, a UTF-16
+///   charset declaration or UTF-16's byte pattern (old Firefox on X11), `<meta charset>` for windows-125x; Windows CF_HTML headers; `<!--StartFragment-->` markers,
 ///   the fragment read inside the elements open at its start (``content(_:)``).
 /// - Google Docs: the `<b style="font-weight:normal" id="docs-internal-guid-…">` wrapper is not bold;
 ///   formatting comes from inline CSS (`font-weight:700`, `font-style:italic`, `line-through`, monospace
@@ -33,22 +33,17 @@ struct HTMLReader {
 
     // MARK: Decoding
 
-    /// The HTML as UTF-8 bytes.
-    static func decode(_ bytes: [UInt8]) -> [UInt8] {
+    /// The HTML as UTF-8 bytes, U+0000 replaced by U+FFFD.
+    static func decode(_ bytes: [UInt8]) -> [UInt8] { withoutNUL(decodeCharset(bytes)) }
+
+    private static func decodeCharset(_ bytes: [UInt8]) -> [UInt8] {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return Array(String(decoding: bytes.dropFirst(3), as: UTF8.self).utf8) }
         if bytes.starts(with: [0xFF, 0xFE]) { return utf16(bytes.dropFirst(2), littleEndian: true) }
         if bytes.starts(with: [0xFE, 0xFF]) { return utf16(bytes.dropFirst(2), littleEndian: false) }
-        // UTF-16 without a BOM: many NUL bytes at odd (LE) or even (BE) positions.
-        if bytes.count >= 4 {
-            let sample = bytes.prefix(512)
-            var oddNul = 0
-            var evenNul = 0
-            for (k, b) in sample.enumerated() where b == 0 {
-                if k % 2 == 1 { oddNul += 1 } else { evenNul += 1 }
-            }
-            if oddNul > sample.count / 5 && evenNul * 10 < oddNul { return utf16(bytes[...], littleEndian: true) }
-            if evenNul > sample.count / 5 && oddNul * 10 < evenNul { return utf16(bytes[...], littleEndian: false) }
-        }
+        if let littleEndian = utf16ByteOrder(bytes) { return utf16(bytes[...], littleEndian: littleEndian) }
+        // NUL bytes that end the input are a C string's terminator or padding, not text.
+        var bytes = bytes
+        while bytes.last == 0 { bytes.removeLast() }
         // Declared single-byte charset (windows-125x / iso-8859-1) in the first kilobytes.
         if let codePage = declaredCodePage(bytes), !isValidUTF8(bytes) {
             var utf8: [UInt8] = []
@@ -62,6 +57,68 @@ struct HTMLReader {
         utf8.reserveCapacity(bytes.count)
         CodePage.cp1252.decode(bytes[...], into: &utf8)
         return utf8
+    }
+
+    /// U+0000 becomes U+FFFD: a NUL is no character of HTML text (the tokenizer's parse error; CommonMark
+    /// replaces it so too), and Markdown or plain text must not carry it on.
+    private static func withoutNUL(_ utf8: [UInt8]) -> [UInt8] {
+        let first = utf8.withUnsafeBufferPointer { ByteScan.firstIndex(of: 0, in: $0, from: 0) }
+        guard first < utf8.count else { return utf8 }
+        var out = Array(utf8[..<first])
+        out.reserveCapacity(utf8.count + 16)
+        for b in utf8[first...] {
+            if b == 0 { out += [0xEF, 0xBF, 0xBD] } else { out.append(b) }
+        }
+        return out
+    }
+
+    /// The byte order of UTF-16 without a byte order mark (old Firefox on X11 wrote `text/html` so): true
+    /// little-endian, false big-endian, nil when the bytes are not UTF-16. NUL bytes alone are no evidence
+    /// (UTF-8 HTML may hold some, and reading it as UTF-16 garbled it and lost its last byte). Evidence is a
+    /// `charset=utf-16` declared in UTF-16 itself (the HTML standard reads one that is legible as ASCII as
+    /// UTF-8), or UTF-16's pattern over the whole text: whole code units, the first one ASCII (markup starts
+    /// with `<` or white space), a NUL in the high byte of at least a quarter of the units (markup is
+    /// ASCII) and hardly ever in the low byte.
+    static func utf16ByteOrder(_ bytes: [UInt8]) -> Bool? {
+        var n = bytes.count
+        // A terminating NUL byte some clipboard owners add is not part of the text.
+        if n % 2 == 1, n > 0, bytes[n - 1] == 0 { n -= 1 }
+        guard n >= 4, n % 2 == 0 else { return nil }
+        let (even, odd) = bytes.withUnsafeBufferPointer { buf -> (Int, Int) in
+            var even = 0
+            var odd = 0
+            var k = ByteScan.firstIndex(of: 0, in: buf, from: 0)
+            while k < n {
+                if k % 2 == 0 { even += 1 } else { odd += 1 }
+                k = ByteScan.firstIndex(of: 0, in: buf, from: k + 1)
+            }
+            return (even, odd)
+        }
+        guard even + odd > 0 else { return nil }
+        let units = n / 2
+        for littleEndian in [true, false] {
+            let (high, low) = littleEndian ? (odd, even) : (even, odd)
+            guard high > low else { continue }
+            if declaresUTF16(bytes, littleEndian: littleEndian) { return littleEndian }
+            let firstIsASCII = littleEndian ? bytes[1] == 0 && bytes[0] != 0 && bytes[0] < 0x80 : bytes[0] == 0 && bytes[1] != 0 && bytes[1] < 0x80
+            if firstIsASCII && high * 4 >= units && low * 16 <= high { return littleEndian }
+        }
+        return nil
+    }
+
+    /// Whether the first kilobytes, read as UTF-16 in this byte order, declare `charset=utf-16…`.
+    private static func declaresUTF16(_ bytes: [UInt8], littleEndian: Bool) -> Bool {
+        var ascii: [UInt8] = []
+        let limit = min(bytes.count, 8192)
+        var k = 0
+        while k + 1 < limit {
+            let (low, high) = littleEndian ? (bytes[k], bytes[k + 1]) : (bytes[k + 1], bytes[k])
+            ascii.append(high == 0 && low < 0x80 ? (low >= 0x41 && low <= 0x5A ? low | 0x20 : low) : 0x3F)
+            k += 2
+        }
+        let head = String(decoding: ascii, as: UTF8.self)
+        guard let r = head.firstRange(of: "charset=") else { return false }
+        return head[r.upperBound...].drop { $0 == "\"" || $0 == "'" || $0 == " " }.hasPrefix("utf-16")
     }
 
     /// Well-formed UTF-8 (Unicode table 3-7: no overlong forms, surrogates or values above U+10FFFF),
@@ -113,6 +170,8 @@ struct HTMLReader {
             k += 2
         }
         while units.last == 0 { units.removeLast() }
+        // A last odd byte is half a character: shown as U+FFFD, not dropped (a terminating NUL is dropped).
+        if k < bytes.endIndex, bytes[k] != 0 { units.append(0xFFFD) }
         return Array(String(decoding: units, as: UTF16.self).utf8)
     }
 

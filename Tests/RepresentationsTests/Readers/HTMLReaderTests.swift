@@ -82,6 +82,26 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertEqual(markdown(bytes: Array("<meta charset=windows-1252><p>caf".utf8) + [0xE9, 0x20, 0x93, 0x71, 0x94]), "café “q”\n")
     }
 
+    /// NUL bytes are no evidence of UTF-16: UTF-8 HTML holding some was read as UTF-16 (garbled, its last
+    /// byte lost). They become U+FFFD; NUL bytes that end the input (a terminator, padding) go.
+    /// UTF-16 without a BOM is still read when it says so in UTF-16, or has UTF-16's pattern throughout.
+    func testNULBytesAreNoEvidenceOfUTF16() {
+        XCTAssertEqual(markdown(bytes: Array("<p>a\0b\0c\0d\0e</p>".utf8)), "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\n")
+        XCTAssertEqual(markdown(bytes: Array("<p>\0a\0b\0c\0d</p>".utf8)), "\u{FFFD}a\u{FFFD}b\u{FFFD}c\u{FFFD}d\n")
+        XCTAssertEqual(markdown(bytes: Array("<b>x</b>\0".utf8)), "**x**\n")
+        XCTAssertEqual(markdown(bytes: Array("<p>hi</p>\0\0\0".utf8)), "hi\n")
+        func utf16(_ s: String, littleEndian: Bool = true) -> [UInt8] {
+            s.utf16.flatMap { littleEndian ? [UInt8($0 & 0xFF), UInt8($0 >> 8)] : [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        }
+        XCTAssertEqual(markdown(bytes: utf16("<meta charset=\"utf-16\"><p>日本語の本文です。とても長い段落</p>")), "日本語の本文です。とても長い段落\n", "declared")
+        XCTAssertEqual(markdown(bytes: utf16("<p>中文内容很多的段落</p>")), "中文内容很多的段落\n", "by its pattern")
+        XCTAssertEqual(markdown(bytes: utf16("<p>big endian</p>", littleEndian: false)), "big endian\n")
+        XCTAssertEqual(markdown(bytes: utf16("<p>terminated</p>") + [0, 0]), "terminated\n")
+        XCTAssertEqual(markdown(bytes: [0xFF, 0xFE] + utf16("<p>ab</p>") + [0x78]), "ab\n\n\u{FFFD}\n", "half a code unit is shown, not dropped")
+        XCTAssertNil(HTMLReader.utf16ByteOrder(Array("<p>a\0b</p>\0".utf8)))
+        XCTAssertEqual(HTMLReader.utf16ByteOrder(utf16("<p>x</p>") + [0]), true, "a terminating NUL byte after UTF-16")
+    }
+
     func testFragmentMarkersAndCFHTMLHeader() {
         let cf = """
             Version:0.9
