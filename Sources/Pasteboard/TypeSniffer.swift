@@ -6,6 +6,11 @@ import Foundation
 
 /// Guesses the type of bytes from their content: the signatures of RTF, PNG, JPEG, GIF and PDF, an
 /// HTML document or fragment, valid UTF-8 text, else `public.data`.
+///
+/// A copy pastes back byte for byte, so only bytes that are valid UTF-8 are text (or HTML): other text is
+/// stored, and pasted, converted to UTF-8. Bytes that start with a UTF-16 byte order mark (`FF FE`) were
+/// sniffed as UTF-16 text and pasted as UTF-8 without their mark (and without a last odd byte): they are
+/// `public.data` like any other bytes that are not UTF-8, unless the user declares a type.
 public enum TypeSniffer {
     public static func sniff(_ data: Data) -> TypeIdentifier {
         let head = data.prefix(512)
@@ -15,10 +20,6 @@ public enum TypeSniffer {
             || head.starts(with: Array("GIF8".utf8)) || head.starts(with: Array("%PDF-".utf8))
             || text.starts(with: Array("{\\rtf".utf8))
         return sniff(head: Data(head), isValidUTF8: binary ? false : isValidUTF8(data))
-    }
-
-    static func hasUTF16BOM(_ head: [UInt8]) -> Bool {
-        head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF])
     }
 
     /// Validates in place (no String is built: a copy of megabytes on every `copy`).
@@ -200,8 +201,7 @@ extension TypeSniffer {
         if starts(Array("%PDF-".utf8)) { return .pdf }
         let text = skipBOMAndSpace(bytes)
         if text.starts(with: Array("{\\rtf".utf8)) { return .rtf }
-        if looksLikeHTML(text) { return valid || hasUTF16BOM(bytes) ? .html : .data }
-        if hasUTF16BOM(bytes) { return .utf16PlainText }
+        if looksLikeHTML(text) { return valid ? .html : .data }
         return valid ? .utf8PlainText : .data
     }
 }

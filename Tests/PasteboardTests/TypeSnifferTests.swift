@@ -28,9 +28,24 @@ final class TypeSnifferTests: XCTestCase {
     func testTextAndData() {
         XCTAssertEqual(sniff("héllo\n"), .utf8PlainText)
         XCTAssertEqual(sniff(""), .utf8PlainText)
-        XCTAssertEqual(sniff([0xFF, 0xFE, 0x68, 0x00]), .utf16PlainText)
+        XCTAssertEqual(sniff([0xFF, 0xFE, 0x68, 0x00]), .data, "not UTF-8: see testOnlyUTF8IsText")
         XCTAssertEqual(sniff([0x00, 0x01, 0xC3]), .data)
         XCTAssertEqual(sniff([0xE9, 0x74, 0xE9]), .data)
+    }
+
+    /// A copy pastes back byte for byte: bytes that are not valid UTF-8 are not text, even with a UTF-16
+    /// byte order mark (stored as UTF-16 text, they were pasted as UTF-8 without the mark, a last odd byte
+    /// lost). The sniff from the head and streaming validation agrees.
+    func testOnlyUTF8IsText() {
+        for bytes: [UInt8] in [[0xFF, 0xFE, 0x68, 0x00, 0x69, 0x00], [0xFF, 0xFE, 0x41], [0xFE, 0xFF, 0x00, 0x68],
+            [0xFF, 0xFE, 0x3C, 0x00, 0x70, 0x00, 0x3E, 0x00], [0xFF, 0xFE]]
+        {
+            XCTAssertEqual(sniff(bytes), .data, "\(bytes)")
+            XCTAssertEqual(TypeSniffer.sniff(head: Data(bytes), isValidUTF8: false), .data, "\(bytes)")
+        }
+        XCTAssertEqual(sniff(Array("<p>x</p>".utf8) + [0xFF]), .data, "HTML that is not UTF-8")
+        XCTAssertEqual(sniff([0xEF, 0xBB, 0xBF] + Array("<p>x</p>".utf8)), .html, "UTF-8 with its mark is text")
+        XCTAssertEqual(sniff("h\u{0}i"), .utf8PlainText, "NUL is valid UTF-8")
     }
 
     func testFirstInvalidUTF8Offset() {
