@@ -139,11 +139,14 @@ extension HTMLConverter {
         let produced = blocks.count > savedBlocks.count ? Array(blocks[savedBlocks.count...]) : []
         blocks = savedBlocks
         var content = Self.finishInlines(segments)
-        // Block content inside (e.g. <p> in <h1>): keep its text.
+        // Block content inside (<p> in <h1>, a heading in a <caption>): keep its text.
         for b in produced {
-            if case .paragraph(let p) = b {
+            switch b {
+            case .paragraph(let p), .heading(_, let p):
                 if !content.isEmpty { content.append(.text(" ")) }
                 content += p
+            default:
+                break
             }
         }
         segments = saved

@@ -1,9 +1,14 @@
-// The converter's tables: GFM tables when every cell is inline content, else the table as HTML.
+// The converter's tables: GFM tables when every cell is inline content, else the table as HTML; captions
+// as paragraphs beside the table.
 
 extension HTMLConverter {
-    mutating func table(_ node: HTMLNode, _ inherited: Inherited) -> RichBlock {
+    /// Emits a table with its caption: a pipe table has no place for one, so the caption stands as a
+    /// paragraph where browsers show it, above the table (below for `<caption align="bottom">` or
+    /// `caption-side: bottom`). A table HTML keeps holds its `<caption>` itself. Without a caption, the
+    /// HTML 4 `summary` attribute (which said what the table is, for readers that cannot see it) is one.
+    mutating func table(_ node: HTMLNode, _ inherited: Inherited) {
         var rows: [(header: Bool, cells: [HTMLNode])] = []
-        var fits = true
+        var captions: [HTMLNode] = []
         func collectRows(_ n: HTMLNode, inHead: Bool, depth: Int) {
             for c in n.children where c.kind == .element {
                 switch c.name {
@@ -12,13 +17,54 @@ extension HTMLConverter {
                 case "tr":
                     let cells = c.children.filter { $0.kind == .element && ($0.name == "td" || $0.name == "th") }
                     rows.append((inHead || (!cells.isEmpty && cells.allSatisfy { $0.name == "th" }), cells))
-                case "caption", "colgroup", "col": break
+                // Anywhere in the table's structure: not first (HTML allows it only first, clipboard HTML and
+                // old pages do not care), or inside a `<tbody>` (where a browser takes it out to the table).
+                case "caption": captions.append(c)
+                case "colgroup", "col": break
                 default: if depth < 4 { collectRows(c, inHead: inHead, depth: depth + 1) }
                 }
             }
         }
         collectRows(node, inHead: false, depth: 0)
-        guard !rows.isEmpty else { return .paragraph([]) }
+        let (block, keepsCaption) = tableBlock(node, rows, inherited)
+        let contents = captions.map { inlineContent($0, inherited) }
+        var above: [RichInline] = []
+        var below: [RichInline] = []
+        for (caption, inlines) in zip(captions, contents) where !keepsCaption && !inlines.isEmpty {
+            if Self.isBottomCaption(caption) { Self.appendLine(inlines, to: &below) } else { Self.appendLine(inlines, to: &above) }
+        }
+        if contents.allSatisfy(\.isEmpty), let summary = node.attribute("summary")?.trimmingWhitespace(), !summary.isEmpty {
+            above = [.text(Self.collapse(summary))]
+        }
+        if !above.isEmpty { emit(.paragraph(above)) }
+        if let block { emit(block) }
+        if !below.isEmpty { emit(.paragraph(below)) }
+    }
+
+    /// Another line of a caption paragraph (a table may have several captions).
+    private static func appendLine(_ inlines: [RichInline], to paragraph: inout [RichInline]) {
+        if !paragraph.isEmpty { paragraph.append(.lineBreak) }
+        paragraph += inlines
+    }
+
+    /// `<caption align="bottom">` (HTML 4) or `caption-side: bottom`: shown below the table.
+    static func isBottomCaption(_ caption: HTMLNode) -> Bool {
+        if caption.attribute("align")?.trimmingWhitespace().lowercased() == "bottom" { return true }
+        guard let style = caption.attribute("style")?.lowercased(), style.contains("caption-side") else { return false }
+        for declaration in style.split(separator: ";") {
+            let parts = declaration.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingWhitespace() == "caption-side" { return parts[1].trimmingWhitespace().hasPrefix("bottom") }
+        }
+        return false
+    }
+
+    /// The table as a GFM table, or as HTML when it does not fit one (then it holds its captions: true);
+    /// nil when it has no rows.
+    private mutating func tableBlock(_ node: HTMLNode, _ rows: [(header: Bool, cells: [HTMLNode])], _ inherited: Inherited)
+        -> (RichBlock?, keepsCaption: Bool)
+    {
+        var fits = true
+        guard !rows.isEmpty else { return (nil, false) }
         // Cells with block content or spans cannot be GFM cells: keep the table as HTML without converting
         // its cells first (that would convert nested tables once per level).
         func hasBlock(_ n: HTMLNode, _ depth: Int) -> Bool {
@@ -36,7 +82,7 @@ extension HTMLConverter {
                 if (cell.attribute("colspan").flatMap { Int($0) } ?? 1) > 1 || (cell.attribute("rowspan").flatMap { Int($0) } ?? 1) > 1
                     || hasBlock(cell, 0)
                 {
-                    return .html(HTMLSerializer.serialize(node))
+                    return (.html(HTMLSerializer.serialize(node)), true)
                 }
             }
         }
@@ -71,20 +117,14 @@ extension HTMLConverter {
             cells.append(r)
         }
         let width = cells.map(\.count).max() ?? 0
-        guard fits, width > 0 else { return .html(HTMLSerializer.serialize(node)) }
+        guard fits, width > 0 else { return (.html(HTMLSerializer.serialize(node)), true) }
         while alignments.count < width { alignments.append(.none) }
         cells = cells.map { r in r + Array(repeating: [], count: width - r.count) }
-        // A caption has no place in a pipe table: it stands as a paragraph just before the table, as
-        // browsers show it above (in HTML kept raw, the <caption> itself stays).
-        if let caption = node.children.first(where: { $0.kind == .element && $0.name == "caption" }) {
-            let inlines = inlineContent(caption, inherited)
-            if !inlines.isEmpty { emit(.paragraph(inlines)) }
-        }
         // Header cells are bold by presentation (LibreOffice, Word); the header row says as much.
         let header = cells.removeFirst().map { cell -> [RichInline] in
             if cell.count == 1, case .strong(let inner) = cell[0] { return inner }
             return cell
         }
-        return .table(alignments: alignments, header: header, rows: cells)
+        return (.table(alignments: alignments, header: header, rows: cells), false)
     }
 }

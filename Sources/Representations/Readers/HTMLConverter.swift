@@ -302,7 +302,7 @@ struct HTMLConverter {
             // A list item outside a list: treat as a one-item list.
             emit(list(ordered: false, start: 1, children: [node], inherited))
         case .table:
-            emit(table(node, inherited))
+            table(node, inherited)
         case .td, .th:
             flush()
             blockChildren(node, inherited)

@@ -9,7 +9,8 @@ import XCTest
 /// `<tfoot>`, multi-paragraph cells, nested tables with images, RTF tables nested three deep and a skipped
 /// `\itap` level, spaces around cell text), lists in a row (another `\ls`; Word 95 `\pn` properties that
 /// last across `\par`), captions (HTML `<caption>`,
-/// `<figcaption>`, an RTF caption paragraph), footnotes, fields, pictures, code pages and `\u`, skipped
+/// `<figcaption>`, an RTF caption paragraph; every shape of HTML caption: not first, in `<tbody>`, at the
+/// bottom, `<figcaption>` before or after, `summary`, with inline and block content, on tables kept as HTML), footnotes, fields, pictures, code pages and `\u`, skipped
 /// destinations (headers, footers, bookmarks, document info), LibreOffice's headings in its outline list (made
 /// by `soffice --headless --convert-to rtf` from the `.fodt` beside it).
 ///
@@ -48,7 +49,7 @@ final class DocumentFixtureTests: XCTestCase {
             "rtf-malformed-table.rtf", "rtf-footnote-field.rtf", "rtf-codepage-unicode.rtf", "rtf-skipped-destinations.rtf",
             "rtf-caption.rtf", "rtf-picture.rtf", "rtf-nested-table.rtf", "rtf-deep-nested-table.rtf", "rtf-pn-persisting-lists.rtf",
             "rtf-adjacent-lists.rtf", "rtf-table-cell-spaces.rtf", "rtf-libreoffice-headings.rtf", "html-table-caption.html", "html-list-numbering.html",
-            "html-complex-tables.html", "html-nested-table-image.html", "html-word-lists.html",
+            "html-complex-tables.html", "html-nested-table-image.html", "html-word-lists.html", "html-table-caption-shapes.html",
         ] {
             XCTAssertTrue(names.contains(expected), "missing fixture \(expected)")
         }
@@ -75,6 +76,24 @@ final class DocumentFixtureTests: XCTestCase {
             XCTAssertEqual(HTMLCompare.normalize(actual), HTMLCompare.normalize(expected), "\(fixture.name) does not read back")
             // Never a table turned into a code block.
             XCTAssertFalse(actual.contains("&lt;tr") || actual.contains("&lt;table"), "\(fixture.name): a table became text")
+        }
+    }
+
+    /// Every caption of the caption fixture is in every output: Markdown and plain text (above), HTML, and
+    /// RTF (read back as text), each once.
+    func testTableCaptionsReachEveryOutput() throws {
+        let fixture = try XCTUnwrap(try Self.fixtures().first { $0.name == "html-table-caption-shapes.html" })
+        let html = String(decoding: try Conversion.convert(fixture.input, from: .html, to: .html), as: UTF8.self)
+        let rtf = try Conversion.convert(fixture.input, from: .html, to: .rtf)
+        let rtfText = String(decoding: try Conversion.convert(rtf, from: .rtf, to: .text), as: UTF8.self)
+        for caption in ["Cities, caption after the header row", "Table 2: a caption shown below", "Table 3: below by CSS",
+            "Figure 4: caption before the table", "Figure 5: caption after the table", "Table 6: opening hours by weekday",
+            "Table 7: with", "Table 8: a heading in the caption", "Table 9: a caption inside tbody",
+            "Table 10: spans do not fit a pipe table", "Figure 11: a table kept as HTML", "Table 12: summary of a table kept as HTML"]
+        {
+            for (name, output) in [("Markdown", fixture.markdown), ("text", fixture.text), ("HTML", html), ("RTF", rtfText)] {
+                XCTAssertEqual(output.components(separatedBy: caption).count, 2, "\(caption) once in the \(name) output")
+            }
         }
     }
 
