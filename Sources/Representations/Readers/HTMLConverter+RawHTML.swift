@@ -104,13 +104,116 @@ extension HTMLConverter {
         if closed { segments.append(HTMLSegment(inline: .html(source(node, 2)), text: "", wrappers: inherited.wrappers)) }
     }
 
-    /// Emits `source[start..<end]` as an HTML block, remembered for ``rawBlockChildren(_:_:)``.
+    /// Emits `source[start..<end]` as an HTML block (its blank lines taken out: ``withoutBlankLines(_:)``),
+    /// remembered for ``rawBlockChildren(_:_:)``.
     private mutating func emitRaw(_ tree: HTMLTree, _ start: Int, _ end: Int) {
         let lo = max(0, min(start, tree.source.count))
         let hi = max(lo, min(end, tree.source.count))
-        let html = String(decoding: tree.source[lo..<hi], as: UTF8.self)
+        let html = String(decoding: Self.withoutBlankLines(tree.source[lo..<hi]), as: UTF8.self)
         emit(.html(html))
         lastRawBlock = (blocks.count - 1, lo, hi, html)
+    }
+
+    /// Raw HTML that Markdown reads back as the one HTML block it is written as. A Markdown HTML block ends
+    /// at a blank line, and what follows is read as Markdown: the indented lines of a table kept whole (a
+    /// Sphinx index page's) became a code block. Lines of only white space between tags render nothing and
+    /// are left out; in `<pre>`, `<textarea>` and `<listing>` they are text, so the line break before each
+    /// is written `&#10;`. A block that starts as one Markdown ends at its end tag (`<pre>`, `<script>`,
+    /// `<style>`, `<textarea>`: type 1) or `-->` (type 2) keeps its blank lines up to that line.
+    static func withoutBlankLines(_ html: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard hasBlankLine(html) else { return html }
+        var lines = html.split(separator: 0x0A, omittingEmptySubsequences: false)[...]
+        var out: [UInt8] = []
+        out.reserveCapacity(html.count)
+        var first = true
+        // The first lines of a type 1 or 2 block, up to the one with its end condition, stay as they are.
+        if let ends = Self.blockEndConditions(html) {
+            while let line = lines.first {
+                lines = lines.dropFirst()
+                if !first { out.append(0x0A) }
+                first = false
+                out += line
+                if ends.contains(where: { Self.containsIgnoringCase(line, $0) }) { break }
+            }
+        }
+        var textDepth = 0  // open <pre>, <textarea>, <listing>
+        for line in lines {
+            let blank = line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0C }
+            if first {
+                first = false
+            } else if !blank {
+                out.append(0x0A)
+            } else if textDepth > 0 {
+                out += Array("&#10;".utf8)
+            } else {
+                continue  // the line and its line break left out
+            }
+            out += line
+            textDepth = max(0, textDepth + Self.textElementBalance(line))
+        }
+        return out[...]
+    }
+
+    private static func hasBlankLine(_ html: ArraySlice<UInt8>) -> Bool {
+        var afterBreak = false
+        for b in html {
+            if b == 0x0A {
+                if afterBreak { return true }
+                afterBreak = true
+            } else if b != 0x20 && b != 0x09 && b != 0x0D && b != 0x0C {
+                afterBreak = false
+            }
+        }
+        return false
+    }
+
+    /// The end conditions of the HTML block `html` starts, when it keeps blank lines until one: types 1 to 5
+    /// (`<pre`, `<script`, `<style`, `<textarea`; `<!--`; `<?`; `<!` and a letter; `<![CDATA[`); nil otherwise.
+    private static func blockEndConditions(_ html: ArraySlice<UInt8>) -> [String]? {
+        let start = html.drop { $0 == 0x20 || $0 == 0x09 }.prefix(10).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        if start.starts(with: "<!--".utf8) { return ["-->"] }
+        if start.starts(with: "<?".utf8) { return ["?>"] }
+        if start.starts(with: "<![cdata[".utf8) { return ["]]>"] }
+        if start.count > 2, start.starts(with: "<!".utf8), start[2] >= 0x61, start[2] <= 0x7A { return [">"] }
+        for name in ["pre", "script", "style", "textarea"] where start.starts(with: ("<" + name).utf8) {
+            let after = start.count > name.count + 1 ? start[name.count + 1] : 0x3E
+            if after == 0x3E || after == 0x20 || after == 0x09 || after == 0x0D { return ["</pre>", "</script>", "</style>", "</textarea>"] }
+        }
+        return nil
+    }
+
+    /// Start tags minus end tags of `<pre>`, `<textarea>` and `<listing>` on a line (ASCII case ignored).
+    private static func textElementBalance(_ line: ArraySlice<UInt8>) -> Int {
+        var balance = 0
+        var k = line.startIndex
+        while let lt = line[k...].firstIndex(of: UInt8(ascii: "<")) {
+            let closing = lt + 1 < line.endIndex && line[lt + 1] == UInt8(ascii: "/")
+            let nameStart = closing ? lt + 2 : lt + 1
+            for name in ["pre", "textarea", "listing"] {
+                let end = nameStart + name.utf8.count
+                guard end <= line.endIndex, Self.containsIgnoringCase(line[nameStart..<end], name) else { continue }
+                if end == line.endIndex || [0x3E, 0x20, 0x09, 0x0D, 0x2F].contains(line[end]) { balance += closing ? -1 : 1 }
+            }
+            k = lt + 1
+        }
+        return balance
+    }
+
+    /// Whether `bytes` contain `needle` (lower-case ASCII), ASCII case ignored.
+    private static func containsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        guard n.count <= bytes.count else { return false }
+        var k = bytes.startIndex
+        while k + n.count <= bytes.endIndex {
+            var same = true
+            for j in 0..<n.count where bytes[k + j] | (bytes[k + j] >= 0x41 && bytes[k + j] <= 0x5A ? 0x20 : 0) != n[j] {
+                same = false
+                break
+            }
+            if same { return true }
+            k += 1
+        }
+        return false
     }
 
     /// Whether Markdown reads `html` (its first line) as the start of an HTML block: then writing it as one

@@ -177,6 +177,43 @@ final class HTMLReaderTests: XCTestCase {
         XCTAssertTrue(raw.contains("<div class=\"note\">") && raw.contains("kept") && !raw.contains("gone"), raw)
     }
 
+    /// Keep-raw mode: HTML kept whole is one Markdown HTML block, which a blank line would end (the rest,
+    /// indented, read as a code block: Sphinx's index tables did so). Blank lines between tags go; in `<pre>`
+    /// the line break before one is `&#10;`; a block that holds blank lines itself (`<pre>`, `<!--`, `<?`,
+    /// `<![CDATA[`) keeps them.
+    func testKeptHTMLHasNoBlankLineThatEndsItsBlock() throws {
+        let html = """
+            <h2>E</h2>
+            <table style="width: 100%" class="indextable genindextable"><tr>
+              <td style="width: 33%; vertical-align: top;"><ul>
+                  <li>
+                environment variable
+
+                  <ul>
+                    <li><a href="cmds/bind.html#index-1">EDITOR</a></li>
+                  </ul></li>
+              </ul></td>
+              <td><pre>one
+
+            two</pre></td>
+            </tr></table>
+            <div class="footer">
+                Created using <a href="https://www.sphinx-doc.org/">Sphinx</a>.
+
+            </div>
+            <pre class="x">keep
+
+            this</pre>
+            """
+        let markdown = MarkdownWriter.renderString(try Conversion.read(Array(html.utf8), from: .html, keepRawHTML: true))
+        let back = HTMLWriter.renderString(MarkdownParser.parse(markdown, options: .gfm), options: .gfm)
+        XCTAssertFalse(back.contains("<pre><code>"), "nothing became a code block:\n\(markdown)")
+        XCTAssertTrue(back.contains("environment variable\n      <ul>"), back)
+        XCTAssertTrue(back.contains("<td><pre>one&#10;\ntwo</pre></td>"), back)
+        XCTAssertTrue(back.contains("Created using <a href=\"https://www.sphinx-doc.org/\">Sphinx</a>."), back)
+        XCTAssertTrue(back.contains("<pre class=\"x\">keep\n\nthis</pre>"), "a <pre> block keeps its blank line")
+    }
+
     func testScriptsStylesCommentsDroppedUnknownTagsUnwrapped() {
         XCTAssertEqual(markdown("<style>p{color:red}</style><script>alert('<p>x</p>')</script><!-- note --><p>a <custom-tag>b</custom-tag> <span>c</span></p>"), "a b c\n")
         XCTAssertEqual(markdown("<div><section><p>deep</p></section></div><foo>bar</foo>"), "deep\n\nbar\n")
