@@ -39,6 +39,12 @@ public final class History: @unchecked Sendable {
             /// Nil for a representation produced on paste (or, when skipped, produced from a skipped one).
             public var size: Int?
             public var derivedFrom: TypeIdentifier?
+
+            public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier? = nil) {
+                self.type = type
+                self.size = size
+                self.derivedFrom = derivedFrom
+            }
         }
         public var id: Int
         /// When it was last copied (a repeated copy moves the entry up).

@@ -72,6 +72,9 @@ public struct RecordedContent: Sendable {
     public var selection: X11Selection
     public var item: Item
     public var application: String?
+    /// The types the owner offered that were left out for their size, with their size when known: the
+    /// history lists them as skipped (the item may then hold nothing).
+    public var skipped: [TypeSummary] = []
 }
 
 public final class X11ClipboardManager {
@@ -439,10 +442,16 @@ public final class X11ClipboardManager {
             snapshots[fetch.selection] = content
             if let content {
                 options.log?("kept \(label(fetch.selection)) \(content.targetNames.joined(separator: ",")) (\(content.totalBytes) bytes) of 0x\(String(fetch.owner, radix: 16))")
-                if let record = options.record, fetch.selection == .clipboard || options.recordPrimary {
-                    record(RecordedContent(
-                        selection: fetch.selection, item: item(from: content), application: application(owning: fetch.owner)))
-                }
+            }
+            // What was left out for its size is recorded too: listed as skipped, with its size.
+            let tooLarge = fetch.machine.skipped
+            if content != nil || !tooLarge.isEmpty, case .kept = outcome, let record = options.record,
+               fetch.selection == .clipboard || options.recordPrimary
+            {
+                let recorded = content.map(item(from:)) ?? Item(metadata: ItemMetadata(created: Date()))
+                record(RecordedContent(
+                    selection: fetch.selection, item: recorded, application: application(owning: fetch.owner),
+                    skipped: skippedTypes(tooLarge, besides: recorded)))
             }
             try act(machine.snapshotFinished(selection: selectionAtom, owner: fetch.owner, kept: content != nil),
                     selection: fetch.selection)
@@ -541,6 +550,22 @@ public final class X11ClipboardManager {
             item.set(Representation(type: type, data: bytes))
         }
         return item
+    }
+
+    /// The types of targets left out for their size, each once, leaving out protocol and marker targets
+    /// and the types `item` holds (another target of the same type was kept).
+    func skippedTypes(_ skipped: [SelectionFetchStateMachine.Skipped], besides item: Item) -> [TypeSummary] {
+        let negotiation = TargetNegotiation(registry: options.registry)
+        var seen = Set(item.representations.map(\.type))
+        var types: [TypeSummary] = []
+        for target in skipped {
+            guard !ClipboardManagerStateMachine.markerTargets.contains(target.name),
+                  !TargetNegotiation.protocolTargets.contains(target.name) else { continue }
+            let type = negotiation.type(forTarget: target.name)
+            guard seen.insert(type).inserted else { continue }
+            types.append(TypeSummary(type: type, size: target.size))
+        }
+        return types
     }
 
     /// The application owning `window`: its `WM_CLASS` class, else the executable of its `_NET_WM_PID`.

@@ -90,6 +90,38 @@ final class X11HistoryTests: X11TestCase {
         XCTAssertEqual(try historyLines().count, 1)
     }
 
+    /// An xclip copy over `history.max-entry-size` reaches the daemon in INCR chunks, xclip writing each
+    /// only once the last is deleted: a daemon that gave up at the cap left xclip waiting forever, and
+    /// the clipboard froze (`xclip -o` hung, `pbctl paste` exited 69). The daemon now reads the rest
+    /// to its end without keeping it, and lists the entry with the target skipped, with its size.
+    func testAnOverCapCopyIsDrainedAndListedAsSkipped() throws {
+        try requireTool(xclip)
+        let config = scratch + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/pbctl", withIntermediateDirectories: true)
+        try Data("history.max-entry-size = 1M\n".utf8).write(to: URL(fileURLWithPath: config + "/pbctl/config"))
+        try startDaemon(environment: ["XDG_CONFIG_HOME": config])
+        let size = 3 << 20
+        let line = Data((0..<99).map { UInt8(ascii: "a") + UInt8($0 % 26) } + [0x0A])
+        var content = Data()
+        while content.count < size { content.append(line) }
+        content = content.prefix(size)
+        let big = try write(content, "big.txt")
+        try startPeer([xclip, "-i", "-quiet", "-selection", "clipboard", big], waitFor: nil)
+        try waitForEntries(1)
+        let pasted = try run([xclip, "-o", "-selection", "clipboard"], timeout: 5)
+        XCTAssertEqual(pasted.status, 0, "xclip -o: \(pasted.stderr)")
+        XCTAssertTrue(pasted.stdout == content, "xclip -o got \(pasted.stdout.count) bytes")
+        let paste = try run([pbctl, "paste"], timeout: 5)
+        XCTAssertEqual(paste.status, 0, "pbctl paste: \(paste.stderr)")
+        XCTAssertTrue(paste.stdout == content, "pbctl paste got \(paste.stdout.count) bytes")
+        let json = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json"]).stdout) as? [[String: Any]]
+        XCTAssertEqual(json?.count, 1)
+        let skipped = json?.first?["skipped"] as? [[String: Any]] ?? []
+        XCTAssertEqual(skipped.map { $0["type"] as? String }, ["public.utf8-plain-text"], "\(String(describing: json))")
+        XCTAssertEqual(skipped.first?["size"] as? Int, size)
+        XCTAssertEqual((json?.first?["types"] as? [Any])?.count, 0, "nothing over the cap is kept")
+    }
+
     func testFilesBetweenPbctlGTKAndQt() throws {
         try requirePython("gi")
         try requirePython("PyQt5.QtWidgets")

@@ -44,6 +44,10 @@ public struct ConversionStateMachine {
     public let incrAtom: XAtom
     public let stepTimeout: UInt64
     public let maxBytes: Int
+    /// What an INCR transfer over `maxBytes` does: read to its end (each chunk's property deleted, so
+    /// the owner, which waits for each deletion, finishes), delivering nothing more, then fail
+    /// `.tooLarge` with ``replySize`` known; without it, it fails at once and the owner is left waiting.
+    public let drainsOverLimit: Bool
 
     public private(set) var phase: Phase = .idle
     public private(set) var nextDeadline: UInt64?
@@ -52,11 +56,17 @@ public struct ConversionStateMachine {
     /// The type of the reply (of the first chunk for INCR), known once data arrives.
     public private(set) var replyType: XAtom = PredefinedAtom.none
     public private(set) var replyFormat: UInt8 = 0
+    /// The reply's whole size in bytes, once known: from the first read of a plain reply, at the end
+    /// of an INCR transfer.
+    public private(set) var replySize: Int?
+    /// The rest of the transfer is read and deleted but not delivered (``discardRest()``, or over
+    /// `maxBytes` with `drainsOverLimit`).
+    public private(set) var isDiscarding = false
     private var readOffset: UInt32 = 0
 
     public init(
         window: XWindow, selection: XAtom, target: XAtom, property: XAtom, incrAtom: XAtom,
-        stepTimeout: UInt64 = 5_000_000_000, maxBytes: Int = 1 << 34
+        stepTimeout: UInt64 = 5_000_000_000, maxBytes: Int = 1 << 34, drainsOverLimit: Bool = false
     ) {
         self.window = window
         self.selection = selection
@@ -65,6 +75,7 @@ public struct ConversionStateMachine {
         self.incrAtom = incrAtom
         self.stepTimeout = stepTimeout
         self.maxBytes = maxBytes
+        self.drainsOverLimit = drainsOverLimit
     }
 
     public var isDone: Bool { phase == .finished || phase == .failed }
@@ -108,6 +119,11 @@ public struct ConversionStateMachine {
             if readOffset == 0 {
                 replyType = value.type
                 replyFormat = value.format
+                replySize = value.bytes.count + Int(value.bytesAfter)
+                // Over the limit as a whole: nothing to read further (the owner waits for nothing).
+                if drainsOverLimit, value.bytes.count + Int(value.bytesAfter) > maxBytes {
+                    return fail(.tooLarge(limit: maxBytes))
+                }
             }
             var actions = accept(value.bytes)
             if phase == .failed { return actions }
@@ -130,8 +146,14 @@ public struct ConversionStateMachine {
                 replyFormat = value.format
             }
             if value.bytes.isEmpty && value.bytesAfter == 0 {
-                phase = .finished
+                replySize = receivedBytes
                 nextDeadline = nil
+                if isDiscarding {
+                    // Drained to its end: the owner is done, and its property already deleted.
+                    phase = .failed
+                    return [.failed(.tooLarge(limit: maxBytes))]
+                }
+                phase = .finished
                 return [.finished(type: replyType, format: replyFormat)]
             }
             var actions = accept(value.bytes)
@@ -165,6 +187,15 @@ public struct ConversionStateMachine {
         }
     }
 
+    /// Reads the rest of an INCR transfer under way without delivering it, deleting each chunk's
+    /// property so the owner goes on to the end (it ends `.tooLarge`, with ``replySize``). False, and
+    /// nothing changes, when no INCR transfer is under way (a plain reply leaves no owner waiting).
+    public mutating func discardRest() -> Bool {
+        guard usedIncr, phase == .awaitingChunk || phase == .readingChunk else { return false }
+        isDiscarding = true
+        return true
+    }
+
     private mutating func awaitChunk(_ now: UInt64) -> [Action] {
         phase = .awaitingChunk
         nextDeadline = now &+ stepTimeout
@@ -173,7 +204,14 @@ public struct ConversionStateMachine {
 
     private mutating func accept(_ bytes: Data) -> [Action] {
         receivedBytes += bytes.count
-        if receivedBytes > maxBytes { return fail(.tooLarge(limit: maxBytes)) }
+        if isDiscarding { return [] }
+        if receivedBytes > maxBytes {
+            if drainsOverLimit, usedIncr {
+                isDiscarding = true
+                return []
+            }
+            return fail(.tooLarge(limit: maxBytes))
+        }
         return bytes.isEmpty ? [] : [.deliver(bytes)]
     }
 

@@ -32,14 +32,19 @@ public struct SelectionFetchStateMachine {
         public var stepTimeout: UInt64
         /// Nanoseconds allowed for the whole fetch; targets not fetched by then are skipped.
         public var fetchTimeout: UInt64
+        /// Nanoseconds allowed for reading to its end, without keeping it, an INCR transfer that went
+        /// over a limit (the owner waits for each chunk to be taken), even past `fetchTimeout`.
+        public var drainTimeout: UInt64
 
         public init(choice: Choice, listed: [String]? = nil, limits: ClipboardManagerStateMachine.Limits,
-                    stepTimeout: UInt64 = 2_000_000_000, fetchTimeout: UInt64 = 8_000_000_000) {
+                    stepTimeout: UInt64 = 2_000_000_000, fetchTimeout: UInt64 = 8_000_000_000,
+                    drainTimeout: UInt64 = 60_000_000_000) {
             self.choice = choice
             self.listed = listed
             self.limits = limits
             self.stepTimeout = stepTimeout
             self.fetchTimeout = fetchTimeout
+            self.drainTimeout = drainTimeout
         }
     }
 
@@ -50,6 +55,14 @@ public struct SelectionFetchStateMachine {
         public var type: XAtom
         public var format: UInt8
         public var bytes: Data
+    }
+
+    /// A target left out for its size (over `maxTargetBytes`, or past `maxTotalBytes`): `size` is the
+    /// whole reply's when known (nil when the owner stopped before the end).
+    public struct Skipped: Sendable, Equatable {
+        public var target: XAtom
+        public var name: String
+        public var size: Int?
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -86,10 +99,15 @@ public struct SelectionFetchStateMachine {
     /// The requestor window the conversions name (ours, used by nothing else).
     public private(set) var window: XWindow
     public private(set) var ownerGone = false
+    /// The targets left out for their size, in the order asked.
+    public private(set) var skipped: [Skipped] = []
 
     private var phase = Phase.idle
     private var time: XTimestamp = 0
     private var deadline: UInt64 = 0
+    /// While an over-limit INCR transfer is drained: when it is given up (the fetch's own deadline does
+    /// not cut it, or its owner would wait for us forever).
+    private var drainDeadline: UInt64?
     private var conversion: ConversionStateMachine?
     private var buffer = Data()
     private var offered: [String] = []
@@ -116,8 +134,11 @@ public struct SelectionFetchStateMachine {
     /// When ``tick(now:)`` must run next (nil when done).
     public var nextDeadline: UInt64? {
         guard phase != .idle, !isDone else { return nil }
-        return min(conversion?.nextDeadline ?? deadline, deadline)
+        return min(conversion?.nextDeadline ?? currentDeadline, currentDeadline)
     }
+
+    /// The fetch's deadline, or a drain's when later.
+    private var currentDeadline: UInt64 { max(deadline, drainDeadline ?? 0) }
 
     /// Asks the owner for TARGETS, with `time` (a server timestamp) on every conversion.
     public mutating func start(now: UInt64, time: XTimestamp) -> [Action] {
@@ -196,7 +217,11 @@ public struct SelectionFetchStateMachine {
     /// Ends the current step when its deadline, or the whole fetch's, has passed.
     public mutating func tick(now: UInt64) -> [Action] {
         guard phase != .idle, !isDone else { return [] }
-        if now >= deadline {
+        if now >= currentDeadline {
+            if drainDeadline != nil, conversion != nil {
+                // An owner that never ends a transfer over the limit: given up, as a stalled one is.
+                return conversionFailed(.timedOut(phase: "still sending past the limit"), now: now)
+            }
             conversion = nil
             return [.log("deadline reached, skipped the remaining targets")] + finishWithEntries()
         }
@@ -209,10 +234,13 @@ public struct SelectionFetchStateMachine {
     // MARK: Steps
 
     private mutating func begin(target: XAtom, property: XAtom, maxBytes: Int, now: UInt64) -> [Action] {
+        // Over a limit, an INCR transfer is read to its end without being kept: the owner waits for
+        // each chunk to be taken, and would wait forever for one nobody takes.
         var machine = ConversionStateMachine(
             window: window, selection: selection, target: target, property: property, incrAtom: atoms[.incr],
-            stepTimeout: configuration.stepTimeout, maxBytes: maxBytes)
+            stepTimeout: configuration.stepTimeout, maxBytes: maxBytes, drainsOverLimit: true)
         buffer = Data()
+        drainDeadline = nil
         let actions = machine.start(now: now, time: time)
         conversion = machine
         return translate(actions, now: now)
@@ -220,6 +248,11 @@ public struct SelectionFetchStateMachine {
 
     private mutating func translate(_ actions: [ConversionStateMachine.Action], now: UInt64) -> [Action] {
         var out: [Action] = []
+        if drainDeadline == nil, conversion?.isDiscarding == true {
+            // Over the limit: what was kept of it goes, the rest is drained.
+            buffer = Data()
+            drainDeadline = now &+ configuration.drainTimeout
+        }
         for action in actions {
             switch action {
             case .deleteProperty(let window, let property):
@@ -232,9 +265,16 @@ public struct SelectionFetchStateMachine {
             case .deliver(let bytes):
                 buffer.append(bytes)
                 if phase == .content, total + buffer.count > configuration.limits.maxTotalBytes {
-                    // The rest of this transfer may still arrive in the window's property: a fresh one.
-                    conversion = nil
                     out.append(.log("\(names[index]) skipped: more than \(configuration.limits.maxTotalBytes) bytes in all"))
+                    buffer = Data()
+                    if conversion?.discardRest() == true {
+                        // Read to its end without being kept; its size is then known.
+                        drainDeadline = now &+ configuration.drainTimeout
+                        continue
+                    }
+                    // The rest of this transfer may still arrive in the window's property: a fresh one.
+                    skipped.append(Skipped(target: targets[index], name: names[index], size: conversion?.replySize))
+                    conversion = nil
                     return out + skipAndReplaceWindow(now: now)
                 }
             case .finished(let type, let format):
@@ -278,7 +318,12 @@ public struct SelectionFetchStateMachine {
 
     private mutating func conversionFailed(_ failure: ConversionFailure, now: UInt64) -> [Action] {
         let usedIncr = conversion?.usedIncr ?? false
+        let discarding = conversion?.isDiscarding == true
+        let size = conversion?.replySize
+        // A drained INCR transfer's size is known once it reached its end.
+        let drainedToEnd = discarding && size != nil
         conversion = nil
+        drainDeadline = nil
         buffer = Data()
         switch phase {
         case .targets:
@@ -292,15 +337,24 @@ public struct SelectionFetchStateMachine {
             // A hint that cannot be read counts as secret.
             return finish(.sensitive(reason: "content marked secret (x-kde-passwordManagerHint)"))
         case .content:
+            if case .tooLarge = failure {
+                skipped.append(Skipped(target: targets[index], name: names[index], size: size))
+            } else if discarding {
+                skipped.append(Skipped(target: targets[index], name: names[index], size: nil))
+            }
             switch failure {
             case .timedOut:
                 // The owner stalled or exited: what it did not hand over is lost.
                 return [.log("\(names[index]): \(failure)")] + finishWithEntries()
             case .refused, .tooLarge, .malformed:
-                let log = Action.log("\(names[index]) skipped: \(failure)")
-                if usedIncr || failure != .refused { return [log] + skipAndReplaceWindow(now: now) }
-                index += 1
-                return [log] + nextContent(now: now)
+                var log = Action.log("\(names[index]) skipped: \(failure)")
+                if case .tooLarge = failure, let size { log = .log("\(names[index]) skipped: \(size) bytes, over the limit") }
+                // Drained to its end (or refused at once): the owner is done with this window.
+                if drainedToEnd || !usedIncr && failure == .refused {
+                    index += 1
+                    return [log] + nextContent(now: now)
+                }
+                return [log] + skipAndReplaceWindow(now: now)
             }
         default:
             return []

@@ -198,12 +198,15 @@ private func daemonFailure(_ error: PasteboardError, _ context: Context, detache
     return ExitCode.forError(error)
 }
 
-/// Records one content the daemon kept in the history, logging the outcome.
+/// Records one content the daemon kept in the history, logging the outcome; `skipped`: the owner's types
+/// the daemon left out for their size (listed as skipped, with their size).
 private func daemonRecord(
-    _ item: Item, in history: History, application: String?, selection: String, registry: TypeRegistry,
-    log: (@Sendable (String) -> Void)?
+    _ item: Item, in history: History, application: String?, selection: String, skipped: [TypeSummary] = [],
+    registry: TypeRegistry, log: (@Sendable (String) -> Void)?
 ) {
-    let outcome = try? history.record(item, preview: historyPreview(item, registry), application: application, selection: selection)
+    let outcome = try? history.record(
+        item, preview: historyPreview(item, registry), application: application, selection: selection,
+        skipped: skipped.map { History.Entry.Kind(type: $0.type, size: $0.size) })
     switch outcome {
     case .recorded(let id)?: log?("history: recorded entry \(id)")
     case .moved(let id)?: log?("history: entry \(id) moved to the top")
@@ -255,7 +258,7 @@ func runDaemon(display: String, replace: Bool, primary: Bool, history recording:
                 var item = recorded.item
                 if let application = recorded.application { item.metadata.sourceApplication = application }
                 daemonRecord(item, in: history, application: recorded.application, selection: recorded.selection.rawValue,
-                             registry: registry, log: log)
+                             skipped: recorded.skipped, registry: registry, log: log)
             }
         }
     }

@@ -12,9 +12,25 @@ final class ConversionStateMachineTests: XCTestCase {
     let incr: XAtom = 73
     let utf8: XAtom = 74
 
-    func machine(maxBytes: Int = 1 << 30) -> ConversionStateMachine {
+    func machine(maxBytes: Int = 1 << 30, drains: Bool = false) -> ConversionStateMachine {
         ConversionStateMachine(window: window, selection: selection, target: target, property: property,
-                               incrAtom: incr, stepTimeout: 100, maxBytes: maxBytes)
+                               incrAtom: incr, stepTimeout: 100, maxBytes: maxBytes, drainsOverLimit: drains)
+    }
+
+    /// A machine reading an INCR transfer, waiting for its first chunk.
+    func incrTransfer(maxBytes: Int, drains: Bool = true) -> ConversionStateMachine {
+        var m = machine(maxBytes: maxBytes, drains: drains)
+        _ = m.start(now: 0, time: 1)
+        _ = m.selectionNotify(notify(property), now: 1)
+        _ = m.propertyValue(PropertyValue(type: incr, format: 32, bytes: PropertyValue.bytes(of: [12])), now: 2)
+        return m
+    }
+
+    /// The owner's next INCR chunk: its PropertyNotify, then the value read (and deleted).
+    func chunk(_ m: inout ConversionStateMachine, _ text: String, now: UInt64) -> [ConversionStateMachine.Action] {
+        XCTAssertEqual(m.propertyNotify(window: window, atom: property, deleted: false, now: now),
+                       [.getProperty(window: window, property: property, offset: 0, delete: true)])
+        return m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data(text.utf8)), now: now)
     }
 
     func notify(_ property: XAtom) -> SelectionNotify {
@@ -99,6 +115,54 @@ final class ConversionStateMachineTests: XCTestCase {
         _ = m.start(now: 0, time: 1)
         _ = m.selectionNotify(notify(property), now: 1)
         XCTAssertEqual(m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data("abcd".utf8)), now: 2).last, .failed(.tooLarge(limit: 3)))
+    }
+
+    /// The owner of an INCR transfer writes each chunk only once the last one is deleted: one over the
+    /// cap is read (and deleted) to its end without being delivered, or the owner waits forever.
+    func testOverTheCapAnINCRTransferIsDrainedToItsEnd() {
+        var m = incrTransfer(maxBytes: 6)
+        XCTAssertEqual(chunk(&m, "abcd", now: 3), [.deliver(Data("abcd".utf8))])
+        XCTAssertEqual(chunk(&m, "efgh", now: 4), [], "over the cap: nothing more delivered")
+        XCTAssertTrue(m.isDiscarding)
+        XCTAssertEqual(m.phase, .awaitingChunk)
+        XCTAssertEqual(m.nextDeadline, 104, "each chunk still has its deadline")
+        XCTAssertEqual(chunk(&m, "ijkl", now: 5), [])
+        XCTAssertNil(m.replySize)
+        // The zero-length chunk ends it (already deleted by the read): too large, with its size.
+        XCTAssertEqual(chunk(&m, "", now: 6), [.failed(.tooLarge(limit: 6))])
+        XCTAssertEqual(m.replySize, 12)
+        XCTAssertNil(m.nextDeadline)
+        XCTAssertTrue(m.isDone)
+    }
+
+    func testWithoutDrainingAnINCRTransferOverTheCapFailsAtOnce() {
+        var m = incrTransfer(maxBytes: 6, drains: false)
+        _ = chunk(&m, "abcd", now: 3)
+        XCTAssertEqual(chunk(&m, "efgh", now: 4), [.deleteProperty(window: window, property: property), .failed(.tooLarge(limit: 6))])
+        XCTAssertFalse(m.isDiscarding)
+    }
+
+    func testAPlainReplyOverTheCapFailsAtOnceWithItsSize() {
+        var m = machine(maxBytes: 6, drains: true)
+        _ = m.start(now: 0, time: 1)
+        _ = m.selectionNotify(notify(property), now: 1)
+        XCTAssertEqual(m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data("abcd".utf8), bytesAfter: 96), now: 2),
+                       [.deleteProperty(window: window, property: property), .failed(.tooLarge(limit: 6))])
+        XCTAssertEqual(m.replySize, 100)
+    }
+
+    func testDiscardRestDrainsOnlyAnINCRTransferUnderWay() {
+        var m = incrTransfer(maxBytes: 100)
+        XCTAssertEqual(chunk(&m, "abcd", now: 3), [.deliver(Data("abcd".utf8))])
+        XCTAssertTrue(m.discardRest())
+        XCTAssertEqual(chunk(&m, "efgh", now: 4), [])
+        XCTAssertEqual(chunk(&m, "", now: 5), [.failed(.tooLarge(limit: 100))])
+        XCTAssertEqual(m.replySize, 8)
+        var plain = machine(maxBytes: 100, drains: true)
+        _ = plain.start(now: 0, time: 1)
+        _ = plain.selectionNotify(notify(property), now: 1)
+        XCTAssertFalse(plain.discardRest(), "a plain reply leaves no owner waiting")
+        XCTAssertFalse(plain.isDiscarding)
     }
 
     func testMissingReplyPropertyFails() {

@@ -185,15 +185,14 @@ final class SelectionFetchStateMachineTests: XCTestCase {
     }
 
     func testAbandonedINCRTransferGetsAFreshWindowBeforeTheNextTarget() {
-        // Over the per-target cap mid-INCR: the owner may go on writing chunks into the old window.
-        let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 4, maxTotalBytes: 100, maxTargets: 10)
-        var m = fetch(limits: limits)
+        // A chunk that cannot be read mid-INCR: the owner may go on writing chunks into the old window.
+        var m = fetch()
         _ = answerTargets(&m, offered: ["text/html", "UTF8_STRING"])
         _ = m.interned([html, utf8], now: 4)
         _ = m.selectionNotify(notify(html, atoms[.pbctlData]), now: 5)
         _ = m.propertyValue(PropertyValue(type: atoms[.incr], format: 32, bytes: PropertyValue.bytes(of: [100])), now: 6)
         _ = m.propertyNotify(window: window, atom: atoms[.pbctlData], deleted: false, now: 7)
-        let over = m.propertyValue(text("too long"), now: 8)
+        let over = m.propertyUnreadable(now: 8)
         XCTAssertEqual(over.last, .replaceWindow(window))
         let fresh: XWindow = 0x41
         XCTAssertEqual(m.windowReplaced(fresh, now: 9), [
@@ -202,6 +201,111 @@ final class SelectionFetchStateMachineTests: XCTestCase {
                               time: time),
         ])
         XCTAssertEqual(m.window, fresh)
+        XCTAssertEqual(m.skipped, [], "not left out for its size")
+    }
+
+    /// Starts the INCR transfer of the first of `offered`'s targets (atoms `targets`).
+    func startINCR(_ m: inout F, offered: [String], targets: [XAtom], now: UInt64 = 4) {
+        _ = answerTargets(&m, offered: offered)
+        _ = m.interned(targets, now: now)
+        _ = m.selectionNotify(notify(targets[0], atoms[.pbctlData]), now: now + 1)
+        _ = m.propertyValue(PropertyValue(type: atoms[.incr], format: 32, bytes: PropertyValue.bytes(of: [100])), now: now + 2)
+    }
+
+    /// The owner's next INCR chunk: its PropertyNotify, then the value read (and deleted).
+    func chunk(_ m: inout F, _ value: String, now: UInt64) -> [F.Action] {
+        XCTAssertEqual(m.propertyNotify(window: m.window, atom: atoms[.pbctlData], deleted: false, now: now),
+                       [.getProperty(window: m.window, property: atoms[.pbctlData], offset: 0, delete: true)])
+        return m.propertyValue(text(value), now: now)
+    }
+
+    /// xclip copying more than the cap waited forever for the deletion of a chunk nobody read (the
+    /// clipboard froze): the rest is now read and dropped to the end, the owner released, and the
+    /// target listed as skipped with its size; the next target comes on the same window.
+    func testAnINCRTransferOverTheCapIsDrainedToItsEndAndReportedWithItsSize() {
+        let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 4, maxTotalBytes: 100, maxTargets: 10)
+        var m = fetch(limits: limits)
+        startINCR(&m, offered: ["text/html", "UTF8_STRING"], targets: [html, utf8])
+        XCTAssertEqual(chunk(&m, "abc", now: 7), [])
+        XCTAssertEqual(chunk(&m, "defg", now: 8), [], "over the cap: drained, not abandoned")
+        XCTAssertEqual(chunk(&m, "hijk", now: 9), [])
+        XCTAssertEqual(m.nextDeadline, 9 + second, "each chunk has its deadline")
+        XCTAssertEqual(chunk(&m, "", now: 10), [
+            .log("text/html skipped: 11 bytes, over the limit"),
+            .deleteProperty(window: window, property: atoms[.pbctlData]),
+            .convertSelection(selection: selection, target: utf8, property: atoms[.pbctlData], requestor: window,
+                              time: time),
+        ])
+        XCTAssertEqual(m.skipped, [F.Skipped(target: html, name: "text/html", size: 11)])
+        _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 11)
+        XCTAssertEqual(m.propertyValue(text("hi"), now: 12), [.finished(.kept([
+            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("hi".utf8)),
+        ]))])
+    }
+
+    func testADrainGoesOnPastTheFetchDeadlineUntilItsOwn() {
+        let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 4, maxTotalBytes: 100, maxTargets: 10)
+        var m = F(atoms: atoms, selection: selection, window: window,
+                  configuration: F.Configuration(choice: .snapshot, limits: limits, stepTimeout: second,
+                                                 fetchTimeout: 8 * second, drainTimeout: 20 * second))
+        startINCR(&m, offered: ["UTF8_STRING", "text/html"], targets: [utf8, html])
+        XCTAssertEqual(chunk(&m, "abcdefgh", now: 7), [])
+        // The owner goes on sending, each chunk in time, past the fetch's deadline: still drained.
+        var now: UInt64 = 7
+        var sent = 8
+        while now < 10 * second {
+            now += second - 1
+            XCTAssertEqual(m.tick(now: now), [])
+            XCTAssertEqual(chunk(&m, "x", now: now), [])
+            sent += 1
+        }
+        XCTAssertFalse(m.isDone)
+        // Its end, past the fetch's deadline: nothing more is fetched.
+        XCTAssertEqual(chunk(&m, "", now: now), [
+            .log("UTF8_STRING skipped: \(sent) bytes, over the limit"),
+            .log("deadline reached, skipped the remaining targets"), .finished(.kept([])),
+        ])
+        XCTAssertEqual(m.skipped, [F.Skipped(target: utf8, name: "UTF8_STRING", size: sent)])
+
+        // An owner that never ends: given up at the drain's deadline, its size unknown.
+        var endless = F(atoms: atoms, selection: selection, window: window,
+                        configuration: F.Configuration(choice: .snapshot, limits: limits, stepTimeout: second,
+                                                       fetchTimeout: 8 * second, drainTimeout: 20 * second))
+        startINCR(&endless, offered: ["UTF8_STRING"], targets: [utf8])
+        XCTAssertEqual(chunk(&endless, "abcdefgh", now: 7), [])
+        now = 7
+        while now < 20 * second {
+            now += second - 1
+            _ = chunk(&endless, "x", now: now)
+        }
+        XCTAssertLessThanOrEqual(endless.nextDeadline!, 7 + 20 * second)
+        XCTAssertEqual(endless.tick(now: 7 + 20 * second).last, .finished(.kept([])))
+        XCTAssertTrue(endless.isDone)
+        XCTAssertEqual(endless.skipped, [F.Skipped(target: utf8, name: "UTF8_STRING", size: nil)])
+    }
+
+    func testAnINCRTransferPastTheTotalCapIsDrainedToo() {
+        let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 100, maxTotalBytes: 6, maxTargets: 10)
+        var m = fetch(limits: limits)
+        startINCR(&m, offered: ["text/html", "UTF8_STRING"], targets: [html, utf8])
+        XCTAssertEqual(chunk(&m, "abcd", now: 7), [])
+        XCTAssertEqual(chunk(&m, "efgh", now: 8), [.log("text/html skipped: more than 6 bytes in all")])
+        XCTAssertEqual(chunk(&m, "ij", now: 9), [])
+        XCTAssertEqual(chunk(&m, "", now: 10).last,
+                       .convertSelection(selection: selection, target: utf8, property: atoms[.pbctlData], requestor: window,
+                                         time: time))
+        XCTAssertEqual(m.skipped, [F.Skipped(target: html, name: "text/html", size: 10)])
+    }
+
+    func testAPlainReplyOverTheCapIsSkippedWithItsSize() {
+        let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 4, maxTotalBytes: 100, maxTargets: 10)
+        var m = fetch(limits: limits)
+        _ = answerTargets(&m, offered: ["image/png"])
+        _ = m.interned([html], now: 4)
+        _ = m.selectionNotify(notify(html, atoms[.pbctlData]), now: 5)
+        let end = m.propertyValue(PropertyValue(type: 99, format: 8, bytes: Data("abcd".utf8), bytesAfter: 1000), now: 6)
+        XCTAssertEqual(end.last, .finished(.kept([])))
+        XCTAssertEqual(m.skipped, [F.Skipped(target: html, name: "image/png", size: 1004)])
     }
 
     func testTotalCapSkipsWhatNoLongerFits() {
