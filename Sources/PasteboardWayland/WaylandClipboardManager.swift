@@ -34,8 +34,10 @@ public final class WaylandClipboardManager {
         /// Called with one line for each notable event.
         public var log: (@Sendable (String) -> Void)?
         /// Called with each new content kept and whether it is the primary selection's: what the history
-        /// records (the clipboard's; the primary selection's too with ``recordPrimary``).
-        public var record: (@Sendable (Item, _ primary: Bool) -> Void)?
+        /// records (the clipboard's; the primary selection's too with ``recordPrimary``). `skipped`: the
+        /// types left out for being over ``maxRepresentationBytes``, with their size when known (the item
+        /// may then hold nothing).
+        public var record: (@Sendable (Item, _ primary: Bool, _ skipped: [TypeSummary]) -> Void)?
         /// Watch the primary selection to record it, even without ``primary``.
         public var recordPrimary = false
         public init() {}
@@ -211,19 +213,26 @@ public final class WaylandClipboardManager {
         let end = waylandNow() + UInt64(options.fetchDeadline * 1e9)
         var representations: [Representation] = []
         var names: [TypeIdentifier: [String]] = [:]
+        var skipped: [TypeSummary] = []
         for (type, offered) in byType {
             guard waylandNow() < end else {
                 options.log?("fetch deadline passed: \(type) left out")
                 continue
             }
             let preferred = backend.mimeTypes(for: type).filter(offered.contains) + offered
-            let sink = DataSink()
+            let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: end)
             do {
-                try backend.receive(offer: offer, mime: preferred[0], into: sink, limit: options.maxRepresentationBytes)
+                try backend.receive(offer: offer, mime: preferred[0], into: sink)
             } catch let error as PasteboardError {
+                if sink.isOverLimit { skipped.append(TypeSummary(type: type)) }
                 options.log?("\(preferred[0]) not kept: \(error.message)")
                 continue
             } catch {
+                continue
+            }
+            if sink.isOverLimit {
+                skipped.append(TypeSummary(type: type, size: sink.size))
+                options.log?("\(preferred[0]) not kept: \(sink.size) bytes, over \(options.maxRepresentationBytes)")
                 continue
             }
             representations.append(Representation(type: type, data: sink.data))
@@ -231,12 +240,44 @@ public final class WaylandClipboardManager {
         }
         guard !representations.isEmpty else {
             options.log?("new \(slot.name) content: nothing could be fetched")
+            // Listed all the same when it was too large to keep.
+            if !skipped.isEmpty, !slot.primary || options.recordPrimary {
+                options.record?(Item(representations: [], metadata: metadata), slot.primary, skipped)
+            }
             return
         }
         let item = Item(representations: representations, metadata: metadata)
         slot.kept = item
         slot.keptMIMEs = names
         options.log?("kept \(representations.count) types of the \(slot.name): \(representations.map(\.type.rawValue).joined(separator: ", "))")
-        if !slot.primary || options.recordPrimary { options.record?(item, slot.primary) }
+        if !slot.primary || options.recordPrimary { options.record?(item, slot.primary, skipped) }
+    }
+}
+
+/// Collects a representation up to `limit` bytes; past it, drops what it holds and only counts the rest,
+/// so the owner writes to the end (its size then known) rather than being cut off, until `drainUntil`
+/// (a ``waylandNow()`` time): then the read stops and the pipe is closed, which ends the owner's write.
+private final class CappedSink: RepresentationSink {
+    let limit: Int
+    let drainUntil: UInt64
+    private(set) var data = Data()
+    private(set) var size = 0
+    var isOverLimit: Bool { size > limit }
+
+    init(limit: Int, drainUntil: UInt64) {
+        self.limit = limit
+        self.drainUntil = drainUntil
+    }
+
+    func write(_ chunk: Data) throws {
+        size += chunk.count
+        guard isOverLimit else {
+            data.append(chunk)
+            return
+        }
+        data = Data()
+        if waylandNow() >= drainUntil {
+            throw PasteboardError(.timedOut, "more than \(limit) bytes, still sending at the fetch deadline")
+        }
     }
 }

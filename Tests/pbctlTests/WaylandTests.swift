@@ -358,6 +358,53 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertEqual(try run([wlPaste, "--no-newline"]).text, "clipboard kept", "the clipboard was disturbed")
     }
 
+    /// Writes `lines` into `$XDG_CONFIG_HOME/pbctl/config` under the scratch folder; the environment a
+    /// daemon reads it with.
+    func configure(_ lines: String) throws -> [String: String] {
+        let config = scratch + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/pbctl", withIntermediateDirectories: true)
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: config + "/pbctl/config"))
+        return ["XDG_CONFIG_HOME": config]
+    }
+
+    /// Starts `pbctl daemon` in the foreground (ended by its pid when the test ends) and waits until it runs.
+    func startForegroundDaemon(environment extra: [String: String]) throws -> Spawned {
+        let daemon = try startPeer([pbctl, "daemon", "--verbose"], environment: extra, waitFor: nil)
+        let started = try eventually(timeout: 10) { try run([pbctl, "daemon", "--status"]).status == 0 }
+        XCTAssertTrue(started, "the daemon did not start: \(stderrText(daemon))")
+        return daemon
+    }
+
+    /// The history's own records (`index.json`): what `pbctl history --json` leaves out, such as the selection.
+    func historyIndex() throws -> [[String: Any]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: scratch + "/history/index.json"))
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+    }
+
+    /// A copy over `history.max-entry-size`: the daemon does not keep it, but its owner is never left
+    /// stalled (the pipe is read to its end, or closed), every reader still gets it, and the history
+    /// lists it as skipped with its size.
+    func testDaemonListsAnOverCapCopyAsSkippedWithItsSize() throws {
+        let daemon = try startForegroundDaemon(environment: try configure("history.max-entry-size = 1M\n"))
+        let size = 3 << 20
+        let content = Data((0..<size).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        let big = try write(content, "big.txt")
+        XCTAssertEqual(try run([wlCopy], inputFile: big, detached: true).status, 0)
+        let listed = try eventually(timeout: 10) { try run([pbctl, "history"]).text.contains("not kept") }
+        XCTAssertTrue(listed, "not listed: \((try? run([pbctl, "history"]).text) ?? "")\n\(stderrText(daemon))")
+        let pasted = try run([wlPaste, "--no-newline"], timeout: 5)
+        XCTAssertTrue(pasted.stdout == content, "wl-paste got \(pasted.stdout.count) bytes: \(pasted.stderr)")
+        let paste = try run([pbctl, "paste"], timeout: 5)
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertTrue(paste.stdout == content, "pbctl paste got \(paste.stdout.count) bytes")
+        let json = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json"]).stdout) as? [[String: Any]]
+        XCTAssertEqual(json?.count, 1, "\(String(describing: json))")
+        let skipped = json?.first?["skipped"] as? [[String: Any]] ?? []
+        XCTAssertEqual(skipped.map { $0["type"] as? String }, ["public.utf8-plain-text"], "\(String(describing: json))")
+        XCTAssertEqual(skipped.first?["size"] as? Int, size)
+        XCTAssertEqual((json?.first?["types"] as? [Any])?.count, 0, "nothing over the cap is kept")
+    }
+
     /// `pbctl paste` on Wayland takes a fast path (no type registry) when a plain-text MIME type is
     /// offered; it must answer exactly as the full paste (`-v` goes the full way).
     func testFastPasteAgreesWithTheFullPaste() throws {

@@ -431,8 +431,9 @@ func runWaylandDaemon(_ backend: WaylandBackend, replace: Bool, primary: Bool, h
     let history = recording ? try? context.openHistory(configuration.history) : nil
     if let history {
         let registry = context.registry
-        options.record = { item, primary in
-            daemonRecord(item, in: history, application: nil, selection: primary ? "primary" : "clipboard", registry: registry, log: log)
+        options.record = { item, primary, skipped in
+            daemonRecord(item, in: history, application: nil, selection: primary ? "primary" : "clipboard", skipped: skipped,
+                         registry: registry, log: log)
         }
     }
     // The newest history entry, served again when the clipboard is empty at start.
