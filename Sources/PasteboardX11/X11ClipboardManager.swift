@@ -62,7 +62,8 @@ private final class Fetch {
 /// answers SAVE_TARGETS from exiting applications by fetching their targets and taking CLIPBOARD over
 /// (freedesktop Clipboard Manager spec, as gnome-settings-daemon does), keeps a copy of each CLIPBOARD
 /// owner's text, rich text and PNG (never content marked sensitive) and serves it again when that owner
-/// exits without handing its content over; with ``Options/primary`` it does the same for PRIMARY's text.
+/// exits without handing its content over; with ``Options/primary`` it does the same for PRIMARY's text
+/// (with ``Options/recordPrimary`` alone, PRIMARY's text is recorded but never restored).
 /// One event loop on one connection: fetches are state machines (``SelectionFetchStateMachine``) driven
 /// by the same events as the transfers the daemon serves, so a stalled owner delays no paste; every
 /// fetch has per-step deadlines and size caps.
@@ -101,6 +102,8 @@ public final class X11ClipboardManager {
         /// `recordPrimary`), and each item `pbctl copy` hands over: what the history records. With it,
         /// CLIPBOARD snapshots take every target an owner offers, within `recordLimits`.
         public var record: (@Sendable (RecordedContent) -> Void)?
+        /// Watch PRIMARY to record each new content, even without ``primary`` (`history.primary`); it is
+        /// then never restored.
         public var recordPrimary = false
         public var recordLimits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 64 << 20, maxTotalBytes: 256 << 20, maxTargets: 64)
         /// Largest ItemArchive accepted from `pbctl copy` (bigger copies keep their own owner process).
@@ -146,12 +149,15 @@ public final class X11ClipboardManager {
         ownerOptions.log = options.log
         ownerOptions.registry = options.registry
         owner = X11SelectionOwner(connection: connection, options: ownerOptions)
-        machine = ClipboardManagerStateMachine(atoms: connection.atoms)
+        // PRIMARY is watched to be restored (`--primary`), or only to be recorded (`history.primary`).
+        let recordsPrimary = options.recordPrimary && options.record != nil
+        machine = ClipboardManagerStateMachine(
+            atoms: connection.atoms, recordOnly: !options.primary && recordsPrimary ? [connection.atoms[.primary]] : [])
         // A dedicated window for the manager selection (ICCCM §2.8); it needs no events.
         managerWindow = connection.createWindow(eventMask: 0)
         clipboardAtom = connection.atoms[.clipboard]
         managerAtom = connection.atoms[.clipboardManager]
-        watched = options.primary ? [.clipboard, .primary] : [.clipboard]
+        watched = options.primary || recordsPrimary ? [.clipboard, .primary] : [.clipboard]
     }
 
     private func atom(_ selection: X11Selection) -> XAtom { connection.atoms[selection.knownAtom] }
@@ -170,7 +176,7 @@ public final class X11ClipboardManager {
     }
 
     /// Becomes the display's clipboard manager and starts keeping a copy of the current CLIPBOARD (and,
-    /// with ``Options/primary``, PRIMARY) content.
+    /// with ``Options/primary`` or ``Options/recordPrimary``, PRIMARY) content.
     /// - Throws: ``PasteboardError`` `.unavailable` when another manager runs (and `replace` is false),
     ///   when the server lacks XFixes, or when the claim is lost at once.
     public func start() throws {
@@ -439,7 +445,8 @@ public final class X11ClipboardManager {
         case .snapshot:
             let selectionAtom = atom(fetch.selection)
             guard machine.tracking(selectionAtom).fetching == fetch.owner else { return }
-            snapshots[fetch.selection] = content
+            // Kept only to be restored: a selection watched only to be recorded is never restored.
+            snapshots[fetch.selection] = machine.recordOnly.contains(selectionAtom) ? nil : content
             if let content {
                 options.log?("kept \(label(fetch.selection)) \(content.targetNames.joined(separator: ",")) (\(content.totalBytes) bytes) of 0x\(String(fetch.owner, radix: 16))")
             }

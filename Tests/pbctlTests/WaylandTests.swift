@@ -405,6 +405,27 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertEqual((json?.first?["types"] as? [Any])?.count, 0, "nothing over the cap is kept")
     }
 
+    /// `history.primary = yes` without `--primary`: the primary selection is recorded, but not offered
+    /// again when its owner goes away (that is `--primary`'s job).
+    func testHistoryPrimaryRecordsThePrimarySelectionWithoutRestoringIt() throws {
+        let daemon = try startForegroundDaemon(environment: try configure("history.primary = yes\n"))
+        let owner = try startPeer([wlCopy, "--foreground", "--primary", "primary recorded"], waitFor: nil)
+        let recorded = eventually(timeout: 10) {
+            ((try? historyIndex()) ?? []).contains { $0["preview"] as? String == "primary recorded" }
+        }
+        XCTAssertTrue(recorded, "not recorded: \((try? run([pbctl, "history"]).text) ?? "")\n\(stderrText(daemon))")
+        let entry = try historyIndex().first { $0["preview"] as? String == "primary recorded" }
+        XCTAssertEqual(entry?["selection"] as? String, "primary")
+        XCTAssertEqual(try run([wlPaste, "--primary", "--no-newline"]).text, "primary recorded")
+        // Its owner gone, the primary selection stays empty.
+        owner.kill()
+        XCTAssertTrue(try eventually(timeout: 5) { try run([wlPaste, "--primary"]).status != 0 }, "the primary selection was not cleared")
+        usleep(1_000_000)
+        let after = try run([wlPaste, "--primary", "--no-newline"])
+        XCTAssertNotEqual(after.status, 0, "offered again without --primary: \(after.text)")
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
     /// `pbctl paste` on Wayland takes a fast path (no type registry) when a plain-text MIME type is
     /// offered; it must answer exactly as the full paste (`-v` goes the full way).
     func testFastPasteAgreesWithTheFullPaste() throws {

@@ -122,6 +122,31 @@ final class X11HistoryTests: X11TestCase {
         XCTAssertEqual((json?.first?["types"] as? [Any])?.count, 0, "nothing over the cap is kept")
     }
 
+    /// `history.primary = yes` without `--primary` (README: "`pbctl daemon` records PRIMARY even without
+    /// `--primary`"): the daemon watched PRIMARY only with `--primary`, so nothing was recorded. Each new
+    /// PRIMARY content is recorded now, and PRIMARY is still left alone when its owner goes away.
+    func testHistoryPrimaryRecordsPrimaryWithoutRestoringIt() throws {
+        try requireTool(xclip)
+        let config = scratch + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/pbctl", withIntermediateDirectories: true)
+        try Data("history.primary = yes\n".utf8).write(to: URL(fileURLWithPath: config + "/pbctl/config"))
+        let daemon = try startDaemon(environment: ["XDG_CONFIG_HOME": config])
+        let text = try write(Data("from the mouse".utf8), "m.txt")
+        let owner = try startPeer([xclip, "-i", "-quiet", "-selection", "primary", text], waitFor: nil)
+        try waitForEntries(1)
+        XCTAssertEqual(try historyLines(), ["1\tfrom the mouse"])
+        let index = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch + "/history/index.json")))
+        let entries = (index as? [String: Any])?["entries"] as? [[String: Any]]
+        XCTAssertEqual(entries?.first?["selection"] as? String, "primary")
+        // Its owner gone, PRIMARY stays empty: restoring it is --primary's job.
+        owner.kill()
+        XCTAssertTrue(eventually { (try? run([xclip, "-o", "-selection", "primary"], timeout: 5).status) != 0 },
+                      "PRIMARY was restored without --primary")
+        usleep(1_000_000)
+        XCTAssertNotEqual(try run([xclip, "-o", "-selection", "primary"], timeout: 5).status, 0, "PRIMARY was restored without --primary")
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
     func testFilesBetweenPbctlGTKAndQt() throws {
         try requirePython("gi")
         try requirePython("PyQt5.QtWidgets")

@@ -10,7 +10,8 @@ import Foundation
 /// an owner's disappearance calls for restoring the last content.
 ///
 /// The driver (``X11ClipboardManager``) performs the fetches (each a ``SelectionFetchStateMachine``) and
-/// claims; this type only decides. CLIPBOARD is always watched; PRIMARY with `pbctl daemon --primary`.
+/// claims; this type only decides. CLIPBOARD is always watched; PRIMARY with `pbctl daemon --primary`,
+/// or only to be recorded (`history.primary`), in which case it is never restored.
 public struct ClipboardManagerStateMachine: Sendable {
     /// Size caps for one save or one snapshot.
     public struct Limits: Sendable, Equatable {
@@ -125,6 +126,9 @@ public struct ClipboardManagerStateMachine: Sendable {
     }
 
     public let atoms: KnownAtoms
+    /// Selections watched only so that their content is recorded (PRIMARY with `history.primary` and
+    /// without `--primary`): their owners' content is fetched, but never restored when they vanish.
+    public let recordOnly: Set<XAtom>
 
     /// Answers a request on CLIPBOARD_MANAGER while we own it since `acquired`.
     /// A property of None is an obsolete requestor's: the target names the property (ICCCM §2.2).
@@ -194,7 +198,10 @@ public struct ClipboardManagerStateMachine: Sendable {
     /// The CLIPBOARD owner whose content we keep (nil: nothing kept).
     public var snapshotOwner: XWindow? { tracking(atoms[.clipboard]).snapshotOwner }
 
-    public init(atoms: KnownAtoms) { self.atoms = atoms }
+    public init(atoms: KnownAtoms, recordOnly: Set<XAtom> = []) {
+        self.atoms = atoms
+        self.recordOnly = recordOnly
+    }
 
     /// An XFixes selection-notify for `selection`. `ours`: the windows through which we own selections.
     public mutating func selectionChanged(selection: XAtom, kind: SelectionChangeKind, owner: XWindow,
@@ -226,7 +233,7 @@ public struct ClipboardManagerStateMachine: Sendable {
                 state.fetchedOwnerVanished = true
                 return .finishFetch
             }
-            guard state.snapshotOwner == vanished else { return .nothing }
+            guard state.snapshotOwner == vanished, !recordOnly.contains(selection) else { return .nothing }
             return .restore
         }
     }
@@ -249,7 +256,7 @@ public struct ClipboardManagerStateMachine: Sendable {
         if state.fetchedOwnerVanished {
             state.fetchedOwnerVanished = false
             state.snapshotOwner = nil
-            return kept && state.currentOwner == 0 ? .restore : .nothing
+            return kept && state.currentOwner == 0 && !recordOnly.contains(selection) ? .restore : .nothing
         }
         state.snapshotOwner = kept && owner == state.currentOwner ? owner : nil
         return .nothing

@@ -212,6 +212,28 @@ final class ClipboardManagerStateMachineTests: XCTestCase {
         XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .restore)
     }
 
+    /// `history.primary` without `--primary`: each PRIMARY owner is fetched (to be recorded), but its
+    /// vanishing, before or during the fetch, never calls for a restore; CLIPBOARD still is restored.
+    func testARecordOnlySelectionIsFetchedButNeverRestored() {
+        let primary = atoms[.primary]
+        var m = M(atoms: atoms, recordOnly: [primary])
+        let terminal: XWindow = 0x400
+        XCTAssertEqual(m.selectionChanged(selection: primary, kind: .setOwner, owner: terminal, ours: ours),
+                       .snapshot(owner: terminal))
+        XCTAssertEqual(m.snapshotFinished(selection: primary, owner: terminal, kept: true), .nothing)
+        XCTAssertEqual(m.selectionChanged(selection: primary, kind: .windowDestroyed, owner: 0, ours: ours), .nothing)
+        // Gone while its content was being fetched: the fetch ends, nothing is restored.
+        let editor: XWindow = 0x500
+        XCTAssertEqual(m.selectionChanged(selection: primary, kind: .setOwner, owner: editor, ours: ours),
+                       .snapshot(owner: editor))
+        XCTAssertEqual(m.selectionChanged(selection: primary, kind: .clientClosed, owner: 0, ours: ours), .finishFetch)
+        XCTAssertEqual(m.snapshotFinished(selection: primary, owner: editor, kept: true), .nothing)
+        // CLIPBOARD is not record-only.
+        XCTAssertEqual(m.selectionChanged(kind: .setOwner, owner: app, ours: ours), .snapshot(owner: app))
+        m.snapshotFinished(owner: app, kept: true)
+        XCTAssertEqual(m.selectionChanged(kind: .clientClosed, owner: 0, ours: ours), .restore)
+    }
+
     func testPrimarySnapshotKeepsPlainTextOnly() {
         let xterm = ["TARGETS", "MULTIPLE", "TIMESTAMP", "UTF8_STRING", "COMPOUND_TEXT", "TEXT", "STRING"]
         XCTAssertEqual(M.textTargetsToSnapshot(xterm), ["UTF8_STRING", "COMPOUND_TEXT", "TEXT", "STRING"])
