@@ -542,16 +542,6 @@ public final class History: @unchecked Sendable {
     }
 }
 
-extension ItemFlags {
-    /// Why an item with these flags is never recorded or kept (the one rule the history, the daemons
-    /// and the store share); nil when it may be.
-    public var reasonNotToRecord: String? {
-        if contains(.sensitive) { return "the content is marked sensitive" }
-        if contains(.transient) { return "the content is marked transient" }
-        return nil
-    }
-}
-
 /// A cheap key for deduplication: each representation's type and size, and hashes of its first and
 /// last 64 KiB (never a pass over megabytes). Equal keys are confirmed byte for byte before an entry
 /// counts as the same content.

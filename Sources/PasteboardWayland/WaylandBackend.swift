@@ -31,7 +31,7 @@ public final class WaylandBackend: PasteboardBackend {
     /// The plain-text MIME types wl-copy offers, preferred first.
     public static let textMIMETypes = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT"]
     /// Offered alongside content a password manager marks secret (KDE's convention).
-    public static let passwordHint = "x-kde-passwordManagerHint"
+    public static let passwordHint = ClipboardMarkers.passwordHint
 
     public init(environment: [String: String], registry: TypeRegistry = .standard) throws {
         self.registry = registry
@@ -123,17 +123,9 @@ public final class WaylandBackend: PasteboardBackend {
         return registry.tags(of: type, .mimeType)
     }
 
-    static let markers: Set<String> = [passwordHint, "x-kde-passwordmanagerhint", "org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType"]
-
-    /// What an offer's marker types say: sensitive (KDE's password hint, nspasteboard.org Concealed),
-    /// transient (nspasteboard.org Transient).
+    /// What an offer's marker types say (``ClipboardMarkers``; the hint, unread here, counts as secret).
     public func metadata(forMIMEs mimes: [String]) -> ItemMetadata {
-        var metadata = ItemMetadata(created: Date())
-        if mimes.contains(where: { $0.lowercased() == Self.passwordHint.lowercased() || $0 == "org.nspasteboard.ConcealedType" }) {
-            metadata.flags.insert(.sensitive)
-        }
-        if mimes.contains("org.nspasteboard.TransientType") { metadata.flags.insert(.transient) }
-        return metadata
+        ItemMetadata(created: Date(), flags: ClipboardMarkers.flags(offered: mimes))
     }
 
     public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
@@ -141,7 +133,7 @@ public final class WaylandBackend: PasteboardBackend {
         let metadata = metadata(forMIMEs: mimes)
         var seen = Set<TypeIdentifier>()
         var types: [TypeSummary] = []
-        for mime in mimes where !Self.markers.contains(mime) {
+        for mime in mimes where !ClipboardMarkers.isMarker(mime) {
             let type = type(forMIME: mime)
             if seen.insert(type).inserted { types.append(TypeSummary(type: type)) }
         }
@@ -162,7 +154,7 @@ public final class WaylandBackend: PasteboardBackend {
             throw PasteboardError.empty()
         }
         let preferred = mimeTypes(for: type).filter(mimes.contains)
-        let others = mimes.filter { !preferred.contains($0) && !Self.markers.contains($0) && self.type(forMIME: $0) == type }
+        let others = mimes.filter { !preferred.contains($0) && !ClipboardMarkers.isMarker($0) && self.type(forMIME: $0) == type }
         guard let mime = (preferred + others).first else { throw PasteboardError(.typeNotOffered, "\(type) is not offered") }
         try receive(offer: offer, mime: mime, into: sink)
     }
@@ -279,7 +271,7 @@ extension WaylandBackend: PasteboardWatching {
         guard let mimes = connection.client.offers[offer], !mimes.isEmpty else { return [] }
         let metadata = metadata(forMIMEs: mimes)
         var seen = Set<TypeIdentifier>()
-        let types = mimes.filter { !Self.markers.contains($0) }.map(type(forMIME:)).filter { seen.insert($0).inserted }
+        let types = mimes.filter { !ClipboardMarkers.isMarker($0) }.map(type(forMIME:)).filter { seen.insert($0).inserted }
         return types.isEmpty ? [] : [ItemSummary(types: types.map { TypeSummary(type: $0) }, metadata: metadata)]
     }
 }

@@ -202,7 +202,7 @@ public final class WaylandClipboardManager {
             return
         }
         var byType: [(TypeIdentifier, [String])] = []
-        for mime in mimes where !WaylandBackend.markers.contains(mime) {
+        for mime in mimes where !ClipboardMarkers.isMarker(mime) {
             let type = backend.type(forMIME: mime)
             if let index = byType.firstIndex(where: { $0.0 == type }) {
                 byType[index].1.append(mime)

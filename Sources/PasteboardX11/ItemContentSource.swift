@@ -58,13 +58,12 @@ public final class ItemContentSource: SelectionContentSource {
                 add(name, Entry(representation: text.type, encoding: Self.encoding(forTarget: name)))
             }
         }
-        if item.metadata.flags.contains(.sensitive) {
-            add(KnownAtom.passwordManagerHint.rawValue, Entry(representation: "org.kde.password-manager-hint", encoding: .asIs))
-        }
-        // nspasteboard.org: clipboard managers (pbctl daemon, others that follow the convention) must not
-        // record transient content (`copy --transient`, `--paste-once`, `--clear-after`).
-        if item.metadata.flags.contains(.transient) {
-            add("org.nspasteboard.TransientType", Entry(representation: .transient, encoding: .asIs))
+        // The markers (ClipboardMarkers): clipboard managers (pbctl daemon, others that follow the
+        // conventions) never keep sensitive content, nor record transient content (`copy --transient`,
+        // `--paste-once`, `--clear-after`).
+        for marker in ClipboardMarkers.offered(for: item.metadata.flags) {
+            let representation: TypeIdentifier = marker.name == ClipboardMarkers.passwordHint ? "org.kde.password-manager-hint" : .transient
+            add(marker.name, Entry(representation: representation, encoding: .asIs))
         }
         let interned = try intern(names)
         for ((name, entry), atom) in zip(plan, interned) where entries[atom] == nil {

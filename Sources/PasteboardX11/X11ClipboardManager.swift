@@ -546,7 +546,7 @@ public final class X11ClipboardManager {
         var seen = Set<TypeIdentifier>()
         let typeNames = (try? connection.names(of: content.entries.map(\.content.type))) ?? []
         for (index, entry) in content.entries.enumerated() {
-            guard !ClipboardManagerStateMachine.markerTargets.contains(entry.name) else { continue }
+            guard !ClipboardMarkers.isMarker(entry.name) else { continue }
             let type = negotiation.type(forTarget: entry.name)
             guard !TargetNegotiation.protocolTargets.contains(entry.name), seen.insert(type).inserted else { continue }
             var bytes = entry.content.bytes
@@ -566,7 +566,7 @@ public final class X11ClipboardManager {
         var seen = Set(item.representations.map(\.type))
         var types: [TypeSummary] = []
         for target in skipped {
-            guard !ClipboardManagerStateMachine.markerTargets.contains(target.name),
+            guard !ClipboardMarkers.isMarker(target.name),
                   !TargetNegotiation.protocolTargets.contains(target.name) else { continue }
             let type = negotiation.type(forTarget: target.name)
             guard seen.insert(type).inserted else { continue }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// The decisions of the clipboard manager (`pbctl daemon`) as pure logic: which targets to fetch
 /// when saving (SAVE_TARGETS, freedesktop Clipboard Manager spec) or keeping a copy of the current
@@ -44,8 +45,6 @@ public struct ClipboardManagerStateMachine: Sendable {
         "_NET_MAX_SELECTION_SIZE", "BITMAP", "DRAWABLE", "COLORMAP", "CLIENT_WINDOW", "LENGTH",
     ]
 
-    /// Targets whose mere presence marks the content as not to be recorded (nspasteboard.org).
-    public static let markerTargets: Set<String> = ["org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType"]
 
     /// The targets to convert for a SAVE_TARGETS request, in the order given: protocol and side-effect
     /// targets dropped, duplicates and empty names removed, at most `limits.maxTargets`.
@@ -97,19 +96,19 @@ public struct ClipboardManagerStateMachine: Sendable {
         case sensitive
     }
 
+    /// What the markers among `targets` say (``ClipboardMarkers``): concealed or transient content is
+    /// never kept; KDE's hint has to be read first.
     public static func sensitivity(of targets: [String]) -> Sensitivity {
-        if targets.contains(where: markerTargets.contains) { return .sensitive }
-        if targets.contains(KnownAtom.passwordManagerHint.rawValue) { return .askHint }
-        return .none
+        if !ClipboardMarkers.flags(offered: targets.filter { !ClipboardMarkers.offersHint([$0]) })
+            .isDisjoint(with: [.sensitive, .transient])
+        {
+            return .sensitive
+        }
+        return ClipboardMarkers.offersHint(targets) ? .askHint : .none
     }
 
-    /// The KDE hint's value: only an explicit "public" lets the content be kept (as `pbctl watch`
-    /// reads it); "secret", anything else, or a hint that cannot be read means secret.
-    public static func isSecret(hintValue: Data?) -> Bool {
-        guard let hintValue else { return true }
-        let trimmed = hintValue.filter { ![0x00, 0x09, 0x0A, 0x0D, 0x20].contains($0) }
-        return trimmed != Data("public".utf8)
-    }
+    /// The KDE hint's value, as ``ClipboardMarkers/isSecret(hintValue:)`` reads it.
+    public static func isSecret(hintValue: Data?) -> Bool { ClipboardMarkers.isSecret(hintValue: hintValue) }
 
     // MARK: Requests on CLIPBOARD_MANAGER
 
