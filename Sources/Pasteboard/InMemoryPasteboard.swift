@@ -23,7 +23,7 @@ public final class InMemoryPasteboard: PasteboardBackend, Sendable {
     public init() {}
 
     @discardableResult
-    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
         boards.withLock { boards in
             var board = boards[pasteboard, default: Board()]
             board.items = items

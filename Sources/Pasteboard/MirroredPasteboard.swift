@@ -29,11 +29,6 @@ public final class MirroredPasteboard: PasteboardBackend {
     }
 
     @discardableResult
-    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
-        try write(items, to: pasteboard, options: CopyOptions())
-    }
-
-    @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
         let count = try primary.write(items, to: pasteboard, options: options)
         do {

@@ -61,6 +61,9 @@ public struct CopyOptions: Sendable {
     public var spawnOwner = false
     /// Where a detached owner logs (its standard error is /dev/null).
     public var ownerLog: (@Sendable (String) -> Void)?
+    /// The arguments that start a spawned owner serving a request (the command line's own spelling of
+    /// its hidden command); nil: the owner can only fork.
+    public var ownerArguments: (@Sendable (ServeRequest) -> [String])?
 
     public init() {}
 
@@ -101,9 +104,11 @@ public final class DataSink: RepresentationSink {
 ///
 /// Every call names its pasteboard. Items are numbered from 0 in the order they were written.
 public protocol PasteboardBackend: AnyObject {
-    /// Replaces the pasteboard's content with `items` and returns the new change count.
+    /// Replaces the pasteboard's content with `items`, served as `options` say (backends ignore what
+    /// does not apply to them), and returns the new change count. The options are a parameter, never
+    /// state kept between calls.
     @discardableResult
-    func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int
+    func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int
 
     /// The items currently held, without their bytes; empty when the pasteboard is clear.
     func items(in pasteboard: PasteboardName) throws -> [ItemSummary]
@@ -122,10 +127,6 @@ public protocol PasteboardBackend: AnyObject {
     /// The backend's name and detail, for `pbctl info`.
     var info: BackendInfo { get }
 
-    /// As ``write(_:to:)``, served as `options` say. The default ignores the options.
-    @discardableResult
-    func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int
-
     /// Streams one representation to `sink` as it arrives or is read, so a large paste is never held
     /// whole. The default reads the whole data and hands it over as one chunk.
     func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws
@@ -140,6 +141,10 @@ public protocol PasteboardBackend: AnyObject {
     var storedFiles: (any StoredFiles)? { get }
     /// Reports changes as they happen (X11, Wayland).
     var watching: (any PasteboardWatching)? { get }
+    /// Serves content from this process (X11, Wayland).
+    var serving: (any SelectionServing)? { get }
+    /// Keeps the clipboard: `pbctl daemon` (X11, Wayland).
+    var keeping: (any ClipboardKeeping)? { get }
     /// Whether a clipboard manager can see this backend's changes, and so records them in the history
     /// (a display's clipboard); false where nobody can (the store, the terminal): a copy there records
     /// itself.
@@ -147,14 +152,17 @@ public protocol PasteboardBackend: AnyObject {
 }
 
 extension PasteboardBackend {
+    /// ``write(_:to:options:)`` with the default options.
     @discardableResult
-    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
-        try write(items, to: pasteboard)
+    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+        try write(items, to: pasteboard, options: CopyOptions())
     }
 
     public var spooling: (any InputSpooling)? { nil }
     public var storedFiles: (any StoredFiles)? { nil }
     public var watching: (any PasteboardWatching)? { nil }
+    public var serving: (any SelectionServing)? { nil }
+    public var keeping: (any ClipboardKeeping)? { nil }
     public var changesReachDaemons: Bool { watching != nil }
 
     public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {

@@ -143,11 +143,6 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     public var info: BackendInfo { BackendInfo(name: "store", detail: root) }
 
-    @discardableResult
-    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
-        try write(items, to: pasteboard, options: CopyOptions())
-    }
-
     /// Sensitive items live `options.lifetime(sensitive: true)` seconds in their holder.
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {

@@ -69,7 +69,7 @@ public final class TerminalClipboardBackend: PasteboardBackend, @unchecked Senda
     }
 
     @discardableResult
-    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
+    public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
         let selection = try selection(pasteboard)
         guard let item = items.first else {
             try clear(pasteboard)

@@ -26,7 +26,6 @@ public final class WaylandBackend: PasteboardBackend {
     public var ownerExecutable = "/proc/self/exe"
     /// Seconds each step of a paste may take before the owner counts as stalled.
     public var stepTimeout: Double = 5
-    public var copyOptions = CopyOptions()
 
     /// The plain-text MIME types wl-copy offers, preferred first.
     public static let textMIMETypes = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT"]
@@ -181,66 +180,66 @@ public final class WaylandBackend: PasteboardBackend {
         return connection.client.changes
     }
 
+    /// Serves the first item as `options` say: from this process (`foreground`), by this process forked
+    /// (as wl-copy does), or by a spawned `pbctl __serve-wayland`.
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
-        copyOptions = options
-        return try write(items, to: pasteboard)
-    }
-
-    @discardableResult
-    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
         guard pasteboard == .general || pasteboard == .primary else {
             throw PasteboardError(.unavailable, "Wayland has no pasteboard '\(pasteboard)' (use general or primary, or --backend store)")
         }
-        guard let item = items.first else {
+        guard let first = items.first else {
             try clear(pasteboard)
             return 0
         }
         if pasteboard == .primary, !connection.client.supportsPrimary {
             throw PasteboardError(.unavailable, "this compositor's data-control has no primary selection (wlr version 1)")
         }
-        var served = item
-        let lifetime = copyOptions.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
-        if copyOptions.pasteOnce || lifetime != nil { served.metadata.flags.insert(.transient) }
+        let item = options.served(first)
         let primary = pasteboard == .primary
-        if copyOptions.foreground {
-            try serve(served, primary: primary, claimed: {})
+        if options.foreground {
+            try serve(item, on: pasteboard, options: options) {}
             return 1
         }
         // The usual background owner: this process forked (as wl-copy does), on this connection.
-        if !copyOptions.spawnOwner {
-            let owner = self.owner(served, primary: primary, lifetime: lifetime)
+        if !options.spawnOwner {
+            let owner = self.owner(item, primary: primary, options: options)
             let deadline = deadline()
             if try DetachedProcess.forkOwner(keeping: [connection.fd], claim: { try owner.claim(deadline: deadline) }, serve: owner.run) {
                 return 1
             }
         }
-        // A process with several threads cannot fork safely: a fresh pbctl (`__serve-wayland`) serves.
-        var arguments = ["__serve-wayland"]
-        if primary { arguments.append("--primary") }
-        if copyOptions.pasteOnce { arguments.append("--paste-once") }
-        if let lifetime { arguments += ["--clear-after", String(lifetime)] }
-        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments, serving: served)
+        // A process with several threads cannot fork safely: a fresh pbctl (`__serve-x11`, `__serve-wayland`) serves.
+        guard let arguments = options.ownerArguments else {
+            throw PasteboardError(.unavailable, "this process cannot fork (several threads) and has no owner command to start")
+        }
+        let request = ServeRequest(
+                backend: info.name, display: nil, pasteboard: pasteboard, pasteOnce: options.pasteOnce,
+                clearAfter: options.lifetime(sensitive: item.metadata.flags.contains(.sensitive)))
+        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments(request), serving: item)
         return 1
     }
 
+    private func owner(_ item: Item, primary: Bool, options: CopyOptions) -> WaylandSelectionOwner {
+        WaylandSelectionOwner(
+            connection: connection, item: item, primary: primary, mimeTypes: mimeTypes(for:),
+            pasteOnce: options.pasteOnce, lifetime: options.lifetime(sensitive: item.metadata.flags.contains(.sensitive)),
+            log: options.ownerLog)
+    }
+}
+
+extension WaylandBackend: SelectionServing {
     /// Serves `item` from this process until another client takes the selection (or the one paste, or
-    /// the lifetime of ``copyOptions`` ends); `claimed` runs once the selection is ours. What
-    /// `copy --foreground` and a spawned owner (`__serve-wayland`) do.
-    public func serve(_ item: Item, primary: Bool, claimed: () -> Void) throws {
+    /// the lifetime `options` give, ends): what `copy --foreground` and a spawned owner do.
+    public func serve(_ item: Item, on pasteboard: PasteboardName, options: CopyOptions, ready: () -> Void) throws {
+        let primary = pasteboard == .primary
         if primary, !connection.client.supportsPrimary {
             throw PasteboardError(.unavailable, "this compositor's data-control has no primary selection (wlr version 1)")
         }
-        let owner = self.owner(item, primary: primary, lifetime: copyOptions.lifetime(sensitive: item.metadata.flags.contains(.sensitive)))
+        let served = options.served(item)
+        let owner = self.owner(served, primary: primary, options: options)
         try owner.claim(deadline: deadline())
-        claimed()
+        ready()
         try owner.run()
-    }
-
-    private func owner(_ item: Item, primary: Bool, lifetime: Double?) -> WaylandSelectionOwner {
-        WaylandSelectionOwner(
-            connection: connection, item: item, primary: primary, mimeTypes: mimeTypes(for:),
-            pasteOnce: copyOptions.pasteOnce, lifetime: lifetime, log: copyOptions.ownerLog)
     }
 }
 

@@ -14,10 +14,7 @@ import Pasteboard
 public final class X11Backend: PasteboardBackend {
     public let connection: XConnection
     public let display: String?
-    /// How ``write(_:to:)`` serves: foreground, one paste, a lifetime (sensitive content gets
-    /// ``CopyOptions/sensitiveLifetime``), fork or spawn, the owner's log.
-    public var copyOptions = CopyOptions()
-    /// The pbctl executable the spawned background owner runs (`__serve-x11`).
+    /// The pbctl executable the spawned background owner runs (`__serve-x11`, `__serve-wayland`).
     public var ownerExecutable = "/proc/self/exe"
     /// Let a running `pbctl daemon` serve CLIPBOARD copies (not PRIMARY, sensitive, transient,
     /// --paste-once or --clear-after ones) instead of starting a background owner.
@@ -72,59 +69,51 @@ public final class X11Backend: PasteboardBackend {
 
     public var info: BackendInfo { BackendInfo(name: "x11", detail: display) }
 
+    /// Serves the first item as `options` say: from this process (`foreground`), by a running `pbctl
+    /// daemon` (plain CLIPBOARD copies), by this process forked, or by a spawned `pbctl __serve-x11`.
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
-        copyOptions = options
-        return try write(items, to: pasteboard)
-    }
-
-    @discardableResult
-    public func write(_ items: [Item], to pasteboard: PasteboardName) throws -> Int {
         let selection = try selection(pasteboard)
-        guard let item = items.first else {
+        guard let first = items.first else {
             try clear(pasteboard)
             return 0
         }
-        let clearAfter = copyOptions.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
-        if copyOptions.foreground {
-            var options = X11SelectionOwner.Options()
-            options.pasteOnce = copyOptions.pasteOnce
-            options.registry = negotiation.registry
-            options.clearAfter = clearAfter
-            let owner = X11SelectionOwner(connection: connection, options: options)
-            try owner.claim(item, selections: [selection])
-            try owner.run()
+        let item = options.served(first)
+        let clearAfter = options.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
+        if options.foreground {
+            try serve(item, on: pasteboard, options: options) {}
             return 1
         }
-        if handToDaemon, selection == .clipboard, !copyOptions.pasteOnce, clearAfter == nil,
+        if handToDaemon, selection == .clipboard, !options.pasteOnce, clearAfter == nil,
             item.metadata.flags.isDisjoint(with: [.sensitive, .transient]), try handToClipboardManager(item)
         {
             return 1
         }
-        if !copyOptions.spawnOwner, try serveFromFork(item, selection: selection, clearAfter: clearAfter) { return 1 }
-        var arguments = ["__serve-x11", "--selection", selection.rawValue]
-        if let display { arguments += ["--display", display] }
-        if copyOptions.pasteOnce { arguments.append("--paste-once") }
-        if let clearAfter { arguments += ["--clear-after", String(clearAfter)] }
-        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments, serving: item)
+        if !options.spawnOwner, try serveFromFork(item, selection: selection, options: options) { return 1 }
+        guard let arguments = options.ownerArguments else {
+            throw PasteboardError(.unavailable, "this process cannot fork (several threads) and has no owner command to start")
+        }
+        let request = ServeRequest(backend: info.name, display: display, pasteboard: pasteboard, pasteOnce: options.pasteOnce, clearAfter: clearAfter)
+        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments(request), serving: item)
         return 1
+    }
+
+    private func owner(_ options: CopyOptions, for item: Item) -> X11SelectionOwner {
+        var ownerOptions = X11SelectionOwner.Options()
+        ownerOptions.pasteOnce = options.pasteOnce
+        ownerOptions.clearAfter = options.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
+        ownerOptions.registry = negotiation.registry
+        ownerOptions.log = options.ownerLog
+        return X11SelectionOwner(connection: connection, options: ownerOptions)
     }
 
     /// The usual background owner: this process forked, serving `item` on this backend's connection.
     /// False when the process cannot fork safely (more than one thread); the caller spawns instead.
-    private func serveFromFork(_ item: Item, selection: X11Selection, clearAfter: Double?) throws -> Bool {
-        var options = X11SelectionOwner.Options()
-        options.pasteOnce = copyOptions.pasteOnce
-        options.clearAfter = clearAfter
-        options.registry = negotiation.registry
-        options.log = copyOptions.ownerLog
-        var served = item
-        // Content meant to vanish is not for clipboard managers to record (nor to consume the one paste).
-        if options.pasteOnce || options.clearAfter != nil { served.metadata.flags.insert(.transient) }
+    private func serveFromFork(_ item: Item, selection: X11Selection, options: CopyOptions) throws -> Bool {
+        let owner = owner(options, for: item)
         let connection = self.connection
-        let owner = X11SelectionOwner(connection: connection, options: options)
         let forked = try DetachedProcess.forkOwner(
-            keeping: [connection.fileDescriptor], claim: { try owner.claim(served, selections: [selection]) }, serve: owner.run)
+            keeping: [connection.fileDescriptor], claim: { try owner.claim(item, selections: [selection]) }, serve: owner.run)
         if forked { connection.handOverToChild() }
         return forked
     }
@@ -225,5 +214,15 @@ extension X11Backend: PasteboardWatching {
                 types: change.types, sensitive: change.sensitive)
             guard try body(event) else { return }
         }
+    }
+}
+
+extension X11Backend: SelectionServing {
+    public func serve(_ item: Item, on pasteboard: PasteboardName, options: CopyOptions, ready: () -> Void) throws {
+        let served = options.served(item)
+        let owner = owner(options, for: served)
+        try owner.claim(served, selections: [try selection(pasteboard)])
+        ready()
+        try owner.run()
     }
 }

@@ -21,6 +21,9 @@ struct OptionSpec: Sendable {
         case words([String])
     }
 
+    /// How the option is written on a command line: `--long`.
+    var flag: String { "--" + long }
+
     static func flag(_ long: String, _ short: Character? = nil, _ help: String) -> OptionSpec {
         OptionSpec(long: long, short: short, takesValue: false, help: help, valueName: "", values: .none)
     }

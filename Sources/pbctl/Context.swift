@@ -34,6 +34,13 @@ struct Context: Sendable {
 
     var environment: [String: String] { terminal.environment }
 
+    /// This context with another environment (a spawned owner serving the display its parent named).
+    func with(environment: [String: String]) -> Context {
+        var copy = self
+        copy.terminal.environment = environment
+        return copy
+    }
+
     enum BackendKind: String, CaseIterable, Sendable { case auto, store, wayland, x11, osc52 }
 
     /// What a command needs from its backend beyond the kind: whether the copy is sensitive (never to

@@ -49,3 +49,14 @@ func ownerLog(_ context: Context) -> (@Sendable (String) -> Void)? {
     return { line in file.append(line) }
 }
 
+extension Context {
+    /// How this process's copies are served, before a command's own options: where a detached owner
+    /// logs, how one is spawned when this process cannot fork (`PBCTL_SPAWN_OWNER` makes it always).
+    func copyOptions() -> CopyOptions {
+        var options = CopyOptions()
+        options.spawnOwner = environment["PBCTL_SPAWN_OWNER"] != nil || environment["PBCTL_X11_SPAWN_OWNER"] != nil
+        options.ownerLog = ownerLog(self)
+        options.ownerArguments = ServeArguments.arguments
+        return options
+    }
+}

@@ -369,6 +369,8 @@ final class WaylandTests: WaylandTestCase {
 
     /// Starts `pbctl daemon` in the foreground (ended by its pid when the test ends) and waits until it runs.
     func startForegroundDaemon(environment extra: [String: String]) throws -> Spawned {
+        // A daemon an earlier test stopped (pkill returns at once) may still hold the compositor's lock.
+        XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "daemon", "--status"]).status != 0 }, "an earlier daemon still runs")
         let daemon = try startPeer([pbctl, "daemon", "--verbose"], environment: extra, waitFor: nil)
         let started = try eventually(timeout: 10) { try run([pbctl, "daemon", "--status"]).status == 0 }
         XCTAssertTrue(started, "the daemon did not start: \(stderrText(daemon))")

@@ -77,13 +77,10 @@ struct CopyArguments {
         maximumSize = try context.maximumInputSize(arguments.value(Self.maxSize))
         macCompat = arguments.has(Self.macCompat)
         sources = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
+        copy = context.copyOptions()
         copy.foreground = arguments.has(Self.foreground)
         copy.pasteOnce = arguments.has(Self.pasteOnce)
         copy.clearAfter = try arguments.value(Self.clearAfter).map { try parseSeconds($0, option: "clear-after") }
-        copy.sensitiveLifetime = defaultSensitiveLifetime
-        // The spawned owner is the fallback for processes that cannot fork; tests choose it with this.
-        copy.spawnOwner = context.environment["PBCTL_SPAWN_OWNER"] != nil || context.environment["PBCTL_X11_SPAWN_OWNER"] != nil
-        copy.ownerLog = ownerLog(context)
         cut = arguments.has(Self.cut)
         if arguments.has(Self.files) {
             guard !arguments.positionals.isEmpty else { throw UsageError(message: "--files needs at least one PATH", command: "copy") }

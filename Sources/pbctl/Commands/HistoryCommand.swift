@@ -176,7 +176,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         var item = try history.item(id)
         item.metadata.created = Date()
         let backend = try context.backend(options.global)
-        try backend.write([item], to: options.global.pasteboard, options: CopyOptions())
+        try backend.write([item], to: options.global.pasteboard, options: context.copyOptions())
         if !backend.changesReachDaemons, options.global.pasteboard == .general {
             context.recordInHistory(item, verbose: false)  // to the top
         }

@@ -15,11 +15,6 @@ import SystemIO
 import PasteboardStore
 import PasteboardX11
 
-/// Sensitive content without a display: `pbctl copy --sensitive` hands the item to a detached
-/// `pbctl __hold` process that keeps it in memory and serves it on a Unix socket in the pasteboard's
-/// private package (see ``HeldItems``). It exits when the content is cleared or replaced, or after
-/// `--clear-after` seconds (45 by default), clearing the pasteboard on its way out.
-let defaultSensitiveLifetime = 45.0
 
 /// Starts the holder for `items` and returns once it listens.
 func launchHolder(
@@ -51,7 +46,7 @@ let holdCommand = Command(
                 let pasteboard = parsed.value("pasteboard").flatMap(PasteboardName.init),
                 let change = parsed.value("change").flatMap(Int.init)
             else { throw PasteboardError(.invalidData, "__hold: missing arguments") }
-            let lifetime = parsed.value("clear-after").flatMap(Double.init) ?? defaultSensitiveLifetime
+            let lifetime = parsed.value("clear-after").flatMap(Double.init) ?? CopyOptions().sensitiveLifetime
             POSIX.leaveCurrentDirectory()
             let items = try ItemArchive.decode(
                 try POSIX.readAll(STDIN_FILENO, path: "standard input"), producer: Conversion.produceRepresentation)

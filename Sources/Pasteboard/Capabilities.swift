@@ -1,0 +1,124 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// The capabilities of a display's clipboard beyond reading and writing it: serving content from a
+// process of its own (the owner a copy leaves behind) and keeping the clipboard (`pbctl daemon`). A
+// command asks the backend for them (``PasteboardBackend/serving``, ``PasteboardBackend/keeping``) and
+// never names a backend: the X11 and Wayland backends have both, the store and the terminal neither.
+
+/// Serving content until another owner takes the selection: what `copy --foreground` and a spawned
+/// owner (`pbctl __serve`) run.
+public protocol SelectionServing: PasteboardBackend {
+    /// Serves `item` on `pasteboard` from this process until another client takes the selection (or
+    /// the one paste, or the lifetime `options` give, ends); `ready` runs once the selection is ours.
+    func serve(_ item: Item, on pasteboard: PasteboardName, options: CopyOptions, ready: () -> Void) throws
+}
+
+extension SelectionServing {
+    public var serving: (any SelectionServing)? { self }
+}
+
+/// What a spawned owner (`pbctl __serve-x11`, `__serve-wayland`) serves: the backend, the display,
+/// the pasteboard, one paste, a lifetime. A backend hands it to ``CopyOptions/ownerArguments``, which
+/// the command line builds from the same option specs the hidden command parses it with, so no flag is
+/// spelled twice.
+public struct ServeRequest: Sendable, Equatable {
+    /// The backend, by its name (``BackendInfo/name``: `x11`, `wayland`).
+    public var backend: String
+    /// The display the parent wrote to, when it named one (X11).
+    public var display: String?
+    public var pasteboard: PasteboardName
+    public var pasteOnce: Bool
+    public var clearAfter: Double?
+
+    public init(backend: String, display: String?, pasteboard: PasteboardName, pasteOnce: Bool, clearAfter: Double?) {
+        self.backend = backend
+        self.display = display
+        self.pasteboard = pasteboard
+        self.pasteOnce = pasteOnce
+        self.clearAfter = clearAfter
+    }
+
+    /// The options the owner serves with.
+    public var options: CopyOptions {
+        var options = CopyOptions()
+        options.pasteOnce = pasteOnce
+        options.clearAfter = clearAfter
+        return options
+    }
+}
+
+/// Keeping the clipboard: serving it again when its owner goes away, and handing each new content over
+/// to be recorded. What `pbctl daemon` runs on any backend that has it.
+public protocol ClipboardKeeping: PasteboardBackend {
+    /// Who keeps this clipboard now (`daemon --status`), nil when nobody does.
+    func runningKeeper() throws -> String?
+    /// Becomes this clipboard's keeper, calls `ready` once it keeps it, and keeps it until another
+    /// keeper takes over, the connection ends, or ``stopDescriptor`` is shut down.
+    /// - Throws: ``PasteboardError`` `.unavailable` when another keeper runs and `options.replace` is
+    ///   false, or the keeper cannot start.
+    func keep(_ options: KeepOptions, ready: () -> Void) throws -> KeepEnd
+    /// The descriptor whose shutdown ends ``keep(_:ready:)`` (all a signal handler may do).
+    var stopDescriptor: Int32 { get }
+    /// What is kept, for messages: the display or the compositor.
+    var keptPlace: String { get }
+}
+
+extension ClipboardKeeping {
+    public var keeping: (any ClipboardKeeping)? { self }
+}
+
+/// How a keeper keeps the clipboard.
+public struct KeepOptions: Sendable {
+    /// Also keep the primary selection and serve it again when its owner goes away.
+    public var primary = false
+    /// Record the primary selection (never served again without ``primary``).
+    public var recordPrimary = false
+    /// Take over from a keeper that runs.
+    public var replace = false
+    /// The largest representation fetched for recording; a larger one is drained and listed as skipped.
+    public var maximumRecordedSize = 64 << 20
+    /// Hears each new content to record; nil: nothing is recorded.
+    public var record: (@Sendable (KeptContent) -> Void)?
+    /// Served when the clipboard is empty at the start (the newest history entry).
+    public var restore: Item?
+    /// Produces derived representations of kept content.
+    public var producer: RepresentationProducer?
+    public var registry: TypeRegistry = .standard
+    /// Where the keeper logs.
+    public var log: (@Sendable (String) -> Void)?
+
+    public init() {}
+}
+
+/// One content a keeper hands over to be recorded.
+public struct KeptContent: Sendable {
+    public var item: Item
+    /// The owning application, where the clipboard names it.
+    public var application: String?
+    /// `clipboard` or `primary`.
+    public var selection: String
+    /// What was left out for its size.
+    public var skipped: [TypeSummary]
+
+    public init(item: Item, application: String?, selection: String, skipped: [TypeSummary]) {
+        self.item = item
+        self.application = application
+        self.selection = selection
+        self.skipped = skipped
+    }
+}
+
+/// How keeping ended.
+public enum KeepEnd: Sendable {
+    /// Another keeper took over.
+    case replaced
+    /// The connection ended while the display may still answer (a compositor drops a client it cannot
+    /// write to): keeping may go on through a new connection, serving `kept` again.
+    case dropped(reason: String, kept: Item?)
+    /// The display is gone.
+    case lost(reason: String)
+}
