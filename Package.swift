@@ -32,13 +32,13 @@ let package = Package(
         // selection owner, the detached daemon, the store's holder of sensitive content.
         .target(name: "DetachedProcess", dependencies: ["Pasteboard", "CSystem", "SystemIO"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
-        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess"]),
+        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess", "SystemIO"]),
         // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift (no Wayland
         // client library), so the release binary stays static.
         .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess"]),
         .testTarget(name: "PasteboardWaylandTests", dependencies: ["PasteboardWayland", "Pasteboard"]),
         // The terminal's clipboard (OSC 52, kitty's OSC 5522, multiplexer passthrough) over /dev/tty: for SSH sessions.
-        .target(name: "PasteboardTerminal", dependencies: ["Pasteboard"]),
+        .target(name: "PasteboardTerminal", dependencies: ["Pasteboard", "SystemIO"]),
         // zlib headers (raw deflate for ZIP archives); holds no Swift.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.
@@ -50,11 +50,16 @@ let package = Package(
         // Documents on disk: TextBundle folders and archives read and written, a Markdown file's images
         // offered as a TextBundle, provenance in user.x-document-source.
         .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
+        // The composition root: which backend an invocation uses and why; the only code that names the
+        // concrete backends.
+        .target(
+            name: "Backends",
+            dependencies: ["Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "Representations", "SystemIO"]),
         .executableTarget(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal",
-                "Archive", "DetachedProcess", "Files", "Documents",
+                "Archive", "DetachedProcess", "Files", "Documents", "Backends",
             ]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),

@@ -18,6 +18,22 @@ leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\
 # touches no command): no cast to a concrete backend.
 leaks=$(grep -rnE '\b(as[?!]?|is) +(any +)?[A-Z][A-Za-z]*(Backend|Pasteboard|Store|InputSpooling|StoredFiles|PasteboardWatching)\b' Sources/pbctl)
 [ -z "$leaks" ] || fail "a command casts a backend (ask for a capability: backend.spooling, .storedFiles, .watching): $leaks"
+# The CLI parses, calls and prints: no system call of its own (they live in SystemIO, the store,
+# DetachedProcess, Files, Documents and the backends).
+leaks=$(grep -rnE '(^|[^.[:alnum:]_])(open|openat|creat|pipe|pipe2|poll|select|fcntl|flock|lstat|fstatat|fstat|posix_spawnp?|fork|execve?|ioctl|pread|pwrite|read|write|ftruncate|waitpid|splice|sendfile|mmap|mkdir|mkdirat|rmdir|rename|renameat|link|linkat|symlink|readlink|unlink|unlinkat|chdir|chmod|fchmod|kill|dup2?|socket|connect|bind|listen|accept|shutdown|signal|sigaction|clock_gettime|getcwd|setsid)\(' Sources/pbctl | grep -vE '^[^:]+:[0-9]+:\s*//')
+[ -z "$leaks" ] || fail "the CLI makes system calls (move them to the module that owns the work): $leaks"
+# No command or support file names a concrete backend, connection or owner type, nor imports a backend
+# module: they are reached through Backends (the composition root) and the backend capabilities.
+leaks=$(grep -rnwE 'X11Backend|WaylandBackend|FileStore|TerminalClipboardBackend|MirroredPasteboard|InMemoryPasteboard|XConnection|WaylandConnection|X11SelectionOwner|WaylandSelectionOwner|X11SelectionReader|X11SelectionWatcher|X11ClipboardManager|WaylandClipboardManager|HeldItems|DataControlClient' Sources/pbctl | grep -vE '^[^:]+:[0-9]+:\s*//')
+[ -z "$leaks" ] || fail "the CLI names a concrete backend, connection or owner type: $leaks"
+leaks=$(grep -rlE '^\s*import (PasteboardX11|PasteboardWayland|PasteboardTerminal|CX11|CSystem)\b' Sources/pbctl)
+[ -z "$leaks" ] || fail "the CLI imports a backend module (use Backends): $leaks"
+# One file per command: each `Command(` value in a file of its own under Commands/.
+leaks=$(grep -lE '^let [A-Za-z]+Command = Command\(' Sources/pbctl/Commands/*.swift | while read -r f; do n=$(grep -cE '^let [A-Za-z]+Command = (Command\(|serveCommand\()' "$f"); [ "$n" -gt 1 ] && echo "$f"; done)
+[ -z "$leaks" ] || fail "more than one command in a file: $leaks"
+# Hidden commands parse through option specs as every other does: no hand-written argv loop.
+leaks=$(grep -rnE 'raw: *\{|while index < arguments\.count' Sources/pbctl/Commands)
+[ -z "$leaks" ] || fail "a command parses its arguments by hand: $leaks"
 # The CLI prints through SystemIO, not the store.
 grep -q '^import PasteboardStore' Sources/pbctl/Terminal.swift && fail "Terminal.swift imports the store"
 grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"

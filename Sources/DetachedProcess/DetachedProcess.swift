@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Pasteboard
+import SystemIO
 
 /// Starts the detached processes that outlive the pbctl that started them: the X selection owner
 /// after `pbctl copy` returns (xclip's and wl-copy's fork), `pbctl daemon --detach`, and the store's
@@ -261,9 +262,5 @@ public enum DetachedProcess {
         PasteboardError(.io, "\(what) failed: \(String(cString: strerror(errno)))")
     }
 
-    private static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
+    private static func now() -> UInt64 { MonotonicClock.nanoseconds() }
 }

@@ -192,9 +192,5 @@ public enum HeldItems {
         return nil
     }
 
-    static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    static func monotonicSeconds() -> Double { MonotonicClock.seconds() }
 }

@@ -32,8 +32,12 @@ public final class WaylandBackend: PasteboardBackend {
     /// Offered alongside content a password manager marks secret (KDE's convention).
     public static let passwordHint = ClipboardMarkers.passwordHint
 
+    /// Where the daemon's lock goes: `$XDG_RUNTIME_DIR`, else `$TMPDIR`, else `/tmp`.
+    let lockFolder: String
+
     public init(environment: [String: String], registry: TypeRegistry = .standard) throws {
         self.registry = registry
+        lockFolder = WaylandDaemonLock.folder(environment: environment)
         if let timeout = environment["PBCTL_WAYLAND_TIMEOUT"].flatMap(Double.init), timeout > 0 { stepTimeout = timeout }
         connection = try Self.connect(
             display: environment["WAYLAND_DISPLAY"], runtimeDirectory: environment["XDG_RUNTIME_DIR"], stepTimeout: stepTimeout)

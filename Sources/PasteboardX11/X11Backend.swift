@@ -20,7 +20,13 @@ public final class X11Backend: PasteboardBackend {
     /// --paste-once or --clear-after ones) instead of starting a background owner.
     public var handToDaemon = true
     /// Seconds each step of a paste may take before the owner counts as stalled.
-    public var stepTimeout: Double = 5
+    public var stepTimeout: Double {
+        get { configuredStepTimeout ?? 5 }
+        set { configuredStepTimeout = newValue }
+    }
+    /// The per-step deadline when one was set (`PBCTL_X11_TIMEOUT`): the daemon's fetches keep their own
+    /// shorter default otherwise.
+    public private(set) var configuredStepTimeout: Double?
     public let negotiation: TargetNegotiation
     private var cachedTargets: [X11Selection: (owner: XWindow, targets: [String])] = [:]
 

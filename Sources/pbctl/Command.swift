@@ -11,8 +11,6 @@ struct Command: Sendable {
     /// What the command's operands are, for the completions (`copy FILE…`, `help COMMAND`).
     var operands: OptionSpec.Values = .none
     var hidden = false
-    /// When set, the command parses its own arguments (used for hidden internal entry points).
-    var raw: (@Sendable (Context, [String]) -> Int32)? = nil
     let run: @Sendable (Context, ParsedArguments) throws -> Int32
 }
 

@@ -5,8 +5,7 @@ import Foundation
 #endif
 import Pasteboard
 import SystemIO
-import PasteboardStore
-import PasteboardTerminal
+import Backends
 import Representations
 
 /// An error with its own exit code, for failures that are not the model's.
@@ -41,136 +40,25 @@ struct Context: Sendable {
         return copy
     }
 
-    enum BackendKind: String, CaseIterable, Sendable { case auto, store, wayland, x11, osc52 }
+    typealias BackendKind = Backends.BackendKind
+    typealias BackendNeeds = Backends.BackendNeeds
+    typealias ChosenBackend = Backends.ChosenBackend
 
-    /// What a command needs from its backend beyond the kind: whether the copy is sensitive (never to
-    /// the terminal's clipboard), and how long to wait for a terminal's answer.
-    struct BackendNeeds {
-        var sensitive = false
-        var terminalTimeout: Double? = nil
-        /// Say on standard error how the terminal is reached when something is not as it seems (`-v`).
-        var verbose = false
-    }
-
-    /// A backend and why it was chosen (`pbctl info`).
-    struct ChosenBackend {
-        var backend: any PasteboardBackend
-        var reason: String
-    }
-
-    /// The store, with the converters that produce derived representations on demand, and a holder
-    /// process for sensitive content.
-    func openStore() throws -> FileStore {
-        let root = FileStore.defaultRoot(environment: environment)
-        return try FileStore(root: root, producer: Conversion.produceRepresentation) { items, socketPath, pasteboard, count, lifetime in
-            try launchHolder(
-                items, socketPath: socketPath, pasteboard: pasteboard, changeCount: count, storeRoot: root, lifetime: lifetime)
-        }
+    /// What choosing a backend depends on: the environment, the registry, the holder of sensitive
+    /// content (`__hold`), standard error for notes.
+    var backendSetting: BackendSetting {
+        let terminal = self.terminal
+        return BackendSetting(
+            environment: environment, registry: registry, holderLauncher: launchHolder, note: { terminal.err($0) })
     }
 
     func backend(_ global: GlobalOptions, _ needs: BackendNeeds = BackendNeeds()) throws -> any PasteboardBackend {
         try chooseBackend(global.backend, needs).backend
     }
 
-    /// The backend for this invocation: the one asked for, or with `auto` X11 when a display answers,
-    /// else the store (with the terminal's clipboard beside it in a remote or multiplexed session).
+    /// The backend for this invocation, and why (``BackendChoice/choose(_:_:_:)``).
     func chooseBackend(_ kind: BackendKind, _ needs: BackendNeeds = BackendNeeds()) throws -> ChosenBackend {
-        let explicit = "--backend or PBCTL_BACKEND"
-        switch kind {
-        case .store:
-            return ChosenBackend(backend: try openStore(), reason: "asked for (\(explicit))")
-        case .x11:
-            return ChosenBackend(backend: try openX11Backend(self, required: true)!, reason: "asked for (\(explicit))")
-        case .wayland:
-            return ChosenBackend(backend: try openWaylandBackend(self), reason: "asked for (\(explicit))")
-        case .osc52:
-            // The store keeps every representation; the terminal gets the text (and reads come from it).
-            let mirrored = MirroredPasteboard(
-                primary: try openStore(), mirror: try terminalBackend(timeout: needs.terminalTimeout, verbose: needs.verbose), readsFromMirror: true)
-            return ChosenBackend(backend: mirrored, reason: "asked for (\(explicit))")
-        case .auto:
-            // Wayland first (its data-control needs no window), then X11 (GNOME: through Xwayland), then the store.
-            var waylandNote = ""
-            if let wayland = environment["WAYLAND_DISPLAY"], !wayland.isEmpty {
-                do {
-                    return ChosenBackend(
-                        backend: try openWaylandBackend(self), reason: "auto: the Wayland compositor (\(wayland)) offers data-control")
-                } catch let error as PasteboardError {
-                    waylandNote = "; Wayland skipped: " + error.message
-                }
-            }
-            let display = environment["DISPLAY"] ?? ""
-            if let x11 = try openX11Backend(self, required: false) {
-                return ChosenBackend(backend: x11, reason: "auto: the X display \(display) answers" + waylandNote)
-            }
-            let store = try openStore()
-            let why = (display.isEmpty ? "auto: no display (DISPLAY is not set)" : "auto: the X display \(display) does not answer")
-                + waylandNote
-            if let terminal = autoTerminalBackend(needs), let remote = remoteTerminalReason {
-                return ChosenBackend(
-                    backend: MirroredPasteboard(primary: store, mirror: terminal, readsFromMirror: false),
-                    reason: why + "; copies also go to the terminal (\(remote))")
-            }
-            return ChosenBackend(backend: store, reason: why)
-        }
-    }
-
-    /// Why `auto` also sends copies to the terminal: a remote or multiplexed session with a controlling
-    /// terminal. Nil: store only (cron, CI, `ssh host cmd` with no tty, a local console).
-    var remoteTerminalReason: String? {
-        let reason = environment["SSH_CONNECTION"] != nil || environment["SSH_TTY"] != nil ? "an SSH session"
-            : environment["TMUX"] != nil ? "inside tmux" : environment["STY"] != nil ? "inside GNU screen" : nil
-        // (A stale TMUX still counts: the terminal is then sent OSC 52 directly.)
-        guard let reason, TerminalDevice.isAvailable else { return nil }
-        return reason
-    }
-
-    func autoTerminalBackend(_ needs: BackendNeeds) -> TerminalClipboardBackend? {
-        guard remoteTerminalReason != nil, !needs.sensitive else { return nil }
-        guard let terminal = try? terminalBackend(timeout: needs.terminalTimeout, skipWithoutText: true, verbose: needs.verbose) else { return nil }
-        return terminal
-    }
-
-    /// The terminal's clipboard, configured from the environment: tmux's own buffer tool inside tmux,
-    /// screen's passthrough inside screen, kitty's OSC 5522 where the terminal is kitty.
-    func terminalBackend(timeout: Double?, skipWithoutText: Bool = false, verbose: Bool = false) throws -> TerminalClipboardBackend {
-        var configuration = TerminalClipboardBackend.Configuration()
-        configuration.skipWithoutText = skipWithoutText
-        // The text a plain-text consumer gets: the first representation that is text, UTF-8 or ASCII.
-        let textRegistry = registry
-        configuration.plainText = { item in
-            try item.representations.first { $0.type == .utf8PlainText || textRegistry.conforms($0.type, to: .plainText) }?.data()
-        }
-        if let text = environment["PBCTL_OSC52_MAX"], !text.isEmpty {
-            configuration.maximumText = try parseSize(text, option: "PBCTL_OSC52_MAX")
-        }
-        if let timeout { configuration.timeout = max(0.05, timeout) }
-        if let tmux = environment["TMUX"], !Multiplexer.tmuxServerAnswers(tmux) {
-            // A stale TMUX (inherited into su, a container, an SSH hop): the terminal itself is spoken to.
-            if verbose {
-                terminal.err(
-                    "pbctl: TMUX names a tmux server that does not answer (\(Multiplexer.tmuxSocket(tmux) ?? tmux)); "
-                        + "OSC 52 goes to the terminal directly")
-            }
-        } else if environment["TMUX"] != nil {
-            configuration.wrapping = .tmux
-            let environment = self.environment
-            configuration.multiplexerCopy = { text in runTool(["tmux", "load-buffer", "-w", "-"], input: text, environment: environment).status == 0 }
-            configuration.multiplexerPaste = {
-                let result = runTool(["tmux", "save-buffer", "-"], input: nil, environment: environment)
-                return result.status == 0 ? result.output : nil
-            }
-        } else if environment["STY"] != nil {
-            configuration.wrapping = .screen
-        }
-        switch environment["PBCTL_OSC5522"] {
-        case "1": configuration.kitty = true
-        case "0": configuration.kitty = false
-        default: configuration.kitty = environment["TERM"] == "xterm-kitty" && environment["TMUX"] == nil && environment["STY"] == nil
-        }
-        let registry = self.registry
-        configuration.mimeType = { registry.preferredMIMEType(of: $0) }
-        return try TerminalClipboardBackend(configuration: configuration)
+        try BackendChoice.choose(kind, needs, backendSetting)
     }
 }
 

@@ -10,7 +10,6 @@ import Foundation
 #endif
 import Pasteboard
 import SystemIO
-import PasteboardStore
 
 /// Finds type declarations on disk and adds them to the built-in registry.
 ///

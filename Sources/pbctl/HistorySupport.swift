@@ -72,13 +72,13 @@ struct Configuration {
     static func load(_ context: Context) -> Configuration {
         loaded.withLock { cached in
             if let cached { return cached }
-            let configuration = read(context)
+            let configuration = parse(context)
             cached = configuration
             return configuration
         }
     }
 
-    private static func read(_ context: Context) -> Configuration {
+    private static func parse(_ context: Context) -> Configuration {
         var configuration = Configuration()
         let path = Self.path(context.environment)
         guard let data = try? POSIX.readFile(path, limit: 1 << 20) else { return configuration }

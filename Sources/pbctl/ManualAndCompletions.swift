@@ -8,7 +8,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import Backends
 import Representations
 
 /// What the values of an option are, for completion: what the option declares.
@@ -175,10 +175,7 @@ func completionCandidates(_ kind: String, _ context: Context) -> [String] {
     case "backends": return backendNames
     case "pasteboards":
         var names = ["general", "primary", "find"]
-        let root = FileStore.defaultRoot(environment: context.environment)
-        if let store = try? FileStore(root: root), let existing = try? store.pasteboardNames() {
-            names += existing.map(\.rawValue).filter { !names.contains($0) }
-        }
+        names += BackendChoice.storedPasteboardNames(environment: context.environment).map(\.rawValue).filter { !names.contains($0) }
         return names
     case "types":
         var values: [String] = []

@@ -5,7 +5,6 @@ import Musl
 #endif
 import Pasteboard
 import SystemIO
-import PasteboardStore
 
 func run(_ arguments: [String], _ context: Context) -> Int32 {
     guard let first = arguments.first else {
@@ -28,7 +27,6 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
         return ExitCode.usage
     }
     let rest = Array(arguments.dropFirst())
-    if let raw = command.raw { return raw(context, rest) }
     do {
         let parsed = try parseArguments(rest, specs: command.options + GlobalOptions.specs, command: first)
         if parsed.has("help") {

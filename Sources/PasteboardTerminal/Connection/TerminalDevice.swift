@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// The saved mode of the terminal in raw mode, for the signal handlers to put back.
 nonisolated(unsafe) private var savedMode = termios()
@@ -98,9 +99,5 @@ public final class TerminalDevice {
         }
     }
 
-    public static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    public static func now() -> Double { MonotonicClock.seconds() }
 }

@@ -1,8 +1,5 @@
-import Glibc
+import SystemIO
 
-/// Monotonic time in nanoseconds, the clock every state-machine deadline is measured on.
-public func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-}
+/// Monotonic time in nanoseconds, the clock every state-machine deadline is measured on
+/// (``MonotonicClock``, the one clock).
+public func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }

@@ -23,13 +23,3 @@ let completionsCommand = Command(
         try context.terminal.out(try completionScript(shell))
         return ExitCode.ok
     })
-
-/// `pbctl __complete KIND`: one candidate per line, for the completion scripts.
-let completeCommand = Command(
-    help: CommandHelp(name: "__complete", summary: "", usage: "", details: "", examples: []), options: [], hidden: true,
-    raw: { context, arguments in
-        for candidate in completionCandidates(arguments.first ?? "", context) { try? context.terminal.out(candidate + "\n") }
-        return ExitCode.ok
-    },
-    run: { _, _ in ExitCode.ok })
-

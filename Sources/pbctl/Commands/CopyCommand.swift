@@ -10,7 +10,6 @@ import Foundation
 #endif
 import Pasteboard
 import SystemIO
-import PasteboardStore
 import Representations
 import Documents
 

@@ -8,60 +8,78 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Backends
 import DetachedProcess
 import Pasteboard
 import Representations
 import SystemIO
-import PasteboardStore
-import PasteboardX11
 
+/// `pbctl __hold`'s arguments: what the store's holder of sensitive content serves, written by
+/// ``launchHolder`` and read back with the same specs.
+struct HoldArguments {
+    static let socket = OptionSpec.value("socket", nil, "PATH", .file, "the socket to serve on")
+    static let store = OptionSpec.value("store", nil, "DIR", .directory, "the store the pasteboard lives in")
+    static let pasteboard = OptionSpec.value("pasteboard", nil, "NAME", .pasteboard, "the pasteboard the items are on")
+    static let change = OptionSpec.value("change", nil, "N", .text, "the change count the items were written as")
+    static let specs = [socket, store, pasteboard, change, CopyArguments.clearAfter]
+
+    var socketPath: String
+    var storeRoot: String
+    var pasteboardName: PasteboardName
+    var changeCount: Int
+    var lifetime: Double
+
+    init(_ arguments: ParsedArguments) throws {
+        guard let socketPath = arguments.value(Self.socket), let storeRoot = arguments.value(Self.store),
+            let pasteboard = arguments.value(Self.pasteboard).flatMap(PasteboardName.init),
+            let change = arguments.value(Self.change).flatMap(Int.init)
+        else { throw UsageError(message: "__hold needs --socket, --store, --pasteboard and --change", command: "__hold") }
+        self.socketPath = socketPath
+        self.storeRoot = storeRoot
+        pasteboardName = pasteboard
+        changeCount = change
+        lifetime = try arguments.value(CopyArguments.clearAfter).map { try parseSeconds($0, option: "clear-after") }
+            ?? CopyOptions().sensitiveLifetime
+    }
+
+    static func arguments(socketPath: String, storeRoot: String, pasteboard: PasteboardName, changeCount: Int, lifetime: Double) -> [String] {
+        [
+            "__hold", socket.flag, socketPath, store.flag, storeRoot, Self.pasteboard.flag, pasteboard.rawValue, change.flag, String(changeCount),
+            CopyArguments.clearAfter.flag, String(lifetime),
+        ]
+    }
+}
 
 /// Starts the holder for `items` and returns once it listens.
-func launchHolder(
+@Sendable func launchHolder(
     _ items: [Item], socketPath: String, pasteboard: PasteboardName, changeCount: Int, storeRoot: String,
     lifetime: Double
 ) throws {
     let archive = try ItemArchive.encode(items)
     try DetachedProcess.spawn(
         executable: "/proc/self/exe",
-        arguments: [
-            "__hold", "--socket", socketPath, "--store", storeRoot, "--pasteboard", pasteboard.rawValue,
-            "--change", String(changeCount), "--clear-after", String(lifetime),
-        ],
+        arguments: HoldArguments.arguments(
+            socketPath: socketPath, storeRoot: storeRoot, pasteboard: pasteboard, changeCount: changeCount, lifetime: lifetime),
         input: .bytes([archive]), timeout: 10)
 }
 
 let holdCommand = Command(
     help: CommandHelp(
         name: "__hold", summary: "internal: holds sensitive content in memory", usage: "", details: "", examples: []),
-    options: [
-        .value("socket", nil, "PATH", .file, ""), .value("store", nil, "DIR", .directory, ""), .value("pasteboard", nil, "NAME", .pasteboard, ""),
-        .value("change", nil, "N", .text, ""), .value("clear-after", nil, "SECONDS", .text, ""),
-    ],
+    options: HoldArguments.specs,
     hidden: true,
-    raw: { context, arguments in
+    run: { _, arguments in
         do {
-            let parsed = try parseArguments(arguments, specs: holdCommand.options, command: "__hold")
-            guard let socketPath = parsed.value("socket"), let root = parsed.value("store"),
-                let pasteboard = parsed.value("pasteboard").flatMap(PasteboardName.init),
-                let change = parsed.value("change").flatMap(Int.init)
-            else { throw PasteboardError(.invalidData, "__hold: missing arguments") }
-            let lifetime = parsed.value("clear-after").flatMap(Double.init) ?? CopyOptions().sensitiveLifetime
+            let options = try HoldArguments(arguments)
             POSIX.leaveCurrentDirectory()
             let items = try ItemArchive.decode(
                 try POSIX.readAll(STDIN_FILENO, path: "standard input"), producer: Conversion.produceRepresentation)
-            let store = try FileStore(root: root)
-            try HeldItems.serve(
-                items, socketPath: socketPath, expiry: lifetime > 0 ? lifetime : nil,
-                ready: { DetachedProcess.report(nil) },
-                stillCurrent: { (try? store.changeCount(of: pasteboard)) == change },
-                expired: {
-                    if (try? store.changeCount(of: pasteboard)) == change { try? store.clear(pasteboard) }
-                })
+            try BackendChoice.holdSensitive(
+                items, socketPath: options.socketPath, storeRoot: options.storeRoot, pasteboard: options.pasteboardName,
+                changeCount: options.changeCount, lifetime: options.lifetime, ready: { DetachedProcess.report(nil) })
             return ExitCode.ok
         } catch {
             DetachedProcess.report(error)
             return ExitCode.ioError
         }
-    },
-    run: { _, _ in ExitCode.usage })
+    })

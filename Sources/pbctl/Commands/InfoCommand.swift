@@ -89,22 +89,3 @@ func runInfo(_ options: InfoArguments, _ context: Context) throws -> Int32 {
     try context.terminal.out(text)
     return ExitCode.ok
 }
-
-struct ClearArguments {
-    static let specs: [OptionSpec] = []
-    var global: GlobalOptions
-    init(_ arguments: ParsedArguments, _ context: Context) throws {
-        global = try GlobalOptions(arguments, environment: context.environment)
-    }
-}
-
-let clearCommand = Command(
-    help: CommandHelp(
-        name: "clear", summary: "empty a pasteboard", usage: "pbctl clear [OPTIONS]", details: "",
-        examples: ["pbctl clear", "pbctl clear --primary"]),
-    options: ClearArguments.specs,
-    run: { context, arguments in
-        let options = try ClearArguments(arguments, context)
-        try context.backend(options.global).clear(options.global.pasteboard)
-        return ExitCode.ok
-    })

@@ -9,7 +9,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
 import Representations
 import SystemIO
 import Files

@@ -1,0 +1,100 @@
+// The quick way through `pbctl paste` with a display: a plain paste of an owner that offers plain
+// UTF-8 text (X11: UTF8_STRING; Wayland: one of the text MIME types wl-copy offers), which is what the
+// negotiation would pick anyway, done without building the type registry or the environment table (the
+// bulk of pbctl's start-up) and with the fewest round trips.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardWayland
+import PasteboardX11
+import SystemIO
+
+/// What the fast paste did.
+public enum FastPasteResult {
+    /// The text went to standard output.
+    case pasted
+    /// It failed after it had started (a byte was written, or the failure is final): report this.
+    case failed(PasteboardError)
+    /// It could not decide cheaply: the full paste runs (and words any error).
+    case notHandled
+}
+
+extension BackendChoice {
+    /// A plain `pbctl paste` (of `primary` or the clipboard) when it can answer exactly as the full
+    /// command would, the environment read with `variable` (strings, not the environment table: a
+    /// dictionary keyed by String costs a static binary a scan of every protocol conformance).
+    ///
+    /// The full command's default paste takes UTF-8 plain text first, and for it the UTF8_STRING target
+    /// first when the owner lists it. So when the owner serves UTF8_STRING the answer is that target,
+    /// read and decoded the same way. Anything else (no display or owner, a refusal of UTF8_STRING before
+    /// any byte, declared types that could remap targets, another backend) goes the full way.
+    public static func fastPaste(primary: Bool, variable: (String) -> String?, hasDeclaredTypes: Bool) -> FastPasteResult {
+        let backend = variable("PBCTL_BACKEND")?.lowercased() ?? "auto"
+        guard backend == "x11" || backend == "auto" || backend == "wayland" || backend.isEmpty else { return .notHandled }
+        // Declared types may claim X11 targets and MIME types; only the built-in registry is known to map
+        // UTF8_STRING and the text MIME types to UTF-8 plain text.
+        guard !hasDeclaredTypes else { return .notHandled }
+        // `auto` takes Wayland first: with WAYLAND_DISPLAY set, X11 is the full command's to choose.
+        if backend == "wayland" || (backend != "x11" && !(variable("WAYLAND_DISPLAY") ?? "").isEmpty) {
+            return fastWaylandPaste(primary: primary, variable: variable)
+        }
+        guard let display = variable("DISPLAY"), !display.isEmpty else { return .notHandled }
+        guard let connection = try? XConnection(display: display) else { return .notHandled }
+        let reader = X11SelectionReader(connection: connection, selection: primary ? .primary : .clipboard)
+        if let timeout = variable("PBCTL_X11_TIMEOUT").flatMap(Double.init), timeout > 0 { reader.stepTimeout = timeout }
+        // UTF8_STRING is asked for at once, without GetSelectionOwner or TARGETS first: an owner that does
+        // not list it refuses it (ICCCM §2.2), and so does the server when nobody owns the selection; both
+        // end here before any byte, and the full command then negotiates (or words the error). So does a
+        // reply of another type (an owner that answers every target alike). Two round trips fewer, one of
+        // them through the owner.
+        var delivered = false
+        do {
+            try reader.readDecoded(target: KnownAtom.utf8String.rawValue, sameType: true) { chunk in
+                delivered = true
+                try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output", brokenPipe: { exit(141) })
+            }
+            return .pasted
+        } catch let failure as ConversionFailure {
+            if case .refused = failure, !delivered { return .notHandled }
+            return .failed(X11Backend.pasteboardError(failure))
+        } catch let error as PasteboardError {
+            if error.code == .empty, !delivered { return .notHandled }
+            return .failed(error)
+        } catch {
+            return delivered ? .failed(PasteboardError(.io, "\(error)")) : .notHandled
+        }
+    }
+
+    /// The Wayland fast paste: the selection's offer lists a plain-text MIME type wl-copy uses, and the
+    /// full paste would read the first of them in ``WaylandBackend/textMIMETypes`` order, as this does.
+    private static func fastWaylandPaste(primary: Bool, variable: (String) -> String?) -> FastPasteResult {
+        var timeout = 5.0
+        if let seconds = variable("PBCTL_WAYLAND_TIMEOUT").flatMap(Double.init), seconds > 0 { timeout = seconds }
+        guard let connection = try? WaylandBackend.connect(
+            display: variable("WAYLAND_DISPLAY"), runtimeDirectory: variable("XDG_RUNTIME_DIR"), stepTimeout: timeout)
+        else { return .notHandled }
+        let client = connection.client
+        guard !primary || client.supportsPrimary,
+            let offer = primary ? client.primarySelection : client.selection,
+            let mimes = client.offers[offer],
+            let mime = WaylandBackend.textMIMETypes.first(where: mimes.contains)
+        else { return .notHandled }
+        let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(141) })
+        do {
+            try connection.receive(offer: offer, mime: mime, into: sink, stepTimeout: timeout)
+            return .pasted
+        } catch let error as PasteboardError {
+            return .failed(error)
+        } catch {
+            return .failed(PasteboardError(.io, "\(error)"))
+        }
+    }
+}

@@ -1,0 +1,25 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+
+extension BackendChoice {
+    /// The holder of sensitive items the store started (`pbctl __hold`): serves `items` on the socket
+    /// until the pasteboard changes or `lifetime` ends (then clears the pasteboard if it still holds
+    /// them); `ready` runs once the socket listens.
+    public static func holdSensitive(
+        _ items: [Item], socketPath: String, storeRoot: String, pasteboard: PasteboardName, changeCount: Int, lifetime: Double,
+        ready: () -> Void
+    ) throws {
+        let store = try FileStore(root: storeRoot)
+        try HeldItems.serve(
+            items, socketPath: socketPath, expiry: lifetime > 0 ? lifetime : nil, ready: ready,
+            stillCurrent: { (try? store.changeCount(of: pasteboard)) == changeCount },
+            expired: {
+                if (try? store.changeCount(of: pasteboard)) == changeCount { try? store.clear(pasteboard) }
+            })
+    }
+}
