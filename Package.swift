@@ -47,6 +47,7 @@ let package = Package(
         // checked first, then all or nothing.
         .target(name: "Files", dependencies: ["Pasteboard", "SystemIO"]),
         .testTarget(name: "FilesTests", dependencies: ["Files", "SystemIO", "Pasteboard"]),
+        .testTarget(name: "SystemIOTests", dependencies: ["SystemIO", "Pasteboard"]),
         // Documents on disk: TextBundle folders and archives read and written, a Markdown file's images
         // offered as a TextBundle, provenance in user.x-document-source.
         .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
