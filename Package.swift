@@ -43,6 +43,11 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.
         .target(name: "Archive", dependencies: ["CZlib"]),
+        // The protocol `pbctl ssh` speaks over its forwarded socket: pure encoder and decoder.
+        .target(name: "RemoteProtocol", dependencies: ["Pasteboard"]),
+        // The local clipboard across SSH: the remote client backend, the local server, the ssh session.
+        .target(name: "PasteboardRemote", dependencies: ["Pasteboard", "RemoteProtocol", "SystemIO", "CSystem"]),
+        .testTarget(name: "PasteboardRemoteTests", dependencies: ["PasteboardRemote", "RemoteProtocol", "Pasteboard", "SystemIO"]),
         // Files on the clipboard put in a folder (`paste --files --into`): every source and destination
         // checked first, then all or nothing.
         .target(name: "Files", dependencies: ["Pasteboard", "SystemIO"]),
@@ -55,12 +60,15 @@ let package = Package(
         // concrete backends.
         .target(
             name: "Backends",
-            dependencies: ["Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "Representations", "SystemIO"]),
+            dependencies: [
+                "Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "PasteboardRemote", "Representations",
+                "SystemIO",
+            ]),
         .executableTarget(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal",
-                "Archive", "DetachedProcess", "Files", "Documents", "Backends",
+                "Archive", "DetachedProcess", "Files", "Documents", "Backends", "PasteboardRemote",
             ]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
@@ -77,7 +85,9 @@ let package = Package(
         // harness runs (`make fuzz`) and what FuzzRegressionTests replays from Tests/Fuzz/regressions.
         .target(
             name: "FuzzTargets",
-            dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "Archive"]),
+            dependencies: [
+                "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
+            ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]
 )

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardRemote
 import PasteboardStore
 import PasteboardTerminal
 import PasteboardWayland
@@ -14,7 +15,7 @@ import SystemIO
 /// Which backend an invocation uses, and why: the one place that names the concrete backends (the
 /// composition root). Commands get a ``ChosenBackend`` and reach what it can do through
 /// ``PasteboardBackend`` and its capabilities.
-public enum BackendKind: String, CaseIterable, Sendable { case auto, store, wayland, x11, osc52 }
+public enum BackendKind: String, CaseIterable, Sendable { case auto, remote, store, wayland, x11, osc52 }
 
 /// What a command needs from its backend beyond the kind.
 public struct BackendNeeds: Sendable {
@@ -74,6 +75,8 @@ public enum BackendChoice {
             return ChosenBackend(backend: try x11(setting, required: true)!, reason: "asked for (\(explicit))")
         case .wayland:
             return ChosenBackend(backend: try wayland(setting), reason: "asked for (\(explicit))")
+        case .remote:
+            return ChosenBackend(backend: try remote(setting), reason: "asked for (\(explicit))")
         case .osc52:
             // The store keeps every representation; the terminal gets the text (and reads come from it).
             let mirrored = MirroredPasteboard(
@@ -81,7 +84,15 @@ public enum BackendChoice {
                 readsFromMirror: true)
             return ChosenBackend(backend: mirrored, reason: "asked for (\(explicit))")
         case .auto:
-            // Wayland first (its data-control needs no window), then X11 (GNOME: through Xwayland), then the store.
+            // The machine `pbctl ssh` came from first (PBCTL_REMOTE), then Wayland (its data-control needs
+            // no window), then X11 (GNOME: through Xwayland), then the store.
+            if let path = environment["PBCTL_REMOTE"], !path.isEmpty {
+                do {
+                    return ChosenBackend(backend: try remote(setting), reason: "auto: PBCTL_REMOTE (pbctl ssh) answers at \(path)")
+                } catch let error as PasteboardError {
+                    if needs.verbose { setting.note("pbctl: PBCTL_REMOTE=\(path) does not answer (\(error.message)); using this machine's clipboard") }
+                }
+            }
             var waylandNote = ""
             if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
                 do {
@@ -140,6 +151,16 @@ public enum BackendChoice {
             if required { throw error }
             return nil
         }
+    }
+
+    /// The clipboard of the machine `pbctl ssh` came from, through `PBCTL_REMOTE`'s socket: it must
+    /// answer within a second, else `.unavailable`.
+    static func remote(_ setting: BackendSetting) throws -> RemotePasteboard {
+        guard let path = setting.environment["PBCTL_REMOTE"], !path.isEmpty else {
+            throw PasteboardError(.unavailable, "PBCTL_REMOTE is not set: no pbctl ssh session")
+        }
+        let temporary = setting.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        return try RemotePasteboard(path: path, timeout: 1, temporaryFolder: temporary)
     }
 
     /// The Wayland clipboard (data-control).

@@ -3,6 +3,7 @@ import Foundation
 import Pasteboard
 import PasteboardStore
 import PasteboardX11
+import RemoteProtocol
 import Representations
 
 /// Every entry point that takes outside bytes, as one function each: what the libFuzzer harness
@@ -38,6 +39,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// `LineRegex` (`history search --regex`): the pattern before the first NUL, the text after it (the
     /// whole input, both ways, when there is none); case-insensitive when the first byte is odd.
     case regex
+    /// The `pbctl ssh` protocol reader (``RemoteFrameReader``) fed the input in slices the first byte
+    /// chooses, every decoded message encoded again and compared.
+    case remoteProtocol = "remote-protocol"
 
     /// Runs the target on one input.
     public func run(_ input: [UInt8]) {
@@ -54,6 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .x11Protocol: X11ProtocolFuzzer.run(input)
         case .waylandProtocol: WaylandProtocolFuzzer.run(input)
         case .regex: Self.regex(input)
+        case .remoteProtocol: Self.remoteProtocol(input)
         }
     }
 
@@ -153,5 +158,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             preconditionFailure("the escaped text was refused as a pattern")
         }
         precondition(exact.matches(text), "the escaped text does not match itself")
+    }
+}
+
+extension FuzzTarget {
+    static func remoteProtocol(_ input: [UInt8]) {
+        guard let first = input.first else { return }
+        let step = Int(first % 16) + 1
+        var reader = RemoteFrameReader()
+        var offset = 1
+        while offset < input.count {
+            reader.feed(input[offset..<min(input.count, offset + step)])
+            offset += step
+            while true {
+                guard let message = try? reader.next() else { return }
+                // What decodes encodes to the same message again.
+                var again = RemoteFrameReader()
+                again.feed(message.encoded())
+                precondition((try? again.next()) == message, "a message that does not round-trip")
+            }
+        }
     }
 }

@@ -171,7 +171,7 @@ extension PasteboardBackend {
 }
 
 /// One change of a watched pasteboard.
-public struct PasteboardChange: Sendable, Equatable {
+public struct PasteboardChange: Sendable, Equatable, Codable {
     /// Rises with every change the watcher saw.
     public var changeCount: Int
     /// Who holds the content now, in the backend's terms (`0x…` for an X window); nil when cleared.

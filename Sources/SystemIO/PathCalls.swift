@@ -54,6 +54,9 @@ extension POSIX {
     /// not a signal.
     public static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
 
+    /// Whether standard input is a terminal (`isatty`).
+    public static var standardInputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
     /// Leaves the current folder for `/`, so a long-lived process keeps no folder busy (a detached owner).
     public static func leaveCurrentDirectory() { _ = chdir("/") }
 }

@@ -68,3 +68,36 @@ public func runTool(_ command: [String], input: Data?, environment: [String: Str
     while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
     return ((result & 0x7F) == 0 ? (result >> 8) & 0xFF : 128 + (result & 0x7F), output)
 }
+
+/// A child that shares this process's terminal and standard streams (`pbctl ssh` runs `ssh` so).
+public enum ForegroundChild {
+    /// Starts `command` (found on PATH) with `environment`; returns its pid.
+    /// - Throws: ``PasteboardError`` `.unavailable` when it cannot start.
+    public static func start(_ command: [String], environment: [String: String]) throws -> pid_t {
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let argv = command.map { strdup($0) } + [nil]
+        defer { for p in envp + argv { free(p) } }
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, command[0], nil, nil, argv, envp)
+        guard status == 0 else {
+            throw PasteboardError(.unavailable, "\(command[0]): \(POSIX.errorString(status))")
+        }
+        return pid
+    }
+
+    /// Waits for `pid` to end, as a shell reports it: its exit status, or 128 + the signal that ended
+    /// it. SIGINT and SIGQUIT are ignored here meanwhile (the child gets them), as system(3) does.
+    public static func wait(_ pid: pid_t) -> Int32 {
+        let interrupt = signal(SIGINT, SIG_IGN)
+        let quit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, interrupt)
+            signal(SIGQUIT, quit)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return 255 }
+        }
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    }
+}

@@ -44,15 +44,27 @@ struct ParsedArguments: Sendable {
     var positionals: [String] = []
     /// Arguments after `--`, kept apart (for `watch -- COMMAND`).
     var afterDashDash: [String]? = nil
+    /// With `passThrough`: everything from the first argument that is not one of the command's own
+    /// long options (`pbctl ssh`'s arguments are ssh's).
+    var passedThrough: [String] = []
 
     func has(_ name: String) -> Bool { options[name] != nil }
     func value(_ name: String) -> String? { options[name]?.last }
     func values(_ name: String) -> [String] { options[name] ?? [] }
 }
 
-func parseArguments(_ arguments: [String], specs: [OptionSpec], command: String) throws -> ParsedArguments {
+func parseArguments(_ arguments: [String], specs: [OptionSpec], command: String, passThrough: Bool = false) throws -> ParsedArguments {
     var parsed = ParsedArguments()
     var index = 0
+    if passThrough {
+        // The command's own long options first; the rest as it is.
+        let own = arguments.prefix { argument in
+            argument.hasPrefix("--") && argument != "--" && specs.contains { "--" + $0.long == argument.split(separator: "=", maxSplits: 1).first.map(String.init) }
+        }
+        parsed = try parseArguments(Array(own), specs: specs, command: command)
+        parsed.passedThrough = Array(arguments.dropFirst(own.count))
+        return parsed
+    }
     func spec(long: String) -> OptionSpec? { specs.first { $0.long == long } }
     func spec(short: Character) -> OptionSpec? { specs.first { $0.short == short } }
     func unknown(_ option: String) -> UsageError {

@@ -11,6 +11,8 @@ struct Command: Sendable {
     /// What the command's operands are, for the completions (`copy FILE…`, `help COMMAND`).
     var operands: OptionSpec.Values = .none
     var hidden = false
+    /// Everything after the command's own long options is another program's (`pbctl ssh`).
+    var passThrough = false
     let run: @Sendable (Context, ParsedArguments) throws -> Int32
 }
 

@@ -9,6 +9,7 @@ struct EnvironmentVariable: Sendable {
 
 let environmentVariables: [EnvironmentVariable] = [
     .init(name: "PBCTL_BACKEND", meaning: "the backend when --backend is not given: " + Context.BackendKind.allCases.map(\.rawValue).joined(separator: ", ") + " (default auto)."),
+    .init(name: "PBCTL_REMOTE", meaning: "set by pbctl ssh on the remote host: the socket through which pbctl there uses the clipboard of the machine pbctl ssh ran on (auto prefers it when it answers within a second)."),
     .init(name: "PBCTL_STORE", meaning: "the store directory (else $XDG_RUNTIME_DIR/pbctl, $XDG_CACHE_HOME/pbctl or ~/.cache/pbctl)."),
     .init(name: "PBCTL_HISTORY", meaning: "the history directory (else $XDG_STATE_HOME/pbctl/history, or ~/.local/state/pbctl/history)."),
     .init(name: "PBCTL_MAX_SIZE", meaning: "the largest input copy takes, as --max-size (default 1G)."),

@@ -28,7 +28,7 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
     }
     let rest = Array(arguments.dropFirst())
     do {
-        let parsed = try parseArguments(rest, specs: command.options + GlobalOptions.specs, command: first)
+        let parsed = try parseArguments(rest, specs: command.options + GlobalOptions.specs, command: first, passThrough: command.passThrough)
         if parsed.has("help") {
             try context.terminal.out(commandHelp(command))
             return ExitCode.ok

@@ -62,6 +62,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testX11Protocol() throws { try replay(.x11Protocol) }
     func testWaylandProtocol() throws { try replay(.waylandProtocol) }
     func testRegex() throws { try replay(.regex) }
+    func testRemoteProtocol() throws { try replay(.remoteProtocol) }
 
     /// The RTF that looped forever in the field-instruction parser (U+00A0 after HYPERLINK, from a code
     /// page), byte for byte as issue 13 reported it.

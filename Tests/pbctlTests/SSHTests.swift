@@ -1,0 +1,252 @@
+import Foundation
+import XCTest
+
+/// `pbctl ssh` against a real OpenSSH server on 127.0.0.1 with throwaway host and user keys: the
+/// remote pbctl uses this machine's clipboard through the forwarded socket, every representation both
+/// ways, and the session stays plain ssh. Both ends run here; the "remote" has a store of its own.
+final class SSHTests: XCTestCase {
+    var scratch = ""
+    var port = 0
+    var sshd: ChildProcess?
+    var local: PbctlRunner!
+    /// The folder on the remote side's PATH holding pbctl.
+    var remoteBin = ""
+
+    override func setUpWithError() throws {
+        try XCTSkipUnless(getuid() == 0, "sshd for tests runs as root")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd"), "openssh-server is not installed")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: PbctlRunner.binary), "pbctl is not built")
+        scratch = NSTemporaryDirectory() + "pbctl-ssh-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        remoteBin = scratch + "/bin"
+        try FileManager.default.createDirectory(atPath: remoteBin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: remoteBin + "/pbctl", withDestinationPath: PbctlRunner.binary)
+        try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        XCTAssertEqual(shell("ssh-keygen -q -t ed25519 -N '' -f '\(scratch)/host' && ssh-keygen -q -t ed25519 -N '' -f '\(scratch)/user'"), 0)
+        try FileManager.default.copyItem(atPath: scratch + "/user.pub", toPath: scratch + "/authorized_keys")
+        try startServer(path: remoteBin + ":/usr/bin:/bin")
+        local = PbctlRunner(store: scratch + "/local-store")
+    }
+
+    override func tearDownWithError() throws {
+        sshd?.kill()
+        if !scratch.isEmpty { try? FileManager.default.removeItem(atPath: scratch) }
+    }
+
+    /// sshd on a free port of 127.0.0.1, its sessions given `path` and a store of the "remote" side's own.
+    func startServer(path: String) throws {
+        sshd?.kill()
+        for _ in 0..<10 {
+            port = Int.random(in: 20_000..<60_000)
+            let config = """
+                Port \(port)
+                ListenAddress 127.0.0.1
+                HostKey \(scratch)/host
+                PidFile none
+                UsePAM no
+                StrictModes no
+                PermitRootLogin prohibit-password
+                AuthorizedKeysFile \(scratch)/authorized_keys
+                PasswordAuthentication no
+                KbdInteractiveAuthentication no
+                AllowStreamLocalForwarding yes
+                SetEnv PATH=\(path) PBCTL_STORE=\(scratch)/remote-store PBCTL_HISTORY=\(scratch)/remote-history
+                """
+            try Data(config.utf8).write(to: URL(fileURLWithPath: scratch + "/sshd_config"))
+            let process = try ChildProcess(["/usr/sbin/sshd", "-D", "-e", "-f", scratch + "/sshd_config"], environment: ProcessInfo.processInfo.environment)
+            for _ in 0..<50 {
+                if shell("ssh \(sshOptions) -o ConnectTimeout=2 root@127.0.0.1 true") == 0 {
+                    sshd = process
+                    return
+                }
+                if !process.isRunning { break }
+                usleep(100_000)
+            }
+            process.kill()
+        }
+        throw XCTSkip("sshd did not start")
+    }
+
+    var sshOptions: String {
+        "-i '\(scratch)/user' -p \(port) -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes"
+    }
+
+    /// Runs `command` with sh (children reaped with waitpid: Foundation's Process can miss the exit of
+    /// one whose children live on); its status, standard output and standard error.
+    func sh(_ command: String, stdin: Data? = nil, environment: [String: String]? = nil, timeout: TimeInterval = 120) throws
+        -> (status: Int32, text: String, stderr: String)
+    {
+        let id = UUID().uuidString.prefix(8)
+        let (inPath, outPath, errPath) = ("\(scratch)/\(id).in", "\(scratch)/\(id).out", "\(scratch)/\(id).err")
+        try (stdin ?? Data()).write(to: URL(fileURLWithPath: inPath))
+        let input = open(inPath, O_RDONLY), output = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600), errors = open(errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(input); close(output); close(errors) }
+        let child = try ChildProcess(
+            ["/bin/sh", "-c", command], environment: environment ?? ProcessInfo.processInfo.environment, stdin: input, stdout: output, stderr: errors)
+        if !child.wait(timeout: timeout) {
+            child.kill()
+            XCTFail("timed out: \(command)")
+        }
+        let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        for path in [inPath, outPath, errPath] { unlink(path) }
+        return (child.status ?? -1, text, stderr)
+    }
+
+    @discardableResult
+    func shell(_ command: String) -> Int32 { (try? sh(command, timeout: 30))?.status ?? -1 }
+
+    func runSh(_ command: String) throws -> String { try sh(command).text }
+
+    /// `pbctl ssh [flags] root@127.0.0.1 COMMAND` from the local side (its store), in sh so ssh's
+    /// options pass as ssh takes them.
+    func session(_ command: String, flags: String = "", stdin: Data? = nil) throws -> (status: Int32, text: String, stderr: String) {
+        var environment = local.environment
+        environment["PBCTL"] = PbctlRunner.binary
+        return try sh("\"$PBCTL\" ssh \(flags) \(sshOptions) root@127.0.0.1 " + quoted(command), stdin: stdin, environment: environment)
+    }
+
+    func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    func testTextAndMarkdownTravelBothWaysWithEveryRepresentation() throws {
+        try local.run(["copy", "--from", "markdown"], stdin: Data("# Here\n\nfrom *this* machine\n".utf8))
+        let read = try session("pbctl paste --as html; pbctl types; pbctl info")
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertTrue(read.text.contains("<h1>Here</h1>\n<p>from <em>this</em> machine</p>"), read.text)
+        XCTAssertTrue(read.text.contains("net.daringfireball.markdown") && read.text.contains("public.rtf"), read.text)
+        XCTAssertTrue(read.text.contains("backend:      remote"), "pbctl info names the remote path: " + read.text)
+        let write = try session("printf '# There\\n\\n*remote*\\n' | pbctl copy --from markdown")
+        XCTAssertEqual(write.status, 0, write.stderr)
+        XCTAssertEqual(try local.run("paste", "--as", "html").text, "<h1>There</h1>\n<p><em>remote</em></p>\n")
+        XCTAssertTrue(try local.run("types").text.contains("public.rtf"), "offered here as RTF too")
+        XCTAssertEqual(try local.run("history").text.split(separator: "\n").first.map(String.init), "2\t# There")
+        // The remote's own store was never used.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/remote-store/general.pasteboard/Info.json"))
+    }
+
+    func testHundredMegabytesBothWaysByteExactWithFlatMemory() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed")
+        let big = scratch + "/big.bin"
+        XCTAssertEqual(shell("head -c 100000000 /dev/urandom > '\(big)'"), 0)
+        let up = try session("/usr/bin/time -f 'remote %M' pbctl copy --type public.data < '\(big)'", flags: "")
+        XCTAssertEqual(up.status, 0, up.stderr)
+        XCTAssertEqual(try local.run("paste").stdout, try Data(contentsOf: URL(fileURLWithPath: big)), "the copy from there arrived byte for byte")
+        let down = try session("/usr/bin/time -f 'remote %M' pbctl paste | sha1sum")
+        XCTAssertEqual(down.status, 0, down.stderr)
+        let expected = try runSh("sha1sum < '\(big)'")
+        XCTAssertEqual(down.text.prefix(40), expected.prefix(40))
+        for line in (up.stderr + down.stderr).split(separator: "\n") where line.hasPrefix("remote ") {
+            XCTAssertLessThan(Int(line.dropFirst(7)) ?? .max, 100_000, "remote peak memory (KB): \(line)")
+        }
+    }
+
+    func testTwoSessionsAtOnce() throws {
+        try local.run(["copy"], stdin: Data("shared".utf8))
+        let group = DispatchGroup()
+        let results = ResultBox()
+        let test = Unchecked(value: self)
+        for n in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                let result = try? test.value.session("sleep 1; pbctl paste; echo \" \(n)\"")
+                results.append(result?.text ?? "failed")
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(results.values.sorted(), ["shared 0\n", "shared 1\n"])
+    }
+
+    func testTheRemoteSocketIsPrivateAndLeftNowhere() throws {
+        let result = try session("stat -c '%a %U' \"$PBCTL_REMOTE\"; echo \"$PBCTL_REMOTE\"")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "600 root", "the socket is the user's only")
+        let path = try XCTUnwrap(lines.last)
+        XCTAssertTrue(path.hasPrefix("/tmp/pbctl-ssh-"), path)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the remote socket stays behind after a clean exit")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("pbctl-ssh-") && !$0.hasSuffix(".sock") && !scratch.hasSuffix($0) }
+        _ = leftovers  // other test runs may have their own folders under /tmp; the session's own is checked below
+        let again = try session("echo \"$PBCTL_REMOTE\"")
+        XCTAssertNotEqual(again.text, result.text.split(separator: "\n").last.map { String($0) + "\n" }, "each session has a socket of its own")
+    }
+
+    func testSensitiveContentIsServedOnlyWhenAllowed() throws {
+        try local.run(["copy", "--sensitive"], stdin: Data("hunter2".utf8))
+        let refused = try session("pbctl paste; echo \"status $?\"")
+        XCTAssertFalse(refused.text.contains("hunter2"), refused.text)
+        XCTAssertTrue(refused.text.contains("status 1"), refused.text + refused.stderr)
+        let allowed = try session("pbctl paste", flags: "--allow-sensitive")
+        XCTAssertEqual(allowed.text, "hunter2")
+    }
+
+    func testReadOnlyAndWriteOnly() throws {
+        try local.run(["copy"], stdin: Data("kept".utf8))
+        let readOnly = try session("pbctl paste; printf x | pbctl copy; echo \" status $?\"", flags: "--read-only")
+        XCTAssertTrue(readOnly.text.hasPrefix("kept"), readOnly.text)
+        XCTAssertTrue(readOnly.text.contains("status 74"), readOnly.text + readOnly.stderr)
+        XCTAssertEqual(try local.run("paste").text, "kept")
+        let writeOnly = try session("pbctl paste; echo \"status $?\"; printf new | pbctl copy", flags: "--write-only")
+        XCTAssertFalse(writeOnly.text.contains("kept"), writeOnly.text)
+        XCTAssertEqual(try local.run("paste").text, "new")
+    }
+
+    func testTheLocalSideGoneMakesTheRemoteFallBackAtOnce() throws {
+        try local.run(["copy"], stdin: Data("local".utf8))
+        // The local pbctl ssh is killed mid-session; ssh goes on, the remote pbctl falls back.
+        var environment = local.environment
+        environment["PBCTL"] = PbctlRunner.binary
+        let line = "\"$PBCTL\" ssh \(sshOptions) root@127.0.0.1 'sleep 2; printf remote | pbctl copy -v; echo \" status $?\"; pbctl paste' & pid=$!; sleep 1; kill -9 $pid; wait"
+        let started = Date()
+        let result = try sh(line, environment: environment)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "the remote pbctl hung")
+        XCTAssertTrue(result.text.contains("status 0"), result.text + result.stderr)
+        XCTAssertTrue(result.stderr.contains("does not answer"), "-v says why it fell back: " + result.stderr)
+        XCTAssertEqual(try local.run("paste").text, "local", "the local clipboard was not reached")
+    }
+
+    func testARemoteWithoutPbctlStillWorksAndSaysHowToInstallIt() throws {
+        try startServer(path: "/usr/bin:/bin")
+        let result = try session("echo hello; exit 7")
+        XCTAssertEqual(result.status, 7)
+        XCTAssertEqual(result.text, "hello\n")
+        XCTAssertEqual(result.stderr.components(separatedBy: "pbctl is not installed").count - 1, 1, result.stderr)
+    }
+
+    func testItStaysPlainSSH() throws {
+        let result = try session("cat; echo out; echo err >&2; exit 3", stdin: Data("input\n".utf8))
+        XCTAssertEqual(result.status, 3)
+        XCTAssertEqual(result.text, "input\nout\n")
+        XCTAssertTrue(result.stderr.contains("err"), result.stderr)
+        let usage = try sh("\"\(PbctlRunner.binary)\" ssh")
+        XCTAssertEqual(usage.status, 64)
+    }
+
+    func testAnInteractiveSessionInATmuxPane() throws {
+        let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        try XCTSkipUnless(tmux != nil, "tmux is not installed")
+        try local.run(["copy"], stdin: Data("typed into a pane".utf8))
+        let socket = "pbctl-ssh-test-\(getpid())"
+        let env = "PBCTL_STORE='\(scratch)/local-store' PBCTL_HISTORY='\(scratch)/local-history'"
+        let start = "\(tmux!) -L \(socket) -f /dev/null new-session -d -x 160 -y 40 \"env -u TMUX \(env) '\(PbctlRunner.binary)' ssh \(sshOptions.replacingOccurrences(of: "'", with: "")) root@127.0.0.1\""
+        XCTAssertEqual(shell(start), 0)
+        defer { shell("\(tmux!) -L \(socket) kill-server") }
+        sleep(2)
+        shell("\(tmux!) -L \(socket) send-keys '\(remoteBin)/pbctl paste; echo; echo done-$((6*7))' Enter")
+        var screen = ""
+        for _ in 0..<50 {
+            screen = (try? runSh("\(tmux!) -L \(socket) capture-pane -p")) ?? ""
+            if screen.contains("done-42") { break }
+            usleep(200_000)
+        }
+        XCTAssertTrue(screen.contains("typed into a pane"), screen)
+    }
+}
+
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func append(_ value: String) { lock.withLock { stored.append(value) } }
+    var values: [String] { lock.withLock { stored } }
+}
+
+/// A value handed to another thread by a test that knows it is safe there.
+struct Unchecked<T>: @unchecked Sendable { let value: T }
