@@ -3,7 +3,8 @@
 # - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib;
 # - the pure model (Pasteboard) does no file I/O and knows nothing of X11;
 # - no package dependencies in Package.swift;
-# - no command casts a backend; the CLI's terminal I/O does not import the store.
+# - no command casts a backend; the CLI's terminal I/O does not import the store;
+# - no bare Wayland opcode.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -18,6 +19,10 @@ leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\
 # touches no command): no cast to a concrete backend.
 leaks=$(grep -rnE '\b(as[?!]?|is) +(any +)?[A-Z][A-Za-z]*(Backend|Pasteboard|Store|InputSpooling|StoredFiles|PasteboardWatching)\b' Sources/pbctl)
 [ -z "$leaks" ] || fail "a command casts a backend (ask for a capability: backend.spooling, .storedFiles, .watching): $leaks"
+# Wayland opcodes are named (Sources/PasteboardWayland/Protocol/Opcodes.swift; OpcodeTableTests holds
+# the names to the protocol XML): no bare number in the module.
+leaks=$(grep -rnE 'opcode: *[0-9]' Sources/PasteboardWayland)
+[ -z "$leaks" ] || fail "a bare Wayland opcode (name it in Protocol/Opcodes.swift): $leaks"
 # The CLI prints through SystemIO, not the store.
 grep -q '^import PasteboardStore' Sources/pbctl/Terminal.swift && fail "Terminal.swift imports the store"
 grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"
