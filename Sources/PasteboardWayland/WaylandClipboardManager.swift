@@ -220,7 +220,7 @@ public final class WaylandClipboardManager {
                 continue
             }
             let preferred = backend.mimeTypes(for: type).filter(offered.contains) + offered
-            let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: end)
+            let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: end, now: waylandNow)
             do {
                 try backend.receive(offer: offer, mime: preferred[0], into: sink)
             } catch let error as PasteboardError {
@@ -251,33 +251,5 @@ public final class WaylandClipboardManager {
         slot.keptMIMEs = names
         options.log?("kept \(representations.count) types of the \(slot.name): \(representations.map(\.type.rawValue).joined(separator: ", "))")
         if !slot.primary || options.recordPrimary { options.record?(item, slot.primary, skipped) }
-    }
-}
-
-/// Collects a representation up to `limit` bytes; past it, drops what it holds and only counts the rest,
-/// so the owner writes to the end (its size then known) rather than being cut off, until `drainUntil`
-/// (a ``waylandNow()`` time): then the read stops and the pipe is closed, which ends the owner's write.
-private final class CappedSink: RepresentationSink {
-    let limit: Int
-    let drainUntil: UInt64
-    private(set) var data = Data()
-    private(set) var size = 0
-    var isOverLimit: Bool { size > limit }
-
-    init(limit: Int, drainUntil: UInt64) {
-        self.limit = limit
-        self.drainUntil = drainUntil
-    }
-
-    func write(_ chunk: Data) throws {
-        size += chunk.count
-        guard isOverLimit else {
-            data.append(chunk)
-            return
-        }
-        data = Data()
-        if waylandNow() >= drainUntil {
-            throw PasteboardError(.timedOut, "more than \(limit) bytes, still sending at the fetch deadline")
-        }
     }
 }
