@@ -4,7 +4,8 @@
 # - the pure model (Pasteboard) does no file I/O and knows nothing of X11;
 # - no package dependencies in Package.swift;
 # - no command casts a backend; the CLI's terminal I/O does not import the store;
-# - no bare Wayland opcode.
+# - no bare Wayland opcode; in Sources/PasteboardWayland only Connection/ makes the system calls of its
+#   I/O.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -23,6 +24,17 @@ leaks=$(grep -rnE '\b(as[?!]?|is) +(any +)?[A-Z][A-Za-z]*(Backend|Pasteboard|Sto
 # the names to the protocol XML): no bare number in the module.
 leaks=$(grep -rnE 'opcode: *[0-9]' Sources/PasteboardWayland)
 [ -z "$leaks" ] || fail "a bare Wayland opcode (name it in Protocol/Opcodes.swift): $leaks"
+# The Wayland backend is structured as X11's is: Connection/ does every read, write, poll and splice
+# (the socket, the pipes); Protocol/ and the drivers decide and call it. A system call of that I/O
+# elsewhere in the module fails (a declaration such as `func write(` or a method call with labelled
+# arguments is no system call).
+calls='read|write|poll|ioctl|fcntl|splice|tee|pipe|pipe2|socket|socketpair|connect|sendmsg|recvmsg'
+leaks=$(grep -rnE "(^|[^.[:alnum:]_]|Glibc\.)($calls)\(" Sources/PasteboardWayland --include='*.swift' \
+    | grep -v '^Sources/PasteboardWayland/Connection/' \
+    | grep -vE '^[^:]+:[0-9]+:\s*//' \
+    | grep -vE "\b(func|case) +($calls)\(" \
+    | grep -vE "\b($calls)\([^)]*\b[a-z][A-Za-z]*: ")
+[ -z "$leaks" ] || fail "Wayland I/O outside Sources/PasteboardWayland/Connection (move it there): $leaks"
 # The CLI prints through SystemIO, not the store.
 grep -q '^import PasteboardStore' Sources/pbctl/Terminal.swift && fail "Terminal.swift imports the store"
 grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"

@@ -31,7 +31,7 @@ public final class WaylandBackend: PasteboardBackend {
     /// The plain-text MIME types wl-copy offers, preferred first.
     public static let textMIMETypes = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT"]
     /// Offered alongside content a password manager marks secret (KDE's convention).
-    public static let passwordHint = "x-kde-passwordManagerHint"
+    public static let passwordHint = OfferMarkers.passwordHint
 
     public init(environment: [String: String], registry: TypeRegistry = .standard) throws {
         self.registry = registry
@@ -123,17 +123,12 @@ public final class WaylandBackend: PasteboardBackend {
         return registry.tags(of: type, .mimeType)
     }
 
-    static let markers: Set<String> = [passwordHint, "x-kde-passwordmanagerhint", "org.nspasteboard.ConcealedType", "org.nspasteboard.TransientType"]
+    static let markers = OfferMarkers.all
 
     /// What an offer's marker types say: sensitive (KDE's password hint, nspasteboard.org Concealed),
     /// transient (nspasteboard.org Transient).
     public func metadata(forMIMEs mimes: [String]) -> ItemMetadata {
-        var metadata = ItemMetadata(created: Date())
-        if mimes.contains(where: { $0.lowercased() == Self.passwordHint.lowercased() || $0 == "org.nspasteboard.ConcealedType" }) {
-            metadata.flags.insert(.sensitive)
-        }
-        if mimes.contains("org.nspasteboard.TransientType") { metadata.flags.insert(.transient) }
-        return metadata
+        ItemMetadata(created: Date(), flags: OfferMarkers.flags(forMIMEs: mimes))
     }
 
     public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
