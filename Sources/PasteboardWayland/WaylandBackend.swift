@@ -85,15 +85,19 @@ public final class WaylandBackend: PasteboardBackend {
         return BackendInfo(name: "wayland", detail: "\(connection.path), \(manager)")
     }
 
-    /// Events that arrived already (selection changes): applied, nothing else to do for a reader.
+    /// Events that arrived already (selection changes), read without waiting: applied, nothing else to do
+    /// for a reader.
     private func drainEvents() throws {
         while let event = try connection.nextEvent(deadline: waylandNow()) {
             if case .fatal(let message) = event { throw PasteboardError(.unavailable, message) }
         }
     }
 
+    /// The selection's offer, its MIME types cached by the client as the compositor announced them (the
+    /// way `X11Backend` caches targets per owner): current as of the events that have arrived, read
+    /// without waiting, so listing the types and reading one cost no round trip. The connection's own
+    /// round trips (registry, then device) have brought the selection of when it was made.
     private func offer(_ pasteboard: PasteboardName) throws -> UInt32? {
-        try connection.roundTrip(deadline: deadline())
         try drainEvents()
         switch pasteboard {
         case .general: return connection.client.selection

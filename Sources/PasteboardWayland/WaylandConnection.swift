@@ -15,6 +15,9 @@ public final class WaylandConnection {
     public var client = DataControlClient()
     /// Events decoded and not handled yet.
     private var pending: [DataControlClient.Event] = []
+    /// Round trips made (`wl_display.sync` sent and its `done` awaited): what a paste costs in waits on
+    /// the compositor, beside the transfer itself. Two for a paste: the registry, then the bound device.
+    public private(set) var roundTrips = 0
 
     public var fd: Int32 { socket.fd }
     public var path: String { socket.path }
@@ -78,6 +81,7 @@ public final class WaylandConnection {
         let (sync, callback) = client.sync()
         send(sync)
         try flush(deadline: deadline)
+        roundTrips += 1
         var kept: [DataControlClient.Event] = []
         while true {
             guard let event = try nextEvent(deadline: deadline) else {

@@ -35,6 +35,7 @@ final class WaylandConnectionTests: XCTestCase {
         peer.send([WaylandMessage(object: 4, WlCallback.Event.done, arguments: [.uint(1)])]
                   .flatMap { WaylandWire.encode($0).bytes } + WaylandWire.encode(WaylandMessage(object: earlier, WlCallback.Event.done, arguments: [.uint(2)])).bytes)
         try connection.roundTrip(deadline: now() + 2_000_000_000)
+        XCTAssertEqual(connection.roundTrips, 1)
         XCTAssertEqual(try WaylandPipes.poll([.readable(connection.fd)], milliseconds: 0), [false], "the socket is drained: only the buffer holds the event")
         XCTAssertTrue(try connection.hasBufferedEvents())
         XCTAssertEqual(try connection.nextEvent(deadline: now()), .done(callback: earlier))
@@ -74,6 +75,7 @@ final class WaylandConnectionTests: XCTestCase {
             XCTAssertEqual((error as? PasteboardError)?.code, .timedOut)
         }
         XCTAssertLessThan(now() - start, 2_000_000_000)
+        XCTAssertEqual(connection.roundTrips, 2)
         XCTAssertEqual(try connection.nextEvent(deadline: now()), .selection(primary: true, offer: nil))
     }
 
@@ -133,6 +135,7 @@ final class WaylandConnectionTests: XCTestCase {
             let sink = DataSink()
             try connection.receive(offer: 0xFF00_0001, mime: "text/plain", into: sink, stepTimeout: 5)
             XCTAssertEqual(String(decoding: sink.data, as: UTF8.self), "pasted \(family)")
+            XCTAssertEqual(connection.roundTrips, 0)
         }
     }
 
