@@ -86,10 +86,12 @@ public final class WaylandBackend: PasteboardBackend {
     }
 
     /// Events that arrived already (selection changes), read without waiting: applied, nothing else to do
-    /// for a reader.
+    /// for a reader (a reader's descriptor in a `send`, for a source this connection no longer serves, is
+    /// closed).
     private func drainEvents() throws {
         while let event = try connection.nextEvent(deadline: waylandNow()) {
             if case .fatal(let message) = event { throw PasteboardError(.unavailable, message) }
+            if case .send(_, _, let fd) = event { WaylandPipes.close(fd) }
         }
     }
 
@@ -252,7 +254,8 @@ public final class WaylandBackend: PasteboardBackend {
 }
 
 extension WaylandBackend: PasteboardWatching {
-    /// Selection events as they come (no polling).
+    /// Selection events as they come (no polling). It waits for the next event without a deadline, by
+    /// design: a watch lasts until `body` says stop or the compositor goes away.
     public func watch(_ pasteboard: PasteboardName, _ body: (PasteboardChange) throws -> Bool) throws {
         let primary = pasteboard == .primary
         if primary, !connection.client.supportsPrimary {
@@ -262,6 +265,8 @@ extension WaylandBackend: PasteboardWatching {
             switch event {
             case .fatal(let message): throw PasteboardError(.unavailable, message)
             case .finished: throw PasteboardError(.unavailable, "the Wayland seat went away")
+            case .send(_, _, let fd):
+                WaylandPipes.close(fd)  // a watch serves nothing
             case .selection(let isPrimary, let offer) where isPrimary == primary:
                 let summary = offer == nil ? [] : try items(inOffer: offer!)
                 let change = PasteboardChange(

@@ -81,7 +81,15 @@ public final class WaylandClipboardManager {
                 try dispatch(try connection.nextEvent(deadline: waylandNow()))
                 continue
             }
-            owners.removeAll { $0.isDone }
+            // An owner done (the selection taken, its transfers over) has its source destroyed, as the
+            // protocol asks: a daemon that serves again and again leaves no source behind.
+            if owners.contains(where: \.isDone) {
+                for owner in owners where owner.isDone {
+                    if let destroy = connection.client.destroy(owner.offeredSource) { connection.send(destroy) }
+                }
+                owners.removeAll { $0.isDone }
+                try connection.flush(deadline: waylandNow() + 2_000_000_000)
+            }
             // The socket and every transfer still writing, in one poll.
             let transfers = owners.map { ($0, $0.transferDescriptors) }
             let waits = [WaylandPipes.Wait.readable(connection.fd)] + transfers.flatMap { $0.1.map(WaylandPipes.Wait.writable) }

@@ -38,6 +38,11 @@ public final class WaylandConnection {
         self.socket = socket
     }
 
+    deinit {
+        // A reader's descriptor in an event nobody took: closed, never left open.
+        for case .send(_, _, let fd) in pending { WaylandPipes.close(fd) }
+    }
+
     /// A connection over a socket already connected (a test plays the compositor on the other end).
     convenience init(connected socketFD: Int32, path: String) {
         self.init(socket: WaylandSocket(connected: socketFD, path: path))

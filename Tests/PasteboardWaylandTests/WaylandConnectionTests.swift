@@ -167,4 +167,45 @@ final class WaylandConnectionTests: XCTestCase {
         ])
         XCTAssertEqual(try connection.nextEvent(deadline: now() + 2_000_000_000), .finished)
     }
+
+    /// Descriptors stay with their messages when a `send` is for a source already destroyed: each event
+    /// carries its own, and none is left open.
+    func testDescriptorsStayWithTheirMessagesPastADestroyedSource() throws {
+        let peer = Peer()
+        let connection = bound(.wlr, peer: peer)
+        let (old, _) = connection.client.createSource(offering: ["text/plain"])
+        let (live, _) = connection.client.createSource(offering: ["text/plain"])
+        connection.send(try XCTUnwrap(connection.client.destroy(old)))
+        try connection.flush(deadline: now() + 2_000_000_000)
+        let first = TestPipe(), second = TestPipe()
+        let send = { (source: UInt32) in
+            WaylandWire.encode(WaylandMessage(object: source, DataControlSource.Event.send, arguments: [.string("text/plain"), .fd(-1)])).bytes
+        }
+        peer.send(send(old) + send(live), fds: [first.writeEnd, second.writeEnd])
+        first.closeWrite()
+        second.closeWrite()
+        guard case .send(old, _, let stale)? = try connection.nextEvent(deadline: now() + 2_000_000_000),
+              case .send(live, _, let fresh)? = try connection.nextEvent(deadline: now() + 2_000_000_000)
+        else { return XCTFail("the sends did not come in order") }
+        XCTAssertEqual(write(fresh, "live", 4), 4)
+        close(fresh)
+        close(stale)
+        XCTAssertEqual(second.readAll(), Array("live".utf8), "the live source's descriptor is the live source's pipe")
+        XCTAssertEqual(first.readAll(), [], "the stale one closed: end of file")
+    }
+
+    /// Events nobody took are dropped with the connection, their descriptors closed.
+    func testAConnectionClosesTheDescriptorsOfEventsNobodyTook() throws {
+        let pipe = TestPipe()
+        do {
+            let peer = Peer()
+            let connection = bound(.ext, peer: peer)
+            let (source, _) = connection.client.createSource(offering: ["text/plain"])
+            peer.send(WaylandWire.encode(WaylandMessage(object: source, DataControlSource.Event.send, arguments: [.string("a"), .fd(-1)])).bytes,
+                      fds: [pipe.writeEnd])
+            XCTAssertTrue(try connection.hasBufferedEvents() || (try connection.socket.read(deadline: now() + 2_000_000_000) && connection.hasBufferedEvents()))
+        }
+        pipe.closeWrite()
+        XCTAssertEqual(pipe.readAll(), [], "no copy of the descriptor left open")
+    }
 }

@@ -51,6 +51,10 @@ public struct DataControlClient: Sendable {
         return objects
     }()
     private var nextID: UInt32 = 2
+    /// Sources destroyed whose ids the compositor has not released yet (`wl_display.delete_id`): a `send`
+    /// it made before it saw the destroy still carries a descriptor, which must be taken off the socket
+    /// with its message (and closed), not left to the next message that carries one. At most 64.
+    public private(set) var destroyedSources: [UInt32] = []
     public private(set) var globals: [Global] = []
     /// Every live offer's MIME types, in the order offered.
     public private(set) var offers = ObjectTable<[String]>()
@@ -151,6 +155,12 @@ public struct DataControlClient: Sendable {
         guard let kind = objects[object], kind == .source || kind == .offer else { return nil }
         objects[object] = nil
         offers[object] = nil
+        if kind == .source {
+            // Offers are the compositor's ids, freed at once (and reused); a source's id is ours until
+            // the compositor says it deleted it.
+            destroyedSources.append(object)
+            if destroyedSources.count > 64 { destroyedSources.removeFirst() }
+        }
         // `destroy` is opcode 1 of both the source and the offer.
         return kind == .source
             ? WaylandMessage(object: object, DataControlSource.Request.destroy) : WaylandMessage(object: object, DataControlOffer.Request.destroy)
@@ -158,8 +168,11 @@ public struct DataControlClient: Sendable {
 
     // MARK: Events
 
-    /// What `object` is.
-    private func kind(of object: UInt32) -> Kind? { objects[object] }
+    /// What `object` is: a live object's kind, `.source` for a source destroyed and not yet released
+    /// (its events are decoded, a `send` handed on for its descriptor to be closed).
+    private func kind(of object: UInt32) -> Kind? {
+        objects[object] ?? (destroyedSources.contains(object) ? .source : nil)
+    }
 
     /// The argument types of event `opcode` of `object`; nil for an object or event we do not know (a
     /// protocol error by the compositor, or an object already destroyed: its events are skipped).
@@ -192,7 +205,10 @@ public struct DataControlClient: Sendable {
                 if case .string(let text)? = args.last { return .fatal("the compositor reported an error: \(text ?? "")") }
                 return .fatal("the compositor reported an error")
             case .deleteID:
-                if case .uint(let id)? = args.first, objects[id] == .callback { objects[id] = nil }
+                if case .uint(let id)? = args.first {
+                    if objects[id] == .callback { objects[id] = nil }
+                    destroyedSources.removeAll { $0 == id }
+                }
                 return nil
             }
         case .registry:

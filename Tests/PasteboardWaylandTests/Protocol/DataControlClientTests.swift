@@ -147,4 +147,27 @@ final class DataControlClientTests: XCTestCase {
         XCTAssertNil(client.destroy(client.device))
         XCTAssertNil(client.destroy(12345))
     }
+
+    /// A source destroyed is remembered until the compositor releases its id: a `send` it made before it
+    /// saw the destroy still takes its descriptor off the socket (for the driver to close) instead of
+    /// leaving it to the next message that carries one.
+    func testADestroyedSourcesEventsAreDecodedUntilItsIdIsReleased() {
+        var (client, _) = boundClient([("wl_seat", 7), ("ext_data_control_manager_v1", 1)])
+        let (source, _) = client.createSource(offering: ["text/plain"])
+        XCTAssertEqual(client.destroy(source), WaylandMessage(object: source, DataControlSource.Request.destroy))
+        XCTAssertNil(client.objects[source])
+        XCTAssertEqual(client.destroyedSources, [source])
+        XCTAssertEqual(client.handle(WaylandMessage(object: source, DataControlSource.Event.send, arguments: [.string("text/plain"), .fd(9)])),
+                       .send(source: source, mime: "text/plain", fd: 9))
+        XCTAssertNil(client.destroy(source), "destroyed once")
+        _ = client.handle(WaylandMessage(object: 1, WlDisplay.Event.deleteID, arguments: [.uint(source)]))
+        XCTAssertEqual(client.destroyedSources, [])
+        XCTAssertNil(client.eventSignature(object: source, opcode: 0))
+        // Bounded: a compositor that never releases ids cannot make the list grow without end.
+        for _ in 0..<100 {
+            let (another, _) = client.createSource(offering: [])
+            _ = client.destroy(another)
+        }
+        XCTAssertEqual(client.destroyedSources.count, 64)
+    }
 }
