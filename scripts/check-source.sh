@@ -5,7 +5,7 @@
 # - no package dependencies in Package.swift;
 # - no command casts a backend; the CLI's terminal I/O does not import the store;
 # - no bare Wayland opcode; in Sources/PasteboardWayland only Connection/ makes the system calls of its
-#   I/O.
+#   I/O, its Protocol/ reads no clock, and no wait is without a deadline but the watch's.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -35,6 +35,12 @@ leaks=$(grep -rnE "(^|[^.[:alnum:]_]|Glibc\.)($calls)\(" Sources/PasteboardWayla
     | grep -vE "\b(func|case) +($calls)\(" \
     | grep -vE "\b($calls)\([^)]*\b[a-z][A-Za-z]*: ")
 [ -z "$leaks" ] || fail "Wayland I/O outside Sources/PasteboardWayland/Connection (move it there): $leaks"
+# Its Protocol/ is pure: no C library, no clock (the time comes in as an argument).
+leaks=$(grep -rlE '^\s*import (Glibc|CSystem)|waylandNow\(|clock_gettime' Sources/PasteboardWayland/Protocol)
+[ -z "$leaks" ] || fail "Sources/PasteboardWayland/Protocol does I/O or reads the clock: $leaks"
+# Every Wayland wait has a deadline but the watch's, which waits for events by design.
+leaks=$(grep -rn 'deadline: nil' Sources/PasteboardWayland | grep -v '^Sources/PasteboardWayland/WaylandBackend.swift:.*nextEvent(deadline: nil)')
+[ -z "$leaks" ] || fail "a Wayland wait without a deadline (only watch may): $leaks"
 # The CLI prints through SystemIO, not the store.
 grep -q '^import PasteboardStore' Sources/pbctl/Terminal.swift && fail "Terminal.swift imports the store"
 grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"
