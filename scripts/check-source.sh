@@ -3,7 +3,9 @@
 # - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib;
 # - the pure model (Pasteboard) does no file I/O and knows nothing of X11;
 # - no package dependencies in Package.swift;
-# - no command casts a backend; the CLI's terminal I/O does not import the store.
+# - no command casts a backend; the CLI's terminal I/O does not import the store;
+# - no bare Wayland opcode; in Sources/PasteboardWayland only Connection/ makes the system calls of its
+#   I/O, its Protocol/ reads no clock, and no wait is without a deadline but the watch's.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -34,6 +36,27 @@ leaks=$(grep -lE '^let [A-Za-z]+Command = Command\(' Sources/pbctl/Commands/*.sw
 # Hidden commands parse through option specs as every other does: no hand-written argv loop.
 leaks=$(grep -rnE 'raw: *\{|while index < arguments\.count' Sources/pbctl/Commands)
 [ -z "$leaks" ] || fail "a command parses its arguments by hand: $leaks"
+# Wayland opcodes are named (Sources/PasteboardWayland/Protocol/Opcodes.swift; OpcodeTableTests holds
+# the names to the protocol XML): no bare number in the module.
+leaks=$(grep -rnE 'opcode: *[0-9]' Sources/PasteboardWayland)
+[ -z "$leaks" ] || fail "a bare Wayland opcode (name it in Protocol/Opcodes.swift): $leaks"
+# The Wayland backend is structured as X11's is: Connection/ does every read, write, poll and splice
+# (the socket, the pipes); Protocol/ and the drivers decide and call it. A system call of that I/O
+# elsewhere in the module fails (a declaration such as `func write(` or a method call with labelled
+# arguments is no system call).
+calls='read|write|poll|ioctl|fcntl|splice|tee|pipe|pipe2|socket|socketpair|connect|sendmsg|recvmsg'
+leaks=$(grep -rnE "(^|[^.[:alnum:]_]|Glibc\.)($calls)\(" Sources/PasteboardWayland --include='*.swift' \
+    | grep -v '^Sources/PasteboardWayland/Connection/' \
+    | grep -vE '^[^:]+:[0-9]+:\s*//' \
+    | grep -vE "\b(func|case) +($calls)\(" \
+    | grep -vE "\b($calls)\([^)]*\b[a-z][A-Za-z]*: ")
+[ -z "$leaks" ] || fail "Wayland I/O outside Sources/PasteboardWayland/Connection (move it there): $leaks"
+# Its Protocol/ is pure: no C library, no clock (the time comes in as an argument).
+leaks=$(grep -rlE '^\s*import (Glibc|CSystem)|waylandNow\(|clock_gettime' Sources/PasteboardWayland/Protocol)
+[ -z "$leaks" ] || fail "Sources/PasteboardWayland/Protocol does I/O or reads the clock: $leaks"
+# Every Wayland wait has a deadline but the watch's, which waits for events by design.
+leaks=$(grep -rn 'deadline: nil' Sources/PasteboardWayland | grep -v '^Sources/PasteboardWayland/WaylandBackend.swift:.*nextEvent(deadline: nil)')
+[ -z "$leaks" ] || fail "a Wayland wait without a deadline (only watch may): $leaks"
 # The CLI prints through SystemIO, not the store.
 grep -q '^import PasteboardStore' Sources/pbctl/Terminal.swift && fail "Terminal.swift imports the store"
 grep -Eq '\.package\(' Package.swift && fail "Package.swift names a package dependency"

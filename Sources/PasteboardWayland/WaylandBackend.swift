@@ -88,15 +88,21 @@ public final class WaylandBackend: PasteboardBackend {
         return BackendInfo(name: "wayland", detail: "\(connection.path), \(manager)")
     }
 
-    /// Events that arrived already (selection changes): applied, nothing else to do for a reader.
+    /// Events that arrived already (selection changes), read without waiting: applied, nothing else to do
+    /// for a reader (a reader's descriptor in a `send`, for a source this connection no longer serves, is
+    /// closed).
     private func drainEvents() throws {
         while let event = try connection.nextEvent(deadline: waylandNow()) {
             if case .fatal(let message) = event { throw PasteboardError(.unavailable, message) }
+            if case .send(_, _, let fd) = event { WaylandPipes.close(fd) }
         }
     }
 
+    /// The selection's offer, its MIME types cached by the client as the compositor announced them (the
+    /// way `X11Backend` caches targets per owner): current as of the events that have arrived, read
+    /// without waiting, so listing the types and reading one cost no round trip. The connection's own
+    /// round trips (registry, then device) have brought the selection of when it was made.
     private func offer(_ pasteboard: PasteboardName) throws -> UInt32? {
-        try connection.roundTrip(deadline: deadline())
         try drainEvents()
         switch pasteboard {
         case .general: return connection.client.selection
@@ -248,7 +254,8 @@ extension WaylandBackend: SelectionServing {
 }
 
 extension WaylandBackend: PasteboardWatching {
-    /// Selection events as they come (no polling).
+    /// Selection events as they come (no polling). It waits for the next event without a deadline, by
+    /// design: a watch lasts until `body` says stop or the compositor goes away.
     public func watch(_ pasteboard: PasteboardName, _ body: (PasteboardChange) throws -> Bool) throws {
         let primary = pasteboard == .primary
         if primary, !connection.client.supportsPrimary {
@@ -258,6 +265,8 @@ extension WaylandBackend: PasteboardWatching {
             switch event {
             case .fatal(let message): throw PasteboardError(.unavailable, message)
             case .finished: throw PasteboardError(.unavailable, "the Wayland seat went away")
+            case .send(_, _, let fd):
+                WaylandPipes.close(fd)  // a watch serves nothing
             case .selection(let isPrimary, let offer) where isPrimary == primary:
                 let summary = offer == nil ? [] : try items(inOffer: offer!)
                 let change = PasteboardChange(
@@ -278,67 +287,3 @@ extension WaylandBackend: PasteboardWatching {
         return types.isEmpty ? [] : [ItemSummary(types: types.map { TypeSummary(type: $0) }, metadata: metadata)]
     }
 }
-
-extension WaylandConnection {
-    /// Asks the owner of `offer` to write `mime` into a pipe and moves what it writes into `sink` until
-    /// the owner closes it (`splice` where the sink takes it); each wait lasts at most `stepTimeout`
-    /// seconds, and more than `limit` bytes stop the transfer with `.refused`.
-    public func receive(offer: UInt32, mime: String, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double) throws {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
-        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
-        let readEnd = fds[0]
-        defer { close(readEnd) }
-        // A 1 MiB pipe (the unprivileged maximum by default) instead of 64 KiB: the owner writes in
-        // chunks sixteen times larger and each side is woken sixteen times less often. Refused: 64 KiB.
-        _ = fcntl(readEnd, setPipeSize, 1 << 20)
-        send(client.receive(offer, mime: mime, fd: fds[1]))
-        do {
-            try flush(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
-        } catch {
-            close(fds[1])
-            throw error
-        }
-        close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
-        var buffer: UnsafeMutableRawPointer?  // for a sink that takes no splice
-        defer { free(buffer) }
-        var total = 0
-        // Straight from the pipe into the output (splice) when the sink is a descriptor that takes it.
-        var kernelCopy = true
-        while true {
-            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(stepTimeout * 1000))
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0 else {
-                throw PasteboardError(.timedOut, "the Wayland clipboard owner stopped sending \(mime) (\(Int(stepTimeout)) s without a byte)")
-            }
-            if kernelCopy {
-                let room = limit.map { $0 + 1 - total } ?? (1 << 20)
-                if let moved = try sink.transfer(fromPipe: readEnd, limit: min(1 << 20, room)) {
-                    if moved == 0 { return }
-                    total += moved
-                    if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
-                    continue
-                }
-                kernelCopy = false
-            }
-            if buffer == nil {
-                buffer = malloc(1 << 20)
-                guard buffer != nil else { throw PasteboardError(.io, "out of memory") }
-            }
-            let n = Glibc.read(readEnd, buffer, 1 << 20)
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw PasteboardError(.io, "reading \(mime) from the owner: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { return }
-            total += n
-            if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
-            try sink.write(Data(bytes: buffer!, count: n))
-        }
-    }
-}
-
-/// `F_SETPIPE_SZ` (Linux 2.6.35), which Glibc declares only under `_GNU_SOURCE`.
-private let setPipeSize: Int32 = 1031

@@ -19,8 +19,10 @@ import Pasteboard
 /// sensitive or transient is neither kept nor recorded, and clears what was kept before it: a password
 /// manager's clearing is not undone.
 ///
-/// One event loop on one connection; fetching happens only while another client owns the selection, so
-/// it never delays a paste the manager serves.
+/// The decisions are `Protocol/WaylandManagerStateMachine`'s (which selection to fetch, keep, record or
+/// offer again) and `Protocol/WaylandFetchStateMachine`'s (which types, under which names, within which
+/// cap and deadline); this class performs them. One event loop on one connection; fetching happens only
+/// while another client owns the selection, so it never delays a paste the manager serves.
 public final class WaylandClipboardManager {
     public struct Options: Sendable {
         /// A representation larger than this is not kept (nor recorded).
@@ -45,105 +47,66 @@ public final class WaylandClipboardManager {
 
     public let backend: WaylandBackend
     public let options: Options
-
-    /// What the manager holds of one selection: the last content, the owner serving it again, and the
-    /// offer the compositor made of that owner's own source (never fetched back).
-    private final class Slot {
-        let primary: Bool
-        var kept: Item?
-        /// Each kept type's MIME names as its owner offered them (offered again under the same names).
-        var keptMIMEs: [TypeIdentifier: [String]] = [:]
-        var owner: WaylandSelectionOwner?
-        var ownOffer: UInt32?
-        /// A selection event not handled yet (.some(nil): cleared).
-        var next: UInt32?? = nil
-        /// When the selection was offered again lately (a program clearing it at once, again and again,
-        /// must not make a busy loop).
-        var serves: [UInt64] = []
-        init(primary: Bool) { self.primary = primary }
-        var name: String { primary ? "primary selection" : "clipboard" }
-    }
-    private var slots: [Slot] = []
+    /// The decisions: which selection to fetch, keep, record or serve again.
+    private var machine: WaylandManagerStateMachine
+    /// The owners serving a kept content again, and those whose selection was taken while transfers were
+    /// still under way (stepped until they are done).
+    private var owners: [WaylandSelectionOwner] = []
 
     /// The clipboard's content offered again when it is cleared.
-    public var kept: Item? { slots.first?.kept }
+    public var kept: Item? { machine.kept()?.item }
 
     public init(backend: WaylandBackend, options: Options) {
         self.backend = backend
         self.options = options
+        machine = WaylandManagerStateMachine(configuration: .init(primary: options.primary, recordPrimary: options.recordPrimary))
     }
 
     /// Runs until the compositor goes away (`.unavailable`); `restore` is served first when the
-    /// clipboard is empty at start (the history's newest entry).
+    /// clipboard is empty at start (the history's newest entry). It waits for the compositor's events
+    /// by design, each wait at most a second while transfers are under way, else a minute.
     public func run(restore: Item?) throws {
         let connection = backend.connection
         try connection.roundTrip(deadline: backend.deadline())
-        let clipboard = Slot(primary: false)
-        clipboard.next = .some(connection.client.selection)
-        slots = [clipboard]
-        if options.primary || options.recordPrimary {
-            if connection.client.supportsPrimary {
-                let primary = Slot(primary: true)
-                primary.next = .some(connection.client.primarySelection)
-                slots.append(primary)
-            } else {
-                options.log?("the compositor offers no primary selection to clipboard managers: keeping the clipboard only")
-            }
-        }
-        if connection.client.selection == nil, let restore, !restore.representations.isEmpty {
-            clipboard.kept = restore
-            options.log?("the clipboard is empty: serving the newest history entry")
-        }
+        let client = connection.client
+        try perform(machine.start(
+            selection: client.selection, primarySelection: client.primarySelection, supportsPrimary: client.supportsPrimary,
+            restore: restore))
         while true {
-            for slot in slots {
-                guard let selection = slot.next else { continue }
-                slot.next = nil
-                try look(at: selection, in: slot)
+            if machine.hasPendingChanges {
+                try perform(machine.step(now: waylandNow(), offers: connection.client.offers))
+                continue
             }
-            if slots.contains(where: { $0.next != nil }) { continue }
             if try connection.hasBufferedEvents() {
                 try dispatch(try connection.nextEvent(deadline: waylandNow()))
                 continue
             }
+            // An owner done (the selection taken, its transfers over) has its source destroyed, as the
+            // protocol asks: a daemon that serves again and again leaves no source behind.
+            if owners.contains(where: \.isDone) {
+                for owner in owners where owner.isDone {
+                    if let destroy = connection.client.destroy(owner.offeredSource) { connection.send(destroy) }
+                }
+                owners.removeAll { $0.isDone }
+                try connection.flush(deadline: waylandNow() + 2_000_000_000)
+            }
             // The socket and every transfer still writing, in one poll.
-            var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
-            var owners: [(WaylandSelectionOwner, Int)] = []
-            for slot in slots {
-                guard let owner = slot.owner else { continue }
-                let descriptors = owner.transferDescriptors
-                owners.append((owner, descriptors.count))
-                for fd in descriptors { pollers.append(pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)) }
-            }
-            let ready = poll(&pollers, nfds_t(pollers.count), pollers.count > 1 ? 1000 : -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw PasteboardError(.io, "poll: \(String(cString: strerror(errno)))")
-            }
+            let transfers = owners.map { ($0, $0.transferDescriptors) }
+            let waits = [WaylandPipes.Wait.readable(connection.fd)] + transfers.flatMap { $0.1.map(WaylandPipes.Wait.writable) }
+            let ready = try WaylandPipes.poll(waits, milliseconds: waits.count > 1 ? 1000 : 60_000)
             var index = 1
-            for (owner, count) in owners {
-                owner.serviceTransfers(pollers[index..<(index + count)].map(\.revents))
-                index += count
+            for (owner, descriptors) in transfers {
+                owner.serviceTransfers(descriptors, ready: ready[index..<(index + descriptors.count)])
+                index += descriptors.count
             }
-            if pollers[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            if ready[0] {
                 try dispatch(try connection.nextEvent(deadline: waylandNow() + 1_000_000))
             }
         }
     }
 
-    /// A new selection (or its clearing) of one slot.
-    private func look(at selection: UInt32?, in slot: Slot) throws {
-        if let offer = selection {
-            guard offer != slot.ownOffer else { return }  // the manager's own offer
-            keep(offer, in: slot)
-        } else if slot.kept != nil, slot.owner == nil, !slot.primary || options.primary {
-            let now = waylandNow()
-            slot.serves = slot.serves.filter { now - $0 < 1_000_000_000 } + [now]
-            if slot.serves.count > 5 { usleep(200_000) }
-            try serve(slot)
-        }
-    }
-
-    /// One event: a selection change goes to its slot, a `send` or `cancelled` to the owner of its source.
+    /// One event: a selection change goes to the machine, a `send` or `cancelled` to the owner of its
+    /// source.
     private func dispatch(_ event: DataControlClient.Event?) throws {
         guard let event else { return }
         let client = backend.connection.client
@@ -153,32 +116,44 @@ public final class WaylandClipboardManager {
         case .finished:
             throw PasteboardError(.unavailable, "the Wayland seat went away")
         case .send(let source, _, let fd):
-            guard let slot = slots.first(where: { $0.owner?.offeredSource == source }), let owner = slot.owner else {
-                close(fd)  // for a source no longer served
+            guard let owner = owners.first(where: { $0.offeredSource == source }) else {
+                WaylandPipes.close(fd)  // for a source no longer served
                 return
             }
-            _ = try owner.handle(event)
+            try owner.handle(event)
         case .cancelled(let source):
-            guard let slot = slots.first(where: { $0.owner?.offeredSource == source }), let owner = slot.owner else { return }
-            if try owner.handle(event) {  // the transfers under way are finished first
-                slot.owner = nil
-                slot.ownOffer = nil
-            }
+            guard let owner = owners.first(where: { $0.offeredSource == source }) else { return }
+            // Its transfers under way are finished from this loop, beside everything else.
+            if try owner.handle(event) { machine.stoppedServing(source: source) }
         case .selection(let primary, let offer):
-            guard let slot = slots.first(where: { $0.primary == primary }) else { return }
-            // A later selection event is queued when this one is stale.
-            if offer == (primary ? client.primarySelection : client.selection) { slot.next = .some(offer) }
+            machine.selectionChanged(primary: primary, offer: offer, current: primary ? client.primarySelection : client.selection)
         default:
             return
         }
     }
 
-    /// Offers the slot's kept content again, from this process, until another client takes it.
-    private func serve(_ slot: Slot) throws {
-        guard let item = slot.kept else { return }
-        let names = slot.keptMIMEs
+    private func perform(_ actions: [WaylandManagerStateMachine.Action]) throws {
+        for action in actions {
+            switch action {
+            case .log(let line):
+                options.log?(line)
+            case .record(let item, let primary, let skipped):
+                options.record?(item, primary, skipped)
+            case .fetch(let primary, let offer, let mimes):
+                let fetched = fetch(offer, mimes: mimes)
+                try perform(machine.fetched(primary: primary, fetched, metadata: backend.metadata(forMIMEs: mimes)))
+            case .serve(let primary, let kept, let pause):
+                if pause > 0 { usleep(useconds_t(pause / 1000)) }
+                try serve(kept, primary: primary)
+            }
+        }
+    }
+
+    /// Offers `kept` again as the selection, from this process, until another client takes it.
+    private func serve(_ kept: WaylandManagerStateMachine.Kept, primary: Bool) throws {
+        let names = kept.names
         let owner = WaylandSelectionOwner(
-            connection: backend.connection, item: item, primary: slot.primary,
+            connection: backend.connection, item: kept.item, primary: primary,
             mimeTypes: { type in
                 var mimes = self.backend.mimeTypes(for: type)
                 for mime in names[type] ?? [] where !mimes.contains(mime) { mimes.append(mime) }
@@ -186,98 +161,39 @@ public final class WaylandClipboardManager {
             },
             pasteOnce: false, lifetime: nil, log: options.log)
         try owner.claim(deadline: backend.deadline())
-        slot.owner = owner
-        slot.ownOffer = slot.primary ? backend.connection.client.primarySelection : backend.connection.client.selection
-        options.log?("the \(slot.name) was cleared: serving the kept content again")
+        owners.append(owner)
+        let client = backend.connection.client
+        try perform(machine.serving(primary: primary, source: owner.offeredSource, ownOffer: primary ? client.primarySelection : client.selection))
     }
 
-    /// Fetches every type of `offer` and keeps them (and records them), unless marked sensitive.
-    private func keep(_ offer: UInt32, in slot: Slot) {
-        guard let mimes = backend.connection.client.offers[offer], !mimes.isEmpty else { return }
-        let metadata = backend.metadata(forMIMEs: mimes)
-        if metadata.flags.contains(.sensitive) || metadata.flags.contains(.transient) {
-            slot.kept = nil
-            slot.keptMIMEs = [:]
-            options.log?("new \(slot.name) content marked sensitive or transient: not kept")
-            return
-        }
-        var byType: [(TypeIdentifier, [String])] = []
-        for mime in mimes where !ClipboardMarkers.isMarker(mime) {
-            let type = backend.type(forMIME: mime)
-            if let index = byType.firstIndex(where: { $0.0 == type }) {
-                byType[index].1.append(mime)
-            } else if byType.count < options.maxTypes {
-                byType.append((type, [mime]))
+    /// Fetches every type of `offer`, as a ``WaylandFetchStateMachine`` decides, one receive after the
+    /// other (each wait within the backend's step timeout, the whole within the fetch deadline).
+    private func fetch(_ offer: UInt32, mimes: [String]) -> WaylandFetchStateMachine.Fetched {
+        var fetch = WaylandFetchStateMachine(
+            mimes: mimes,
+            configuration: .init(
+                maxRepresentationBytes: options.maxRepresentationBytes, maxTypes: options.maxTypes,
+                fetchDeadline: UInt64(max(0, options.fetchDeadline) * 1e9)),
+            now: waylandNow(), type: backend.type(forMIME:), mimeTypes: backend.mimeTypes(for:))
+        var actions = fetch.start(now: waylandNow())
+        while !actions.isEmpty {
+            let action = actions.removeFirst()
+            switch action {
+            case .log(let line):
+                options.log?(line)
+            case .receive(let mime):
+                let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: fetch.deadline, now: waylandNow)
+                var failure: (any Error)?
+                do {
+                    try backend.receive(offer: offer, mime: mime, into: sink)
+                } catch {
+                    failure = error
+                }
+                actions += fetch.received(sink.outcome(error: failure), now: waylandNow())
+            case .finished(let fetched):
+                return fetched
             }
         }
-        let end = waylandNow() + UInt64(options.fetchDeadline * 1e9)
-        var representations: [Representation] = []
-        var names: [TypeIdentifier: [String]] = [:]
-        var skipped: [TypeSummary] = []
-        for (type, offered) in byType {
-            guard waylandNow() < end else {
-                options.log?("fetch deadline passed: \(type) left out")
-                continue
-            }
-            let preferred = backend.mimeTypes(for: type).filter(offered.contains) + offered
-            let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: end)
-            do {
-                try backend.receive(offer: offer, mime: preferred[0], into: sink)
-            } catch let error as PasteboardError {
-                if sink.isOverLimit { skipped.append(TypeSummary(type: type)) }
-                options.log?("\(preferred[0]) not kept: \(error.message)")
-                continue
-            } catch {
-                continue
-            }
-            if sink.isOverLimit {
-                skipped.append(TypeSummary(type: type, size: sink.size))
-                options.log?("\(preferred[0]) not kept: \(sink.size) bytes, over \(options.maxRepresentationBytes)")
-                continue
-            }
-            representations.append(Representation(type: type, data: sink.data))
-            names[type] = offered
-        }
-        guard !representations.isEmpty else {
-            options.log?("new \(slot.name) content: nothing could be fetched")
-            // Listed all the same when it was too large to keep.
-            if !skipped.isEmpty, !slot.primary || options.recordPrimary {
-                options.record?(Item(representations: [], metadata: metadata), slot.primary, skipped)
-            }
-            return
-        }
-        let item = Item(representations: representations, metadata: metadata)
-        slot.kept = item
-        slot.keptMIMEs = names
-        options.log?("kept \(representations.count) types of the \(slot.name): \(representations.map(\.type.rawValue).joined(separator: ", "))")
-        if !slot.primary || options.recordPrimary { options.record?(item, slot.primary, skipped) }
-    }
-}
-
-/// Collects a representation up to `limit` bytes; past it, drops what it holds and only counts the rest,
-/// so the owner writes to the end (its size then known) rather than being cut off, until `drainUntil`
-/// (a ``waylandNow()`` time): then the read stops and the pipe is closed, which ends the owner's write.
-private final class CappedSink: RepresentationSink {
-    let limit: Int
-    let drainUntil: UInt64
-    private(set) var data = Data()
-    private(set) var size = 0
-    var isOverLimit: Bool { size > limit }
-
-    init(limit: Int, drainUntil: UInt64) {
-        self.limit = limit
-        self.drainUntil = drainUntil
-    }
-
-    func write(_ chunk: Data) throws {
-        size += chunk.count
-        guard isOverLimit else {
-            data.append(chunk)
-            return
-        }
-        data = Data()
-        if waylandNow() >= drainUntil {
-            throw PasteboardError(.timedOut, "more than \(limit) bytes, still sending at the fetch deadline")
-        }
+        return WaylandFetchStateMachine.Fetched(representations: [], names: [:], skipped: [])
     }
 }

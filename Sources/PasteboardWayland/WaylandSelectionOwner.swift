@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -8,34 +5,20 @@ import Foundation
 #endif
 import Pasteboard
 
-/// Serves one item on the Wayland selection: offers every representation under its MIME types, answers
-/// each `send` by writing into the client's descriptor without blocking (several transfers at once, a
-/// stalled reader never holds up another), and ends when another client takes the selection
-/// (`cancelled`), after one paste (`pasteOnce`) or after `lifetime` seconds (clearing the selection).
+/// Serves one item on the Wayland selection: the driver of a ``WaylandOwnerStateMachine`` (which decides
+/// what each `send`, write, wait and the time lead to), performing its actions on the connection and on
+/// the readers' pipes (through `Connection/`). It ends when another client takes the selection
+/// (`cancelled`), after one paste (`pasteOnce`) or after `lifetime` seconds (clearing the selection),
+/// the transfers under way finished first.
+///
+/// Run alone (``run()``: `copy`'s detached owner, `__serve-wayland`, `copy --foreground`) or stepped from
+/// the clipboard manager's poll loop, which serves one owner per selection at once.
 final class WaylandSelectionOwner {
     let connection: WaylandConnection
     let item: Item
     let primary: Bool
-    let pasteOnce: Bool
-    let lifetime: Double?
     let log: (@Sendable (String) -> Void)?
-    /// Each offered MIME type and the representation it serves, in offer order.
-    let offers: [(mime: String, index: Int)]
-    private var source: UInt32 = 0
-
-    private struct Transfer {
-        var fd: Int32
-        var data: Data
-        var offset: Int
-        var lastProgress: UInt64
-    }
-    private var transfers: [Transfer] = []
-    /// Transfers written in full.
-    private var completed = 0
-    /// With `pasteOnce`: a copy of the first finished transfer's descriptor, to see its reader empty it.
-    private var onePaste: Int32 = -1
-    /// A reader that takes nothing for this long is dropped (its descriptor closed).
-    static let stalledTransferLimit: UInt64 = 60_000_000_000
+    private(set) var machine: WaylandOwnerStateMachine
 
     init(
         connection: WaylandConnection, item: Item, primary: Bool, mimeTypes: (TypeIdentifier) -> [String], pasteOnce: Bool,
@@ -44,208 +27,152 @@ final class WaylandSelectionOwner {
         self.connection = connection
         self.item = item
         self.primary = primary
-        self.pasteOnce = pasteOnce
-        self.lifetime = lifetime
         self.log = log
-        var offers: [(String, Int)] = []
-        for (index, representation) in item.representations.enumerated() {
-            var names = mimeTypes(representation.type)
-            if names.isEmpty, representation.type.rawValue.contains("/") { names = [representation.type.rawValue] }
-            for mime in names where !offers.contains(where: { $0.0 == mime }) { offers.append((mime, index)) }
-        }
-        self.offers = offers
+        machine = WaylandOwnerStateMachine(
+            types: item.representations.map(\.type), sensitive: item.metadata.flags.contains(.sensitive),
+            transient: item.metadata.flags.contains(.transient), mimeTypes: mimeTypes,
+            configuration: .init(pasteOnce: pasteOnce, lifetime: lifetime.map { UInt64(max(0, $0) * 1e9) }))
     }
 
+    /// Creates the source, sets it as the selection and waits (one round trip) until it is.
     func claim(deadline: UInt64) throws {
-        var mimes = offers.map(\.mime)
-        if item.metadata.flags.contains(.sensitive) { mimes.append(WaylandBackend.passwordHint) }
+        let mimes = machine.offeredMIMETypes
         let (source, messages) = connection.client.createSource(offering: mimes)
-        self.source = source
         connection.send(messages)
         connection.send(connection.client.setSelection(source, primary: primary))
         try connection.roundTrip(deadline: deadline)
+        machine.claimed(source: source, now: waylandNow())
         log?("owner: offered \(mimes.joined(separator: ","))")
     }
 
-    /// Serves until the selection is taken, the one paste is done, or the lifetime ends. When the
-    /// compositor goes away, the transfers under way are finished first (their pipes do not depend on
-    /// it): a reader gets the whole content or, if it stalls, nothing more after 5 s.
+    /// Serves until the selection is taken, the one paste is done, or the lifetime ends; then the
+    /// transfers under way are finished. When the compositor goes away, they are finished too (their
+    /// pipes do not depend on it): a reader gets the whole content or, if it stalls, nothing more after
+    /// 5 s.
     func run() throws {
         do {
             try serve()
         } catch {
-            finish()
+            perform(machine.stop(.failed("\(error)")))
+            finishTransfers()
             throw error
         }
+        finishTransfers()
     }
 
-    /// Writes out every transfer under way, all at once, dropping a reader that takes nothing for 5 s;
-    /// for an owner about to stop serving.
-    func finish() {
-        let stallLimit: UInt64 = 5_000_000_000
-        while !transfers.isEmpty {
-            var pollers = transfers.map { pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0) }
-            if poll(&pollers, nfds_t(pollers.count), 1000) < 0, errno != EINTR { break }
-            for (index, poller) in pollers.enumerated() where poller.revents != 0 {
-                if step(&transfers[index]) { completed += 1 }
-            }
-            let now = waylandNow()
-            for k in transfers.indices where transfers[k].fd >= 0 && now - transfers[k].lastProgress > stallLimit {
-                close(transfers[k].fd)
-                transfers[k].fd = -1
-            }
-            transfers.removeAll { $0.fd < 0 }
-        }
-        for transfer in transfers { close(transfer.fd) }
-        transfers = []
-    }
-
+    /// The loop while the selection is served: the compositor's events, the readers' pipes and the time,
+    /// in one poll (at most a second).
     private func serve() throws {
-        let end = lifetime.map { waylandNow() + UInt64($0 * 1e9) }
-        while true {
+        while machine.isServing {
             let now = waylandNow()
-            if let end, now >= end {
-                connection.send(connection.client.setSelection(nil, primary: primary))
-                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
-                log?("owner: lifetime over, selection cleared")
-                finish()  // a paste that began in time still gets all of it
-                return
+            perform(machine.tick(now: now))
+            guard machine.isServing else { break }
+            if let reader = machine.pasteReader {
+                perform(
+                    machine.pasteReader(
+                        unread: WaylandPipes.unreadBytes(reader), gone: WaylandPipes.readerGone(reader, waitingAtMost: 0), now: now))
+                guard machine.isServing else { break }
             }
-            if pasteOnce, completed > 0 {
-                awaitOnePasteRead()
-                connection.send(connection.client.setSelection(nil, primary: primary))
-                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
-                log?("owner: pasted once, selection cleared")
-                finish()  // let transfers still running finish
-                return
-            }
-            // Events first: a `send` starts a transfer, `cancelled` ends the owner.
+            // Events first: a `send` starts a transfer, `cancelled` ends the serving.
             if try connection.hasBufferedEvents() {
-                if try handle(try connection.nextEvent(deadline: now)) { return }
+                try handle(try connection.nextEvent(deadline: now))
                 continue
             }
-            var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
-            for fd in transferDescriptors { pollers.append(pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)) }
-            var timeout: Int32 = 1000
-            if let end { timeout = Int32(min(1000, max(0, Int64(end) - Int64(now)) / 1_000_000 + 1)) }
-            let ready = poll(&pollers, nfds_t(pollers.count), timeout)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw PasteboardError(.io, "poll: \(String(cString: strerror(errno)))")
+            let descriptors = machine.transferDescriptors
+            let ready = try WaylandPipes.poll(
+                [.readable(connection.fd)] + descriptors.map(WaylandPipes.Wait.writable), milliseconds: pollTimeout(now: now))
+            if ready[0] {
+                try handle(try connection.nextEvent(deadline: waylandNow() + 1_000_000))
             }
-            if pollers[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                guard let event = try connection.nextEvent(deadline: waylandNow() + 1_000_000) else { continue }
-                if try handle(event) { return }
-            }
-            serviceTransfers(pollers.dropFirst().map(\.revents))
+            serviceTransfers(descriptors, ready: ready.dropFirst())
         }
+    }
+
+    /// Once the serving is over: writes out every transfer under way, all at once, away from the
+    /// compositor, dropping a reader that takes nothing for 5 s. Each wait lasts at most a second.
+    private func finishTransfers() {
+        if machine.isServing || machine.phase == .unclaimed { perform(machine.stop(.failed("the owner stopped serving"))) }
+        while !machine.isStopped {
+            let descriptors = machine.transferDescriptors
+            guard let ready = try? WaylandPipes.poll(descriptors.map(WaylandPipes.Wait.writable), milliseconds: 1000) else {
+                perform(machine.tick(now: .max))  // no poll, no waiting on them: every reader dropped
+                continue
+            }
+            serviceTransfers(descriptors, ready: ready[...])
+        }
+    }
+
+    /// How long the loop may wait: until the machine's next deadline, at most a second; a millisecond
+    /// while the reader of the one paste empties its pipe (nothing signals that).
+    func pollTimeout(now: UInt64) -> Int32 {
+        if machine.pasteReader != nil { return 1 }
+        guard let deadline = machine.nextDeadline else { return 1000 }
+        return Int32(min(1000, (deadline > now ? deadline - now : 0) / 1_000_000 + 1))
     }
 
     // MARK: Steps (for a loop that serves several owners, as the clipboard manager does)
 
     /// The source this owner offers (0 before ``claim(deadline:)``).
-    var offeredSource: UInt32 { source }
+    var offeredSource: UInt32 { machine.source }
 
-    /// The descriptors of the transfers still writing, to poll for `POLLOUT`.
-    var transferDescriptors: [Int32] { transfers.map(\.fd) }
+    /// Whether the owner still serves the selection (false once it was taken: its transfers may still
+    /// be under way, ``isDone`` says when they are over).
+    var isServing: Bool { machine.isServing }
 
-    /// Writes to each transfer whose poll result in `revents` (in ``transferDescriptors`` order) is set,
-    /// then drops readers that took nothing for ``stalledTransferLimit``.
-    func serviceTransfers(_ revents: [Int16]) {
-        for (index, events) in revents.enumerated() where events != 0 && index < transfers.count {
-            if step(&transfers[index]) { completed += 1 }
-        }
-        let now = waylandNow()
-        for k in transfers.indices where transfers[k].fd >= 0 && now - transfers[k].lastProgress > Self.stalledTransferLimit {
-            close(transfers[k].fd)
-            transfers[k].fd = -1
-        }
-        transfers.removeAll { $0.fd < 0 }
+    /// Serving and transfers are over.
+    var isDone: Bool { machine.isStopped }
+
+    /// The descriptors of the transfers still writing, to poll until writable.
+    var transferDescriptors: [Int32] { machine.transferDescriptors }
+
+    /// Writes to each transfer of `descriptors` (as ``transferDescriptors`` listed them) that `ready`
+    /// says is writable, then lets the time pass (readers stalled too long are dropped).
+    func serviceTransfers(_ descriptors: [Int32], ready: ArraySlice<Bool>) {
+        for (fd, isReady) in zip(descriptors, ready) where isReady { perform([.write(fd)]) }
+        perform(machine.tick(now: waylandNow()))
     }
 
-    /// Applies one event; true when the owner should stop (the selection was taken). A `send` for
-    /// another source is refused (its descriptor closed): give an owner only its own source's events.
+    /// Applies one event; true when the owner no longer serves the selection (it was taken, or the seat
+    /// went away). A `send` for another source is refused (its descriptor closed).
+    @discardableResult
     func handle(_ event: DataControlClient.Event?) throws -> Bool {
         guard let event else { return false }
-        switch event {
-        case .send(let from, let mime, let fd) where from == source:
-            let data: Data?
-            if mime == WaylandBackend.passwordHint, item.metadata.flags.contains(.sensitive) {
-                data = Data("secret".utf8)  // KDE's hint: password managers and clipboard managers skip it
-            } else {
-                data = offers.first(where: { $0.mime == mime }).flatMap { try? item.representations[$0.index].data() }
-            }
-            guard let data else {
-                close(fd)  // a type we did not offer, or one that cannot be produced: the reader gets nothing
-                log?("owner: refused \(mime)")
-                return false
-            }
-            let flags = fcntl(fd, F_GETFL)
-            _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-            log?("owner: sending \(mime) (\(data.count) bytes)")
-            // Write what the pipe takes at once: a small paste is done without another trip through poll.
-            var transfer = Transfer(fd: fd, data: data, offset: 0, lastProgress: waylandNow())
-            if step(&transfer) {
-                completed += 1
-            } else if transfer.fd >= 0 {
-                transfers.append(transfer)
-            }
-            return false
-        case .send(_, _, let fd):
-            close(fd)
-            return false
-        case .cancelled(let from) where from == source:
-            log?("owner: another client took the selection")
-            finish()
-            return true
-        case .fatal(let message):
+        if case .fatal(let message) = event {
+            perform(machine.stop(.failed(message)))
             throw PasteboardError(.unavailable, message)
-        case .finished:
-            return true
-        default:
-            return false
+        }
+        perform(machine.handle(event, now: waylandNow(), produce: produce))
+        return !machine.isServing
+    }
+
+    private func produce(_ content: WaylandOwnerStateMachine.Content) -> Data? {
+        switch content {
+        case .bytes(let data): return data
+        case .representation(let index): return try? item.representations[index].data()
         }
     }
 
-    /// Waits (at most 2 s) until the reader of the one paste has taken the bytes left in its pipe, or
-    /// closed it. Clearing the selection at once races the reader: wl-paste 2.1 makes a round trip
-    /// after asking, and a `selection` of nothing arriving in it makes it say "No selection" instead of
-    /// reading what it was sent. wl-copy waits the same way, for its `cat` to end.
-    private func awaitOnePasteRead() {
-        guard onePaste >= 0 else { return }
-        defer {
-            close(onePaste)
-            onePaste = -1
-        }
-        let end = waylandNow() + 2_000_000_000
-        while waylandNow() < end {
-            var unread: Int32 = 0
-            // FIONREAD on either end of a pipe: the bytes in it. Anything else (a file) counts as read.
-            guard ioctl(onePaste, UInt(FIONREAD), &unread) == 0, unread > 0 else { return }
-            var poller = pollfd(fd: onePaste, events: 0, revents: 0)
-            if poll(&poller, 1, 1) > 0, poller.revents & Int16(POLLERR | POLLHUP) != 0 { return }  // reader gone
-        }
-    }
-
-    /// Writes what the descriptor takes now; true when the transfer is complete (then closed).
-    private func step(_ transfer: inout Transfer) -> Bool {
-        while transfer.offset < transfer.data.count {
-            let n = transfer.data.withUnsafeBytes { raw in
-                write(transfer.fd, raw.baseAddress! + transfer.offset, min(raw.count - transfer.offset, 1 << 20))
+    /// Performs the machine's actions, and those its answers lead to.
+    private func perform(_ actions: [WaylandOwnerStateMachine.Action]) {
+        var queue = actions[...]
+        while let action = queue.popFirst() {
+            switch action {
+            case .close(let fd):
+                WaylandPipes.close(fd)
+            case .makeNonBlocking(let fd):
+                WaylandPipes.makeNonBlocking(fd)
+            case .write(let fd):
+                guard let (data, offset) = machine.pendingWrite(fd) else { continue }
+                let written = WaylandPipes.write(fd, data, from: offset)
+                queue.append(contentsOf: machine.wrote(fd, count: written.count, readerGone: written.failed, now: waylandNow()))
+            case .clearSelection:
+                connection.send(connection.client.setSelection(nil, primary: primary))
+                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
+            case .log(let line):
+                log?(line)
+            case .stopped:
+                break
             }
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN { return false }
-                close(transfer.fd)  // the reader went away (EPIPE): nothing to finish
-                transfer.fd = -1
-                return false
-            }
-            transfer.offset += n
-            transfer.lastProgress = waylandNow()
         }
-        if pasteOnce, onePaste < 0 { onePaste = fcntl(transfer.fd, F_DUPFD_CLOEXEC, 0) }
-        close(transfer.fd)
-        transfer.fd = -1
-        return true
     }
 }

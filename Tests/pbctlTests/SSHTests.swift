@@ -11,9 +11,12 @@ final class SSHTests: XCTestCase {
     var local: PbctlRunner!
     /// The folder on the remote side's PATH holding pbctl.
     var remoteBin = ""
+    /// The throwaway account the sessions log in to (a shell without start-up files: /bin/sh).
+    static let user = "pbctl-ssh-test"
+    var home = ""
 
     override func setUpWithError() throws {
-        try XCTSkipUnless(getuid() == 0, "sshd for tests runs as root")
+        try XCTSkipUnless(getuid() == 0, "sshd for tests runs as root, with an account of its own")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd"), "openssh-server is not installed")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: PbctlRunner.binary), "pbctl is not built")
         scratch = NSTemporaryDirectory() + "pbctl-ssh-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -22,6 +25,12 @@ final class SSHTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: remoteBin, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: remoteBin + "/pbctl", withDestinationPath: PbctlRunner.binary)
         try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        // A home of the account's own, emptied for each test (its store and history live there).
+        home = "/var/tmp/\(Self.user)"
+        if shell("id -u \(Self.user)") != 0 {
+            try XCTSkipUnless(shell("useradd -M -d '\(home)' -s /bin/sh \(Self.user) && usermod -p '*' \(Self.user)") == 0, "cannot add the test account")
+        }
+        XCTAssertEqual(shell("rm -rf '\(home)' && mkdir -p '\(home)' && chown \(Self.user) '\(home)' && chmod 755 '\(scratch)'"), 0)
         XCTAssertEqual(shell("ssh-keygen -q -t ed25519 -N '' -f '\(scratch)/host' && ssh-keygen -q -t ed25519 -N '' -f '\(scratch)/user'"), 0)
         try FileManager.default.copyItem(atPath: scratch + "/user.pub", toPath: scratch + "/authorized_keys")
         try startServer(path: remoteBin + ":/usr/bin:/bin")
@@ -50,12 +59,12 @@ final class SSHTests: XCTestCase {
                 PasswordAuthentication no
                 KbdInteractiveAuthentication no
                 AllowStreamLocalForwarding yes
-                SetEnv PATH=\(path) PBCTL_STORE=\(scratch)/remote-store PBCTL_HISTORY=\(scratch)/remote-history
+                SetEnv PATH=\(path) PBCTL_STORE=\(home)/store PBCTL_HISTORY=\(home)/history
                 """
             try Data(config.utf8).write(to: URL(fileURLWithPath: scratch + "/sshd_config"))
             let process = try ChildProcess(["/usr/sbin/sshd", "-D", "-e", "-f", scratch + "/sshd_config"], environment: ProcessInfo.processInfo.environment)
             for _ in 0..<50 {
-                if shell("ssh \(sshOptions) -o ConnectTimeout=2 root@127.0.0.1 true") == 0 {
+                if shell("ssh \(sshOptions) -o ConnectTimeout=2 \(Self.user)@127.0.0.1 true") == 0 {
                     sshd = process
                     return
                 }
@@ -98,12 +107,12 @@ final class SSHTests: XCTestCase {
 
     func runSh(_ command: String) throws -> String { try sh(command).text }
 
-    /// `pbctl ssh [flags] root@127.0.0.1 COMMAND` from the local side (its store), in sh so ssh's
+    /// `pbctl ssh [flags] \(Self.user)@127.0.0.1 COMMAND` from the local side (its store), in sh so ssh's
     /// options pass as ssh takes them.
     func session(_ command: String, flags: String = "", stdin: Data? = nil) throws -> (status: Int32, text: String, stderr: String) {
         var environment = local.environment
         environment["PBCTL"] = PbctlRunner.binary
-        return try sh("\"$PBCTL\" ssh \(flags) \(sshOptions) root@127.0.0.1 " + quoted(command), stdin: stdin, environment: environment)
+        return try sh("\"$PBCTL\" ssh \(flags) \(sshOptions) \(Self.user)@127.0.0.1 " + quoted(command), stdin: stdin, environment: environment)
     }
 
     func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
@@ -121,7 +130,7 @@ final class SSHTests: XCTestCase {
         XCTAssertTrue(try local.run("types").text.contains("public.rtf"), "offered here as RTF too")
         XCTAssertEqual(try local.run("history").text.split(separator: "\n").first.map(String.init), "2\t# There")
         // The remote's own store was never used.
-        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/remote-store/general.pasteboard/Info.json"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/store/general.pasteboard/Info.json"))
     }
 
     func testHundredMegabytesBothWaysByteExactWithFlatMemory() throws {
@@ -159,7 +168,7 @@ final class SSHTests: XCTestCase {
         let result = try session("stat -c '%a %U' \"$PBCTL_REMOTE\"; echo \"$PBCTL_REMOTE\"")
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.text.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.first, "600 root", "the socket is the user's only")
+        XCTAssertEqual(lines.first, "600 \(Self.user)", "the socket is the user's only")
         let path = try XCTUnwrap(lines.last)
         XCTAssertTrue(path.hasPrefix("/tmp/pbctl-ssh-"), path)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the remote socket stays behind after a clean exit")
@@ -194,7 +203,9 @@ final class SSHTests: XCTestCase {
         // The local pbctl ssh is killed mid-session; ssh goes on, the remote pbctl falls back.
         var environment = local.environment
         environment["PBCTL"] = PbctlRunner.binary
-        let line = "\"$PBCTL\" ssh \(sshOptions) root@127.0.0.1 'sleep 2; printf remote | pbctl copy -v; echo \" status $?\"; pbctl paste' & pid=$!; sleep 1; kill -9 $pid; wait"
+        // ssh goes on after its parent is killed: the shell waits for the remote command to end (its
+        // marker gone from the process list), at most 20 s.
+        let line = "\"$PBCTL\" ssh \(sshOptions) \(Self.user)@127.0.0.1 'sleep 2; printf remote | pbctl copy -v; echo \" status $?\"; pbctl paste; : fallback-marker' & pid=$!; sleep 1; kill -9 $pid; for i in $(seq 100); do pgrep -f fallback-marker >/dev/null || break; sleep 0.2; done"
         let started = Date()
         let result = try sh(line, environment: environment)
         XCTAssertLessThan(Date().timeIntervalSince(started), 30, "the remote pbctl hung")
@@ -226,7 +237,7 @@ final class SSHTests: XCTestCase {
         try local.run(["copy"], stdin: Data("typed into a pane".utf8))
         let socket = "pbctl-ssh-test-\(getpid())"
         let env = "PBCTL_STORE='\(scratch)/local-store' PBCTL_HISTORY='\(scratch)/local-history'"
-        let start = "\(tmux!) -L \(socket) -f /dev/null new-session -d -x 160 -y 40 \"env -u TMUX \(env) '\(PbctlRunner.binary)' ssh \(sshOptions.replacingOccurrences(of: "'", with: "")) root@127.0.0.1\""
+        let start = "\(tmux!) -L \(socket) -f /dev/null new-session -d -x 160 -y 40 \"env -u TMUX \(env) '\(PbctlRunner.binary)' ssh \(sshOptions.replacingOccurrences(of: "'", with: "")) \(Self.user)@127.0.0.1\""
         XCTAssertEqual(shell(start), 0)
         defer { shell("\(tmux!) -L \(socket) kill-server") }
         sleep(2)

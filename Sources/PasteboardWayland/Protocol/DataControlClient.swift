@@ -8,9 +8,16 @@ public enum DataControlFamily: String, Sendable {
     case ext = "ext_data_control"
     case wlr = "zwlr_data_control"
 
-    public var managerInterface: String { self == .ext ? "ext_data_control_manager_v1" : "zwlr_data_control_manager_v1" }
+    /// The data-control interfaces, named alike in both families.
+    public enum Interface: String, Sendable, CaseIterable { case manager, device, source, offer }
+
+    public func interface(_ interface: Interface) -> String { "\(rawValue)_\(interface.rawValue)_v1" }
+    public var managerInterface: String { interface(.manager) }
     /// The highest version of the manager we speak (wlr's version 2 adds the primary selection).
     public var supportedVersion: UInt32 { self == .ext ? 1 : 2 }
+    /// The manager version from which the primary selection is there (`since` in the XML; ext has it from
+    /// its first version).
+    public var primarySelectionSince: UInt32 { self == .ext ? 1 : 2 }
 }
 
 public struct DataControlClient: Sendable {
@@ -44,6 +51,10 @@ public struct DataControlClient: Sendable {
         return objects
     }()
     private var nextID: UInt32 = 2
+    /// Sources destroyed whose ids the compositor has not released yet (`wl_display.delete_id`): a `send`
+    /// it made before it saw the destroy still carries a descriptor, which must be taken off the socket
+    /// with its message (and closed), not left to the next message that carries one. At most 64.
+    public private(set) var destroyedSources: [UInt32] = []
     public private(set) var globals: [Global] = []
     /// Every live offer's MIME types, in the order offered.
     public private(set) var offers = ObjectTable<[String]>()
@@ -75,13 +86,13 @@ public struct DataControlClient: Sendable {
     /// `wl_display.get_registry`.
     public mutating func getRegistry() -> WaylandMessage {
         registry = new(.registry)
-        return WaylandMessage(object: 1, opcode: 1, arguments: [.newID(registry)])
+        return WaylandMessage(object: 1, WlDisplay.Request.getRegistry, arguments: [.newID(registry)])
     }
 
     /// `wl_display.sync`: its callback's `done` marks the end of a round trip.
     public mutating func sync() -> (WaylandMessage, UInt32) {
         let callback = new(.callback)
-        return (WaylandMessage(object: 1, opcode: 0, arguments: [.newID(callback)]), callback)
+        return (WaylandMessage(object: 1, WlDisplay.Request.sync, arguments: [.newID(callback)]), callback)
     }
 
     /// The data-control manager to bind: ext's when offered, else wlr's; nil when the compositor has
@@ -95,40 +106,42 @@ public struct DataControlClient: Sendable {
 
     /// Binds the seat and the manager and asks for the seat's data device.
     public mutating func bindDataControl() -> [WaylandMessage]? {
-        guard let (global, family) = availableManager, let seatGlobal = globals.first(where: { $0.interface == "wl_seat" }) else { return nil }
+        guard let (global, family) = availableManager, let seatGlobal = globals.first(where: { $0.interface == WlSeat.interface }) else { return nil }
         self.family = family
         managerVersion = min(global.version, family.supportedVersion)
         seat = new(.seat)
         manager = new(.manager)
         device = new(.device)
         return [
-            WaylandMessage(object: registry, opcode: 0, arguments: [.uint(seatGlobal.name), .string("wl_seat"), .uint(1), .newID(seat)]),
             WaylandMessage(
-                object: registry, opcode: 0,
+                object: registry, WlRegistry.Request.bind, arguments: [.uint(seatGlobal.name), .string(WlSeat.interface), .uint(1), .newID(seat)]),
+            WaylandMessage(
+                object: registry, WlRegistry.Request.bind,
                 arguments: [.uint(global.name), .string(family.managerInterface), .uint(managerVersion), .newID(manager)]),
-            WaylandMessage(object: manager, opcode: 1, arguments: [.newID(device), .object(seat)]),
+            WaylandMessage(object: manager, DataControlManager.Request.getDataDevice, arguments: [.newID(device), .object(seat)]),
         ]
     }
 
     /// Whether the primary selection can be read and set (wlr's version 2, or ext).
-    public var supportsPrimary: Bool { family == .ext || managerVersion >= 2 }
+    public var supportsPrimary: Bool { family.map { managerVersion >= $0.primarySelectionSince } ?? false }
 
     /// A new source offering `mimes`; set it with ``setSelection(_:primary:)``.
     public mutating func createSource(offering mimes: [String]) -> (source: UInt32, messages: [WaylandMessage]) {
         let source = new(.source)
-        var messages = [WaylandMessage(object: manager, opcode: 0, arguments: [.newID(source)])]
-        for mime in mimes { messages.append(WaylandMessage(object: source, opcode: 0, arguments: [.string(mime)])) }
+        var messages = [WaylandMessage(object: manager, DataControlManager.Request.createDataSource, arguments: [.newID(source)])]
+        for mime in mimes { messages.append(WaylandMessage(object: source, DataControlSource.Request.offer, arguments: [.string(mime)])) }
         return (source, messages)
     }
 
     /// Sets (or, with nil, clears) the selection or the primary selection.
     public func setSelection(_ source: UInt32?, primary: Bool) -> WaylandMessage {
-        WaylandMessage(object: device, opcode: primary ? 2 : 0, arguments: [.object(source ?? 0)])
+        WaylandMessage(
+            object: device, primary ? DataControlDevice.Request.setPrimarySelection : .setSelection, arguments: [.object(source ?? 0)])
     }
 
     /// Asks the owner of `offer` to write `mime` into `fd` (the write end of a pipe).
     public func receive(_ offer: UInt32, mime: String, fd: Int32) -> WaylandMessage {
-        WaylandMessage(object: offer, opcode: 0, arguments: [.string(mime), .fd(fd)])
+        WaylandMessage(object: offer, DataControlOffer.Request.receive, arguments: [.string(mime), .fd(fd)])
     }
 
     /// The requests queued by events, handed over once.
@@ -142,91 +155,119 @@ public struct DataControlClient: Sendable {
         guard let kind = objects[object], kind == .source || kind == .offer else { return nil }
         objects[object] = nil
         offers[object] = nil
-        return WaylandMessage(object: object, opcode: 1)
+        if kind == .source {
+            // Offers are the compositor's ids, freed at once (and reused); a source's id is ours until
+            // the compositor says it deleted it.
+            destroyedSources.append(object)
+            if destroyedSources.count > 64 { destroyedSources.removeFirst() }
+        }
+        // `destroy` is opcode 1 of both the source and the offer.
+        return kind == .source
+            ? WaylandMessage(object: object, DataControlSource.Request.destroy) : WaylandMessage(object: object, DataControlOffer.Request.destroy)
     }
 
     // MARK: Events
 
+    /// What `object` is: a live object's kind, `.source` for a source destroyed and not yet released
+    /// (its events are decoded, a `send` handed on for its descriptor to be closed).
+    private func kind(of object: UInt32) -> Kind? {
+        objects[object] ?? (destroyedSources.contains(object) ? .source : nil)
+    }
+
     /// The argument types of event `opcode` of `object`; nil for an object or event we do not know (a
     /// protocol error by the compositor, or an object already destroyed: its events are skipped).
     public func eventSignature(object: UInt32, opcode: UInt16) -> [WaylandArgumentType]? {
-        guard let kind = objects[object] else { return nil }
-        switch (kind, opcode) {
-        case (.display, 0): return [.object, .uint, .string]
-        case (.display, 1): return [.uint]
-        case (.registry, 0): return [.uint, .string, .uint]
-        case (.registry, 1): return [.uint]
-        case (.callback, 0): return [.uint]
-        case (.seat, 0): return [.uint]
-        case (.seat, 1): return [.string]
-        case (.device, 0): return [.newID]
-        case (.device, 1), (.device, 3): return [.object]
-        case (.device, 2): return []
-        case (.source, 0): return [.string, .fd]
-        case (.source, 1): return []
-        case (.offer, 0): return [.string]
-        default: return nil
+        guard let kind = kind(of: object) else { return nil }
+        switch kind {
+        case .display: return WlDisplay.Event(rawValue: opcode)?.signature
+        case .registry: return WlRegistry.Event(rawValue: opcode)?.signature
+        case .callback: return WlCallback.Event(rawValue: opcode)?.signature
+        case .seat: return WlSeat.Event(rawValue: opcode)?.signature
+        case .device: return DataControlDevice.Event(rawValue: opcode)?.signature
+        case .source: return DataControlSource.Event(rawValue: opcode)?.signature
+        case .offer: return DataControlOffer.Event(rawValue: opcode)?.signature
+        case .manager: return nil  // the manager has no events
         }
     }
 
     /// Applies one decoded event.
     public mutating func handle(_ message: WaylandMessage) -> Event? {
-        guard let kind = objects[message.object] else { return nil }
+        // Only events whose arguments match their signature (what the wire decoder makes): the opcodes
+        // below are known, and every argument is there.
+        guard let kind = kind(of: message.object),
+              eventSignature(object: message.object, opcode: message.opcode)?.count == message.arguments.count
+        else { return nil }
         let args = message.arguments
-        switch (kind, message.opcode) {
-        case (.display, 0):
-            if case .string(let text)? = args.last { return .fatal("the compositor reported an error: \(text ?? "")") }
-            return .fatal("the compositor reported an error")
-        case (.display, 1):
-            if case .uint(let id)? = args.first, objects[id] == .callback { objects[id] = nil }
-            return nil
-        case (.registry, 0):
-            if case .uint(let name) = args[0], case .string(let interface?) = args[1], case .uint(let version) = args[2] {
-                globals.append(Global(name: name, interface: interface, version: version))
+        switch kind {
+        case .display:
+            switch WlDisplay.Event(rawValue: message.opcode)! {
+            case .error:
+                if case .string(let text)? = args.last { return .fatal("the compositor reported an error: \(text ?? "")") }
+                return .fatal("the compositor reported an error")
+            case .deleteID:
+                if case .uint(let id)? = args.first {
+                    if objects[id] == .callback { objects[id] = nil }
+                    destroyedSources.removeAll { $0 == id }
+                }
+                return nil
+            }
+        case .registry:
+            switch WlRegistry.Event(rawValue: message.opcode)! {
+            case .global:
+                if case .uint(let name) = args[0], case .string(let interface?) = args[1], case .uint(let version) = args[2] {
+                    globals.append(Global(name: name, interface: interface, version: version))
+                }
+            case .globalRemove:
+                if case .uint(let name) = args[0] { globals.removeAll { $0.name == name } }
             }
             return nil
-        case (.registry, 1):
-            if case .uint(let name) = args[0] { globals.removeAll { $0.name == name } }
-            return nil
-        case (.callback, 0):
+        case .callback:
             objects[message.object] = nil
             return .done(callback: message.object)
-        case (.device, 0):
-            if case .newID(let id) = args[0], id != 0, objects[id] == nil, offers.count < 64 {
-                objects[id] = .offer
-                offers[id] = []
+        case .device:
+            switch DataControlDevice.Event(rawValue: message.opcode)! {
+            case .dataOffer:
+                if case .newID(let id) = args[0], id != 0, objects[id] == nil, offers.count < 64 {
+                    objects[id] = .offer
+                    offers[id] = []
+                }
+                return nil
+            case .selection: return selectionChanged(primary: false, args[0])
+            case .primarySelection: return selectionChanged(primary: true, args[0])
+            case .finished: return .finished
             }
-            return nil
-        case (.device, 1), (.device, 3):
-            let primary = message.opcode == 3
-            var offer: UInt32? = nil
-            if case .object(let id) = args[0], id != 0, objects[id] == .offer { offer = id }
-            let previous = primary ? primarySelection : selection
-            if primary { primarySelection = offer } else { selection = offer }
-            changes += 1
-            // The previous offer is dead now: destroyed, so the compositor frees it and the bound on live
-            // offers never fills up in a long-running watch or daemon.
-            if let previous, previous != offer, previous != (primary ? selection : primarySelection), let message = destroy(previous) {
-                queuedRequests.append(message)
+        case .source:
+            switch DataControlSource.Event(rawValue: message.opcode)! {
+            case .send:
+                if case .string(let mime?) = args[0], case .fd(let fd) = args[1] { return .send(source: message.object, mime: mime, fd: fd) }
+                if case .fd(let fd) = args[1] { return .send(source: message.object, mime: "", fd: fd) }
+                return nil
+            case .cancelled:
+                return .cancelled(source: message.object)
             }
-            return .selection(primary: primary, offer: offer)
-        case (.device, 2):
-            return .finished
-        case (.source, 0):
-            if case .string(let mime?) = args[0], case .fd(let fd) = args[1] { return .send(source: message.object, mime: mime, fd: fd) }
-            if case .fd(let fd) = args[1] { return .send(source: message.object, mime: "", fd: fd) }
-            return nil
-        case (.source, 1):
-            return .cancelled(source: message.object)
-        case (.offer, 0):
+        case .offer:
             // At most 1024 types per offer: a flood of types is cut, never kept without bound.
             if case .string(let mime?) = args[0], var list = offers[message.object], list.count < 1024, !list.contains(mime) {
                 list.append(mime)
                 offers[message.object] = list
             }
             return nil
-        default:
+        case .seat, .manager:
             return nil
         }
+    }
+
+    private mutating func selectionChanged(primary: Bool, _ argument: WaylandArgument) -> Event {
+        var offer: UInt32? = nil
+        if case .object(let id) = argument, id != 0, objects[id] == .offer { offer = id }
+        let previous = primary ? primarySelection : selection
+        if primary { primarySelection = offer } else { selection = offer }
+        changes += 1
+        // The previous offer is dead now: destroyed, so the compositor frees it and the bound on live
+        // offers never fills up in a long-running watch or daemon.
+        if let previous, previous != offer, previous != (primary ? selection : primarySelection), let message = destroy(previous) {
+            queuedRequests.append(message)
+        }
+        return .selection(primary: primary, offer: offer)
     }
 }

@@ -1,6 +1,8 @@
 // The socket to the compositor: connect, send messages with their descriptors (SCM_RIGHTS), receive and
-// frame events (collecting the descriptors that came with them), with deadlines. The only code of the
-// Wayland backend that touches the socket.
+// frame messages (collecting the descriptors that came with them), with deadlines. It knows no protocol:
+// the caller hands it, for each message, the signature of its arguments (as wayland-rs'
+// `BufferedSocket::read_one_message(signature)` does), so it is tested without the protocol
+// (`WaylandSocketTests`, over a socket pair) and the protocol without it.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,10 +13,13 @@ import Foundation
 #endif
 import Pasteboard
 
-public final class WaylandConnection {
+public final class WaylandSocket {
+    /// The argument types of a message, given its object and opcode; nil for a message the caller does
+    /// not know (it is skipped).
+    public typealias Signature = (_ object: UInt32, _ opcode: UInt16) -> [WaylandArgumentType]?
+
     public let fd: Int32
     public let path: String
-    public var client = DataControlClient()
     private var outgoing: [UInt8] = []
     private var outgoingFDs: [Int32] = []
     /// Bytes received; those before `consumed` are decoded already (dropped when more arrive).
@@ -22,9 +27,11 @@ public final class WaylandConnection {
     private var consumed = 0
     /// recvmsg's buffer, allocated once and never zeroed (it is only read up to what was received).
     private var readBuffer = [UInt8](unsafeUninitializedCapacity: 65536) { _, count in count = 65536 }
+    /// Descriptors received and not yet handed out with a message.
     private var incomingFDs: [Int32] = []
-    /// Events decoded and not handled yet.
-    private var pending: [DataControlClient.Event] = []
+    /// At most this many descriptors wait for their messages: a peer that sends descriptors without
+    /// messages cannot make us hold them without end.
+    static let maximumWaitingDescriptors = 256
 
     /// The socket: `display` (`$WAYLAND_DISPLAY`) absolute, or relative to `runtimeDirectory`
     /// (`$XDG_RUNTIME_DIR`).
@@ -35,7 +42,7 @@ public final class WaylandConnection {
         return runtime + "/" + name
     }
 
-    /// Connects to the compositor.
+    /// Connects to the compositor listening at `path`.
     /// - Throws: ``PasteboardError`` `.unavailable` when nothing listens there.
     public init(path: String) throws {
         self.path = path
@@ -61,8 +68,8 @@ public final class WaylandConnection {
         fd = socketFD
     }
 
-    /// A connection over a socket already connected (a test plays the compositor on the other end).
-    init(connected socketFD: Int32, path: String) {
+    /// A socket already connected (a test plays the compositor on the other end); closed with this.
+    public init(connected socketFD: Int32, path: String) {
         self.path = path
         fd = socketFD
     }
@@ -74,6 +81,8 @@ public final class WaylandConnection {
 
     // MARK: Sending
 
+    /// Queues `message`; ``flush(deadline:)`` writes it. Its descriptors stay the caller's (the kernel
+    /// duplicates them into the peer).
     public func send(_ message: WaylandMessage) {
         let (bytes, fds) = WaylandWire.encode(message)
         outgoing += bytes
@@ -82,7 +91,13 @@ public final class WaylandConnection {
 
     public func send(_ messages: [WaylandMessage]) { for m in messages { send(m) } }
 
-    /// Writes what is queued; descriptors go with the first bytes of the batch.
+    /// Whether messages wait to be written.
+    public var hasQueuedOutput: Bool { !outgoing.isEmpty }
+
+    /// Writes what is queued; descriptors go with the first bytes of the batch. While the peer does not
+    /// read, what it sends is read into the buffer (a compositor blocked on writing to us would never
+    /// read again).
+    /// - Throws: `.timedOut` when the peer reads nothing until `deadline`; `.unavailable` when it is gone.
     public func flush(deadline: UInt64) throws {
         while !outgoing.isEmpty {
             let fds = outgoingFDs
@@ -112,13 +127,10 @@ public final class WaylandConnection {
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN {
-                    // Read while waiting to write: a compositor blocked on writing to us (events about
-                    // our own requests) would otherwise never read again.
                     guard try wait(events: Int16(POLLOUT | POLLIN), deadline: deadline) else {
                         throw PasteboardError(.timedOut, "the Wayland compositor stopped reading")
                     }
-                    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                    if poll(&poller, 1, 0) > 0 { try receive() }
+                    if try wait(events: Int16(POLLIN), deadline: 0) { try receive() }
                     continue
                 }
                 throw PasteboardError(.unavailable, "the Wayland compositor closed the connection (\(String(cString: strerror(errno))))")
@@ -133,61 +145,44 @@ public final class WaylandConnection {
 
     // MARK: Receiving
 
-    /// The next event, reading from the socket until one is whole or `deadline` passes (nil on timeout).
-    /// - Throws: ``PasteboardError`` `.unavailable` when the compositor goes away or breaks the protocol.
-    public func nextEvent(deadline: UInt64?) throws -> DataControlClient.Event? {
+    /// The next whole message among the bytes received, its arguments decoded by `signature` (descriptors
+    /// taken in order from those received); messages `signature` does not know are skipped. Nil when no
+    /// whole message is buffered: ``read(deadline:)`` then. Reads nothing itself.
+    /// - Throws: `.unavailable` for a malformed message.
+    public func nextMessage(signature: Signature) throws -> WaylandMessage? {
         while true {
-            if !pending.isEmpty { return pending.removeFirst() }
-            if try decodeOne() { continue }
-            // Requests queued meanwhile (offers destroyed) go out before waiting.
-            if !outgoing.isEmpty { try flush(deadline: waylandNow() + 2_000_000_000) }
-            if let deadline {
-                guard try wait(events: Int16(POLLIN), deadline: deadline) else { return nil }
-            }
-            try receive()
-        }
-    }
-
-    /// Whether an event can be had without reading the socket: one decoded already, or a whole message
-    /// among the bytes received (a round trip reads past its `done`). An owner polling the socket must
-    /// ask this first: poll does not see what was read already.
-    public func hasBufferedEvents() throws -> Bool {
-        while pending.isEmpty, try decodeOne() {}
-        return !pending.isEmpty
-    }
-
-    /// Dispatches events until a `wl_display.sync` comes back; the events met meanwhile are kept in order.
-    public func roundTrip(deadline: UInt64) throws {
-        let (sync, callback) = client.sync()
-        send(sync)
-        try flush(deadline: deadline)
-        var kept: [DataControlClient.Event] = []
-        while true {
-            guard let event = try nextEvent(deadline: deadline) else {
-                pending = kept + pending
-                throw PasteboardError(.timedOut, "the Wayland compositor did not answer in time")
-            }
-            if event == .done(callback: callback) { break }
-            if case .fatal(let message) = event { throw PasteboardError(.unavailable, message) }
-            kept.append(event)
-        }
-        pending = kept + pending
-    }
-
-    /// Decodes one whole message from what was received; false when none is whole yet.
-    private func decodeOne() throws -> Bool {
-        let start = consumed
-        guard let (object, opcode, size) = try mapWire({ try WaylandWire.header(incoming[start...]) }) else { return false }
-        guard incoming.count - start >= size else { return false }
-        let body = incoming[(start + 8)..<(start + size)]
-        if let types = client.eventSignature(object: object, opcode: opcode) {
+            let start = consumed
+            guard let (object, opcode, size) = try mapWire({ try WaylandWire.header(incoming[start...]) }) else { return nil }
+            guard incoming.count - start >= size else { return nil }
+            consumed += size
+            guard let types = signature(object, opcode) else { continue }
+            let body = incoming[(start + 8)..<(start + size)]
             let arguments = try mapWire { try WaylandWire.arguments(body, types: types, fds: &incomingFDs) }
-            if let event = client.handle(WaylandMessage(object: object, opcode: opcode, arguments: arguments)) {
-                pending.append(event)
-            }
-            if !client.queuedRequests.isEmpty { send(client.takeQueuedRequests()) }
+            return WaylandMessage(object: object, opcode: opcode, arguments: arguments)
         }
-        consumed += size
+    }
+
+    /// Whether bytes of a message wait in the buffer (whole or not).
+    public var hasBufferedBytes: Bool { consumed < incoming.count }
+
+    /// Waits until the socket is readable or `deadline` passes, then reads what is there; false when the
+    /// deadline passed first. With `deadline` nil, waits without end: only for a loop that waits for the
+    /// compositor's events by design (`watch`).
+    /// - Throws: `.unavailable` when the compositor goes away.
+    @discardableResult
+    public func read(deadline: UInt64?) throws -> Bool {
+        if let deadline {
+            guard try wait(events: Int16(POLLIN), deadline: deadline) else { return false }
+        }
+        try receive()
+        return true
+    }
+
+    /// Reads what has arrived already, without waiting; false when nothing had.
+    @discardableResult
+    public func readAvailable() throws -> Bool {
+        guard try wait(events: Int16(POLLIN), deadline: 0) else { return false }
+        try receive()
         return true
     }
 
@@ -237,31 +232,27 @@ public final class WaylandConnection {
             consumed = 0
         }
         incoming += readBuffer[0..<n]
-        // A compositor that sends descriptors without messages cannot make us hold them without end.
-        if incomingFDs.count > 256 {
+        if incomingFDs.count > Self.maximumWaitingDescriptors {
             for descriptor in incomingFDs { close(descriptor) }
             incomingFDs = []
             throw PasteboardError(.unavailable, "the Wayland compositor sent too many file descriptors")
         }
     }
 
-    /// Waits for the socket to be readable (or writable); false when `deadline` passed.
-    @discardableResult
+    /// The descriptors received and not handed out with a message yet (for tests).
+    var waitingDescriptors: Int { incomingFDs.count }
+
+    /// Waits for the socket to be readable (or writable); false when `deadline` passed (at once with a
+    /// deadline of 0: a look, no wait).
     func wait(events: Int16, deadline: UInt64) throws -> Bool {
         while true {
             let now = waylandNow()
-            guard now < deadline else { return false }
+            let timeout = deadline > now ? Int32(min((deadline - now) / 1_000_000 + 1, 60_000)) : 0
             var poller = pollfd(fd: fd, events: events, revents: 0)
-            let r = poll(&poller, 1, Int32(min((deadline - now) / 1_000_000 + 1, 60_000)))
+            let r = poll(&poller, 1, timeout)
             if r > 0 { return true }
             if r < 0, errno != EINTR { throw PasteboardError(.unavailable, "poll: \(String(cString: strerror(errno)))") }
+            if r == 0, timeout == 0 { return false }
         }
     }
-}
-
-/// CLOCK_MONOTONIC in nanoseconds.
-func waylandNow() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }

@@ -1,0 +1,125 @@
+// One client's conversation with the compositor: the socket (`Connection/WaylandSocket`, which frames
+// and carries bytes and descriptors and knows no protocol) and the data-control client
+// (`Protocol/DataControlClient`, which knows the protocol and does no I/O), joined: each message is
+// decoded with the client's signatures and handed to it before the next is decoded (an event can
+// create the object the next one is for). It makes no system call itself.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+public final class WaylandConnection {
+    public let socket: WaylandSocket
+    public var client = DataControlClient()
+    /// Events decoded and not handled yet.
+    private var pending: [DataControlClient.Event] = []
+    /// Round trips made (`wl_display.sync` sent and its `done` awaited): what a paste costs in waits on
+    /// the compositor, beside the transfer itself. Two for a paste: the registry, then the bound device.
+    public private(set) var roundTrips = 0
+
+    public var fd: Int32 { socket.fd }
+    public var path: String { socket.path }
+
+    /// The socket: `display` (`$WAYLAND_DISPLAY`) absolute, or relative to `runtimeDirectory`
+    /// (`$XDG_RUNTIME_DIR`).
+    public static func socketPath(display: String?, runtimeDirectory: String?) -> String? {
+        WaylandSocket.socketPath(display: display, runtimeDirectory: runtimeDirectory)
+    }
+
+    /// Connects to the compositor.
+    /// - Throws: ``PasteboardError`` `.unavailable` when nothing listens there.
+    public convenience init(path: String) throws {
+        self.init(socket: try WaylandSocket(path: path))
+    }
+
+    public init(socket: WaylandSocket) {
+        self.socket = socket
+    }
+
+    deinit {
+        // A reader's descriptor in an event nobody took: closed, never left open.
+        for case .send(_, _, let fd) in pending { WaylandPipes.close(fd) }
+    }
+
+    /// A connection over a socket already connected (a test plays the compositor on the other end).
+    convenience init(connected socketFD: Int32, path: String) {
+        self.init(socket: WaylandSocket(connected: socketFD, path: path))
+    }
+
+    // MARK: Sending
+
+    public func send(_ message: WaylandMessage) { socket.send(message) }
+
+    public func send(_ messages: [WaylandMessage]) { socket.send(messages) }
+
+    /// Writes what is queued; see ``WaylandSocket/flush(deadline:)``.
+    public func flush(deadline: UInt64) throws { try socket.flush(deadline: deadline) }
+
+    // MARK: Receiving
+
+    /// The next event, reading from the socket until one is whole or `deadline` passes (nil on timeout).
+    /// A deadline already passed reads what has arrived, without waiting. With `deadline` nil it waits
+    /// without end: only `watch` does, waiting for events by design.
+    /// - Throws: ``PasteboardError`` `.unavailable` when the compositor goes away or breaks the protocol.
+    public func nextEvent(deadline: UInt64?) throws -> DataControlClient.Event? {
+        while true {
+            if !pending.isEmpty { return pending.removeFirst() }
+            if try decodeOne() { continue }
+            // Requests queued meanwhile (offers destroyed) go out before waiting.
+            if socket.hasQueuedOutput { try socket.flush(deadline: waylandNow() + 2_000_000_000) }
+            guard try socket.read(deadline: deadline) else { return nil }
+        }
+    }
+
+    /// Whether an event can be had without reading the socket: one decoded already, or a whole message
+    /// among the bytes received (a round trip reads past its `done`). An owner polling the socket must
+    /// ask this first: poll does not see what was read already.
+    public func hasBufferedEvents() throws -> Bool {
+        while pending.isEmpty, try decodeOne() {}
+        return !pending.isEmpty
+    }
+
+    /// Dispatches events until a `wl_display.sync` comes back; the events met meanwhile are kept in order.
+    public func roundTrip(deadline: UInt64) throws {
+        let (sync, callback) = client.sync()
+        send(sync)
+        try flush(deadline: deadline)
+        roundTrips += 1
+        var kept: [DataControlClient.Event] = []
+        while true {
+            guard let event = try nextEvent(deadline: deadline) else {
+                pending = kept + pending
+                throw PasteboardError(.timedOut, "the Wayland compositor did not answer in time")
+            }
+            if event == .done(callback: callback) { break }
+            if case .fatal(let message) = event { throw PasteboardError(.unavailable, message) }
+            kept.append(event)
+        }
+        pending = kept + pending
+    }
+
+    /// Decodes and applies one whole message from what was received; false when none is whole yet.
+    private func decodeOne() throws -> Bool {
+        guard let message = try socket.nextMessage(signature: { client.eventSignature(object: $0, opcode: $1) }) else {
+            return false
+        }
+        if let event = client.handle(message) { pending.append(event) }
+        if !client.queuedRequests.isEmpty { socket.send(client.takeQueuedRequests()) }
+        return true
+    }
+
+    // MARK: Transfers
+
+    /// Asks the owner of `offer` to write `mime` into a pipe and moves what it writes into `sink` until
+    /// the owner closes it (`splice` where the sink takes it); each wait lasts at most `stepTimeout`
+    /// seconds, and more than `limit` bytes stop the transfer with `.refused`. No round trip: the request
+    /// goes out, then the pipe is read.
+    public func receive(offer: UInt32, mime: String, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double) throws {
+        try WaylandPipes.receive(mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout) { writeEnd in
+            send(client.receive(offer, mime: mime, fd: writeEnd))
+            try flush(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
+        }
+    }
+}
