@@ -43,6 +43,21 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // ZIP archives (stored and deflate) read and written in memory: the only Swift code that imports CZlib.
         .target(name: "Archive", dependencies: ["CZlib"]),
+        // libpng, libjpeg-turbo and libwebp behind C functions that catch the libraries' longjmp inside C
+        // and return a status code: no longjmp ever crosses a Swift frame. Linked from the Debian -dev
+        // packages' static archives in the release build (-static-executable), their shared objects
+        // otherwise; the order is what a static link needs (users before the libraries they use).
+        .target(
+            name: "CImage",
+            linkerSettings: [
+                .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"),
+                .linkedLibrary("webp"), .linkedLibrary("z"), .linkedLibrary("m"),
+            ]),
+        // Image codecs: PNG, JPEG and WebP through CImage, BMP, GIF and TIFF in Swift; decoded to RGBA,
+        // encoded from it, the pixel cap checked before any pixel is allocated. The only Swift code
+        // that imports CImage; no file I/O.
+        .target(name: "Images", dependencies: ["Pasteboard", "CImage"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "Pasteboard"], exclude: ["Fixtures"]),
         // Files on the clipboard put in a folder (`paste --files --into`): every source and destination
         // checked first, then all or nothing.
         .target(name: "Files", dependencies: ["Pasteboard", "SystemIO"]),
