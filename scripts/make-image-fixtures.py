@@ -20,7 +20,8 @@ WORK = os.path.join(OUT, ".work")
 
 
 def convert(*args):
-    subprocess.run(["convert", *args], check=True)
+    # No creation and modification dates in PNG text chunks: the same script makes the same bytes.
+    subprocess.run(["convert", "-define", "png:exclude-chunk=date,time", *args], check=True)
 
 
 def path(name):
@@ -172,13 +173,22 @@ def bombs():
     ifd = struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHII", *e) for e in entries) + struct.pack("<I", 0)
     put("tiff-100000x100000.tif", b"II*\0" + struct.pack("<I", 24) + b"\0" * 16 + ifd)
     # WebP: a lossless (VP8L) header of 16384 x 16384, the largest WebP allows, and a VP8X canvas of
-    # 16777216 x 16777216 (its 24-bit fields' limit).
+    # 60000 x 60000 (libwebp itself refuses a canvas of 2^32 pixels or more).
     vp8l = b"\x2f" + struct.pack("<I", (16383) | (16383 << 14) | (1 << 28)) + b"\0" * 16
     put("webp-16384x16384.webp", b"RIFF" + struct.pack("<I", 4 + 8 + len(vp8l)) + b"WEBP" + b"VP8L" + struct.pack("<I", len(vp8l)) + vp8l)
+    # An animation (VP8X with ANIM) whose canvas is 60000 x 60000 and whose one frame is a 40 x 30
+    # lossless image: the frame is small, the canvas the animation decoder would allocate is not.
     real = open(path("webp-lossless.webp"), "rb").read()
-    chunk = real[12:]
-    vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0, 0, 0, 0]) + (0xFFFFFF).to_bytes(3, "little") * 2
-    put("webp-canvas-16777216.webp", b"RIFF" + struct.pack("<I", 4 + len(vp8x) + len(chunk)) + b"WEBP" + vp8x + chunk)
+    assert real[12:16] == b"VP8L"
+    frame = real[12:]
+    def chunk(kind, data):
+        return kind + struct.pack("<I", len(data)) + data + b"\0" * (len(data) % 2)
+    side = (60000 - 1).to_bytes(3, "little")
+    vp8x = chunk(b"VP8X", bytes([0x12, 0, 0, 0]) + side + side)
+    anim = chunk(b"ANIM", b"\0\0\0\0" + struct.pack("<H", 0))
+    anmf = chunk(b"ANMF", b"\0" * 6 + (40 - 1).to_bytes(3, "little") + (30 - 1).to_bytes(3, "little") + (100).to_bytes(3, "little") + b"\0" + frame)
+    body = b"WEBP" + vp8x + anim + anmf
+    put("webp-canvas-60000x60000.webp", b"RIFF" + struct.pack("<I", len(body)) + body)
 
 
 def main():

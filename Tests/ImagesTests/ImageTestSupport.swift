@@ -107,7 +107,7 @@ enum Pixels {
     static func photo(width: Int, height: Int, alpha: Bool) -> RasterImage {
         image(width: width, height: height) { x, y in
             let r = x * 255 / max(1, width - 1), g = y * 255 / max(1, height - 1)
-            let b = (x / 7 + y / 5) % 2 == 0 ? 200 : 40
+            let b = (x / 16 + y / 12) % 2 == 0 ? 200 : 40
             let a = alpha ? (y < height / 3 ? 255 : (x * 7 + y * 3) % 256) : 255
             return (r, g, b, a)
         }
