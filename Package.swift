@@ -91,7 +91,7 @@ let package = Package(
         // harness runs (`make fuzz`) and what FuzzRegressionTests replays from Tests/Fuzz/regressions.
         .target(
             name: "FuzzTargets",
-            dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "Archive"]),
+            dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "Images"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]
 )
@@ -107,7 +107,8 @@ if Context.environment["PBCTL_FUZZ"] != nil {
     )
 }
 
-// In-process benchmark driver used by `make bench` (small documents, where process start-up would dominate).
+// In-process benchmark driver used by `make bench` (small documents, where process start-up would dominate),
+// and the image conversion the images section times against ImageMagick as a whole process.
 package.targets.append(
-    .executableTarget(name: "pbctl-bench", dependencies: ["Representations"], path: "Benchmarks/pbctl-bench")
+    .executableTarget(name: "pbctl-bench", dependencies: ["Representations", "Images"], path: "Benchmarks/pbctl-bench")
 )

@@ -16,13 +16,26 @@ public enum ImageCodec {
         try decodeDetailed(data, limits: limits).image
     }
 
+    /// Decodes `data` as `format` whatever its signature says (the type it was offered under, a fuzzer's
+    /// input): a file of another format is corrupt.
+    public static func decode(_ data: Data, as format: ImageFormat, limits: ImageLimits = ImageLimits()) throws -> RasterImage {
+        try decodeDetailed(data, as: format, limits: limits).image
+    }
+
     static func decodeDetailed(_ data: Data, limits: ImageLimits) throws -> DecodedImage {
-        guard data.count <= limits.maxInputBytes else {
-            throw ImageError(.inputTooLarge, "the image is \(data.count) bytes, over the cap of \(limits.maxInputBytes) bytes")
-        }
         guard let format = ImageFormat.sniff(data) else {
+            if data.count > limits.maxInputBytes { throw inputTooLarge(data, limits) }
             throw ImageError(.unknownFormat, "not an image pbctl reads (PNG, JPEG, GIF, BMP, TIFF or WebP)")
         }
+        return try decodeDetailed(data, as: format, limits: limits)
+    }
+
+    static func inputTooLarge(_ data: Data, _ limits: ImageLimits) -> ImageError {
+        ImageError(.inputTooLarge, "the image is \(data.count) bytes, over the cap of \(limits.maxInputBytes) bytes")
+    }
+
+    static func decodeDetailed(_ data: Data, as format: ImageFormat, limits: ImageLimits) throws -> DecodedImage {
+        guard data.count <= limits.maxInputBytes else { throw inputTooLarge(data, limits) }
         var decoded: DecodedImage
         switch format {
         case .png, .jpeg, .webp: decoded = try LibraryCodecs.decode(data, format: format, limits: limits)
@@ -88,6 +101,10 @@ public enum ImageCodec {
 
     static func header(_ data: Data) -> (width: Int, height: Int, orientation: Int)? {
         guard let format = ImageFormat.sniff(data) else { return nil }
+        return header(data, as: format)
+    }
+
+    static func header(_ data: Data, as format: ImageFormat) -> (width: Int, height: Int, orientation: Int)? {
         switch format {
         case .png, .jpeg, .webp: return LibraryCodecs.header(data, format: format)
         case .bmp: return data.withUnsafeBytes { try? BMPCodec.header($0) }.map { ($0.width, $0.height, 1) }
