@@ -110,17 +110,19 @@ enum BMPCodec {
         guard pixelOffset > 0, pixelOffset < bytes.count else {
             throw ImageError.truncated(.bmp, "the pixel data at offset \(pixelOffset) is past the end of the file (\(bytes.count) bytes)")
         }
+        let rle = header.compression == biRLE8 || header.compression == biRLE4
+        let stride = (width * bpp + 31) / 32 * 4
+        // Uncompressed rows must all be in the file: a short file fails here, before the allocation.
+        if !rle { try reader.check(pixelOffset, stride * height, "the pixel rows") }
         var pixels = Data(count: width * height * 4)
         try pixels.withUnsafeMutableBytes { target in
             let out = target.bindMemory(to: UInt32.self)
             func outRow(_ fileRow: Int) -> Int { header.topDown ? fileRow : height - 1 - fileRow }
-            if header.compression == biRLE8 || header.compression == biRLE4 {
+            if rle {
                 try decodeRLE(reader, from: pixelOffset, fourBit: header.compression == biRLE4, width: width, height: height,
                               palette: palette, out: out, row: outRow)
                 return
             }
-            let stride = (width * bpp + 31) / 32 * 4
-            try reader.check(pixelOffset, stride * height, "the pixel rows")
             if bpp <= 8 {
                 let perByte = 8 / bpp, mask = (1 << bpp) - 1
                 for fileRow in 0..<height {

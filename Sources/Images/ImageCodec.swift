@@ -78,9 +78,10 @@ public enum ImageCodec {
         }
     }
 
-    /// Decodes `data` and encodes it as `format`. Bytes already in `format` come back unchanged unless
-    /// their EXIF orientation turns them (an animated GIF stays animated). A lossless source becomes a
-    /// lossless WebP; a JPEG or lossy WebP a lossy one at `quality`.
+    /// Decodes `data` and encodes it as `format`. Bytes already in `format` come back unchanged (only
+    /// their header read: no re-encoding loss, an animated GIF stays animated) unless their EXIF
+    /// orientation turns them or their size is over the cap. A lossless source becomes a lossless WebP;
+    /// a JPEG or lossy WebP a lossy one at `quality`.
     public static func convert(_ data: Data, to format: ImageFormat, quality: Int = 90, limits: ImageLimits = ImageLimits()) throws -> Data {
         if ImageFormat.sniff(data) == format, data.count <= limits.maxInputBytes,
             let size = header(data), size.orientation == 1, size.width.multipliedReportingOverflow(by: size.height).overflow == false,

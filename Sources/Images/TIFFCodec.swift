@@ -175,6 +175,14 @@ enum TIFFCodec {
         guard !overflow else { throw ImageError.tooManyPixels(.tiff, width: width, height: height, cap: limits.maxPixels) }
         let rowLength = (rowBytes + 7) / 8
 
+        // Every strip in the file, and an uncompressed one whole, before anything is allocated.
+        for index in 0..<stripCount {
+            let rows = min(rowsPerStrip, height - index * rowsPerStrip)
+            try reader.check(offsets[index], counts[index], "strip \(index)")
+            if compression == 1, counts[index] < rows * rowLength {
+                throw ImageError.truncated(.tiff, "strip \(index) holds \(counts[index]) bytes of \(rows * rowLength)")
+            }
+        }
         let depth: RasterImage.Depth = bits == 16 ? .sixteen : .eight
         var pixels = Data(count: width * height * (depth == .eight ? 4 : 8))
         var strip = [UInt8](repeating: 0, count: rowsPerStrip * rowLength)
