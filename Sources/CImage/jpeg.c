@@ -44,7 +44,19 @@ static void jpeg_context_fail(j_common_ptr common, int code) {
     longjmp(context->jump, 1);
 }
 
-static void jpeg_context_error_exit(j_common_ptr common) { jpeg_context_fail(common, CIMAGE_CORRUPT); }
+static void jpeg_context_error_exit(j_common_ptr common) {
+    switch (common->err->msg_code) {
+    // Valid JPEG that libjpeg-turbo's 8-bit build does not read: 12-bit samples, the lossless process.
+    case JERR_BAD_PRECISION:
+    case JERR_SOF_UNSUPPORTED:
+    case JERR_ARITH_NOTIMPL:
+    case JERR_NOT_COMPILED:
+        jpeg_context_fail(common, CIMAGE_UNSUPPORTED);
+        break;
+    default:
+        jpeg_context_fail(common, CIMAGE_CORRUPT);
+    }
+}
 
 static void jpeg_context_emit(j_common_ptr common, int level) {
     if (level != -1) return;  // trace messages

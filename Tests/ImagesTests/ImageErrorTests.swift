@@ -141,3 +141,14 @@ final class ImageErrorTests: XCTestCase {
         }
     }
 }
+
+extension ImageErrorTests {
+    /// A 12-bit JPEG (SOF1 with precision 12): valid, but not what libjpeg-turbo's 8-bit build reads.
+    func testTwelveBitJPEGIsUnsupported() throws {
+        var jpeg = try Fixtures.data("jpeg-baseline.jpg")
+        let sof = try XCTUnwrap(jpeg.firstRange(of: Data([0xFF, 0xC0]))).lowerBound
+        jpeg[sof + 1] = 0xC1
+        jpeg[sof + 4] = 12
+        XCTAssertEqual(kind(jpeg), .unsupported)
+    }
+}
