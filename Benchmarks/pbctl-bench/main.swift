@@ -11,6 +11,9 @@
 //   pbctl-bench image-convert IN OUT [--quality Q]
 //       reads the image IN, converts it (ImageCodec.convert) to the format OUT's extension names
 //       (png, jpg, gif, bmp, tif, webp) and writes OUT: a whole process, as `convert IN OUT` is.
+//   pbctl-bench image-stages IN [--iterations N]
+//       decodes IN and encodes the result as JPEG and as BMP N times; prints one line:
+//       "image-stages <decode median s> <JPEG encode median s> <BMP encode median s>"
 //
 // Times are wall-clock (ContinuousClock) medians; MB = 10^6 bytes.
 
@@ -144,6 +147,24 @@ case "image-convert":
         warn("pbctl-bench: \(files[0]): \(error)\n")
         exit(1)
     }
+case "image-stages":
+    guard let f = files.first else { exit(2) }
+    let input = readData(f)
+    let n = iterations > 0 ? iterations : 7
+    var decode: [Double] = [], jpeg: [Double] = [], bmp: [Double] = []
+    for _ in 0..<n {
+        let t0 = clock.now
+        guard let image = try? ImageCodec.decode(input) else { exit(1) }
+        let t1 = clock.now
+        sink &+= (try? ImageCodec.encode(image, as: .jpeg, quality: quality))?.count ?? 0
+        let t2 = clock.now
+        sink &+= (try? ImageCodec.encode(image, as: .bmp))?.count ?? 0
+        let t3 = clock.now
+        decode.append(seconds(t1 - t0))
+        jpeg.append(seconds(t2 - t1))
+        bmp.append(seconds(t3 - t2))
+    }
+    print("image-stages \(median(decode)) \(median(jpeg)) \(median(bmp))")
 case "convert":
     guard let f = files.first else { exit(2) }
     let html = HTMLWriter.render(MarkdownParser.parse(readFile(f), options: options), options: options)

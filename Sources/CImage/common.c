@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 int cimage_fail(cimage_status *status, int code, const char *format, ...) {
     status->code = code;
@@ -64,8 +65,38 @@ uint8_t *cimage_copy(const uint8_t *bytes, size_t count) {
 
 void cimage_free(void *pointer) { free(pointer); }
 
+enum { cimage_large = 8u << 20, cimage_huge_page = 2u << 20, cimage_page = 4096 };
+
+static size_t cimage_round(size_t size, size_t unit) { return (size + unit - 1) / unit * unit; }
+
+void *cimage_alloc(size_t size) {
+    if (size < cimage_large) return calloc(1, size ? size : 1);
+    size_t length = cimage_round(size, cimage_page);
+    if (length > SIZE_MAX - cimage_huge_page) return NULL;
+    // Mapped with a huge page's worth to spare, then trimmed to start on a huge-page boundary.
+    uint8_t *mapping = mmap(NULL, length + cimage_huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) return NULL;
+    uint8_t *start = (uint8_t *)cimage_round((size_t)mapping, cimage_huge_page);
+    if (start > mapping) munmap(mapping, (size_t)(start - mapping));
+    size_t tail = (size_t)(mapping + length + cimage_huge_page - (start + length));
+    if (tail > 0) munmap(start + length, tail);
+#ifdef MADV_HUGEPAGE
+    madvise(start, length, MADV_HUGEPAGE);
+#endif
+    return start;
+}
+
+void cimage_release(void *pointer, size_t size) {
+    if (!pointer) return;
+    if (size < cimage_large) {
+        free(pointer);
+    } else {
+        munmap(pointer, cimage_round(size, cimage_page));
+    }
+}
+
 void cimage_decoded_free(cimage_decoded *decoded) {
-    free(decoded->pixels);
+    cimage_release(decoded->pixels, decoded->pixels_size);
     free(decoded->icc);
     free(decoded->exif);
     memset(decoded, 0, sizeof *decoded);

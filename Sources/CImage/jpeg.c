@@ -27,6 +27,7 @@ typedef struct {
     int decompress_created;
     int compress_created;
     uint8_t *pixels;
+    size_t pixels_size;
     // The encoder's output: libjpeg fills the buffer, the callbacks move it into output.
     struct jpeg_destination_mgr destination;
     JOCTET buffer[65536];
@@ -105,7 +106,7 @@ static jpeg_context *jpeg_context_new(cimage_status *status) {
 static void jpeg_context_free(jpeg_context *context) {
     if (context->decompress_created) jpeg_destroy_decompress(&context->decompress);
     if (context->compress_created) jpeg_destroy_compress(&context->compress);
-    free(context->pixels);
+    cimage_release(context->pixels, context->pixels_size);
     free(context->output.data);
     free(context);
 }
@@ -194,7 +195,8 @@ static void jpeg_decode_body(jpeg_context *context, const uint8_t *data, size_t 
         jpeg_context_set(context, CIMAGE_UNSUPPORTED, "JPEG decoded to %u components", (uint32_t)cinfo->output_components, 0);
     }
     size_t row_bytes = (size_t)cinfo->output_width * 4;
-    context->pixels = malloc(row_bytes * cinfo->output_height);
+    context->pixels_size = row_bytes * cinfo->output_height;
+    context->pixels = cimage_alloc(context->pixels_size);
     if (!context->pixels) {
         jpeg_context_set(context, CIMAGE_NO_MEMORY, "JPEG: out of memory for %ux%u pixels", cinfo->output_width,
                          cinfo->output_height);

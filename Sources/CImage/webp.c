@@ -103,18 +103,19 @@ int cimage_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, in
             cimage_decoded_free(out);
             return cimage_fail(status, CIMAGE_CORRUPT, "WebP: the animation's first frame does not decode");
         }
-        out->pixels = malloc(pixels_size);
+        out->pixels = cimage_alloc(pixels_size);
+        out->pixels_size = pixels_size;
         if (out->pixels) memcpy(out->pixels, frame, pixels_size);
         WebPAnimDecoderDelete(decoder);
         if (!out->pixels) {
             cimage_decoded_free(out);
             return cimage_fail(status, CIMAGE_NO_MEMORY, "WebP: out of memory for %ux%u pixels", out->width, out->height);
         }
-        out->pixels_size = pixels_size;
         return CIMAGE_OK;
     }
 
-    out->pixels = malloc(pixels_size);
+    out->pixels = cimage_alloc(pixels_size);
+    out->pixels_size = pixels_size;
     if (!out->pixels) {
         cimage_decoded_free(out);
         return cimage_fail(status, CIMAGE_NO_MEMORY, "WebP: out of memory for %ux%u pixels", out->width, out->height);
@@ -139,7 +140,6 @@ int cimage_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, in
         cimage_decoded_free(out);
         return cimage_fail(status, CIMAGE_CORRUPT, "WebP: the canvas and the image differ in size");
     }
-    out->pixels_size = pixels_size;
     return CIMAGE_OK;
 }
 

@@ -114,7 +114,7 @@ enum BMPCodec {
         let stride = (width * bpp + 31) / 32 * 4
         // Uncompressed rows must all be in the file: a short file fails here, before the allocation.
         if !rle { try reader.check(pixelOffset, stride * height, "the pixel rows") }
-        var pixels = Data(count: width * height * 4)
+        var pixels = PixelBuffer.zeroed(width * height * 4)
         try pixels.withUnsafeMutableBytes { target in
             let out = target.bindMemory(to: UInt32.self)
             func outRow(_ fileRow: Int) -> Int { header.topDown ? fileRow : height - 1 - fileRow }
@@ -272,7 +272,7 @@ enum BMPCodec {
         header.u32le(0)
         header.u32le(0)
         header.u32le(0)
-        var out = Data(count: headerBytes + pixelBytes)
+        var out = PixelBuffer.zeroed(headerBytes + pixelBytes)
         out.withUnsafeMutableBytes { target in
             header.bytes.withUnsafeBytes { target.copyMemory(from: $0) }
             image.pixels.withUnsafeBytes { raw in

@@ -232,7 +232,7 @@ enum GIFCodec {
             rows = []
             for (first, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] { rows += stride(from: first, to: frame.height, by: step) }
         }
-        var pixels = Data(count: size.width * size.height * 4)
+        var pixels = PixelBuffer.zeroed(size.width * size.height * 4)
         pixels.withUnsafeMutableBytes { raw in
             let out = raw.bindMemory(to: UInt32.self)
             for sequence in 0..<frame.height {

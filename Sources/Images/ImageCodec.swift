@@ -116,7 +116,7 @@ public enum ImageCodec {
 
     /// 8-bit RGBA with every pixel made opaque over white: c·a + 255·(1 − a), rounded.
     static func compositedOverWhite(_ image: RasterImage) -> Data {
-        var out = Data(count: image.pixels.count)
+        var out = PixelBuffer.zeroed(image.pixels.count)
         image.pixels.withUnsafeBytes { raw in
             let source = raw.bindMemory(to: UInt8.self)
             out.withUnsafeMutableBytes { target in

@@ -65,7 +65,7 @@ enum LibraryCodecs {
         let depth: RasterImage.Depth = decoded.bits == 16 ? .sixteen : .eight
         let icc = adopt(decoded.icc, decoded.icc_size)
         let exif = adopt(decoded.exif, decoded.exif_size)
-        guard let pixels = adopt(decoded.pixels, decoded.pixels_size),
+        guard let pixels = PixelBuffer.adopt(decoded.pixels, decoded.pixels_size),
             width > 0, height > 0, pixels.count == width * height * (depth == .eight ? 4 : 8)
         else { throw ImageError.corrupt(format, "the decoder returned no pixels") }
         let image = RasterImage(width: width, height: height, depth: depth, pixels: pixels, iccProfile: icc,

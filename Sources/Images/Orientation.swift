@@ -51,7 +51,7 @@ enum Orientation {
         let w = image.width, h = image.height
         let swaps = orientation >= 5
         let outWidth = swaps ? h : w, outHeight = swaps ? w : h
-        var out = Data(count: image.pixels.count)
+        var out = PixelBuffer.zeroed(image.pixels.count)
         image.pixels.withUnsafeBytes { raw in
             let source = raw.bindMemory(to: Pixel.self)
             out.withUnsafeMutableBytes { target in

@@ -70,7 +70,7 @@ public struct RasterImage: Sendable, Equatable {
     /// The image at 8 bits a channel (each 16-bit sample rounded to the nearest 8-bit value).
     public func eightBit() -> RasterImage {
         guard depth == .sixteen else { return self }
-        var out = Data(count: width * height * 4)
+        var out = PixelBuffer.zeroed(width * height * 4)
         pixels.withUnsafeBytes { raw in
             let samples = raw.bindMemory(to: UInt16.self)
             out.withUnsafeMutableBytes { target in

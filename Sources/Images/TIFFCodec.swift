@@ -184,7 +184,7 @@ enum TIFFCodec {
             }
         }
         let depth: RasterImage.Depth = bits == 16 ? .sixteen : .eight
-        var pixels = Data(count: width * height * (depth == .eight ? 4 : 8))
+        var pixels = PixelBuffer.zeroed(width * height * (depth == .eight ? 4 : 8))
         var strip = [UInt8](repeating: 0, count: rowsPerStrip * rowLength)
         let layout = Layout(width: width, samples: samples, bits: bits, photometric: photometric, alpha: hasAlpha ? alphaKind : 0,
                             bigEndian: reader.bigEndian, palette: palette)

@@ -152,3 +152,14 @@ extension ImageErrorTests {
         XCTAssertEqual(kind(jpeg), .unsupported)
     }
 }
+
+extension ImageErrorTests {
+    /// The fast PNG path (libdeflate) checks each IDAT CRC and the stream's length; on any surprise
+    /// libpng decodes the file and reports the error as it would have.
+    func testDamagedIDATFallsBackToLibpngsError() throws {
+        var png = try Fixtures.data("png-rgb.png")
+        let idat = try XCTUnwrap(png.firstRange(of: Data("IDAT".utf8))).upperBound
+        png[idat + 10] ^= 0x55
+        XCTAssertEqual(kind(png), .corrupt)
+    }
+}

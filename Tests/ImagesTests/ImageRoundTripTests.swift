@@ -186,3 +186,37 @@ final class ImageRoundTripTests: XCTestCase {
         XCTAssertEqual(Array(lossy[12..<16]), Array("VP8 ".utf8))
     }
 }
+
+extension ImageRoundTripTests {
+    /// Large enough for libpng to write many IDAT chunks and choose every filter (None, Sub, Up,
+    /// Average, Paeth) for some row: the fast path joins the chunks and undoes each filter exactly.
+    func testPNGWithManyIDATChunksAndEveryFilter() throws {
+        var random = SplitMix64(state: 9)
+        for depth in [RasterImage.Depth.eight, .sixteen] {
+            for alpha in [false, true] {
+                let maximum = depth == .eight ? 255 : 65535
+                let image = Pixels.image(width: 257, height: 190, depth: depth) { x, y in
+                    let noise = Int(random.next() % 9)
+                    let (r, g, b, a): (Int, Int, Int, Int)
+                    switch y % 5 {
+                    case 0: (r, g, b, a) = (x * 251, 0, maximum / 3, maximum - x)
+                    case 1: (r, g, b, a) = (noise * 7, y * 3, x, x * y)
+                    case 2: (r, g, b, a) = (x * x + y, noise, maximum - x, maximum / 2)
+                    default: (r, g, b, a) = (x + noise, y * 7 + noise, x ^ y, maximum)
+                    }
+                    // Every sample within the depth: kept to its low bits.
+                    return (r & maximum, g & maximum, b & maximum, alpha ? a & maximum : maximum)
+                }
+                let png = try ImageCodec.encode(image, as: .png)
+                var chunks = 0
+                var search = png.startIndex
+                while let range = png[search...].firstRange(of: Data("IDAT".utf8)) {
+                    chunks += 1
+                    search = range.upperBound
+                }
+                XCTAssertGreaterThan(chunks, 1, "\(depth) alpha \(alpha)")
+                XCTAssertEqual(try ImageCodec.decode(png).pixels, image.pixels, "\(depth) alpha \(alpha)")
+            }
+        }
+    }
+}
