@@ -79,7 +79,7 @@ done
 
 echo "## Images"
 echo
-echo "Command: \`make bench\` (scripts/bench.sh, section \`images\`, scripts/bench-images.sh), run $(date -u '+%Y-%m-%d %H:%M UTC')."
+echo "Command: scripts/bench-images.sh (section \`images\` of \`make bench\`), run $(date -u '+%Y-%m-%d %H:%M UTC')."
 echo
 echo "- Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(uname -sr)"
 echo "- Input: a ${width}x${height} screenshot-like PNG ($((size / 1000)) kB, RGB; a gradient desktop, a window of text, coloured panels) made by the script with ImageMagick"
@@ -93,5 +93,7 @@ printf '%s' "$rows"
 echo
 echo "pbctl's JPEG against the PNG: PSNR ${psnr} dB (ImageMagick's \`compare\`); its BMP differs from the PNG in ${same_bmp} pixels."
 echo "pbctl writes BMP at 32 bits a pixel (BITMAPV5HEADER with an alpha mask, what Windows and WSLg read with"
-echo "alpha); ImageMagick writes an opaque image at 24."
+echo "alpha); ImageMagick writes an opaque image at 24. pbctl's JPEG is larger than ImageMagick's because it does"
+echo "not fit Huffman tables to the image (libjpeg's optimize_coding keeps every coefficient for a second pass: here"
+echo "46 ms and 61 MiB became 78 ms and 86 MiB, for a file 18% smaller)."
 echo
