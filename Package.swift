@@ -48,6 +48,22 @@ let package = Package(
         // The local clipboard across SSH: the remote client backend, the local server, the ssh session.
         .target(name: "PasteboardRemote", dependencies: ["Pasteboard", "RemoteProtocol", "SystemIO", "CSystem"]),
         .testTarget(name: "PasteboardRemoteTests", dependencies: ["PasteboardRemote", "RemoteProtocol", "Pasteboard", "SystemIO"]),
+        // libpng, libjpeg-turbo and libwebp behind C functions that catch the libraries' longjmp inside C
+        // and return a status code: no longjmp ever crosses a Swift frame. libdeflate inflates the IDAT
+        // data of common PNGs (zlib's inflate is most of a PNG's decoding time). Linked from the Debian -dev
+        // packages' static archives in the release build (-static-executable), their shared objects
+        // otherwise; the order is what a static link needs (users before the libraries they use).
+        .target(
+            name: "CImage",
+            linkerSettings: [
+                .linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webpmux"), .linkedLibrary("webpdemux"),
+                .linkedLibrary("webp"), .linkedLibrary("deflate"), .linkedLibrary("z"), .linkedLibrary("m"),
+            ]),
+        // Image codecs: PNG, JPEG and WebP through CImage, BMP, GIF and TIFF in Swift; decoded to RGBA,
+        // encoded from it, the pixel cap checked before any pixel is allocated. The only Swift code
+        // that imports CImage; no file I/O.
+        .target(name: "Images", dependencies: ["Pasteboard", "CImage"]),
+        .testTarget(name: "ImagesTests", dependencies: ["Images", "Pasteboard"], exclude: ["Fixtures"]),
         // Files on the clipboard put in a folder (`paste --files --into`): every source and destination
         // checked first, then all or nothing.
         .target(name: "Files", dependencies: ["Pasteboard", "SystemIO"]),
@@ -87,6 +103,7 @@ let package = Package(
             name: "FuzzTargets",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
+                "Images",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]
@@ -103,7 +120,8 @@ if Context.environment["PBCTL_FUZZ"] != nil {
     )
 }
 
-// In-process benchmark driver used by `make bench` (small documents, where process start-up would dominate).
+// In-process benchmark driver used by `make bench` (small documents, where process start-up would dominate),
+// and the image conversion the images section times against ImageMagick as a whole process.
 package.targets.append(
-    .executableTarget(name: "pbctl-bench", dependencies: ["Representations"], path: "Benchmarks/pbctl-bench")
+    .executableTarget(name: "pbctl-bench", dependencies: ["Representations", "Images"], path: "Benchmarks/pbctl-bench")
 )

@@ -4,7 +4,7 @@
 # Usage: scripts/bench.sh [-o OUTPUT.md]          (default output: docs/benchmarks.md)
 # Environment:
 #   BENCH_SECTIONS   space-separated section names to run, in order
-#                    (default: "markdown richtext x11 wayland store"; a section whose script is missing is skipped)
+#                    (default: "markdown richtext x11 wayland store images"; a section whose script is missing is skipped)
 #   BENCH_SCRATCH    SwiftPM scratch path for the release build (default: .build-bench)
 #   BENCH_RUNS       hyperfine runs per command (default 10)
 #
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [-o OUTPUT.md]" >&2; exit 2 ;;
     esac
 done
-sections="${BENCH_SECTIONS:-markdown richtext x11 wayland store}"
+sections="${BENCH_SECTIONS:-markdown richtext x11 wayland store images}"
 scratch="${BENCH_SCRATCH:-$repo/.build-bench}"
 runs="${BENCH_RUNS:-10}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pbctl-bench.XXXXXX")
@@ -246,6 +246,14 @@ section_wayland() {
 section_store() {
     build_release
     "$repo/scripts/bench-store.sh" "$pbctl_bin"
+}
+
+# --------------------------------------------------------------------------------------------------
+# Section: images (PNG to JPEG and BMP, a 4K screenshot, pbctl-bench image-convert vs ImageMagick)
+# --------------------------------------------------------------------------------------------------
+section_images() {
+    build_release
+    "$repo/scripts/bench-images.sh" "$bench_bin"
 }
 
 # --------------------------------------------------------------------------------------------------

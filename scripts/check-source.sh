@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # House rules that grep can check (run by make test):
-# - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib;
+# - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib, only
+#   Sources/Images imports CImage (the C shim over libpng, libjpeg-turbo and libwebp), and Images does no
+#   file I/O;
 # - the pure model (Pasteboard) does no file I/O and knows nothing of X11;
 # - no package dependencies in Package.swift;
 # - no command casts a backend; the CLI's terminal I/O does not import the store;
@@ -14,6 +16,10 @@ leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CX11' So
 [ -z "$leaks" ] || fail "CX11 imported outside Sources/PasteboardX11/Connection: $leaks"
 leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CZlib' Sources | grep -v '^Sources/Archive/')
 [ -z "$leaks" ] || fail "CZlib imported outside Sources/Archive: $leaks"
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CImage' Sources | grep -v '^Sources/Images/')
+[ -z "$leaks" ] || fail "CImage imported outside Sources/Images: $leaks"
+leaks=$(grep -rlE '^\s*import (Glibc|SystemIO|PasteboardStore)|\bopen\(|fopen\(|Data\(contentsOf:|FileManager' Sources/Images)
+[ -z "$leaks" ] || fail "the image codecs do file I/O (bytes in, bytes out): $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\(|fopen\(' Sources/Pasteboard)
 [ -z "$leaks" ] || fail "the pure model does I/O or touches X11: $leaks"
 # Commands talk to backends through PasteboardBackend and its capabilities only (a new backend

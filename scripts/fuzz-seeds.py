@@ -15,6 +15,7 @@ CORPUS = os.path.join(ROOT, "Tests", "Fuzz", "corpus")
 SPECS = os.path.join(ROOT, "Tests", "SpecConformanceTests", "Specs")
 FIXTURES = os.path.join(ROOT, "Tests", "RepresentationsTests", "Fixtures", "RichText")
 SAMPLES = os.path.join(ROOT, "..", "shared", "reference", "samples")
+IMAGES = os.path.join(ROOT, "Tests", "ImagesTests", "Fixtures")
 
 
 def write(target, name, data):
@@ -230,6 +231,16 @@ def regex():
         write("regex", name, data)
 
 
+def images():
+    """The image fixtures (scripts/make-image-fixtures.py), each in its family's corpus, bombs included."""
+    families = {".png": "image-png", ".jpg": "image-jpeg", ".gif": "image-gif", ".bmp": "image-bmp", ".tif": "image-tiff", ".webp": "image-webp"}
+    for folder in (IMAGES, os.path.join(IMAGES, "bombs")):
+        for name in sorted(os.listdir(folder)):
+            target = families.get(os.path.splitext(name)[1])
+            if target:
+                write(target, name, open(os.path.join(folder, name), "rb").read())
+
+
 markdown_and_html()
 rtf()
 textbundle()
@@ -241,5 +252,6 @@ compound_text()
 x11_protocol()
 wayland_protocol()
 regex()
+images()
 for target in sorted(os.listdir(CORPUS)):
     print("%-18s %4d seeds" % (target, len(os.listdir(os.path.join(CORPUS, target)))), file=sys.stderr)

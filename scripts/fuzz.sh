@@ -26,8 +26,10 @@ scratch=.build-fuzz
 mkdir -p "$scratch"
 # Optimised, with assertions kept (the readers' progress checks are assertions) and ASan.
 echo "fuzz: building the harness (release, -sanitize=fuzzer,address, assertions on)" >&2
+# The C shim (Sources/CImage) is instrumented too: coverage for the fuzzer, ASan for its own bounds.
 PBCTL_FUZZ=1 swift build -c release --scratch-path "$scratch" --product pbctl-fuzz \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -assert-config -Xswiftc Debug >"$scratch/build.log" 2>&1 \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -assert-config -Xswiftc Debug \
+    -Xcc -fsanitize=fuzzer-no-link,address >"$scratch/build.log" 2>&1 \
     || { tail -30 "$scratch/build.log" >&2; echo "fuzz: build failed (full log: $scratch/build.log)" >&2; exit 2; }
 binary="$scratch/release/pbctl-fuzz"
 

@@ -8,6 +8,12 @@
 //       "small <docs> <total bytes> <median µs per document> <MB/s> <p90 µs>"
 //   pbctl-bench convert FILE [--commonmark]
 //       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs).
+//   pbctl-bench image-convert IN OUT [--quality Q]
+//       reads the image IN, converts it (ImageCodec.convert) to the format OUT's extension names
+//       (png, jpg, gif, bmp, tif, webp) and writes OUT: a whole process, as `convert IN OUT` is.
+//   pbctl-bench image-stages IN [--iterations N]
+//       decodes IN and encodes the result as JPEG and as BMP N times; prints one line:
+//       "image-stages <decode median s> <JPEG encode median s> <BMP encode median s>"
 //
 // Times are wall-clock (ContinuousClock) medians; MB = 10^6 bytes.
 
@@ -19,6 +25,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Images
 import Representations
 
 func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
@@ -67,6 +74,25 @@ func percentile(_ xs: [Double], _ p: Double) -> Double {
     return s[min(s.count - 1, Int(Double(s.count - 1) * p + 0.5))]
 }
 
+/// A whole file into Data, read once into its final buffer.
+func readData(_ path: String) -> Data {
+    guard let f = fopen(path, "rb") else {
+        warn("pbctl-bench: cannot open \(path)\n")
+        exit(2)
+    }
+    defer { fclose(f) }
+    fseek(f, 0, SEEK_END)
+    let size = ftell(f)
+    fseek(f, 0, SEEK_SET)
+    var data = Data(count: max(0, size))
+    let read = data.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
+    guard read == data.count else {
+        warn("pbctl-bench: short read of \(path)\n")
+        exit(2)
+    }
+    return data
+}
+
 var args = Array(CommandLine.arguments.dropFirst())
 guard let mode = args.first else {
     print("usage: pbctl-bench throughput FILE | small FILE... | convert FILE  [--commonmark] [--iterations N]")
@@ -75,6 +101,7 @@ guard let mode = args.first else {
 args.removeFirst()
 var options = MarkdownOptions.gfm
 var iterations = 0
+var quality = 90
 var files: [String] = []
 var i = 0
 while i < args.count {
@@ -83,6 +110,9 @@ while i < args.count {
     case "--iterations":
         i += 1
         iterations = i < args.count ? Int(args[i]) ?? 0 : 0
+    case "--quality":
+        i += 1
+        quality = i < args.count ? Int(args[i]) ?? 90 : 90
     default: files.append(args[i])
     }
     i += 1
@@ -91,6 +121,50 @@ let clock = ContinuousClock()
 var sink = 0
 
 switch mode {
+case "image-convert":
+    guard files.count == 2 else {
+        warn("usage: pbctl-bench image-convert IN OUT [--quality Q]\n")
+        exit(2)
+    }
+    let suffix = files[1].split(separator: ".").last.map { String($0).lowercased() } ?? ""
+    let names = ["jpg": "jpeg", "tif": "tiff"]
+    guard let format = ImageFormat(rawValue: names[suffix] ?? suffix) else {
+        warn("pbctl-bench: no image format for .\(suffix)\n")
+        exit(2)
+    }
+    do {
+        let output = try ImageCodec.convert(readData(files[0]), to: format, quality: quality)
+        guard let f = fopen(files[1], "wb") else {
+            warn("pbctl-bench: cannot write \(files[1])\n")
+            exit(1)
+        }
+        let written = output.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        guard fclose(f) == 0, written == output.count else {
+            warn("pbctl-bench: cannot write \(files[1])\n")
+            exit(1)
+        }
+    } catch {
+        warn("pbctl-bench: \(files[0]): \(error)\n")
+        exit(1)
+    }
+case "image-stages":
+    guard let f = files.first else { exit(2) }
+    let input = readData(f)
+    let n = iterations > 0 ? iterations : 7
+    var decode: [Double] = [], jpeg: [Double] = [], bmp: [Double] = []
+    for _ in 0..<n {
+        let t0 = clock.now
+        guard let image = try? ImageCodec.decode(input) else { exit(1) }
+        let t1 = clock.now
+        sink &+= (try? ImageCodec.encode(image, as: .jpeg, quality: quality))?.count ?? 0
+        let t2 = clock.now
+        sink &+= (try? ImageCodec.encode(image, as: .bmp))?.count ?? 0
+        let t3 = clock.now
+        decode.append(seconds(t1 - t0))
+        jpeg.append(seconds(t2 - t1))
+        bmp.append(seconds(t3 - t2))
+    }
+    print("image-stages \(median(decode)) \(median(jpeg)) \(median(bmp))")
 case "convert":
     guard let f = files.first else { exit(2) }
     let html = HTMLWriter.render(MarkdownParser.parse(readFile(f), options: options), options: options)

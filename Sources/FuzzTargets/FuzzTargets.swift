@@ -1,5 +1,6 @@
 import Archive
 import Foundation
+import Images
 import Pasteboard
 import PasteboardStore
 import PasteboardX11
@@ -42,6 +43,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The `pbctl ssh` protocol reader (``RemoteFrameReader``) fed the input in slices the first byte
     /// chooses, every decoded message encoded again and compared.
     case remoteProtocol = "remote-protocol"
+    /// The image decoders, one target a family: the input read as that format whatever its signature,
+    /// its header read alone, and what decodes written back in the same format and read again (the same
+    /// pixels, for PNG, BMP, TIFF and lossless WebP).
+    case imagePNG = "image-png"
+    case imageJPEG = "image-jpeg"
+    case imageGIF = "image-gif"
+    case imageBMP = "image-bmp"
+    case imageTIFF = "image-tiff"
+    case imageWebP = "image-webp"
 
     /// Runs the target on one input.
     public func run(_ input: [UInt8]) {
@@ -59,10 +69,38 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .waylandProtocol: WaylandProtocolFuzzer.run(input)
         case .regex: Self.regex(input)
         case .remoteProtocol: Self.remoteProtocol(input)
+        case .imagePNG: Self.image(input, .png)
+        case .imageJPEG: Self.image(input, .jpeg)
+        case .imageGIF: Self.image(input, .gif)
+        case .imageBMP: Self.image(input, .bmp)
+        case .imageTIFF: Self.image(input, .tiff)
+        case .imageWebP: Self.image(input, .webp)
         }
     }
 
     static let writers: [TextFormat] = [.html, .rtf, .text, .gfm, .commonmark]
+
+    /// 4 megapixels (16 MB of RGBA): room for every decoder's paths within the fuzzer's memory limit.
+    static let imageLimits = ImageLimits(maxPixels: 1 << 22, maxInputBytes: 1 << 20)
+
+    static func image(_ input: [UInt8], _ format: ImageFormat) {
+        let data = Data(input)
+        _ = ImageCodec.dimensions(data)
+        guard let image = try? ImageCodec.decode(data, as: format, limits: imageLimits) else { return }
+        precondition(image.pixels.count == image.width * image.height * image.bytesPerPixel)
+        // Written back, small images only (the encoders are not what a hostile input reaches).
+        guard image.width * image.height <= 1 << 16,
+            let encoded = try? ImageCodec.encode(image, as: format, lossless: format == .webp ? true : nil)
+        else { return }
+        guard let back = try? ImageCodec.decode(encoded, as: format, limits: imageLimits) else {
+            preconditionFailure("\(format): what pbctl wrote does not read back")
+        }
+        switch format {
+        case .png, .tiff: precondition(back.pixels == image.pixels, "\(format): the pixels written are not the pixels read")
+        case .bmp, .webp: precondition(back.pixels == image.eightBit().pixels, "\(format): the pixels written are not the pixels read")
+        case .jpeg, .gif: precondition(back.width == image.width && back.height == image.height)
+        }
+    }
 
     static func writeAll(_ document: MarkdownDocument) {
         for format in writers { _ = Conversion.write(document, to: format) }

@@ -63,6 +63,12 @@ final class FuzzRegressionTests: XCTestCase {
     func testWaylandProtocol() throws { try replay(.waylandProtocol) }
     func testRegex() throws { try replay(.regex) }
     func testRemoteProtocol() throws { try replay(.remoteProtocol) }
+    func testImagePNG() throws { try replay(.imagePNG) }
+    func testImageJPEG() throws { try replay(.imageJPEG) }
+    func testImageGIF() throws { try replay(.imageGIF) }
+    func testImageBMP() throws { try replay(.imageBMP) }
+    func testImageTIFF() throws { try replay(.imageTIFF) }
+    func testImageWebP() throws { try replay(.imageWebP) }
 
     /// The RTF that looped forever in the field-instruction parser (U+00A0 after HYPERLINK, from a code
     /// page), byte for byte as issue 13 reported it.
