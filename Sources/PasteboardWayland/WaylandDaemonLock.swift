@@ -64,6 +64,13 @@ struct WaylandDaemonLock {
         guard fd >= 0 else {
             throw PasteboardError(.io, "\(path): \(String(cString: strerror(errno)))")
         }
+        // `daemon --status` takes the lock shared for a moment: a lock held with no live daemon's pid in
+        // the file is such a look, or a daemon that just died; it is tried again for a second.
+        let patience = waylandNow() + 1_000_000_000
+        while flock(fd, LOCK_EX | LOCK_NB) != 0, waylandNow() < patience {
+            if let running = pid(in: fd), kill(running, 0) == 0 || errno == EPERM { break }
+            usleep(10_000)
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let running = pid(in: fd)
             guard replace else {

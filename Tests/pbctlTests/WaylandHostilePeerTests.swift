@@ -81,6 +81,12 @@ final class WaylandHostilePeerTests: WaylandTestCase {
         }
         XCTAssertEqual(try run([pbctl, "daemon", "--detach"], timeout: 20, detached: true).status, 0)
         defer { _ = try? run(["/usr/bin/pkill", "-f", "__daemon --wayland"]) }
+        // The daemon stopped while the flood is offered: it cannot read, so sway surely cannot write the
+        // offer to it at once (a daemon that reads fast enough was not always dropped).
+        let daemonPID = pid_t(try run(["/usr/bin/pgrep", "-f", "__daemon --wayland"]).text.split(separator: "\n").first ?? "") ?? 0
+        XCTAssertGreaterThan(daemonPID, 0)
+        kill(daemonPID, SIGSTOP)
+        defer { kill(daemonPID, SIGCONT) }
         do {
             let connection = try connect()
             let mimes = (0..<20_000).map { "application/x-flood-\($0)-" + String(repeating: "y", count: 48) }
@@ -92,6 +98,7 @@ final class WaylandHostilePeerTests: WaylandTestCase {
         } catch {
             // The flooding client may be dropped too.
         }
+        kill(daemonPID, SIGCONT)
         XCTAssertTrue(try eventually(timeout: 5) {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("connected again")
         }, "the compositor did not drop the daemon (or it did not connect again)")
