@@ -19,7 +19,7 @@ let package = Package(
         // what lets the CLI print without importing the store.
         .target(name: "SystemIO", dependencies: ["Pasteboard", "CSystem"]),
         // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
-        .target(name: "Representations", dependencies: ["Pasteboard"]),
+        .target(name: "Representations", dependencies: ["Pasteboard", "Images"]),
         // libxcb + xcb-xfixes headers; holds no Swift.
         .systemLibrary(
             name: "CX11",

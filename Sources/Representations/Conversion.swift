@@ -14,7 +14,20 @@ extension Conversion {
     /// writes goes through one AST. The same type converts to itself only where a dialect differs, which
     /// a paste request asks for explicitly (``PasteRequest/Mode/format(_:takesOffered:)``).
     @Sendable public static func canConvert(_ source: TypeIdentifier, _ target: TypeIdentifier) -> Bool {
-        TextFormat(type: source) != nil && TextFormat(type: target) != nil
+        (TextFormat(type: source) != nil && TextFormat(type: target) != nil) || ImageRepresentations.canConvert(source, target)
+    }
+
+    /// A paste's conversion: `data`, held as `source`, into the choice's target (a text format in its
+    /// dialect, or an image format at `quality`).
+    public static func produce(_ data: Data, from source: TypeIdentifier, to choice: PasteRequest.Choice, options: ConversionOptions = ConversionOptions())
+        throws -> Data
+    {
+        guard let target = choice.convertTo else { return data }
+        if ImageRepresentations.isImage(source) {
+            return try ImageRepresentations.convert(data, from: source, to: target, quality: options.imageQuality)
+        }
+        guard let format = TextFormat(choice) else { throw PasteboardError(.typeNotOffered, "cannot convert \(source) to \(target)") }
+        return try produce(data, from: source, to: format, options: options)
     }
 
     /// Converts held bytes of `source` into `target`'s format.
@@ -43,6 +56,7 @@ extension Conversion {
     /// What backends call to produce a derived representation they hold only as a promise or a
     /// record (the store, an X11 or Wayland owner, the daemon): the target type's format.
     @Sendable public static func produceRepresentation(_ source: TypeIdentifier, _ data: Data, _ target: TypeIdentifier) throws -> Data {
+        if ImageRepresentations.isImage(source) { return try ImageRepresentations.convert(data, from: source, to: target) }
         guard let format = TextFormat(type: target) else {
             throw PasteboardError(.typeNotOffered, "cannot produce \(target) from \(source)")
         }
@@ -63,12 +77,18 @@ public struct ConversionOptions: Sendable {
     /// HTML input: keep what Markdown cannot represent (comments, unknown elements, `div`s, scripts…) as
     /// raw HTML instead of dropping or unwrapping it, like pandoc's `html+raw_html` (`--keep-html`).
     public var keepRawHTML: Bool
+    /// JPEG and lossy WebP quality of an image conversion (1–100, `--quality`).
+    public var imageQuality: Int
 
-    public init(standalone: Bool = false, title: String? = nil, imageLoader: RTFWriter.ImageLoader? = nil, keepRawHTML: Bool = false) {
+    public init(
+        standalone: Bool = false, title: String? = nil, imageLoader: RTFWriter.ImageLoader? = nil, keepRawHTML: Bool = false,
+        imageQuality: Int = ImageRepresentations.defaultQuality
+    ) {
         self.standalone = standalone
         self.title = title
         self.imageLoader = imageLoader
         self.keepRawHTML = keepRawHTML
+        self.imageQuality = imageQuality
     }
 }
 

@@ -13,7 +13,8 @@ import Pasteboard
 /// | Markdown | Markdown (original), HTML, RTF, plain text |
 /// | HTML | HTML (original), RTF, rendered plain text |
 /// | RTF | RTF (original), HTML, plain text |
-/// | plain text, images, anything else | the original only: no invented richness |
+/// | an image (PNG, JPEG, GIF, BMP, TIFF, WebP) | the original, then PNG, JPEG, BMP, TIFF, WebP, an HTML `<img>`, RTF with the picture |
+/// | plain text, anything else | the original only: no invented richness |
 ///
 /// The plain text a Markdown copy offers is, by default, the Markdown source itself: Markdown is
 /// plain text, and a terminal or code editor should get exactly what was copied. With
@@ -32,6 +33,7 @@ public enum Producers {
         case .markdown: return [.html, .rtf, .utf8PlainText]
         case .html: return [.rtf, .utf8PlainText]
         case .rtf: return [.html, .utf8PlainText]
+        case let image where ImageRepresentations.isImage(image): return ImageRepresentations.derivedTypes(for: image)
         default: return []
         }
     }

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import Pasteboard
+import Representations
 import SystemIO
 
 func run(_ arguments: [String], _ context: Context) -> Int32 {
@@ -62,6 +63,10 @@ let invokedAs = rawArguments.first.map { String($0.split(separator: "/").last ??
 let arguments = Array(rawArguments.dropFirst())
 if let status = fastPaste(arguments, invokedAs: invokedAs) { exit(status) }
 let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
+// The pixel cap every image decode in this process uses (an owner's conversions included).
+if let text = context.environment["PBCTL_MAX_PIXELS"], let pixels = Int(text), pixels > 0 {
+    ImageRepresentations.limits.maxPixels = pixels
+}
 do {
     exit(run(try MacCompatibility.translate(invokedAs: invokedAs, arguments) ?? arguments, context))
 } catch {

@@ -7,6 +7,7 @@
                                (gtk_selection_data_get_text: Xlib for COMPOUND_TEXT), to stdout
   gtk_peer.py targets          print the CLIPBOARD's TARGETS, one per line
   gtk_peer.py uris             print gtk_clipboard_wait_for_uris(), one per line (exit 1 when none)
+  gtk_peer.py image FILE       save gtk_clipboard_wait_for_image() as PNG in FILE, print "W H" (exit 1 when none)
   gtk_peer.py copy TARGET FILE [TARGET FILE...]
                                own CLIPBOARD serving FILE's bytes under TARGET (text/plain targets via
                                set_text when TARGET is 'text'); print 'ready' once owned; serve
@@ -58,6 +59,13 @@ def main():
         if text is None:
             return 1
         sys.stdout.write(text)
+        return 0
+    if command == "image":
+        pixbuf = clipboard.wait_for_image()
+        if pixbuf is None:
+            return 1
+        pixbuf.savev(sys.argv[2], "png", [], [])
+        print(pixbuf.get_width(), pixbuf.get_height())
         return 0
     if command == "uris":
         uris = clipboard.wait_for_uris()

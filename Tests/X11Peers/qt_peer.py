@@ -25,6 +25,14 @@ def main():
     app = QApplication(sys.argv[:1])
     clipboard = app.clipboard()
     command = sys.argv[1]
+    if command == "image":
+        # QClipboard.image(): Qt picks the image format it prefers among those offered, and decodes it.
+        image = clipboard.image()
+        if image.isNull():
+            return 1
+        image.save(sys.argv[2], "PNG")
+        print(image.width(), image.height())
+        return 0
     if command == "urls":
         data = clipboard.mimeData()
         if not data.hasUrls():

@@ -84,6 +84,30 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertEqual(try run([pbctl, "paste", "--type", "png"]).stdout, png)
     }
 
+    /// An image copy offers every raster type as MIME types (BMP under the names RDP clients and WSLg ask
+    /// for too); an owner offering only BMP pastes as any other.
+    func testImagesBothWays() throws {
+        try requireTool("/usr/bin/convert")
+        let png = scratch + "/picture.png", bmp = scratch + "/picture.bmp"
+        for path in [png, bmp] {
+            XCTAssertEqual(try run(["/usr/bin/convert", "-size", "30x20", "gradient:red-blue", "-depth", "8", path]).status, 0)
+        }
+        XCTAssertEqual(try run([pbctl, "copy", png], timeout: 20).status, 0)
+        let types = try run([wlPaste, "--list-types"]).text.split(separator: "\n").map(String.init)
+        for expected in ["image/png", "image/jpeg", "image/bmp", "image/x-bmp", "image/x-ms-bmp", "image/tiff", "image/webp", "text/html", "text/rtf"] {
+            XCTAssertTrue(types.contains(expected), "\(expected) not offered: \(types)")
+        }
+        XCTAssertFalse(types.contains("text/plain"), "an image offers no plain text")
+        XCTAssertEqual(try run([wlPaste, "-t", "image/x-ms-bmp"]).stdout.prefix(2), Data("BM".utf8))
+        XCTAssertEqual(try run([wlPaste, "-t", "image/webp"]).stdout.prefix(4), Data("RIFF".utf8))
+        XCTAssertEqual(try run([wlCopy, "-t", "image/bmp"], inputFile: bmp, detached: true).status, 0)
+        let converted = try run([pbctl, "paste", "--as", "png"])
+        XCTAssertEqual(converted.status, 0, converted.stderr)
+        XCTAssertEqual(converted.stdout.prefix(4), Data([0x89, 0x50, 0x4E, 0x47]))
+        let jpeg = try run([pbctl, "paste", "--as", "jpeg"])
+        XCTAssertEqual(jpeg.stdout.prefix(3), Data([0xFF, 0xD8, 0xFF]))
+    }
+
     func testPbctlCopyOffersEveryRepresentationToWlPaste() throws {
         let markdown = "# Notes\n\nSome *emphasis*.\n"
         XCTAssertEqual(try run([pbctl, "copy", "--from", "markdown"], input: Data(markdown.utf8), timeout: 20).status, 0)

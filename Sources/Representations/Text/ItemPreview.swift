@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Images
 import Pasteboard
 
 // What a listing shows of an item (`pbctl history`, `pbctl info`) and the text it is searched in:
@@ -91,43 +92,10 @@ public func humanSize(_ bytes: Int) -> String {
     return "\(bytes) B"
 }
 
-/// Width and height from an image's header: PNG, GIF, JPEG, BMP, WebP.
+/// Width and height from an image's header (PNG, JPEG, GIF, BMP, TIFF, WebP; an EXIF orientation
+/// that turns it counted): no pixel is decoded.
 public enum ImageDimensions {
-    public static func of(_ data: Data) -> (width: Int, height: Int)? {
-        let b = [UInt8](data.prefix(64 << 10))
-        func be16(_ i: Int) -> Int { Int(b[i]) << 8 | Int(b[i + 1]) }
-        func le16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
-        func be32(_ i: Int) -> Int { be16(i) << 16 | be16(i + 2) }
-        func le32(_ i: Int) -> Int { le16(i) | le16(i + 2) << 16 }
-        if b.count >= 24, b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return (be32(16), be32(20)) }
-        if b.count >= 10, b.starts(with: Array("GIF8".utf8)) { return (le16(6), le16(8)) }
-        if b.count >= 26, b.starts(with: Array("BM".utf8)) { return (le32(18), abs(Int(Int32(truncatingIfNeeded: le32(22))))) }
-        if b.count >= 30, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) {
-            switch String(decoding: b[12..<16], as: UTF8.self) {
-            case "VP8X": return (1 + (Int(b[24]) | Int(b[25]) << 8 | Int(b[26]) << 16), 1 + (Int(b[27]) | Int(b[28]) << 8 | Int(b[29]) << 16))
-            case "VP8 ": return (le16(26) & 0x3FFF, le16(28) & 0x3FFF)
-            case "VP8L" where b.count >= 25:
-                let bits = le32(21)
-                return (1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF))
-            default: return nil
-            }
-        }
-        if b.count >= 4, b[0] == 0xFF, b[1] == 0xD8 {
-            var i = 2
-            while i + 9 < b.count {
-                guard b[i] == 0xFF else { return nil }
-                let marker = b[i + 1]
-                if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
-                let length = be16(i + 2)
-                if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
-                    return (be16(i + 7), be16(i + 5))
-                }
-                guard length >= 2 else { return nil }
-                i += 2 + length
-            }
-        }
-        return nil
-    }
+    public static func of(_ data: Data) -> (width: Int, height: Int)? { ImageCodec.dimensions(data) }
 }
 
 /// The text an item is searched in: its plain text, else its Markdown, else its HTML or RTF as text.

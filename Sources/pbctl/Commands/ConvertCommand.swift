@@ -14,10 +14,13 @@ struct ConvertArguments {
     static let standalone = OptionSpec.flag("standalone", "s", "with --to html: a whole document with <meta charset=\"utf-8\">")
     static let keepHTML = OptionSpec.flag(
         "keep-html", nil, "with --from html: keep comments, divs, unknown tags… as raw HTML (like pandoc's raw_html)")
-    static let specs = [from, to, output, standalone, keepHTML]
+    static let quality = OptionSpec.value("quality", nil, "N", .text, "JPEG and lossy WebP quality of an image conversion, 1 to 100 (default 90)")
+    static let specs = [from, to, output, standalone, keepHTML, quality]
 
+    /// Text formats, or image formats (both sides images).
     var from: TextFormat
     var to: TextFormat
+    var images: (from: TypeIdentifier, to: TypeIdentifier)?
     var input: String?
     var output: String?
     var options: ConversionOptions
@@ -33,14 +36,25 @@ struct ConvertArguments {
             }
             return format
         }
-        from = try format(Self.from, role: "input")
-        to = try format(Self.to, role: "output")
+        if let source = arguments.value(Self.from).flatMap(ImageRepresentations.type(named:)),
+            let target = arguments.value(Self.to).flatMap(ImageRepresentations.type(named:))
+        {
+            images = (source, target)
+            (from, to) = (.text, .text)
+        } else {
+            from = try format(Self.from, role: "input")
+            to = try format(Self.to, role: "output")
+        }
         guard arguments.positionals.count <= 1 else {
             throw UsageError(message: "convert takes at most one FILE", command: "convert")
         }
         input = arguments.positionals.first.flatMap { $0 == "-" ? nil : $0 }
         output = arguments.value(Self.output)
         options = ConversionOptions(standalone: arguments.has(Self.standalone), keepRawHTML: arguments.has(Self.keepHTML))
+        if let text = arguments.value(Self.quality) {
+            guard let value = Int(text), (1...100).contains(value) else { throw UsageError(message: "--quality takes a number from 1 to 100", command: "convert") }
+            options.imageQuality = value
+        }
     }
 }
 
@@ -50,7 +64,8 @@ let convertCommand = Command(
         usage: "pbctl convert --from FORMAT --to FORMAT [FILE]",
         details: """
             Reads FILE or standard input, writes standard output. Formats: commonmark (strict CommonMark
-            0.31.2), gfm (also markdown, md: CommonMark with GitHub's extensions), html, rtf, text.
+            0.31.2), gfm (also markdown, md: CommonMark with GitHub's extensions), html, rtf, text; or
+            images, both sides: png, jpeg, gif, bmp, tiff, webp (--quality for JPEG and lossy WebP).
             HTML input is read as clipboard HTML (comments, scripts and styles dropped, unknown tags and divs
             unwrapped) unless --keep-html keeps what Markdown cannot represent as raw HTML.
             The same conversions as `pbctl paste --as FORMAT`, byte for byte.
@@ -64,7 +79,9 @@ let convertCommand = Command(
     run: { context, arguments in
         let options = try ConvertArguments(arguments, context)
         let input = try options.input.map { try POSIX.readFile($0) } ?? context.terminal.readStandardInput()
-        let output = try Conversion.convert(input, from: options.from, to: options.to, options: options.options)
+        let output = try options.images.map { images in
+            try ImageRepresentations.convert(input, from: images.from, to: images.to, quality: options.options.imageQuality)
+        } ?? Conversion.convert(input, from: options.from, to: options.to, options: options.options)
         if let path = options.output {
             try POSIX.writeFile(path, output)
         } else {

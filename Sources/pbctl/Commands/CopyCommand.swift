@@ -153,7 +153,8 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
                 try spooler.spool(fd, name: shown, for: options.global.pasteboard, limit: options.maximumSize, inspect: inspect)
             }
             data = spooled.data
-            resolved = type ?? TypeSniffer.sniff(head: spooled.head, isValidUTF8: spooled.firstInvalidUTF8Offset == nil)
+            resolved = imageType(data, declared: options.declared)
+                ?? type ?? TypeSniffer.sniff(head: spooled.head, isValidUTF8: spooled.firstInvalidUTF8Offset == nil)
             if let offset = spooled.firstInvalidUTF8Offset, context.registry.textEncoding(of: resolved) == .utf8 {
                 throw invalidUTF8(shown, offset, resolved)
             }
@@ -161,11 +162,14 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
             data = source == "-"
                 ? try context.terminal.readStandardInput(limit: options.maximumSize)
                 : try POSIX.readFile(source, limit: options.maximumSize)
-            resolved = type ?? TypeSniffer.sniff(data)
+            resolved = imageType(data, declared: options.declared) ?? type ?? TypeSniffer.sniff(data)
             try validate(data, as: resolved, source: shown, context)
         }
         if type == nil, options.macCompat, resolved == .html {
             resolved = .utf8PlainText  // pbcopy keeps anything but RTF as plain text
+        }
+        if ImageRepresentations.isImage(resolved) {
+            for note in try ImageRepresentations.validate(data, as: resolved, source: shown) { report(note) }
         }
         items.append(
             Producers.item(
@@ -219,6 +223,15 @@ func normalizedPath(_ path: String) -> String {
         parts.append(part)
     }
     return "/" + parts.joined(separator: "/")
+}
+
+/// An image is known by its content, whatever its file's name says (`--type`/`--from` decide alone; an
+/// image type named for bytes that are no image is refused, exit 65): the type to copy it as, or nil
+/// when the bytes are no image and nothing claims they are.
+func imageType(_ data: Data, declared: TypeIdentifier?) -> TypeIdentifier? {
+    let sniffed = ImageRepresentations.sniff(data)
+    if let declared { return ImageRepresentations.isImage(declared) ? sniffed ?? declared : nil }
+    return sniffed
 }
 
 func invalidUTF8(_ source: String, _ offset: Int, _ type: TypeIdentifier) -> PasteboardError {

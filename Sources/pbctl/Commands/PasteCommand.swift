@@ -23,7 +23,9 @@ struct PasteArguments {
     static let item = OptionSpec.value("item", nil, "N", .text, "paste only item N (from 0)")
     static let accept = OptionSpec.value("accept", "a", "LIST", .type, "comma-separated types (identifiers or MIME types) in preference order")
     static let `as` = OptionSpec.value(
-        "as", nil, "FORMAT", .format, "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text")
+        "as", nil, "FORMAT", .format,
+        "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text; an image as png, jpeg, gif, bmp, tiff, webp")
+    static let quality = OptionSpec.value("quality", nil, "N", .text, "JPEG and lossy WebP quality of an image conversion, 1 to 100 (default 90)")
     static let plain = OptionSpec.flag("plain", nil, "paste as plain text: rendered from the richest source, never raw markup")
     static let keepHTML = OptionSpec.flag("keep-html", nil, "when converting HTML: keep comments, divs, unknown tags… as raw HTML")
     static let verbose = OptionSpec.flag("verbose", "v", "say on standard error which type was used and whether it was converted")
@@ -34,7 +36,7 @@ struct PasteArguments {
     static let nul = OptionSpec.flag("null", "0", "with --files: end each path with NUL instead of a newline")
     static let into = OptionSpec.value("into", nil, "DIR", .directory, "with --files: copy the files into DIR (move them after a cut); never overwrites")
     static let specs = [
-        type, output, noNewline, item, accept, `as`, plain, keepHTML, verbose, timeout, prefer, macCompat, files, nul, into,
+        type, output, noNewline, item, accept, `as`, quality, plain, keepHTML, verbose, timeout, prefer, macCompat, files, nul, into,
     ]
 
     var global: GlobalOptions
@@ -43,6 +45,7 @@ struct PasteArguments {
     var dropNewline: Bool
     var item: Int?
     var keepHTML: Bool
+    var quality = ImageRepresentations.defaultQuality
     var verbose: Bool
     var timeout: Double?
     var macCompat: Bool
@@ -69,10 +72,16 @@ struct PasteArguments {
             guard !types.isEmpty else { throw UsageError(message: "--accept needs at least one type", command: "paste") }
             request = PasteRequest(.accept(types))
         } else if let name = arguments.value(Self.as) {
-            guard let parsed = TextFormat(name: name) else {
-                throw UsageError(message: "unknown paste format '\(name)'; known: \(TextFormat.namesDescription)", command: "paste")
+            if let image = ImageRepresentations.type(named: name) {
+                // With --quality the image is encoded anew from the original, never taken as offered.
+                request = PasteRequest(.format(image, takesOffered: !arguments.has(Self.quality)))
+            } else if let parsed = TextFormat(name: name) {
+                request = parsed.pasteRequest
+            } else {
+                throw UsageError(
+                    message: "unknown paste format '\(name)'; known: \(TextFormat.namesDescription); images: \(ImageRepresentations.namesDescription)",
+                    command: "paste")
             }
-            request = parsed.pasteRequest
         } else if arguments.has(Self.plain) {
             request = PasteRequest(.plain)
         } else if let prefer = arguments.value(Self.prefer) {
@@ -82,6 +91,14 @@ struct PasteArguments {
             request = PasteRequest(.standard)
         }
         output = arguments.value(Self.output)
+        // `-o shot.jpg` alone: the image format its extension names.
+        if exclusive.isEmpty, arguments.value(Self.prefer) == nil, let ext = output?.pathExtension, let image = ImageRepresentations.type(named: ext) {
+            request = PasteRequest(.format(image, takesOffered: !arguments.has(Self.quality)))
+        }
+        if let text = arguments.value(Self.quality) {
+            guard let value = Int(text), (1...100).contains(value) else { throw UsageError(message: "--quality takes a number from 1 to 100", command: "paste") }
+            quality = value
+        }
         dropNewline = arguments.has(Self.noNewline)
         item = try parseItemIndex(arguments.value(Self.item), command: "paste")
         keepHTML = arguments.has(Self.keepHTML)
@@ -174,15 +191,14 @@ private func deliver(
     _ pasteboard: PasteboardName, to sink: any RepresentationSink, _ options: PasteArguments, _ context: Context
 ) throws {
     let utf16 = !options.request.isExact && context.registry.textEncoding(of: choice.read) == .utf16
-    if let target = choice.convertTo {
-        guard let format = TextFormat(choice) else {
-            throw PasteboardError(.typeNotOffered, "cannot convert \(choice.read) to \(target)")
-        }
+    if choice.convertTo != nil {
         let whole = DataSink()
         try backend.read(choice.read, item: index, from: pasteboard, into: whole)
         let source = utf16 ? Data(utf16ToUTF8(whole.data).utf8) : whole.data
         try sink.write(
-            try Conversion.produce(source, from: utf16 ? .utf8PlainText : choice.read, to: format, options: ConversionOptions(keepRawHTML: options.keepHTML)))
+            try Conversion.produce(
+                source, from: utf16 ? .utf8PlainText : choice.read, to: choice,
+                options: ConversionOptions(keepRawHTML: options.keepHTML, imageQuality: options.quality)))
     } else if utf16 {
         let whole = DataSink()
         try backend.read(choice.read, item: index, from: pasteboard, into: whole)

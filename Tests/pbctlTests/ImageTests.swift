@@ -1,0 +1,193 @@
+import Foundation
+import XCTest
+
+/// Pixels of an image file as ImageMagick decodes them: RGBA, 8 bits a channel.
+func magickPixels(_ path: String) -> Data? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
+    process.arguments = [path + "[0]", "-depth", "8", "rgba:-"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? data : nil
+}
+
+/// The PSNR of `a` against `b` (RGB, the alpha channel left out) in dB.
+func psnr(_ a: Data, _ b: Data) -> Double {
+    guard a.count == b.count, !a.isEmpty else { return 0 }
+    var sum = 0.0
+    var count = 0
+    for i in stride(from: 0, to: a.count, by: 4) {
+        for c in 0..<3 {
+            let d = Double(a[a.startIndex + i + c]) - Double(b[b.startIndex + i + c])
+            sum += d * d
+            count += 1
+        }
+    }
+    let mse = sum / Double(count)
+    return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+}
+
+/// Images through the store, as a user copies and pastes them: one copy offers every raster type,
+/// HTML and RTF; every target decodes to the same pixels (JPEG by PSNR); damaged files and bombs are
+/// refused before the clipboard changes.
+final class ImageCLITests: PbctlTestCase {
+    var magick: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/convert") }
+
+    /// A 64×48 picture with a gradient and a translucent corner, made by ImageMagick.
+    func picture(_ name: String = "shot.png") throws -> String {
+        try XCTSkipUnless(magick, "ImageMagick is not installed")
+        let path = scratch + "/" + name
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
+        process.arguments = ["-size", "64x48", "gradient:#ff8000-#0040ff", "-alpha", "set", "-region", "16x16+0+0", "-channel", "A",
+                             "-evaluate", "set", "40%", "+region", "-depth", "8", path]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        return path
+    }
+
+    func testOneImageCopyOffersEveryTypeAndEachDecodesToTheSamePixels() throws {
+        let png = try picture()
+        XCTAssertEqual(try pbctl.run("copy", png).status, 0)
+        let types = try pbctl.run("types").text
+        for type in ["image/png", "image/jpeg", "image/bmp", "image/tiff", "image/webp", "text/html", "text/rtf"] {
+            XCTAssertTrue(types.contains(type), "not offered: \(type)\n" + types)
+        }
+        XCTAssertFalse(types.contains("text/plain"), "an image offers no plain text")
+        XCTAssertTrue(types.hasPrefix("public.png"), "the original first")
+        let original = try XCTUnwrap(magickPixels(png))
+        for format in ["png", "bmp", "tiff", "webp"] {
+            let out = scratch + "/out." + format
+            XCTAssertEqual(try pbctl.run("paste", "-o", out).status, 0, format)
+            XCTAssertEqual(magickPixels(out), original, "\(format) keeps every pixel and the alpha")
+        }
+        let jpeg = scratch + "/out.jpg"
+        XCTAssertEqual(try pbctl.run("paste", "--as", "jpeg", "-o", jpeg).status, 0)
+        var white = Data()
+        for i in stride(from: 0, to: original.count, by: 4) {
+            let a = Double(original[i + 3]) / 255
+            for c in 0..<3 { white.append(UInt8((Double(original[i + c]) * a + 255 * (1 - a)).rounded())) }
+            white.append(255)
+        }
+        XCTAssertGreaterThan(psnr(try XCTUnwrap(magickPixels(jpeg)), white), 30, "JPEG composites alpha over white")
+        let small = try pbctl.run("paste", "--as", "jpeg", "--quality", "10").stdout.count
+        XCTAssertLessThan(small, try Data(contentsOf: URL(fileURLWithPath: jpeg)).count, "--quality lowers the size")
+        XCTAssertTrue(try pbctl.run("paste", "--type", "text/html").text.hasPrefix("<img src=\"data:image/png;base64,"))
+        XCTAssertTrue(try pbctl.run("paste", "--as", "rtf").text.contains("\\pict\\pngblip\\picw64\\pich48"))
+        XCTAssertTrue(try pbctl.run("history").text.hasPrefix("1\t[image/png 64×48 "), "the history lists it with its size")
+        let fromHistory = scratch + "/history.jpg"
+        XCTAssertEqual(try pbctl.run("history", "paste", "1", "--as", "jpeg", "-o", fromHistory).status, 0)
+        XCTAssertNotNil(magickPixels(fromHistory))
+    }
+
+    func testAnImageIsKnownByItsContentWhateverItsName() throws {
+        let png = try picture()
+        let misnamed = scratch + "/really-a-png.jpg"
+        try FileManager.default.copyItem(atPath: png, toPath: misnamed)
+        XCTAssertEqual(try pbctl.run("copy", misnamed).status, 0)
+        XCTAssertTrue(try pbctl.run("types").text.hasPrefix("public.png"))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "image/bmp"], stdin: try Data(contentsOf: URL(fileURLWithPath: png))).status, 0)
+        XCTAssertTrue(try pbctl.run("types").text.hasPrefix("public.png"), "the content decides when it is an image")
+        XCTAssertEqual(try pbctl.run(["convert", "--from", "png", "--to", "bmp", png]).stdout.prefix(2), Data("BM".utf8))
+    }
+
+    func testDamagedImagesAndBombsAreRefusedAndTheClipboardStays() throws {
+        try pbctl.run("copy", stdin: "before")
+        let png = try Data(contentsOf: URL(fileURLWithPath: try picture()))
+        // A small PNG declaring 100000×100000.
+        var bomb = Data(png.prefix(16))
+        bomb.append(contentsOf: [0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0, 8, 6, 0, 0, 0])
+        bomb.append(contentsOf: [0xDE, 0xAD, 0xBE, 0xEF])
+        bomb.append(png.suffix(from: 33))
+        let cases: [(String, Data)] = [
+            ("truncated.png", png.prefix(png.count / 2)), ("random.png", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) })),
+            ("bomb.png", bomb),
+        ]
+        for (name, bytes) in cases {
+            let path = try { () throws -> String in
+                let path = scratch + "/" + name
+                try bytes.write(to: URL(fileURLWithPath: path))
+                return path
+            }()
+            let started = Date()
+            let result = try pbctl.run("copy", path)
+            XCTAssertEqual(result.status, 65, name + ": " + result.stderr)
+            XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one line: " + result.stderr)
+            XCTAssertLessThan(Date().timeIntervalSince(started), 5, name)
+            XCTAssertEqual(try pbctl.run("paste").text, "before", "\(name) replaced the clipboard")
+        }
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "application/octet-stream"], stdin: bomb).status, 0, "any bytes as they are")
+        var capped = pbctl!
+        capped.environment["PBCTL_MAX_PIXELS"] = "1000"
+        XCTAssertEqual(try capped.run("copy", try picture("cap.png")).status, 65, "64×48 is over a cap of 1000 pixels")
+    }
+}
+
+/// Images on X11 with real owners and consumers: pbctl's copy read by GTK (`wait_for_image`), Qt
+/// (`QClipboard.image()`) and xclip under every BMP name; foreign owners offering one image type
+/// converted by `paste --as`.
+final class ImageX11Tests: X11TestCase {
+    let xclip = "/usr/bin/xclip"
+
+    func picture(_ format: String) throws -> String {
+        try requireTool("/usr/bin/convert")
+        let path = scratch + "/picture." + format
+        XCTAssertEqual(try run(["/usr/bin/convert", "-size", "40x30", "gradient:red-blue", "-depth", "8", path]).status, 0)
+        return path
+    }
+
+    func testAPbctlImageCopyIsReadByGTKQtAndXclip() throws {
+        try requireTool(xclip)
+        let png = try picture("png")
+        XCTAssertEqual(try run([pbctl, "copy", png], timeout: 20).status, 0)
+        let targets = try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"]).text.split(separator: "\n").map(String.init)
+        for target in ["image/png", "image/jpeg", "image/bmp", "image/x-bmp", "image/x-MS-bmp", "image/tiff", "image/webp", "text/html", "text/rtf"] {
+            XCTAssertTrue(targets.contains(target), "TARGETS lacks \(target): \(targets)")
+        }
+        for target in ["image/bmp", "image/x-bmp", "image/x-MS-bmp"] {
+            XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", target]).stdout.prefix(2), Data("BM".utf8), target)
+        }
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "image/jpeg"]).stdout.prefix(3), Data([0xFF, 0xD8, 0xFF]))
+        if (try? requirePython("gi")) != nil {
+            let gtk = try run([python, peers + "/gtk_peer.py", "image", scratch + "/gtk.png"])
+            XCTAssertEqual(gtk.status, 0, gtk.stderr)
+            XCTAssertEqual(gtk.text, "40 30\n")
+            XCTAssertEqual(magickPixels(scratch + "/gtk.png"), magickPixels(png))
+        }
+        if (try? requirePython("PyQt5")) != nil {
+            let qt = try run([python, peers + "/qt_peer.py", "image", scratch + "/qt.png"])
+            XCTAssertEqual(qt.status, 0, qt.stderr)
+            XCTAssertEqual(qt.text, "40 30\n")
+        }
+    }
+
+    func testForeignOwnersOfOneImageTypeConvertToAnyOther() throws {
+        try requireTool(xclip)
+        let reference = try XCTUnwrap(magickPixels(try picture("png")))
+        for (format, target) in [("bmp", "image/bmp"), ("jpg", "image/jpeg"), ("tiff", "image/tiff"), ("gif", "image/gif"), ("webp", "image/webp")] {
+            let file = try picture(format)
+            XCTAssertEqual(try run([xclip, "-selection", "clipboard", "-t", target, "-i", file], detached: true).status, 0)
+            let out = scratch + "/converted-\(format).png"
+            let paste = try run([pbctl, "paste", "--as", "png", "-o", out])
+            XCTAssertEqual(paste.status, 0, "\(target): \(paste.stderr)")
+            let pixels = try XCTUnwrap(magickPixels(out), target)
+            if format == "jpg" || format == "webp" || format == "gif" {
+                XCTAssertGreaterThan(psnr(pixels, reference), 25, target)
+            } else {
+                XCTAssertEqual(pixels, reference, target)
+            }
+            XCTAssertEqual(try run([pbctl, "paste", "--as", "bmp"]).stdout.prefix(2), Data("BM".utf8), target)
+        }
+        // An owner offering a damaged image: the conversion fails cleanly, in one line, exit 65.
+        let truncated = try write(try Data(contentsOf: URL(fileURLWithPath: try picture("png"))).prefix(100), "truncated.png")
+        XCTAssertEqual(try run([xclip, "-selection", "clipboard", "-t", "image/png", "-i", truncated], detached: true).status, 0)
+        let damaged = try run([pbctl, "paste", "--as", "jpeg"])
+        XCTAssertEqual(damaged.status, 65, damaged.stderr)
+        XCTAssertEqual(damaged.stderr.split(separator: "\n").count, 1, damaged.stderr)
+    }
+}
