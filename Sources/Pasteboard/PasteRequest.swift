@@ -84,10 +84,13 @@ public struct PasteRequest: Sendable, Equatable {
                     "none of " + Self.list(accepting) + " is offered or can be converted to; offered: " + Self.list(types))
             }
         case .format(let target, let takesOffered):
-            var choice = try Self.converting(to: target, offered, negotiator, takesOffered: takesOffered)
+            let sources = registry.conforms(target, to: .plainText) ? try Self.textSources(offered, registry: registry) : offered
+            var choice = try Self.converting(to: target, sources, negotiator, takesOffered: takesOffered)
             if choice.convertTo == target { choice.dialect = dialect }
             return choice
         case .plain:
+            let offered = try Self.textSources(offered, registry: registry)
+            let types = offered.map(\.type)
             // Plain text as it was copied stays as it is; anything richer (Markdown included) is rendered.
             if let original = Negotiator.original(of: offered), original != .markdown,
                 registry.conforms(original, to: .plainText)
@@ -102,9 +105,9 @@ public struct PasteRequest: Sendable, Equatable {
             return try Self.converting(to: .utf8PlainText, offered, negotiator, takesOffered: false)
         case .preferRTF:
             if types.contains(.rtf) { return Choice(read: .rtf) }
-            return Choice(read: Self.defaultType(types, registry: registry))
+            return Choice(read: Self.standardType(offered, registry: registry))
         case .standard:
-            return Choice(read: Self.defaultType(types, registry: registry))
+            return Choice(read: Self.standardType(offered, registry: registry))
         }
     }
 
@@ -128,6 +131,27 @@ public struct PasteRequest: Sendable, Equatable {
         if let source = sources.first { return Choice(read: source, convertTo: target) }
         if types.contains(target) { return Choice(read: target) }
         throw PasteboardError(.typeNotOffered, "nothing offered converts to \(target); offered: " + list(types))
+    }
+
+    /// What plain text may come from. A picture has no text: the HTML and RTF made from an image (to
+    /// carry the picture) are no source of plain text, so an image copy pastes as text nowhere (exit 1).
+    static func textSources(_ offered: [TypeSummary], registry: TypeRegistry) throws -> [TypeSummary] {
+        let sources = offered.filter { summary in !(summary.derivedFrom.map { registry.conforms($0, to: .image) } ?? false) }
+        guard sources.contains(where: { !registry.conforms($0.type, to: .image) }) else {
+            throw PasteboardError(.typeNotOffered, "the item is an image: it holds no text; offered: " + list(offered.map(\.type)))
+        }
+        return sources
+    }
+
+    /// The default ladder, except that an image copied here pastes as the image itself, not as the
+    /// HTML or RTF made from it to carry the picture.
+    static func standardType(_ offered: [TypeSummary], registry: TypeRegistry) -> TypeIdentifier {
+        if let original = Negotiator.original(of: offered), registry.conforms(original, to: .image),
+            offered.contains(where: { $0.derivedFrom == original })
+        {
+            return original
+        }
+        return defaultType(offered.map(\.type), registry: registry)
     }
 
     /// The type a plain paste writes: plain text first (a terminal wants what was copied), then the

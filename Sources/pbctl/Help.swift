@@ -24,7 +24,8 @@ let exitCodeHelp = """
 func mainHelp(_ commands: [Command]) -> String {
     var text = """
         pbctl: a pasteboard broker for Linux. One copy offers Markdown, HTML, RTF and plain text
-        together; each paste gets the richest form the pasting side can use.
+        together (an image: PNG, JPEG, BMP, TIFF and WebP); each paste gets the richest form the
+        pasting side can use.
 
         Usage: pbctl COMMAND [OPTIONS] [ARGUMENTS]
 

@@ -66,6 +66,25 @@ final class PasteRequestTests: XCTestCase {
         XCTAssertEqual(try choose(.plain, [TypeSummary(type: .utf8PlainText), TypeSummary(type: .plainText)]), .init(read: .utf8PlainText))
     }
 
+    /// An image copied here: the HTML and RTF made to carry the picture are no text, and no default.
+    func testAnImageCopyPastesAsItselfAndHasNoText() throws {
+        let imageCopy = [
+            TypeSummary(type: .png), TypeSummary(type: .jpeg, derivedFrom: .png),
+            TypeSummary(type: .html, derivedFrom: .png), TypeSummary(type: .rtf, derivedFrom: .png),
+        ]
+        XCTAssertEqual(try choose(.standard, imageCopy), .init(read: .png))
+        XCTAssertEqual(try choose(.preferRTF, imageCopy), .init(read: .rtf), "-Prefer rtf asks for RTF")
+        XCTAssertThrowsError(try choose(.plain, imageCopy)) { error in
+            XCTAssertEqual((error as? PasteboardError)?.code, .typeNotOffered)
+        }
+        XCTAssertThrowsError(try choose(.format(.utf8PlainText, takesOffered: true), imageCopy))
+        XCTAssertEqual(try choose(.format(.html, takesOffered: true), imageCopy), .init(read: .html))
+        // A browser's image with its own HTML (no provenance): the HTML is text.
+        let browserImage = [TypeSummary(type: .html), TypeSummary(type: .png)]
+        XCTAssertEqual(try choose(.plain, browserImage), .init(read: .html, convertTo: .utf8PlainText))
+        XCTAssertEqual(try choose(.standard, browserImage), .init(read: .html))
+    }
+
     func testTheDefaultLadderPrefersPlainText() throws {
         XCTAssertEqual(try choose(.standard, browser), .init(read: .utf8PlainText))
         XCTAssertEqual(try choose(.standard, [TypeSummary(type: .rtf), TypeSummary(type: .html)]), .init(read: .html))

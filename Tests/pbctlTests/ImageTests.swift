@@ -83,6 +83,27 @@ final class ImageCLITests: PbctlTestCase {
         let fromHistory = scratch + "/history.jpg"
         XCTAssertEqual(try pbctl.run("history", "paste", "1", "--as", "jpeg", "-o", fromHistory).status, 0)
         XCTAssertNotNil(magickPixels(fromHistory))
+        // A plain paste writes the image it was, not the HTML made to carry it; it has no text.
+        XCTAssertEqual(try pbctl.run("paste").stdout, try Data(contentsOf: URL(fileURLWithPath: png)))
+        let plain = try pbctl.run("paste", "--plain")
+        XCTAssertEqual(plain.status, 1)
+        XCTAssertTrue(plain.stdout.isEmpty)
+        XCTAssertTrue(plain.stderr.contains("image"), plain.stderr)
+    }
+
+    /// LibreOffice Writer, the rich-text consumer: the RTF and the HTML an image copy offers both carry
+    /// the picture (its PDF export lays out one 64×48 image).
+    func testLibreOfficeWriterTakesThePictureFromTheRTFAndTheHTML() throws {
+        let png = try picture()
+        XCTAssertEqual(try pbctl.run("copy", png).status, 0)
+        for (format, name, filter) in [("rtf", "pic.rtf", nil), ("html", "pic.html", "HTML (StarWriter)")] {
+            let path = scratch + "/" + name
+            XCTAssertEqual(try pbctl.run("paste", "--as", format, "-o", path).status, 0)
+            try libreOfficeConvert(path, to: "pdf:writer_pdf_Export", in: scratch, inputFilter: filter)
+            let pdf = String(decoding: try Data(contentsOf: URL(fileURLWithPath: scratch + "/pic.pdf")), as: UTF8.self)
+            XCTAssertTrue(pdf.contains("/Subtype/Image/Width 64/Height 48"), "Writer shows no 64×48 picture from the \(format)")
+            try FileManager.default.removeItem(atPath: scratch + "/pic.pdf")
+        }
     }
 
     func testAnImageIsKnownByItsContentWhateverItsName() throws {

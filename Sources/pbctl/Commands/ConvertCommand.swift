@@ -60,7 +60,7 @@ struct ConvertArguments {
 
 let convertCommand = Command(
     help: CommandHelp(
-        name: "convert", summary: "convert a document between Markdown, HTML, RTF and plain text",
+        name: "convert", summary: "convert a document between Markdown, HTML, RTF and plain text, an image between formats",
         usage: "pbctl convert --from FORMAT --to FORMAT [FILE]",
         details: """
             Reads FILE or standard input, writes standard output. Formats: commonmark (strict CommonMark

@@ -122,14 +122,17 @@ let pasteCommand = Command(
         usage: "pbctl paste [OPTIONS]",
         details: """
             Without --type, writes the best text form: UTF-8 plain text, else other plain text (Markdown
-            included), else HTML, RTF or other text, else the first representation as it is. Each item is
-            written in turn; --item N picks one. Markdown on the pasteboard is read as GFM when converted
-            (--as commonmark converts it too).
+            included), else HTML, RTF or other text, else the first representation as it is; an image copied
+            with pbctl pastes as the image it was. Each item is written in turn; --item N picks one.
+            Markdown on the pasteboard is read as GFM when converted (--as commonmark converts it too).
+            Any offered image (PNG, JPEG, GIF, BMP, TIFF, WebP) pastes as any of png, jpeg, gif, bmp, tiff
+            and webp (--as, or the extension of -o FILE); --quality N (1-100, default 90) for JPEG and WebP.
             """,
         examples: [
             "pbctl paste > notes.md",
             "pbctl paste --type public.html        # exactly that type, or exit 1 listing the offered types",
             "pbctl paste --type png -o shot.png",
+            "pbctl paste -o shot.jpg --quality 80   # any offered image, as JPEG",
             "pbctl paste -n                        # without one trailing newline",
         ]),
     options: PasteArguments.specs,
@@ -195,6 +198,12 @@ private func deliver(
         let whole = DataSink()
         try backend.read(choice.read, item: index, from: pasteboard, into: whole)
         let source = utf16 ? Data(utf16ToUTF8(whole.data).utf8) : whole.data
+        if options.verbose, ImageRepresentations.isImage(choice.read) {
+            // Only with -v: a second decode, to say that an animation converts as its first frame.
+            for note in (try? ImageRepresentations.validate(source, as: choice.read, source: "item \(index)")) ?? [] {
+                context.terminal.err("pbctl: " + note)
+            }
+        }
         try sink.write(
             try Conversion.produce(
                 source, from: utf16 ? .utf8PlainText : choice.read, to: choice,
