@@ -13,6 +13,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 import PasteboardWayland
 import PasteboardX11
 import SystemIO
@@ -36,12 +37,22 @@ extension BackendChoice {
     /// first when the owner lists it. So when the owner serves UTF8_STRING the answer is that target,
     /// read and decoded the same way. Anything else (no display or owner, a refusal of UTF8_STRING before
     /// any byte, declared types that could remap targets, another backend) goes the full way.
-    public static func fastPaste(primary: Bool, variable: (String) -> String?, hasDeclaredTypes: Bool) -> FastPasteResult {
-        let backend = variable("PBCTL_BACKEND")?.lowercased() ?? "auto"
-        guard backend == "x11" || backend == "auto" || backend == "wayland" || backend.isEmpty else { return .notHandled }
+    public static func fastPaste(primary: Bool, variable: (String) -> String?, hasDeclaredTypes: () -> Bool) -> FastPasteResult {
+        var backend = variable("PBCTL_BACKEND")?.lowercased() ?? "auto"
+        if backend.isEmpty { backend = "auto" }
+        // `auto` with no pbctl ssh session and no display is the store (reads never come from the terminal).
+        if backend == "store"
+            || (backend == "auto" && (variable("PBCTL_REMOTE") ?? "").isEmpty && (variable("WAYLAND_DISPLAY") ?? "").isEmpty
+                && (variable("DISPLAY") ?? "").isEmpty)
+        {
+            return fastStorePaste(primary: primary, variable: variable)
+        }
+        guard backend == "x11" || backend == "wayland" || (backend == "auto" && (variable("PBCTL_REMOTE") ?? "").isEmpty) else {
+            return .notHandled
+        }
         // Declared types may claim X11 targets and MIME types; only the built-in registry is known to map
         // UTF8_STRING and the text MIME types to UTF-8 plain text.
-        guard !hasDeclaredTypes else { return .notHandled }
+        guard !hasDeclaredTypes() else { return .notHandled }
         // `auto` takes Wayland first: with WAYLAND_DISPLAY set, X11 is the full command's to choose.
         if backend == "wayland" || (backend != "x11" && !(variable("WAYLAND_DISPLAY") ?? "").isEmpty) {
             return fastWaylandPaste(primary: primary, variable: variable)
@@ -70,6 +81,22 @@ extension BackendChoice {
             return .failed(error)
         } catch {
             return delivered ? .failed(PasteboardError(.io, "\(error)")) : .notHandled
+        }
+    }
+
+    /// The store's fast paste: every item's stored UTF-8 text (``FileStore/pasteUTF8Text(from:into:)``),
+    /// with neither the type registry nor the environment table built.
+    private static func fastStorePaste(primary: Bool, variable: (String) -> String?) -> FastPasteResult {
+        guard let store = try? FileStore(root: FileStore.defaultRoot(variable: variable)) else { return .notHandled }
+        let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(141) })
+        do {
+            guard try store.pasteUTF8Text(from: primary ? .primary : .general, into: sink) else { return .notHandled }
+            try sink.finish()
+            return .pasted
+        } catch let error as PasteboardError {
+            return .failed(error)
+        } catch {
+            return .failed(PasteboardError(.io, "\(error)"))
         }
     }
 

@@ -25,6 +25,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case itemArchive = "item-archive"
     /// The store's `Info.json` metadata.
     case storeInfo = "store-info"
+    /// The metadata JSON reader (``JSONValue``) and every record read from it (store items, history
+    /// entries and index, ISO 8601 dates); what parses is written again and must parse to the same value.
+    case json
     /// Type declarations (`UTExportedTypeDeclarations`-shaped property lists) into a registry.
     case typeDeclarations = "type-declarations"
     /// Type from content, UTF-8 validation.
@@ -62,6 +65,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .textbundle: Self.textbundle(input)
         case .itemArchive: _ = try? ItemArchive.decode(Data(input))
         case .storeInfo: _ = try? FileStore.decodeInfo(Data(input), path: "Info.json")
+        case .json: Self.json(input)
         case .typeDeclarations: Self.typeDeclarations(input)
         case .sniffer: Self.sniffer(input)
         case .compoundText: Self.compoundText(input)
@@ -216,5 +220,17 @@ extension FuzzTarget {
                 precondition((try? again.next()) == message, "a message that does not round-trip")
             }
         }
+    }
+}
+
+extension FuzzTarget {
+    static func json(_ input: [UInt8]) {
+        guard let value = try? JSONValue.parse(Data(input)) else { return }
+        guard let again = try? JSONValue.parse(value.encoded), again == value else {
+            fatalError("JSONValue: what was read does not read back the same once written")
+        }
+        _ = try? ItemRecord(json: value)
+        History.fuzzRecords(value)
+        if let text = value.string { _ = ISO8601Seconds.date(text) }
     }
 }

@@ -8,6 +8,17 @@
 public enum PathBytes {
     public static let escapeBase: UInt32 = 0x10_FF00
 
+    /// ``string(_:)`` of bytes in memory (argv): ASCII, the common case, without the generic path (which
+    /// costs a static executable run-time type lookups at start-up).
+    public static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var ascii = true
+        for byte in bytes where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        return ascii ? String(decoding: bytes, as: UTF8.self) : string(Array(bytes))
+    }
+
     /// The string for a path's bytes (argv, `readdir`, a decoded URI).
     public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         if let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: { $0.value >= escapeBase }) {

@@ -10,4 +10,10 @@ extension StringProtocol {
         while end > start, isSpace(utf8[end - 1]) { end -= 1 }
         return String(decoding: utf8[start..<end], as: UTF8.self)
     }
+
+    /// Whether the string is already what `lowercased()` would make of it and has no space or `;`:
+    /// the usual identifier, extension and MIME type, which then need no Unicode case mapping.
+    package var isPlainLowercaseASCII: Bool {
+        utf8.allSatisfy { $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) && $0 != 0x20 && $0 != 0x09 && $0 != 0x3B }
+    }
 }

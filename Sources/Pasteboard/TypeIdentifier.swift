@@ -13,7 +13,7 @@ public struct TypeIdentifier: Hashable, Sendable, Codable, Comparable, CustomStr
 {
     public let rawValue: String
 
-    public init(_ rawValue: String) { self.rawValue = rawValue.lowercased() }
+    public init(_ rawValue: String) { self.rawValue = rawValue.isPlainLowercaseASCII ? rawValue : rawValue.lowercased() }
     public init(stringLiteral value: String) { self.init(value) }
     public init(from decoder: any Decoder) throws {
         self.init(try decoder.singleValueContainer().decode(String.self))

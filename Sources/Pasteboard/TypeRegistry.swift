@@ -25,8 +25,8 @@ public struct TypeDeclaration: Sendable, Codable, Equatable {
         self.conformsTo = conformsTo
         self.description = description
         var tags: [TagClass: [String]] = [:]
-        if !extensions.isEmpty { tags[.filenameExtension] = extensions.map { $0.lowercased() } }
-        if !mimeTypes.isEmpty { tags[.mimeType] = mimeTypes.map { $0.lowercased() } }
+        if !extensions.isEmpty { tags[.filenameExtension] = extensions.map { $0.isPlainLowercaseASCII ? $0 : $0.lowercased() } }
+        if !mimeTypes.isEmpty { tags[.mimeType] = mimeTypes.map { $0.isPlainLowercaseASCII ? $0 : $0.lowercased() } }
         if !x11Targets.isEmpty { tags[.x11Target] = x11Targets }
         self.tags = tags
         self.textEncoding = textEncoding
@@ -186,7 +186,8 @@ public struct TypeRegistry: Sendable {
     static func normalizedTag(_ tag: String, _ tagClass: TagClass) -> String {
         switch tagClass {
         case .filenameExtension:
-            return (tag.hasPrefix(".") ? String(tag.dropFirst()) : tag).lowercased()
+            let name = tag.hasPrefix(".") ? String(tag.dropFirst()) : tag
+            return name.isPlainLowercaseASCII ? name : name.lowercased()
         case .mimeType:
             return normalizedMIMEType(tag)
         case .x11Target:
@@ -195,6 +196,7 @@ public struct TypeRegistry: Sendable {
     }
 
     static func normalizedMIMEType(_ tag: String) -> String {
+        if tag.isPlainLowercaseASCII { return tag }
         let parts = tag.split(separator: ";", omittingEmptySubsequences: true).map {
             $0.trimmingASCIIWhitespace().lowercased()
         }

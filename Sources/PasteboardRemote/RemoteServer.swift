@@ -229,7 +229,7 @@ public final class RemoteServer: @unchecked Sendable {
         var pending: [(metadata: ItemMetadata, options: RemoteCopyOptions, representations: [Representation])] = []
         var files: [Int32] = []
         defer { for fd in files { close(fd) } }
-        var problem: PasteboardError? = policy.canWrite ? nil : refuse("--read-only")
+        let problem: PasteboardError? = policy.canWrite ? nil : refuse("--read-only")
         let pasteboard = try self.pasteboard(name)
         func begin(_ metadata: Data, _ options: Data) {
             let itemMetadata = (try? decoder.decode(ItemMetadata.self, from: metadata)) ?? ItemMetadata()

@@ -34,10 +34,29 @@ struct Spool {
 
 extension FileStore: InputSpooling, StoredFiles {
     public func spool(_ input: Int32, name shown: String, for pasteboard: PasteboardName, limit: Int, inspect: Bool) throws -> SpooledInput {
-        guard let rootFD = try PrivateDirectory.openStore(root, create: true) else {
+        // Small input, the usual copy, is read into memory: no spool file, and the write makes its data
+        // file once. Only what is larger goes through a spool.
+        var prefix: [UInt8] = []
+        var st = stat()
+        if fstat(input, &st) == 0, st.st_mode & S_IFMT != S_IFDIR {
+            let regular = st.st_mode & S_IFMT == S_IFREG
+            if !regular || Int(st.st_size) <= Self.smallInput {
+                prefix = try Self.readPrefix(input, name: shown, upTo: Self.smallInput + 1, positional: regular)
+                if prefix.count <= Self.smallInput {
+                    guard prefix.count <= limit else { throw POSIX.tooLarge(shown, limit) }
+                    var validator = UTF8StreamValidator()
+                    if inspect { prefix.withUnsafeBytes { validator.feed($0) } }
+                    let data = Data(prefix)
+                    return SpooledInput(
+                        data: data, head: data.prefix(4096), inspected: inspect, firstInvalidUTF8Offset: inspect ? validator.finish() : nil)
+                }
+                // A regular file read in place (pread): its offset has not moved, and it streams whole.
+                if regular { prefix = [] }
+            }
+        }
+        guard let rootFD = try rootDirectory(create: true) else {
             throw PasteboardError(.io, "\(root): cannot create the store")
         }
-        defer { close(rootFD) }
         let packageName = pasteboard.rawValue + ".pasteboard"
         let packageFD = try Self.openDirectory(packageName, relativeTo: rootFD, create: true, displayPath: root + "/" + packageName)
         let packagePath = root + "/" + packageName
@@ -70,15 +89,28 @@ extension FileStore: InputSpooling, StoredFiles {
         }
         var head = Data()
         var validator = UTF8StreamValidator()
-        let count: Int
+        var count = 0
         do {
-            count = try POSIX.transfer(
-                from: input, name: shown, to: fd, path: shownPath, limit: limit, inspect: inspect
-            ) { chunk in
-                if head.count < 4096 { head.append(contentsOf: chunk.prefix(4096 - head.count)) }
-                validator.feed(chunk)
+            // What was read to tell a small input from a large one goes first.
+            if !prefix.isEmpty {
+                guard prefix.count <= limit else { throw POSIX.tooLarge(shown, limit) }
+                prefix.withUnsafeBytes { chunk in
+                    head.append(contentsOf: chunk.prefix(4096))
+                    validator.feed(chunk)
+                }
+                try POSIX.writeAll(fd, Data(prefix), path: shownPath)
+                count = prefix.count
             }
-            guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", shownPath) }
+            do {
+                count += try POSIX.transfer(
+                    from: input, name: shown, to: fd, path: shownPath, limit: limit - count, inspect: inspect
+                ) { chunk in
+                    if head.count < 4096 { head.append(contentsOf: chunk.prefix(4096 - head.count)) }
+                    validator.feed(chunk)
+                }
+            } catch let error as PasteboardError where error.code == .invalidData && count > 0 {
+                throw POSIX.tooLarge(shown, limit)  // the limit as given, not what was left of it
+            }
         } catch {
             abandon()
             throw error
@@ -101,12 +133,36 @@ extension FileStore: InputSpooling, StoredFiles {
             data: data, head: head, inspected: inspect, firstInvalidUTF8Offset: inspect ? validator.finish() : nil)
     }
 
+    /// Input up to this size is read into memory rather than spooled (``spool(_:name:for:limit:inspect:)``).
+    static let smallInput = 64 << 10
+
+    /// Up to `count` bytes of `input` (fewer at its end): with `pread` from its current offset when
+    /// `positional` (a regular file, whose offset then stays), else with `read`.
+    static func readPrefix(_ input: Int32, name: String, upTo count: Int, positional: Bool) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let start = positional ? lseek(input, 0, SEEK_CUR) : 0
+        var got = 0
+        while got < count {
+            let n = buffer.withUnsafeMutableBytes { raw in
+                positional ? pread(input, raw.baseAddress! + got, count - got, start + off_t(got)) : Glibc.read(input, raw.baseAddress! + got, count - got)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { POSIX.waitReadable(input); continue }
+                throw POSIX.ioError("read", name)
+            }
+            if n == 0 { break }
+            got += n
+        }
+        buffer.removeSubrange(got...)
+        return buffer
+    }
+
     /// The spool whose mapping `data` is, for `pasteboard`.
     func spool(holding data: Data, for pasteboard: PasteboardName) -> Spool? {
-        guard !spools.isEmpty, !data.isEmpty else { return nil }
+        guard !spools.isEmpty, let base = Self.identity(of: data) else { return nil }
         // Only the mapped bytes themselves: the same address and length (a slice or copy is not it).
-        let base = data.withUnsafeBytes { $0.baseAddress }
-        return spools.first { $0.pasteboard == pasteboard && $0.count == data.count && $0.base != nil && $0.base == base }
+        return spools.first { $0.pasteboard == pasteboard && $0.count == data.count && $0.base == base }
     }
 
     /// Lets the next write take `data`'s bytes from the file at `path` (which holds exactly them and is
@@ -114,8 +170,7 @@ extension FileStore: InputSpooling, StoredFiles {
     /// else a copy in the kernel. What `copy` uses to record its item in the history without writing it
     /// twice.
     public func adopt(_ path: String, holding data: Data) {
-        let base = data.withUnsafeBytes { $0.baseAddress }
-        guard base != nil, !data.isEmpty else { return }
+        guard let base = Self.identity(of: data) else { return }
         adopted.append((path, base, data.count))
     }
 
@@ -131,15 +186,29 @@ extension FileStore: InputSpooling, StoredFiles {
         }
     }
 
+    /// ``storedFilePath(_:item:in:)`` of every stored representation of an item, from one reading of the
+    /// metadata.
+    func storedFilePaths(item index: Int, in pasteboard: PasteboardName) throws -> [TypeIdentifier: String] {
+        try withPackage(pasteboard, exclusive: false, absent: [:]) { package in
+            let info = try package.readInfo()
+            guard info.items.indices.contains(index) else { return [:] }
+            var paths: [TypeIdentifier: String] = [:]
+            for record in info.items[index].representations where record.held != true {
+                if let file = record.file, FileStore.isPackageFileName(file) { paths[record.type] = package.path + "/" + file }
+            }
+            return paths
+        }
+    }
+
     public func writtenFilePath(holding data: Data) -> String? {
-        let base = data.withUnsafeBytes { $0.baseAddress }
-        return written.first { $0.base != nil && $0.base == base && $0.count == data.count }?.path
+        guard let base = Self.identity(of: data) else { return nil }
+        return written.first { $0.base == base && $0.count == data.count }?.path
     }
 
     /// The adopted file whose bytes `data` is.
     func adoptedFile(holding data: Data) -> String? {
-        let base = data.withUnsafeBytes { $0.baseAddress }
-        return adopted.first { $0.base != nil && $0.base == base && $0.count == data.count }?.path
+        guard let base = Self.identity(of: data) else { return nil }
+        return adopted.first { $0.base == base && $0.count == data.count }?.path
     }
 
     /// Removes every spool file this store made (their mappings stay valid).
@@ -170,9 +239,71 @@ extension FileStore: InputSpooling, StoredFiles {
                 throw PasteboardError(.typeNotOffered, "\(type) is not offered")
             }
             guard record.held != true, let file = record.file else { return nil }
-            return try package.openStoredFile(file, size: record.size)
+            return try package.readingFiles(of: info) { try package.openStoredFile(file, size: record.size) }
         }
         guard let opened else { return try sink.write(try read(type, item: index, from: pasteboard)) }
+        try Self.stream(opened, into: sink)
+    }
+
+    /// `pbctl paste` of the UTF-8 plain text every item holds, as the default paste would choose it (its
+    /// first rung), read under one shared lock and sent with `sendfile`: what the fast paste does before
+    /// pbctl builds its type registry. False, having written nothing, when that is not the answer: no
+    /// store, no item, an item without stored UTF-8 text (the full paste then decides and words errors).
+    public func pasteUTF8Text(from pasteboard: PasteboardName, into sink: any RepresentationSink) throws -> Bool {
+        let opened: [OpenedFile]? = try withPackage(pasteboard, exclusive: false, absent: nil) { package in
+            guard let data = try package.readStoredFile(FileStore.infoName, size: nil, limit: FileStore.maximumInfoSize),
+                let texts = Self.utf8TextFiles(data)
+            else { return nil }
+            var files: [OpenedFile] = []
+            for text in texts {
+                guard let file = try? package.openStoredFile(text.name, size: text.size) else {
+                    for file in files { close(file.fd) }
+                    return nil
+                }
+                files.append(OpenedFile(fd: file.fd, size: file.size, path: file.path))
+            }
+            return files
+        }
+        guard let opened else { return false }
+        var remaining = opened[...]
+        defer { for file in remaining { close(file.fd) } }
+        while let file = remaining.popFirst() { try Self.stream((file.fd, file.size, file.path), into: sink) }
+        return true
+    }
+
+    struct OpenedFile {
+        let fd: Int32
+        let size: Int
+        let path: String
+    }
+
+    struct StoredText {
+        let name: String
+        let size: Int
+    }
+
+    /// The stored UTF-8 text file of each item `Info.json` lists, read from the JSON without building
+    /// the records (no dates, no metadata): nil unless every item has one, named and sized as pbctl
+    /// names and sizes them, and the metadata is of the known format. Anything unusual is the full
+    /// paste's to read and report.
+    static func utf8TextFiles(_ data: Data) -> [StoredText]? {
+        guard let json = try? JSONValue.parse(data), json["format"]?.int == 1, let count = json["changeCount"]?.int,
+            (0...maximumChangeCount).contains(count), json["holder"] == nil, let items = json["items"]?.array, !items.isEmpty
+        else { return nil }
+        var texts: [StoredText] = []
+        for item in items {
+            guard let representations = item["representations"]?.array,
+                let text = representations.first(where: { $0["type"]?.string == TypeIdentifier.utf8PlainText.rawValue }),
+                text["held"] == nil, let name = text["file"]?.string, isPackageFileName(name), let size = text["size"]?.int,
+                (0...maximumStoredSize).contains(size)
+            else { return nil }
+            texts.append(StoredText(name: name, size: size))
+        }
+        return texts
+    }
+
+    /// Sends an opened stored file into `sink` (`sendfile` where it takes it) and closes it.
+    static func stream(_ opened: (fd: Int32, size: Int, path: String), into sink: any RepresentationSink) throws {
         defer { close(opened.fd) }
         if try sink.transfer(fromFile: opened.fd, offset: 0, count: opened.size) { return }
         guard let buffer = malloc(POSIX.chunkSize) else { throw PasteboardError(.io, "out of memory") }

@@ -10,6 +10,7 @@ import Foundation
 #endif
 import CSystem
 import Pasteboard
+import Synchronization
 import SystemIO
 
 /// The file-backed store: the backend that always serves, with or without a display.
@@ -23,8 +24,13 @@ import SystemIO
 /// - The root is a real directory owned by the user with mode 0700; files are 0600. Every path below
 ///   the root is opened relative to a directory descriptor with `O_NOFOLLOW`, so a symlink planted by
 ///   someone else is refused, never followed.
-/// - A write creates and syncs the new data files, then atomically renames a new `Info.json` into
-///   place, then deletes the old files. A crash at any point leaves the previous item readable.
+/// - A write creates the new data files, then writes and syncs a new `Info.json` and atomically renames
+///   it into place, then deletes the old files. A killed process at any point leaves the previous item
+///   readable. The one sync is the metadata's: data files are not synced one by one (a journal commit
+///   each); `Info.json` records the boot it was written in, and after a power cut a record from an
+///   earlier boot whose file is short or missing reads as a lost copy, never as damage.
+/// - `Info.json` is read without `JSONDecoder` (``JSONValue``), and a plain paste of stored UTF-8 text
+///   reads it before pbctl builds anything else (``pasteUTF8Text(from:into:)``).
 /// - The change count never goes backwards, even when `Info.json` was damaged.
 /// - Sensitive items never reach disk: their bytes go to a holder process (``HeldItems``) started by
 ///   ``holderLauncher``, and `Info.json` records only their types and the holder's socket. Without a
@@ -45,30 +51,48 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     var adopted: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
     /// The files the last write stored: path, and the bytes' address and count.
     var written: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
+    /// The store's directory once opened (``rootDirectory(create:)``); -1 before.
+    private let rootFD = Mutex<(fd: Int32, forWriting: Bool)>((-1, false))
 
-    deinit { discardSpools() }
-
-    package struct Info: Codable {
+    package struct Info {
         var format: Int
         var changeCount: Int
         var items: [ItemRecord]
         /// The socket (in the package) of the process holding sensitive items.
         var holder: String?
+        /// The boot it was written in (``FileStore/bootID``).
+        var boot: String?
+
+        /// The JSON `Info.json` holds (as `Codable` wrote it: the keys sorted, a missing holder left out).
+        var json: JSONValue {
+            .record([
+                ("format", .integer(Int64(format))), ("changeCount", .integer(Int64(changeCount))),
+                ("items", JSONValue.array(items.map { $0.json })), ("holder", holder.map(JSONValue.string)),
+                ("boot", boot.map(JSONValue.string)),
+            ])
+        }
+
+        /// Whether its data files may have been cut short by a power cut: written before this boot.
+        var fromEarlierBoot: Bool { boot != nil && boot != FileStore.bootID }
     }
 
     static let infoName = "Info.json"
 
     /// Decodes a package's metadata (`path` names the file in errors). Outside bytes: also the entry
-    /// point of the `store-info` fuzz target.
+    /// point of the `store-info` fuzz target. Read with ``JSONValue``, not `JSONDecoder`: this runs on
+    /// every paste.
     /// - Throws: ``PasteboardError`` `.corrupt` naming `path`.
     package static func decodeInfo(_ data: Data, path: String) throws -> Info {
         do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            let info = try decoder.decode(Info.self, from: data)
-            guard info.format == 1 else {
-                throw PasteboardError(.corrupt, "\(path): unknown format \(info.format)")
+            let json = try JSONValue.parse(data)
+            let format = try json.requiredInt("format")
+            guard format == 1 else {
+                throw PasteboardError(.corrupt, "\(path): unknown format \(format)")
             }
+            let info = Info(
+                format: format, changeCount: try json.requiredInt("changeCount"),
+                items: try json.requiredArray("items").map(ItemRecord.init(json:)), holder: try json.optionalString("holder"),
+                boot: try json.optionalString("boot"))
             try validate(info, path: path)
             return info
         } catch let error as PasteboardError {
@@ -116,7 +140,31 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         self.root = root
         self.producer = producer
         self.holderLauncher = holderLauncher
-        if let fd = try PrivateDirectory.openStore(root, create: false) { close(fd) }
+        _ = try rootDirectory(create: false)
+    }
+
+    deinit {
+        discardSpools()
+        rootFD.withLock { cached in if cached.fd >= 0 { close(cached.fd) } }
+    }
+
+    /// The store's directory, opened once (``PrivateDirectory/openStore(_:create:)`` walks and checks
+    /// every component) and kept: nil when it does not exist and `create` is false. A descriptor whose
+    /// directory was removed since (nothing links to it any more) is dropped and the path opened again,
+    /// so a long-running process never writes into a deleted store. The caller does not close it.
+    func rootDirectory(create: Bool) throws -> Int32? {
+        try rootFD.withLock { cached -> Int32? in
+            if cached.fd >= 0 {
+                var st = stat()
+                // A writer's first use also makes the store private (0700): open it again that way.
+                if fstat(cached.fd, &st) == 0, st.st_nlink > 0, cached.forWriting || !create { return cached.fd }
+                close(cached.fd)
+                cached = (-1, false)
+            }
+            guard let opened = try PrivateDirectory.openStore(root, create: create) else { return nil }
+            cached = (opened, create)
+            return opened
+        }
     }
 
     /// The highest change count accepted from disk: far beyond any real use, and far from overflowing
@@ -132,10 +180,15 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     /// Where the store lives: `$PBCTL_STORE`, else `$XDG_RUNTIME_DIR/pbctl`, else
     /// `$XDG_CACHE_HOME/pbctl`, else `~/.cache/pbctl`.
     public static func defaultRoot(environment: [String: String]) -> String {
-        if let explicit = environment["PBCTL_STORE"], !explicit.isEmpty { return explicit }
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/pbctl" }
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/pbctl" }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/pbctl-\(getuid())"
+        defaultRoot { environment[$0] }
+    }
+
+    /// ``defaultRoot(environment:)`` with each variable read by `variable`.
+    public static func defaultRoot(variable: (String) -> String?) -> String {
+        if let explicit = variable("PBCTL_STORE"), !explicit.isEmpty { return explicit }
+        if let runtime = variable("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") { return runtime + "/pbctl" }
+        if let cache = variable("XDG_CACHE_HOME"), cache.hasPrefix("/") { return cache + "/pbctl" }
+        let home = variable("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/pbctl-\(getuid())"
         return home + "/.cache/pbctl"
     }
 
@@ -164,13 +217,17 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
         defer { discardSpools() }  // linked into place by now, or not wanted
         return try withPackage(pasteboard, exclusive: true) { package in
-            let previous = try? package.readInfo()
-            // The files' names keep the count from going back when the metadata is damaged: read them first.
-            let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            // A package this write just made, that no other writer has written to since (it has no
+            // metadata), holds nothing to sweep: each history entry is one.
+            let previous = try? package.readInfoIfPresent()
+            let listing = package.fresh && previous == nil ? [] : (try? package.entries()) ?? []
+            // The files' names keep the count from going back when the metadata is damaged.
+            let count = max(previous?.changeCount ?? 0, Package.highestStoredChange(in: listing)) + 1
             written.removeAll()
             // Under the exclusive lock, a file the current metadata does not name is a dead writer's
             // leftover (a kill -9, a crash): sweep it first, so failures cannot pile up and fill the disk.
-            package.removeFiles(except: previous.map(Self.files(of:)) ?? [])
+            let kept = previous.map(Self.files(of:)) ?? []
+            package.removeFiles(listing, except: kept)
             var created: [String] = []
             do {
                 var records: [ItemRecord] = []
@@ -186,19 +243,22 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                             } else if let path = adoptedFile(holding: data) {
                                 try package.adopt(path, as: name, data)
                             } else {
-                                try package.createFile(name, data)
+                                // Not synced: the one sync is the metadata's (see replaceInfo).
+                                try package.createFile(name, data, sync: false)
                             }
                             recs.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom, file: name))
-                            written.append((package.path + "/" + name, data.withUnsafeBytes { $0.baseAddress }, data.count))
+                            if let base = Self.identity(of: data) { written.append((package.path + "/" + name, base, data.count)) }
                         } else {
                             recs.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
                         }
                     }
                     records.append(ItemRecord(metadata: metadata, representations: recs))
                 }
-                try package.replaceInfo(Info(format: 1, changeCount: count, items: records))
+                let info = Info(format: 1, changeCount: count, items: records, boot: Self.bootID)
+                try package.replaceInfo(info)
                 previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
-                package.removeFiles(except: Self.files(of: Info(format: 1, changeCount: count, items: records)))
+                // What the previous metadata named and the new one does not: nothing else is left.
+                package.removeFiles(Array(kept), except: Self.files(of: info))
                 return count
             } catch {
                 // A full disk, a quota, an I/O error: nothing of this write stays behind; the previous
@@ -208,6 +268,28 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             }
         }
     }
+
+    /// The address that identifies `data`'s bytes, for telling later which file holds them (the history
+    /// adopting a store's file); nil for a few bytes, which `Data` keeps inline (their address is a
+    /// temporary one, shared by any other small `Data`), and for none.
+    static func identity(of data: Data) -> UnsafeRawPointer? {
+        guard data.count >= 64 else { return nil }
+        return data.withUnsafeBytes { $0.baseAddress }
+    }
+
+    /// The boot this process runs in (`/proc/sys/kernel/random/boot_id`), recorded in the metadata: data
+    /// files are not synced one by one, so after a power cut a record written in an earlier boot may
+    /// name a file that never reached the disk whole, which is then a lost copy, not damage.
+    static let bootID: String? = {
+        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = Glibc.read(fd, &buffer, 64)
+        guard n >= 32 else { return nil }
+        let text = String(decoding: buffer[0..<n].prefix { $0 > 0x20 }, as: UTF8.self)
+        return text.utf8.count <= 40 && text.utf8.allSatisfy({ $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) ? text : nil
+    }()
 
     /// The files `info` names.
     static func files(of info: Info) -> Set<String> {
@@ -223,7 +305,8 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
         return try withPackage(pasteboard, exclusive: true) { package in
             let previous = try? package.readInfo()
-            let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            let listing = try package.entries()
+            let count = max(previous?.changeCount ?? 0, Package.highestStoredChange(in: listing)) + 1
             previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
             let socketName = "held-\(count).sock"
             try holderLauncher(items, package.path + "/" + socketName, pasteboard, count, lifetime)
@@ -235,7 +318,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                     })
             }
             try package.replaceInfo(Info(format: 1, changeCount: count, items: records, holder: socketName))
-            package.removeFiles(except: [socketName])
+            package.removeFiles(listing, except: [socketName])
             return count
         }
     }
@@ -261,13 +344,13 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             if record.held == true, let holder = info.holder {
                 return (record, (type, try HeldItems.fetch(type, item: index, socketPath: package.path + "/" + holder)))
             }
-            if record.file != nil { return (record, (type, try package.readRepresentation(record))) }
+            if record.file != nil { return (record, (type, try package.readingFiles(of: info) { try package.readRepresentation(record) })) }
             guard let sourceType = record.derivedFrom,
                 let sourceRecord = item.representations.first(where: { $0.type == sourceType && $0.file != nil })
             else {
                 throw PasteboardError(.corrupt, "\(package.path)/\(Self.infoName): \(type) has no stored source")
             }
-            return (record, (sourceType, try package.readRepresentation(sourceRecord)))
+            return (record, (sourceType, try package.readingFiles(of: info) { try package.readRepresentation(sourceRecord) }))
         }
         ?? { throw PasteboardError.empty(index == 0 ? "nothing to paste" : "there is no item \(index)") }()
         guard let (sourceType, data) = source else { throw PasteboardError(.corrupt, "missing data") }
@@ -281,11 +364,12 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     public func clear(_ pasteboard: PasteboardName) throws {
         try withPackage(pasteboard, exclusive: true) { package in
             let previous = try? package.readInfo()
-            let count = max(previous?.changeCount ?? 0, try package.highestStoredChange()) + 1
+            let listing = try package.entries()
+            let count = max(previous?.changeCount ?? 0, Package.highestStoredChange(in: listing)) + 1
             previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
             // Remove first, then write: on a full disk (or with damaged metadata) the space the old
             // content held is what lets the new metadata be written, so clear always recovers.
-            package.removeFiles(except: [])
+            package.removeFiles(listing, except: [])
             do {
                 try package.replaceInfo(Info(format: 1, changeCount: count, items: []))
             } catch {
@@ -323,13 +407,14 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     func withPackage<T>(
         _ pasteboard: PasteboardName, exclusive: Bool, absent: T, _ body: (Package) throws -> T
     ) throws -> T {
-        guard let rootFD = try PrivateDirectory.openStore(root, create: exclusive) else { return absent }
-        defer { close(rootFD) }
+        guard let rootFD = try rootDirectory(create: exclusive) else { return absent }
         let name = pasteboard.rawValue + ".pasteboard"
         var st = stat()
         if !exclusive, fstatat(rootFD, name, &st, AT_SYMLINK_NOFOLLOW) != 0, errno == ENOENT { return absent }
-        let fd = try Self.openDirectory(name, relativeTo: rootFD, create: exclusive, displayPath: root + "/" + name)
-        let package = Package(fd: fd, path: root + "/" + name)
+        var fresh = false
+        let fd = try Self.openDirectory(name, relativeTo: rootFD, create: exclusive, displayPath: root + "/" + name, created: &fresh)
+        var package = Package(fd: fd, path: root + "/" + name)
+        package.fresh = fresh
         defer { close(fd) }
         // A reader opens the lock read-only and never creates it (a read-only store pastes); with no
         // lock file no writer has finished here, and Info.json, renamed into place, is whole anyway.
@@ -364,9 +449,21 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     static func openDirectory(_ path: String, relativeTo dirFD: Int32, create: Bool, displayPath: String? = nil)
         throws -> Int32
     {
+        var created = false
+        return try openDirectory(path, relativeTo: dirFD, create: create, displayPath: displayPath, created: &created)
+    }
+
+    /// ``openDirectory(_:relativeTo:create:displayPath:)``, saying in `created` whether it made it.
+    static func openDirectory(_ path: String, relativeTo dirFD: Int32, create: Bool, displayPath: String?, created: inout Bool)
+        throws -> Int32
+    {
         let shown = displayPath ?? path
-        if create, mkdirat(dirFD, path, 0o700) != 0, errno != EEXIST {
-            throw POSIX.ioError("mkdir", shown)
+        if create {
+            if mkdirat(dirFD, path, 0o700) == 0 {
+                created = true
+            } else if errno != EEXIST {
+                throw POSIX.ioError("mkdir", shown)
+            }
         }
         let fd = openat(dirFD, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw openError(shown) }
@@ -390,6 +487,13 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     struct Package {
         let fd: Int32
         let path: String
+        /// Made by this write (``withPackage(_:exclusive:absent:_:)``): empty.
+        var fresh = false
+
+        init(fd: Int32, path: String) {
+            self.fd = fd
+            self.path = path
+        }
 
         func readInfoIfPresent() throws -> Info? {
             guard let data = try readStoredFile(FileStore.infoName, size: nil, limit: FileStore.maximumInfoSize) else { return nil }
@@ -459,7 +563,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
 
         /// A data file with `data`, the bytes of the file at `path`: a hard link on the same file system,
-        /// else a copy in the kernel (`copy_file_range`), synced. When the file is gone or changed (another
+        /// else a copy in the kernel (`copy_file_range`). When the file is gone or changed (another
         /// copy replaced the pasteboard it belonged to, and it was removed: the bytes are still mapped),
         /// the bytes are written from memory.
         func adopt(_ path: String, as name: String, _ data: Data) throws {
@@ -472,7 +576,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                 unlinkat(fd, name, 0)
             }
             let source = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard source >= 0 else { return try createFile(name, data) }
+            guard source >= 0 else { return try createFile(name, data, sync: false) }
             defer { close(source) }
             let target = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard target >= 0 else { throw FileStore.openError(self.path + "/" + name) }
@@ -482,9 +586,8 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                     from: source, name: path, to: target, path: self.path + "/" + name, limit: data.count, inspect: false) { _ in }
                 guard copied == data.count else {
                     unlinkat(fd, name, 0)
-                    return try createFile(name, data)
+                    return try createFile(name, data, sync: false)
                 }
-                guard fsync(target) == 0 else { throw POSIX.ioError("fsync", self.path + "/" + name) }
             } catch {
                 unlinkat(fd, name, 0)
                 throw error
@@ -500,7 +603,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                 guard linkat(fd, spoolName, fd, name, 0) == 0 else { throw POSIX.ioError("link", path + "/" + name) }
             } else if csystem_link_unnamed(spool.fd, fd, name) != 0 {
                 if errno == ENOSPC || errno == EDQUOT { throw POSIX.ioError("link", path + "/" + name) }
-                try createFile(name, data)
+                try createFile(name, data, sync: false)
             }
         }
 
@@ -520,6 +623,18 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             guard spoolFD >= 0 else { return }
             defer { close(spoolFD) }
             if flock(spoolFD, LOCK_EX | LOCK_NB) == 0 { unlinkat(fd, name, 0) }
+        }
+
+        /// `body`, which opens files `info` names. When `info` was written in an earlier boot, a file
+        /// that is missing or short is what a power cut leaves of a copy whose data had not reached the
+        /// disk (files are not synced one by one): the copy is lost (`.empty`, exit 1), not damage.
+        func readingFiles<T>(of info: Info, _ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch let error as PasteboardError where error.code == .corrupt && info.fromEarlierBoot {
+                throw PasteboardError.empty(
+                    "the last copy did not reach the disk before the system stopped (\(path)); copy it again")
+            }
         }
 
         func readInfo() throws -> Info {
@@ -551,16 +666,18 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             }
         }
 
-        /// Writes `Info.json` under a temporary name, syncs it, renames it into place, syncs the directory.
+        /// Writes `Info.json` under a temporary name, syncs it, and renames it into place: the one sync
+        /// of a write. The data files it names are not synced one by one (which cost a copy one journal
+        /// commit each); after a power cut a record from an earlier boot whose file is short or missing
+        /// is a lost copy (``Info/fromEarlierBoot``), and the next write replaces it.
         func replaceInfo(_ info: Info) throws {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            try replaceFile(FileStore.infoName, try encoder.encode(info))
+            try replaceFile(FileStore.infoName, info.json.encoded)
         }
 
         /// Replaces the file `name` with `data` at once: written under a temporary name (synced unless
         /// `sync` is false: a cache that can be rebuilt), then renamed into place. Errors name `name`.
+        /// The directory is not synced: a power cut right after may lose this change (the previous
+        /// file stays), never leave a damaged one.
         func replaceFile(_ name: String, _ data: Data, sync: Bool = true) throws {
             let temporary = name + ".new-\(getpid())"
             do {
@@ -573,16 +690,15 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                 unlinkat(fd, temporary, 0)
                 throw POSIX.ioError("rename", path + "/" + name, code)
             }
-            if sync { fsync(fd) }
         }
 
         /// The directory's entries, except `.` and `..`.
         func entries() throws -> [String] { try FileTree.entries(fd, path: path) }
 
-        /// The highest change count that named a data file, so a damaged `Info.json` cannot make the
-        /// count go backwards.
-        func highestStoredChange() throws -> Int {
-            try entries().compactMap { name -> Int? in
+        /// The highest change count that named a data file in `listing` (the package's entries), so a
+        /// damaged `Info.json` cannot make the count go backwards.
+        static func highestStoredChange(in listing: [String]) -> Int {
+            listing.compactMap { name -> Int? in
                 guard name.hasPrefix("c"), let dash = name.firstIndex(of: "-"),
                     let count = Int(name[name.index(after: name.startIndex)..<dash]), (0...FileStore.maximumChangeCount).contains(count)
                 else { return nil }  // a stray name with a huge number must not make the count overflow
@@ -590,10 +706,9 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             }.max() ?? 0
         }
 
-        /// Deletes data files (and stale temporaries) that the current `Info.json` does not name.
-        func removeFiles(except keep: Set<String>) {
-            guard let names = try? entries() else { return }
-            for name in names where !keep.contains(name) && name != FileStore.infoName && name != FileStore.lockName {
+        /// Deletes the data files (and stale temporaries) of `listing` that are not in `keep`.
+        func removeFiles(_ listing: [String], except keep: Set<String>) {
+            for name in listing where !keep.contains(name) && name != FileStore.infoName && name != FileStore.lockName {
                 if name.hasSuffix(".spool") {
                     removeSpoolIfDead(name)  // a copy still streaming in keeps its spool
                 } else if name.hasSuffix(".data") || name.hasSuffix(".sock") || name.hasPrefix(FileStore.infoName + ".new-") {

@@ -64,7 +64,7 @@ public final class History: @unchecked Sendable {
         public var keepsContent: Bool { !types.isEmpty }
     }
 
-    struct Index: Codable {
+    struct Index {
         var format = 1
         var nextID = 1
         var entries: [Entry] = []
@@ -84,6 +84,7 @@ public final class History: @unchecked Sendable {
     let describe: (Item) -> String
 
     static let indexName = "index.json"
+    static let journalName = "index.log"
     static let lockName = "lock"
     static let pausedName = "paused"
     static let entryName = "Entry.json"
@@ -139,7 +140,7 @@ public final class History: @unchecked Sendable {
             var (kept, skipped, digest) = try keep(item, alreadySkipped)
             skipped = alreadySkipped + skipped
             guard !kept.representations.isEmpty || !skipped.isEmpty else { return .notRecorded("the item is empty") }
-            var (index, _) = try reconciledIndex(fd)
+            var (index, _, stale) = try reconciledIndex(fd)
             // A duplicate is confirmed byte for byte; an entry with skipped parts never counts as one
             // (what was not kept cannot be compared).
             if skipped.isEmpty, let at = index.entries.firstIndex(where: { $0.digest == digest && $0.skipped.isEmpty && sameContent(kept, as: $0.id) }) {
@@ -148,7 +149,7 @@ public final class History: @unchecked Sendable {
                 if let application { entry.application = application }
                 index.entries.insert(entry, at: 0)
                 try writeEntry(entry, fd)
-                try writeIndex(index, fd)
+                try appendIndex([.record([("entry", entry.json)])], index, fd, snapshot: stale)
                 return .moved(entry.id)
             }
             let id = index.nextID
@@ -169,12 +170,16 @@ public final class History: @unchecked Sendable {
             index.entries.insert(entry, at: 0)
             // Bounds: oldest first, never the entry just recorded.
             var total = index.entries.reduce(0) { $0 + $1.bytes }
+            var dropped: [Int] = []
             while index.entries.count > 1, index.entries.count > limits.maxEntries || total > limits.maxBytes {
-                let dropped = index.entries.removeLast()
-                total -= dropped.bytes
-                removePackage(dropped.id, fd)
+                let last = index.entries.removeLast()
+                total -= last.bytes
+                dropped.append(last.id)
             }
-            try writeIndex(index, fd)
+            var lines: [JSONValue] = [.record([("entry", entry.json)])]
+            if !dropped.isEmpty { lines.append(.record([("drop", .array(dropped.map { .integer(Int64($0)) }))])) }
+            try appendIndex(lines, index, fd, snapshot: stale)
+            for id in dropped { removePackage(id, fd) }
             return .recorded(id)
         }
     }
@@ -228,9 +233,10 @@ public final class History: @unchecked Sendable {
         guard let summary = try? store.items(in: pasteboard).first,
             Set(summary.types.map(\.type)) == Set(item.representations.map(\.type))
         else { return false }
+        let paths = (try? store.storedFilePaths(item: 0, in: pasteboard)) ?? [:]
         for representation in item.representations {
             guard case .data(let data) = representation.content else { continue }
-            if let path = try? store.storedFilePath(representation.type, item: 0, in: pasteboard) {
+            if let path = paths[representation.type] {
                 guard Self.file(path, holds: data, sameAs: store.adoptedFile(holding: data)) else { return false }
                 continue
             }
@@ -256,7 +262,8 @@ public final class History: @unchecked Sendable {
         defer { close(fd) }
         let other = twin.flatMap(openRegular)
         defer { if let other { close(other) } }
-        let chunk = 1 << 20
+        // A buffer the size of the data up to 1 MiB: confirming a few bytes must not clear a megabyte.
+        let chunk = max(1, min(1 << 20, data.count))
         var mine = [UInt8](repeating: 0, count: chunk)
         var theirs = [UInt8](repeating: 0, count: other == nil ? 0 : chunk)
         func fill(_ fd: Int32, _ buffer: inout [UInt8], _ offset: Int, _ count: Int) -> Bool {
@@ -290,7 +297,7 @@ public final class History: @unchecked Sendable {
     /// is read). Entries whose package is gone are left out and named in `problems`.
     public func entries() throws -> (entries: [Entry], problems: [String]) {
         try withLock(exclusive: false, create: false, absent: ([], [])) { fd in
-            let (index, problems) = try reconciledIndex(fd)
+            let (index, problems, _) = try reconciledIndex(fd)
             return (index.entries, problems)
         }
     }
@@ -348,7 +355,7 @@ public final class History: @unchecked Sendable {
     @discardableResult
     public func delete(_ ids: [Int]) throws -> [Int] {
         try withLock(exclusive: true, create: false, absent: ids) { fd in
-            var (index, _) = try reconciledIndex(fd)
+            var (index, _, _) = try reconciledIndex(fd)
             let present = Set(index.entries.map(\.id))
             index.entries.removeAll { ids.contains($0.id) }
             try writeIndex(index, fd)
@@ -360,7 +367,7 @@ public final class History: @unchecked Sendable {
     /// Removes every entry (the numbering goes on).
     public func clear() throws {
         try withLock(exclusive: true, create: false, absent: ()) { fd in
-            var (index, _) = try reconciledIndex(fd)
+            var (index, _, _) = try reconciledIndex(fd)
             let ids = index.entries.map(\.id)
             index.entries = []
             try writeIndex(index, fd)
@@ -406,11 +413,11 @@ public final class History: @unchecked Sendable {
     }
 
     private func withLock<T>(exclusive: Bool, create: Bool, absent: T? = nil, _ body: (Int32) throws -> T) throws -> T {
-        guard let fd = try PrivateDirectory.openStore(root, create: create) else {
+        // The entries' store has the same root, opened once for both.
+        guard let fd = try store.rootDirectory(create: create) else {
             if let absent { return absent }
             throw PasteboardError(.io, "\(root): the history does not exist")
         }
-        defer { close(fd) }
         let lock = exclusive
             ? openat(fd, Self.lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
             : openat(fd, Self.lockName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
@@ -439,14 +446,18 @@ public final class History: @unchecked Sendable {
     /// package is gone left out (named in the problems), packages it does not list (a crash between
     /// writing one and the index, a lost or damaged index) read back from their own records, and a next
     /// ID above every package's.
-    private func reconciledIndex(_ fd: Int32) throws -> (Index, [String]) {
-        var index = readIndex(fd) ?? Index()
+    /// `stale`: the cached index did not say what the packages do (it is worth writing again whole).
+    private func reconciledIndex(_ fd: Int32) throws -> (index: Index, problems: [String], stale: Bool) {
+        let cached = readIndex(fd)
+        var index = cached ?? Index()
+        var stale = cached == nil
         var onDisk: [Int: String] = [:]
         for (id, name) in try packageIDs(fd) { onDisk[id] = name }
         var problems: [String] = []
         var listed = Set<Int>()
         index.entries.removeAll { entry in
             guard onDisk[entry.id] != nil, listed.insert(entry.id).inserted else {
+                stale = true
                 if onDisk[entry.id] == nil { problems.append("\(root)/e\(entry.id).pasteboard/Info.json: missing; entry \(entry.id) skipped") }
                 return true
             }
@@ -458,24 +469,94 @@ public final class History: @unchecked Sendable {
                 problems.append("\(root)/e\(id).pasteboard: damaged; entry \(id) skipped")
             }
         }
+        // Entries read back from their packages are worth keeping in the snapshot (a package that cannot
+        // be read at all is reported each time instead: writing the index would not change that).
         if !recovered.isEmpty {
+            stale = true
             index.entries += recovered
             index.entries.sort { ($0.time, $0.id) > ($1.time, $1.id) }
         }
         index.nextID = max(index.nextID, (onDisk.keys.max() ?? 0) + 1)
-        return (index, problems)
+        return (index, problems, stale && !onDisk.isEmpty)
     }
 
-    /// The cached index; nil when it is missing or damaged.
+    /// The cached index: the snapshot (`index.json`) with the journal (`index.log`) applied. A record
+    /// appends a line to the journal instead of writing the whole index again: `{"entry": …}` puts that
+    /// entry first (new or moved), `{"drop": [IDs]}` removes entries. A line that does not read (the
+    /// last one, cut by a crash) is skipped: the packages on disk fill in what it said. Nil when neither
+    /// exists or the snapshot is damaged and the journal says nothing.
     private func readIndex(_ fd: Int32) -> Index? {
         let package = FileStore.Package(fd: fd, path: root)
-        guard let data = try? package.readStoredFile(Self.indexName, size: nil, limit: 64 << 20) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        guard let index = try? decoder.decode(Index.self, from: data), index.format == 1, index.nextID > 0, index.nextID < Self.maximumID,
-            index.entries.allSatisfy({ $0.id < index.nextID && Self.isValid($0) })
-        else { return nil }
-        return index
+        var index: Index? = nil
+        if let data = try? package.readStoredFile(Self.indexName, size: nil, limit: 64 << 20), let json = try? JSONValue.parse(data),
+            let snapshot = try? Index(json: json), snapshot.format == 1, snapshot.nextID > 0, snapshot.nextID < Self.maximumID,
+            snapshot.entries.allSatisfy({ $0.id < snapshot.nextID && Self.isValid($0) })
+        {
+            index = snapshot
+        }
+        guard let journal = try? package.readStoredFile(Self.journalName, size: nil, limit: 64 << 20), !journal.isEmpty else {
+            journalLines = 0
+            return index
+        }
+        var result = index ?? Index()
+        var lines = 0
+        var records: [JSONValue] = []
+        journal.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+                if end > start {
+                    lines += 1
+                    // A line that does not read is skipped (see above).
+                    if let json = try? JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[start..<end])) { records.append(json) }
+                }
+                start = end + 1
+            }
+        }
+        for json in records {
+            if let value = json["entry"], let entry = try? Entry(json: value), Self.isValid(entry) {
+                result.entries.removeAll { $0.id == entry.id }
+                result.entries.insert(entry, at: 0)
+                result.nextID = max(result.nextID, entry.id + 1)
+            } else if let ids = json["drop"]?.array {
+                let dropped = Set(ids.compactMap(\.int))
+                result.entries.removeAll { dropped.contains($0.id) }
+            }
+        }
+        journalLines = lines
+        return result
+    }
+
+    /// Lines of the journal as last read (``readIndex(_:)``), for deciding when to fold it in.
+    private var journalLines = 0
+
+    /// Appends `lines` to the journal, one write; folds the journal into a new snapshot of `index` (the
+    /// index with these lines applied) once it is longer than the index itself would be worth.
+    /// `snapshot`: write the snapshot now (the cached index was damaged or missed packages).
+    private func appendIndex(_ lines: [JSONValue], _ index: Index, _ fd: Int32, snapshot: Bool) throws {
+        if snapshot || journalLines + lines.count > max(64, index.entries.count) {
+            return try writeIndex(index, fd)
+        }
+        var bytes: [UInt8] = []
+        for line in lines {
+            line.write(into: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        let log = openat(fd, Self.journalName, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard log >= 0 else { return try writeIndex(index, fd) }
+        defer { close(log) }
+        let before = lseek(log, 0, SEEK_END)
+        do {
+            try POSIX.writeAll(log, Data(bytes), path: root + "/" + Self.journalName)
+            journalLines += lines.count
+        } catch {
+            // A full disk: no partial line stays to spoil the next one; the packages still say what the
+            // index would have (they are read back).
+            if before >= 0 { ftruncate(log, before) }
+            throw error
+        }
     }
 
     /// Every number and name of a record read from disk, range-checked.
@@ -498,10 +579,8 @@ public final class History: @unchecked Sendable {
         if let packageFD = try? FileStore.openDirectory(name, relativeTo: fd, create: false, displayPath: root + "/" + name) {
             defer { close(packageFD) }
             let package = FileStore.Package(fd: packageFD, path: root + "/" + name)
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
             if let data = try? package.readStoredFile(Self.entryName, size: nil, limit: 4 << 20),
-                let entry = try? decoder.decode(Entry.self, from: data), entry.id == id, Self.isValid(entry)
+                let json = try? JSONValue.parse(data), let entry = try? Entry(json: json), entry.id == id, Self.isValid(entry)
             {
                 return entry
             }
@@ -522,23 +601,75 @@ public final class History: @unchecked Sendable {
         preview.unicodeScalars.count <= maximumPreview ? preview : String(String.UnicodeScalarView(preview.unicodeScalars.prefix(maximumPreview)))
     }
 
-    /// Writes entry's own record into its package (a temporary file synced, then renamed into place).
+    /// Writes entry's own record into its package (a temporary file renamed into place, not synced: after
+    /// a power cut a record that did not reach the disk is made again from the package).
     private func writeEntry(_ entry: Entry, _ fd: Int32) throws {
         let name = "e\(entry.id).pasteboard"
         let packageFD = try FileStore.openDirectory(name, relativeTo: fd, create: false, displayPath: root + "/" + name)
         defer { close(packageFD) }
-        try FileStore.Package(fd: packageFD, path: root + "/" + name).replaceFile(Self.entryName, try Self.encoder.encode(entry))
+        try FileStore.Package(fd: packageFD, path: root + "/" + name).replaceFile(Self.entryName, entry.json.encoded, sync: false)
     }
 
+    /// A new snapshot of the whole index, and an empty journal.
     private func writeIndex(_ index: Index, _ fd: Int32) throws {
-        try FileStore.Package(fd: fd, path: root).replaceFile(Self.indexName, try Self.encoder.encode(index), sync: false)
+        try FileStore.Package(fd: fd, path: root).replaceFile(Self.indexName, index.json.encoded, sync: false)
+        unlinkat(fd, Self.journalName, 0)
+        journalLines = 0
+    }
+}
+
+// The history's records as JSON (``JSONValue``: no `JSONDecoder` on the way of a copy), with the keys
+// and forms `Codable` gave them.
+extension History.Entry.Kind {
+    var json: JSONValue {
+        .record([
+            ("type", .string(type.rawValue)), ("size", size.map { .integer(Int64($0)) }),
+            ("derivedFrom", derivedFrom.map { .string($0.rawValue) }),
+        ])
     }
 
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
+    init(json: JSONValue) throws {
+        self.init(
+            type: TypeIdentifier(try json.requiredString("type")), size: try json.optionalInt("size"),
+            derivedFrom: try json.optionalString("derivedFrom").map { TypeIdentifier($0) })
+    }
+}
+
+extension History.Entry {
+    var json: JSONValue {
+        .record([
+            ("id", .integer(Int64(id))), ("time", .string(ISO8601Seconds.string(time))), ("application", application.map(JSONValue.string)),
+            ("selection", .string(selection)), ("types", .array(types.map(\.json))), ("skipped", .array(skipped.map(\.json))),
+            ("preview", .string(preview)), ("digest", .string(digest)), ("bytes", .integer(Int64(bytes))),
+        ])
+    }
+
+    init(json: JSONValue) throws {
+        self.init(
+            id: try json.requiredInt("id"), time: try json.requiredDate("time"), application: try json.optionalString("application"),
+            selection: try json.requiredString("selection"), types: try json.requiredArray("types").map(Kind.init(json:)),
+            skipped: try json.requiredArray("skipped").map(Kind.init(json:)), preview: try json.requiredString("preview"),
+            digest: try json.requiredString("digest"), bytes: try json.requiredInt("bytes"))
+    }
+}
+
+extension History {
+    /// The history's record readers on one value (the `json` fuzz target).
+    package static func fuzzRecords(_ value: JSONValue) {
+        _ = try? Entry(json: value)
+        if let index = try? Index(json: value) { _ = index.entries.allSatisfy(isValid) }
+    }
+}
+
+extension History.Index {
+    var json: JSONValue {
+        .record([("format", .integer(Int64(format))), ("nextID", .integer(Int64(nextID))), ("entries", .array(entries.map(\.json)))])
+    }
+
+    init(json: JSONValue) throws {
+        self.init(
+            format: try json.requiredInt("format"), nextID: try json.requiredInt("nextID"),
+            entries: try json.requiredArray("entries").map(History.Entry.init(json:)))
     }
 }
 

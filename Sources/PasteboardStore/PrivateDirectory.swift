@@ -24,7 +24,19 @@ enum PrivateDirectory {
     ///   `.io` when a directory cannot be made or opened.
     static func openStore(_ path: String, create: Bool) throws -> Int32? {
         guard !path.isEmpty else { throw PasteboardError(.io, "empty store path") }
-        let components = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Split by hand: `split` makes an array of substrings, whose generic metadata a static executable
+        // instantiates at run time (measurable on every paste).
+        var components: [String] = []
+        var current: [UInt8] = []
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if !current.isEmpty { components.append(String(decoding: current, as: UTF8.self)) }
+                current.removeAll(keepingCapacity: true)
+            } else {
+                current.append(byte)
+            }
+        }
+        if !current.isEmpty { components.append(String(decoding: current, as: UTF8.self)) }
         guard !components.contains("..") else {
             throw PasteboardError(.refused, "\(path): the store path may not contain '..'")
         }

@@ -16,17 +16,23 @@ import Pasteboard
 import SystemIO
 
 /// Runs `pbctl paste` (optionally `--primary`) when it can answer exactly as the full command would;
-/// nil when it cannot decide that cheaply, and the full command runs instead.
-func fastPaste(_ arguments: [String], invokedAs: String) -> Int32? {
-    guard invokedAs != "pbpaste", invokedAs != "pbcopy", arguments.first == "paste" else { return nil }
+/// nil when it cannot decide that cheaply, and the full command runs instead. It reads the C
+/// arguments themselves: before any Swift array of strings exists (making one costs a static
+/// executable a run-time type lookup, a tenth of a small paste).
+func fastPaste(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32? {
+    guard argc == 2 || argc == 3, let zero = argv[0], let first = argv[1], strcmp(first, "paste") == 0 else { return nil }
+    let name = strrchr(zero, 0x2F).map { $0 + 1 } ?? zero
+    guard strcmp(name, "pbpaste") != 0, strcmp(name, "pbcopy") != 0 else { return nil }
     let primary: Bool
-    switch arguments.dropFirst() {
-    case []: primary = false
-    case ["--primary"]: primary = true
-    default: return nil
+    if argc == 3 {
+        guard let second = argv[2], strcmp(second, "--primary") == 0 else { return nil }
+        primary = true
+    } else {
+        primary = false
     }
     func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-    let declared = DeclaredTypes.folders(variable: variable).contains { !DeclaredTypes.plistFiles(in: $0).isEmpty }
+    // Looked for only where it matters (a display's targets): the store's fast paste does not need it.
+    let declared = { DeclaredTypes.folders(variable: variable).contains { !DeclaredTypes.plistFiles(in: $0).isEmpty } }
     switch BackendChoice.fastPaste(primary: primary, variable: variable, hasDeclaredTypes: declared) {
     case .pasted:
         return ExitCode.ok

@@ -54,14 +54,15 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
 // Writing to a closed pipe (`pbctl paste | head -c1`) must end quietly with an error code, not a signal
 // message from the shell; EPIPE is reported by the write.
 POSIX.ignoreBrokenPipes()
+if let status = fastPaste(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { exit(status) }
 // Arguments as their bytes: a path that is not UTF-8 (`copy --files $'bad\xff.txt'`) reaches the system
 // as it was given (PathBytes), where CommandLine.arguments would have replaced the byte with U+FFFD.
 let rawArguments = (0..<Int(CommandLine.argc)).map { index in
     CommandLine.unsafeArgv[index].map { PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? ""
 }
-let invokedAs = rawArguments.first.map { String($0.split(separator: "/").last ?? "") } ?? "pbctl"
+// The name it was called by (`pbcopy`, `pbpaste`): the last component of argv[0].
+let invokedAs = rawArguments.first.map { name in name.lastIndex(of: "/").map { String(name[name.index(after: $0)...]) } ?? name } ?? "pbctl"
 let arguments = Array(rawArguments.dropFirst())
-if let status = fastPaste(arguments, invokedAs: invokedAs) { exit(status) }
 let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
 // The pixel cap every image decode in this process uses (an owner's conversions included).
 if let text = context.environment["PBCTL_MAX_PIXELS"], let pixels = Int(text), pixels > 0 {

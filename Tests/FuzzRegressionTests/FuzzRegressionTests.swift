@@ -56,6 +56,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testTextBundle() throws { try replay(.textbundle) }
     func testItemArchive() throws { try replay(.itemArchive) }
     func testStoreInfo() throws { try replay(.storeInfo) }
+    func testJSON() throws { try replay(.json) }
     func testTypeDeclarations() throws { try replay(.typeDeclarations) }
     func testSniffer() throws { try replay(.sniffer) }
     func testCompoundText() throws { try replay(.compoundText) }

@@ -84,10 +84,13 @@ final class FileStoreTests: XCTestCase {
         let package = root + "/general.pasteboard/"
         let info = package + "Info.json"
         let original = try String(contentsOfFile: info, encoding: .utf8)
-        for (from, to) in [("\"changeCount\" : 1", "\"changeCount\" : 9223372036854775807"),
-                           ("\"changeCount\" : 1", "\"changeCount\" : -5"),
-                           ("\"size\" : 5", "\"size\" : 9223372036854775807"),
-                           ("\"size\" : 5", "\"size\" : -1")] {
+        for (from, to) in [("\"changeCount\":1", "\"changeCount\":9223372036854775807"),
+                           ("\"changeCount\":1", "\"changeCount\" : -5"),
+                           ("\"size\":5", "\"size\":9223372036854775807"),
+                           ("\"size\":5", "\"size\": -1"),
+                           ("\"size\":5", "\"size\":5.5"),
+                           ("\"size\":5", "\"size\":1e400")] {
+            XCTAssertTrue(original.contains(from), original)
             try original.replacingOccurrences(of: from, with: to).write(toFile: info, atomically: false, encoding: .utf8)
             XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general), to) {
                 XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
@@ -135,6 +138,48 @@ final class FileStoreTests: XCTestCase {
         XCTAssertThrowsError(try store.items(in: .general)) {
             XCTAssertEqual(($0 as? PasteboardError)?.code, .refused)
         }
+    }
+
+    /// A store written by an earlier pbctl (`JSONEncoder`, pretty-printed, `/` escaped) still reads.
+    func testMetadataInTheEarlierLayoutStillReads() throws {
+        let package = root + "/general.pasteboard"
+        try FileManager.default.createDirectory(atPath: package, withIntermediateDirectories: true)
+        chmod(root, 0o700)
+        chmod(package, 0o700)
+        let earlier = """
+            {
+              "changeCount" : 4,
+              "format" : 1,
+              "items" : [
+                {
+                  "metadata" : {
+                    "created" : "2026-11-26T09:56:10Z",
+                    "extra" : {
+
+                    },
+                    "flags" : 2,
+                    "sourceApplication" : "pbctl",
+                    "sourcePath" : "\\/tmp\\/so\\/f"
+                  },
+                  "representations" : [
+                    {
+                      "file" : "c4-0-0.data",
+                      "size" : 12,
+                      "type" : "public.utf8-plain-text"
+                    }
+                  ]
+                }
+              ]
+            }
+            """
+        try Data(earlier.utf8).write(to: URL(fileURLWithPath: package + "/Info.json"))
+        try Data("hello world\n".utf8).write(to: URL(fileURLWithPath: package + "/c4-0-0.data"))
+        let items = try FileStore(root: root).items(in: .general)
+        XCTAssertEqual(items.first?.metadata.sourcePath, "/tmp/so/f")
+        XCTAssertEqual(items.first?.metadata.flags, .transient)
+        XCTAssertEqual(items.first?.metadata.created, Date(timeIntervalSince1970: 1_795_686_970))
+        XCTAssertEqual(try FileStore(root: root).read(.utf8PlainText, item: 0, from: .general), Data("hello world\n".utf8))
+        XCTAssertEqual(try FileStore(root: root).changeCount(of: .general), 4)
     }
 
     func testTruncatedMetadataIsACorruptErrorNamingTheFile() throws {
@@ -236,6 +281,34 @@ final class FileStoreTests: XCTestCase {
         XCTAssertEqual(summary.types[1].derivedFrom, .markdown)
         XCTAssertNil(summary.types[1].size)
         XCTAssertEqual(try store.read(.html, item: 0, from: .general), Data("<p>hi</p>".utf8))
+    }
+
+    /// Data files are not synced one by one: after a power cut, a record from an earlier boot whose
+    /// file is short or missing is a lost copy (nothing to paste, exit 1), not damage; in this boot the
+    /// same mismatch is damage (exit 74). One sync per write: the metadata's.
+    func testAFileCutShortByAPowerCutIsALostCopy() throws {
+        let store = try FileStore(root: root)
+        try store.write([text("hello")], to: .general)
+        let info = root + "/general.pasteboard/Info.json"
+        let written = try String(contentsOfFile: info, encoding: .utf8)
+        let boot = try XCTUnwrap(FileStore.bootID)
+        XCTAssertTrue(written.contains("\"boot\":\"\(boot)\""), written)
+        try Data().write(to: URL(fileURLWithPath: root + "/general.pasteboard/c1-0-0.data"))
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .corrupt)
+        }
+        try written.replacingOccurrences(of: boot, with: "00000000-0000-0000-0000-000000000000").write(toFile: info, atomically: true, encoding: .utf8)
+        for read in [{ _ = try store.read(.utf8PlainText, item: 0, from: .general) }, { try store.read(.utf8PlainText, item: 0, from: .general, into: DataSink()) }] {
+            XCTAssertThrowsError(try read()) {
+                XCTAssertEqual(($0 as? PasteboardError)?.code, .empty)
+                XCTAssertTrue(($0 as? PasteboardError)?.message.contains("did not reach the disk") == true, "\($0)")
+            }
+        }
+        try FileManager.default.removeItem(atPath: root + "/general.pasteboard/c1-0-0.data")
+        XCTAssertThrowsError(try store.read(.utf8PlainText, item: 0, from: .general)) { XCTAssertEqual(($0 as? PasteboardError)?.code, .empty) }
+        // The next copy replaces it.
+        XCTAssertEqual(try store.write([text("again")], to: .general), 2)
+        XCTAssertEqual(try store.read(.utf8PlainText, item: 0, from: .general), Data("again".utf8))
     }
 
     func testConcurrentWritersAndReadersSeeWholeItems() throws {

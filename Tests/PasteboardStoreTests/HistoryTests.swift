@@ -78,11 +78,51 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.entry(1).skipped, skipped)
     }
 
+    /// The index: its snapshot and its journal, whichever exist.
+    func indexFiles() -> [(String, Data)] {
+        ["index.json", "index.log"].compactMap { name in
+            (try? Data(contentsOf: URL(fileURLWithPath: root + "/" + name))).map { (name, $0) }
+        }
+    }
+
+    func removeIndex() {
+        for name in ["index.json", "index.log"] { try? FileManager.default.removeItem(atPath: root + "/" + name) }
+    }
+
+    /// A record appends one line to the journal; the whole index is written again only now and then.
+    func testRecordsAppendToAJournalAndFoldItIn() throws {
+        let history = try history()
+        for n in 1...3 { XCTAssertEqual(try history.record(plain("entry \(n)"), preview: "\(n)", application: nil), .recorded(n)) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/index.json"), "no snapshot yet")
+        let journal = try String(contentsOfFile: root + "/index.log", encoding: .utf8)
+        XCTAssertEqual(journal.split(separator: "\n").count, 3)
+        XCTAssertEqual(try history.entries().entries.map(\.id), [3, 2, 1])
+        XCTAssertEqual(try history.record(plain("entry 1"), preview: "1", application: nil), .moved(1))
+        XCTAssertEqual(try history.entries().entries.map(\.id), [1, 3, 2])
+        // A line cut short by a crash is skipped; the package it named is read back.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/index.log"))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"entry":{"id":9,"#.utf8))
+        handle.closeFile()
+        XCTAssertEqual(try history.entries().entries.map(\.id), [1, 3, 2])
+        XCTAssertEqual(try history.record(plain("entry 4"), preview: "4", application: nil), .recorded(4))
+        // Past the journal's bound the snapshot is written and the journal starts again.
+        for n in 5...80 { _ = try history.record(plain("entry \(n)"), preview: "\(n)", application: nil) }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/index.json"))
+        let lines = ((try? String(contentsOfFile: root + "/index.log", encoding: .utf8)) ?? "").split(separator: "\n").count
+        XCTAssertLessThanOrEqual(lines, 80, "at most as many lines as entries (or 64)")
+        XCTAssertEqual(try history.entries().entries.count, 80)
+        XCTAssertEqual(try history.entries().entries.first?.id, 80)
+        // A deleted newest entry's ID is not given again.
+        try history.delete([80])
+        XCTAssertEqual(try history.record(plain("entry 81"), preview: "81", application: nil), .recorded(81))
+    }
+
     func testAMissingIndexIsRebuiltWithPreviewsAndIDsAreNotReused() throws {
         let history = try history()
         XCTAssertEqual(try history.record(plain("one"), preview: "one", application: "a"), .recorded(1))
         XCTAssertEqual(try history.record(plain("two"), preview: "two", application: "b"), .recorded(2))
-        try FileManager.default.removeItem(atPath: root + "/index.json")
+        removeIndex()
         let (entries, problems) = try history.entries()
         XCTAssertEqual(problems, [])
         XCTAssertEqual(entries.map(\.id), [2, 1])
@@ -92,7 +132,7 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.record(plain("three"), preview: "three", application: nil), .recorded(3))
         XCTAssertEqual(try history.item(1).representation(for: .utf8PlainText)?.data(), Data("one".utf8))
         // Duplicates are still found after the rebuild.
-        try FileManager.default.removeItem(atPath: root + "/index.json")
+        removeIndex()
         XCTAssertEqual(try history.record(plain("one"), preview: "one", application: nil), .moved(1))
         XCTAssertEqual(try history.entries().entries.map(\.id), [1, 3, 2])
     }
@@ -114,10 +154,11 @@ final class HistoryTests: XCTestCase {
     func testAPackageTheIndexDoesNotListIsFoundAndItsIDNotGivenAgain() throws {
         let history = try history()
         XCTAssertEqual(try history.record(plain("one"), preview: "one", application: nil), .recorded(1))
-        let stale = try Data(contentsOf: URL(fileURLWithPath: root + "/index.json"))
+        let stale = indexFiles()
         XCTAssertEqual(try history.record(plain("two"), preview: "two", application: nil), .recorded(2))
         // A crash after entry 2's package was written and before the index named it.
-        try stale.write(to: URL(fileURLWithPath: root + "/index.json"))
+        removeIndex()
+        for (name, data) in stale { try data.write(to: URL(fileURLWithPath: root + "/" + name)) }
         XCTAssertEqual(try history.entries().entries.map(\.preview), ["two", "one"])
         XCTAssertEqual(try history.record(plain("three"), preview: "three", application: nil), .recorded(3))
         XCTAssertEqual(try history.item(2).representation(for: .utf8PlainText)?.data(), Data("two".utf8))
@@ -127,7 +168,7 @@ final class HistoryTests: XCTestCase {
         let history = try history()
         XCTAssertEqual(try history.record(plain("kept text"), preview: "kept text", application: nil), .recorded(1))
         try FileManager.default.removeItem(atPath: root + "/e1.pasteboard/Entry.json")
-        try FileManager.default.removeItem(atPath: root + "/index.json")
+        removeIndex()
         XCTAssertEqual(try history.entries().entries.map(\.preview), ["kept text"])
         XCTAssertEqual(try history.record(plain("kept text"), preview: "kept text", application: nil), .moved(1))
     }
@@ -135,7 +176,7 @@ final class HistoryTests: XCTestCase {
     func testDamagedRecordsAreRefusedNotTrusted() throws {
         let history = try history()
         XCTAssertEqual(try history.record(plain("one"), preview: "one", application: nil), .recorded(1))
-        try FileManager.default.removeItem(atPath: root + "/index.json")
+        removeIndex()
         try Data(#"{"id":1,"time":"2026-01-01T00:00:00Z","selection":"clipboard","types":[],"skipped":[],"preview":"x","digest":"d","bytes":-4}"#.utf8)
             .write(to: URL(fileURLWithPath: root + "/e1.pasteboard/Entry.json"))
         // The record is refused (a negative size); the entry is described from its package instead.

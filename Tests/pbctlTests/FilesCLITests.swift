@@ -114,7 +114,7 @@ final class FilesCLITests: PbctlTestCase {
         XCTAssertTrue(noValue.stderr.contains("-pboard needs a value"), noValue.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/store/board.pasteboard"), "no pasteboard named 'board'")
         // Without text on the pasteboard, pbpaste prints nothing.
-        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.png"], stdin: Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])).status, 0)
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "application/octet-stream"], stdin: Data([0x89, 0x50, 0x4E, 0x47, 1, 2, 3])).status, 0)
         let paste = try pbctl.run([], executable: folder + "/pbpaste")
         XCTAssertEqual(paste.status, 0)
         XCTAssertEqual(paste.stdout, Data())

@@ -72,7 +72,7 @@ final class HistoryCLITests: PbctlTestCase {
 
     func testPreviewsOfImagesFilesAndControlCharacters() throws {
         let png = try XCTUnwrap(Data(base64Encoded:
-            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEklEQVR4nGP4z8AARAwMDAwMAD/+A/1MiAHHAAAAAElFTkSuQmCC"))
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="))
         let image = scratch + "/shot.png"
         try png.write(to: URL(fileURLWithPath: image))
         try pbctl.run("copy", image)

@@ -14,8 +14,8 @@ final class StoreCLITests: PbctlTestCase {
     }
 
     func testPNGRoundTripsByExtensionAndByType() throws {
-        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        png.append(Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        let png = try XCTUnwrap(Data(base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="))
         let file = scratch + "/shot.png"
         try png.write(to: URL(fileURLWithPath: file))
         XCTAssertEqual(try pbctl.run("copy", file).status, 0)
@@ -25,8 +25,16 @@ final class StoreCLITests: PbctlTestCase {
         let out = scratch + "/out.png"
         XCTAssertEqual(try pbctl.run("paste", "--type", "image/png", "-o", out).status, 0)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out)), png)
-        // The default paste of binary data is the data itself.
+        // The default paste of an image is the image itself.
         XCTAssertEqual(try pbctl.run("paste").stdout, png)
+        // Bytes that only start like a PNG are refused as one, and copied as they are when declared so.
+        var fake = Data(png.prefix(8))
+        fake.append(Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        try fake.write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try pbctl.run("copy", file).status, 65)
+        XCTAssertEqual(try pbctl.run("paste").stdout, png, "the previous content stays")
+        XCTAssertEqual(try pbctl.run("copy", "--type", "application/octet-stream", file).status, 0)
+        XCTAssertEqual(try pbctl.run("paste").stdout, fake, "the default paste of binary data is the data itself")
     }
 
     func testInfoShowsTheItemsFlags() throws {

@@ -78,7 +78,7 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertEqual(try run([pbctl, "paste", "--type", "html"]).text, "<p>Some <b>bold</b></p>")
         XCTAssertEqual(try run([pbctl, "paste", "--as", "markdown"]).text, "Some **bold**\n", "the negotiator converts")
         let png = try XCTUnwrap(Data(base64Encoded:
-            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEklEQVR4nGP4z8AARAwMDAwMAD/+A/1MiAHHAAAAAElFTkSuQmCC"))
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="))
         let image = try write(png, "i.png")
         XCTAssertEqual(try run([wlCopy, "-t", "image/png"], inputFile: image, detached: true).status, 0)
         XCTAssertEqual(try run([pbctl, "paste", "--type", "png"]).stdout, png)
@@ -401,10 +401,17 @@ final class WaylandTests: WaylandTestCase {
         return daemon
     }
 
-    /// The history's own records (`index.json`): what `pbctl history --json` leaves out, such as the selection.
+    /// The history's own records (each entry's `Entry.json`), newest first: what `pbctl history --json`
+    /// leaves out, such as the selection.
     func historyIndex() throws -> [[String: Any]] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: scratch + "/history/index.json"))
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let root = scratch + "/history"
+        let ids = try FileManager.default.contentsOfDirectory(atPath: root).compactMap { name -> Int? in
+            name.hasPrefix("e") && name.hasSuffix(".pasteboard") ? Int(name.dropFirst().dropLast(".pasteboard".count)) : nil
+        }
+        return try ids.sorted(by: >).compactMap { id in
+            let data = try Data(contentsOf: URL(fileURLWithPath: root + "/e\(id).pasteboard/Entry.json"))
+            return try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        }
     }
 
     /// A copy over `history.max-entry-size`: the daemon does not keep it, but its owner is never left
