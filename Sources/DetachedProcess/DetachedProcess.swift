@@ -227,19 +227,10 @@ public enum DetachedProcess {
     /// glibc's `POSIX_SPAWN_SETSID` (spawn.h, a GNU extension Swift's Glibc module does not export).
     private static let spawnSetSID: Int32 = 0x80
 
-    /// The descriptors open in this process (from /proc/self/fd), the listing's own excluded.
+    /// The descriptors open in this process (from /proc/self/fd through ``FileTree``, the one `readdir`
+    /// loop; the listing's own descriptor is closed by then and no longer valid).
     private static func openDescriptors() -> [Int32] {
-        guard let directory = opendir("/proc/self/fd") else { return [] }
-        let own = dirfd(directory)
-        var result: [Int32] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if let fd = Int32(name), fd != own { result.append(fd) }
-        }
-        closedir(directory)
-        return result
+        FileTree.entries(path: "/proc/self/fd").compactMap { Int32($0) }.filter { fcntl($0, F_GETFD) >= 0 }
     }
 
     /// The threads of this process (/proc/self/stat, field 20); 0 when unknown.

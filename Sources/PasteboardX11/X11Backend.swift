@@ -13,7 +13,7 @@ import Pasteboard
 /// this process with ``CopyOptions/foreground``.
 public final class X11Backend: PasteboardBackend {
     public let connection: XConnection
-    public let display: String?
+    public let display: String
     /// The pbctl executable the spawned background owner runs (`__serve-x11`, `__serve-wayland`).
     public var ownerExecutable = "/proc/self/exe"
     /// Let a running `pbctl daemon` serve CLIPBOARD copies (not PRIMARY, sensitive, transient,
@@ -30,9 +30,9 @@ public final class X11Backend: PasteboardBackend {
     public let negotiation: TargetNegotiation
     private var cachedTargets: [X11Selection: (owner: XWindow, targets: [String])] = [:]
 
-    /// Connects to `display` (nil: `$DISPLAY`).
+    /// Connects to `display` (`$DISPLAY`, as the caller read it).
     /// - Throws: ``PasteboardError`` `.unavailable` when no X server answers.
-    public init(display: String? = nil, registry: TypeRegistry = .standard) throws {
+    public init(display: String, registry: TypeRegistry = .standard) throws {
         self.display = display
         self.connection = try XConnection(display: display)
         self.negotiation = TargetNegotiation(registry: registry)

@@ -57,11 +57,12 @@ public final class XConnection {
     public static let propertyChangeMask: UInt32 = 0x0040_0000
     public static let structureNotifyMask: UInt32 = 0x0002_0000
 
-    /// Connects to `display` (nil: `$DISPLAY`).
+    /// Connects to `display` (the caller reads `$DISPLAY`: the CLI is the only code that reads the
+    /// environment).
     /// - Throws: ``PasteboardError`` `.unavailable` when the server cannot be reached.
-    public init(display: String? = nil) throws {
+    public init(display: String) throws {
         var screenNumber: Int32 = 0
-        let name = display ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+        let name = display
         guard let c = Self.connect(name, screen: &screenNumber) else {
             throw PasteboardError(.unavailable, "cannot open display \(name.isEmpty ? "(DISPLAY is not set)" : name)" + Self.hostHint(name))
         }
