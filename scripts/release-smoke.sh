@@ -105,9 +105,24 @@ if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null; then
         [ "$(in_jail paste)" = s3cret ] || fail "scratch root: paste of held sensitive content"
         ! grep -rqs s3cret "$jail/store" || fail "scratch root: sensitive content reached the store"
         in_jail clear
+        # The image codecs (libpng, libjpeg-turbo, libwebp, libdeflate linked in): a PNG offered as every
+        # raster format, each produced on paste; a decompression bomb refused before it allocates.
+        in_jail copy /docs/img/dot.png || fail "scratch root: copy of a PNG"
+        in_jail types | grep -q '^public.jpeg ' || fail "scratch root: the PNG copy offers no JPEG"
+        [ "$(in_jail paste --as jpeg | head -c 2 | od -An -tx1 | tr -d ' ')" = ffd8 ] || fail "scratch root: paste --as jpeg"
+        [ "$(in_jail paste --as webp | head -c 4)" = RIFF ] || fail "scratch root: paste --as webp"
+        [ "$(in_jail paste --as bmp | head -c 2)" = BM ] || fail "scratch root: paste --as bmp"
+        [ "$(in_jail paste --as tiff | head -c 2)" = II ] || fail "scratch root: paste --as tiff"
+        in_jail paste --as png | cmp -s - "$jail/docs/img/dot.png" || fail "scratch root: the original PNG"
+        # A PNG header declaring 100000x100000 pixels: exit 65, the clipboard unchanged.
+        printf 'iVBORw0KGgoAAAANSUhEUgABhqAAAYagCAYAAACoUgvIAAAAEUlEQVR4nGNgGAWjYBQMdwAAA+gAAbOm00YAAAAASUVORK5CYII=' | base64 -d > "$jail/docs/bomb.png"
+        status=0; in_jail copy /docs/bomb.png 2>/dev/null || status=$?
+        [ "$status" = 65 ] || fail "scratch root: a decompression bomb gave exit $status, not 65"
+        in_jail paste --as png | cmp -s - "$jail/docs/img/dot.png" || fail "scratch root: a refused image changed the clipboard"
+        in_jail clear
         printf '{\\rtf1\\ansi\\ansicpg1251 \\'"'"'cf\\'"'"'f0\\'"'"'e8\\'"'"'e2\\'"'"'e5\\'"'"'f2}' | in_jail convert --from rtf --to text | grep -q 'Привет' \
             || fail "scratch root: RTF code page 1251"
-        echo "release-smoke: scratch root (binary, /proc, /dev/null only): store, conversions, images, TextPack, provenance, save/load, __hold"
+        echo "release-smoke: scratch root (binary, /proc, /dev/null only): store, conversions, image codecs, TextPack, provenance, save/load, __hold"
     else
         echo "release-smoke: cannot mount /proc in a scratch root here; scratch-root checks skipped"
     fi
@@ -129,6 +144,51 @@ if command -v tmux >/dev/null; then
     [ "$(cat "$work/osc.out" 2>/dev/null)" = "osc52 from the release binary" ] || { tmux -L "$sock" kill-server; fail "OSC 52 query did not read tmux's buffer"; }
     tmux -L "$sock" kill-server
     echo "release-smoke: OSC 52 copy and query through tmux work"
+fi
+
+# pbctl ssh against a real sshd on 127.0.0.1 (throwaway host and user keys, an account of its own):
+# the remote pbctl (this binary) copies to and pastes from this machine's store through the forwarded
+# socket, every representation with it.
+if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null; then
+    ssh_user=pbctl-ssh-test ssh_home=/var/tmp/pbctl-ssh-test
+    id -u "$ssh_user" >/dev/null 2>&1 || { useradd -M -d "$ssh_home" -s /bin/sh "$ssh_user" && usermod -p '*' "$ssh_user"; }
+    usermod -d "$ssh_home" "$ssh_user" 2>/dev/null || true
+    rm -rf "$ssh_home"; mkdir -p "$ssh_home/bin" /run/sshd; cp "$pbctl" "$ssh_home/bin/pbctl"; chown -R "$ssh_user" "$ssh_home"
+    ssh_dir="$work/ssh"; mkdir -p "$ssh_dir"
+    ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/host"; ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/user"
+    cp "$ssh_dir/user.pub" "$ssh_dir/authorized_keys"; chmod 755 "$work" "$ssh_dir"; chmod 644 "$ssh_dir/authorized_keys"
+    ssh_port=$((20000 + RANDOM % 30000))
+    cat > "$ssh_dir/sshd_config" <<CONFIG
+Port $ssh_port
+ListenAddress 127.0.0.1
+HostKey $ssh_dir/host
+PidFile none
+UsePAM no
+StrictModes no
+AuthorizedKeysFile $ssh_dir/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AllowStreamLocalForwarding yes
+SetEnv PATH=$ssh_home/bin:/usr/bin:/bin PBCTL_STORE=$ssh_home/store PBCTL_HISTORY=$ssh_home/history
+CONFIG
+    /usr/sbin/sshd -D -e -f "$ssh_dir/sshd_config" 2>"$ssh_dir/sshd.log" &
+    servers+=($!)
+    ssh_opts=(-i "$ssh_dir/user" -p "$ssh_port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes)
+    for _ in $(seq 50); do ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" true 2>/dev/null && break; sleep 0.1; done
+    export PBCTL_BACKEND=store
+    printf '# Local *note*' | "$pbctl" copy --from markdown
+    [ "$("$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" pbctl paste --as html)" = "<h1>Local <em>note</em></h1>" ] \
+        || fail "pbctl ssh: the remote pbctl did not paste this machine's Markdown as HTML"
+    "$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" "printf 'from the *remote*' | pbctl copy --from markdown" || fail "pbctl ssh: remote copy"
+    [ "$("$pbctl" paste --as rtf | grep -c '\\i remote')" -ge 1 ] || fail "pbctl ssh: the remote Markdown copy is not offered here as RTF"
+    head -c 5000000 /dev/urandom > "$work/ssh-big.bin"
+    "$pbctl" copy --type public.data "$work/ssh-big.bin"
+    "$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" pbctl paste --type public.data | cmp -s - "$work/ssh-big.bin" \
+        || fail "pbctl ssh: 5 MB pasted on the remote side differ"
+    unset PBCTL_BACKEND
+    echo "release-smoke: pbctl ssh (a real sshd on 127.0.0.1): both ways, every representation, 5 MB byte for byte"
+else
+    echo "release-smoke: not root or no sshd: pbctl ssh not checked"
 fi
 
 # Every reader -> writer pair on adversarial documents of 1 MB (deep nesting, delimiter runs, wide
@@ -217,4 +277,4 @@ for _ in $(seq 50); do [ "$("$pbctl" paste 2>/dev/null)" = "kept on wayland" ] &
 [ "$("$pbctl" paste)" = "kept on wayland" ] || fail "the Wayland daemon did not keep wl-copy's content"
 [ "$(wl-paste --primary --no-newline)" = "primary kept" ] || fail "the Wayland daemon --primary did not keep the primary selection"
 pkill -f "__daemon --wayland" || true
-echo "release-smoke: $pbctl is static; store, Unix-socket and TCP displays, Wayland and the daemons work"
+echo "release-smoke: $pbctl is static; store, images, pbctl ssh, Unix-socket and TCP displays, Wayland and the daemons work"

@@ -30,6 +30,7 @@ final class SSHTests: XCTestCase {
         if shell("id -u \(Self.user)") != 0 {
             try XCTSkipUnless(shell("useradd -M -d '\(home)' -s /bin/sh \(Self.user) && usermod -p '*' \(Self.user)") == 0, "cannot add the test account")
         }
+        shell("usermod -d '\(home)' \(Self.user)")
         XCTAssertEqual(shell("rm -rf '\(home)' && mkdir -p '\(home)' && chown \(Self.user) '\(home)' && chmod 755 '\(scratch)'"), 0)
         XCTAssertEqual(shell("ssh-keygen -q -t ed25519 -N '' -f '\(scratch)/host' && ssh-keygen -q -t ed25519 -N '' -f '\(scratch)/user'"), 0)
         try FileManager.default.copyItem(atPath: scratch + "/user.pub", toPath: scratch + "/authorized_keys")
