@@ -10,7 +10,8 @@ let package = Package(
         .library(name: "Representations", targets: ["Representations"]),
     ],
     targets: [
-        // The pure model: type identifiers, items, negotiation, backends (in-memory, file store).
+        // The pure model: type identifiers, items, negotiation, the backend protocol and its capabilities,
+        // the in-memory and mirrored backends, the metadata JSON codec. No I/O.
         .target(name: "Pasteboard"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
         // kept out of the pure model.

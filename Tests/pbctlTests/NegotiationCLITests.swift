@@ -109,7 +109,9 @@ final class NegotiationCLITests: PbctlTestCase {
     }
 
     func testNothingAcceptedIsExitOne() throws {
-        try pbctl.run(["copy", "--type", "png"], stdin: Data([0x89, 0x50, 0x4E, 0x47]))
+        let png = try XCTUnwrap(Data(base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "png"], stdin: png).status, 0)
         let result = try pbctl.run("paste", "--accept", "text/markdown")
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("public.png"), result.stderr)
