@@ -75,7 +75,15 @@ public struct PasteRequest: Sendable, Equatable {
             }
             return Choice(read: requested)
         case .accept(let accepting):
-            switch negotiator.choose(offered: offered, accepting: accepting) {
+            var decision = negotiator.choose(offered: offered, accepting: accepting)
+            // Text is never made from the HTML or RTF that carries an image's picture (see textSources).
+            if case .convert(let from, let to) = decision, registry.conforms(to, to: .plainText),
+                let source = offered.first(where: { $0.type == from })?.derivedFrom, registry.conforms(source, to: .image)
+            {
+                let sources = offered.filter { summary in !(summary.derivedFrom.map { registry.conforms($0, to: .image) } ?? false) }
+                decision = sources.isEmpty ? nil : negotiator.choose(offered: sources, accepting: accepting)
+            }
+            switch decision {
             case .use(let type): return Choice(read: type)
             case .convert(let from, let to): return Choice(read: from, convertTo: to)
             case nil:
