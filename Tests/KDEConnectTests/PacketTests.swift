@@ -1,0 +1,7 @@
+import XCTest
+
+@testable import KDEConnect
+
+final class KDEConnectPacketTests: XCTestCase {
+    func testPlaceholder() {}
+}
