@@ -907,3 +907,31 @@ public enum KDEConnectControl {
     /// Parses an IPv4 address to listen on.
     public static func bindAddress(_ text: String) -> UInt32? { Endpoint(host: text, port: 1).map(\.address) }
 }
+
+extension KDEConnectService {
+    /// The first item on `backend`'s clipboard with every representation's bytes (what a watch hands
+    /// the service where no keeper fetches it: the store); nil when it is empty. Sensitive items come
+    /// back flagged and without bytes: they are never sent.
+    public static func currentItem(of backend: any PasteboardBackend, pasteboard: PasteboardName = .general, maximumSize: Int) -> Item? {
+        guard let summary = (try? backend.items(in: pasteboard))?.first, !summary.types.isEmpty else { return nil }
+        var item = Item(metadata: summary.metadata)
+        if summary.metadata.flags.reasonNotToRecord != nil { return item }
+        var total = 0
+        for type in summary.types {
+            guard let data = try? backend.read(type.type, item: 0, from: pasteboard) else { continue }
+            total += data.count
+            guard total <= maximumSize else { break }
+            item.set(Representation(type: type.type, data: data, derivedFrom: type.derivedFrom))
+        }
+        return item
+    }
+
+    /// A key of an item's content (its text's, else its first type's bytes): the same for an item and
+    /// the same content read back from the display.
+    public static func contentKey(_ item: Item, registry: TypeRegistry) -> UInt64? {
+        let representation =
+            item.representation(for: .utf8PlainText)
+            ?? item.representations.first { $0.type != .utf8PlainText && registry.conforms($0.type, to: .plainText) }
+        return SyncedContent(item: item, plainText: try? representation?.data())?.key
+    }
+}
