@@ -112,6 +112,7 @@ public final class KDEConnectService: @unchecked Sendable {
     private let inbox = Mutex<(items: [Item], stop: Bool)>(([], false))
     private var lastAttempt: [String: Double] = [:]
     private var lastBroadcast = 0.0
+    private var lastReconnect = 0.0
     private var stats = (sent: 0, received: 0, skipped: 0)
     private var lastEvent: String?
     private let finished = DispatchSemaphore(value: 0)
@@ -210,9 +211,7 @@ public final class KDEConnectService: @unchecked Sendable {
         let now = MonotonicClock.seconds()
         broadcast(now: now)
         for address in records.addresses { connect(toAddress: address, now: now) }
-        for device in devices.values where device.link == nil {
-            if let endpoint = device.endpoint { announce(to: Endpoint(address: endpoint.address, port: configuration.udpPort)) }
-        }
+        reconnect(now: now)
         while true {
             let (items, stop) = inbox.withLock { state -> ([Item], Bool) in
                 defer { state.items.removeAll() }
@@ -281,6 +280,24 @@ public final class KDEConnectService: @unchecked Sendable {
         let stale = devices.values.filter { !$0.pairing.isPaired && $0.link == nil && now - $0.lastSeen > 300 }
         for device in stale { devices[device.id] = nil }
         if udp >= 0, now - lastBroadcast > 120, devices.values.allSatisfy({ $0.link == nil }) { broadcast(now: now) }
+        if now - lastReconnect > 30 { reconnect(now: now) }
+    }
+
+    /// Paired devices out of reach are tried where they were last seen: our identity by UDP (a KDE
+    /// Connect device connects back) and a link to their TCP port (a device of protocol 8 identifies
+    /// inside TLS; another's link is dropped after its deadline).
+    func reconnect(now: Double) {
+        lastReconnect = now
+        for device in devices.values where device.pairing.isPaired && device.link == nil {
+            guard let endpoint = device.endpoint else { continue }
+            announce(to: Endpoint(address: endpoint.address, port: configuration.udpPort))
+            // Protocol 7 devices only by UDP: a link they cannot identify on would replace their good one.
+            if device.protocolVersion >= 8, let port = device.tcpPort,
+                !pending.contains(where: { $0.link.endpoint == Endpoint(address: endpoint.address, port: port) })
+            {
+                open(Endpoint(address: endpoint.address, port: port), announced: nil, direct: true, now: now)
+            }
+        }
     }
 
     // MARK: Discovery
@@ -329,14 +346,15 @@ public final class KDEConnectService: @unchecked Sendable {
     }
 
     /// `pbctl devices add ADDRESS`: our identity by UDP to its port 1716 (a KDE Connect device then
-    /// connects back), and a link straight to its TCP port (a device of protocol 8 identifies in TLS).
+    /// connects back); with a port (`host:port`), also a link straight to that TCP port (a device of
+    /// protocol 8, such as another pbctl without discovery, identifies inside TLS).
     func connect(toAddress text: String, now: Double) {
         guard let (host, port) = DeviceRecords.splitAddress(text), let endpoint = Endpoint(host: host, port: port) else {
             log("\(text): not an address")
             return
         }
         announce(to: Endpoint(address: endpoint.address, port: configuration.udpPort))
-        open(endpoint, announced: nil, direct: true, now: now)
+        if text.contains(":") { open(endpoint, announced: nil, direct: true, now: now) }
     }
 
     func acceptLinks(now: Double) {
