@@ -57,8 +57,8 @@ public struct DeviceIdentity: Equatable, Sendable {
         let refused = Set("\"',;:.!?()[]<>")
         let kept = name.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
             .map(Character.init).filter { !refused.contains($0) && !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) }
-        let trimmed = String(kept).drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed()
-        return String(String(trimmed).prefix(32))
+        func trim(_ text: String) -> String { String(String(text.drop(while: { $0 == " " }).reversed()).drop(while: { $0 == " " }).reversed()) }
+        return trim(String(trim(String(kept)).prefix(32)))
     }
 
     /// Whether this device can take KDE Connect's clipboard: its plugin is loaded on both sides only
