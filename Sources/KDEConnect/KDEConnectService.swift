@@ -211,7 +211,10 @@ public final class KDEConnectService: @unchecked Sendable {
         let now = MonotonicClock.seconds()
         broadcast(now: now)
         for address in records.addresses { connect(toAddress: address, now: now) }
-        reconnect(now: now)
+        // With discovery, paired devices answer the broadcast: tried by address only if they have not
+        // after a few seconds (KDE Connect 22.12 opens a link for every announcement it hears, and two
+        // at once race).
+        if udp >= 0 { lastReconnect = now - 25 } else { reconnect(now: now) }
         while true {
             let (items, stop) = inbox.withLock { state -> ([Item], Bool) in
                 defer { state.items.removeAll() }
@@ -503,7 +506,13 @@ public final class KDEConnectService: @unchecked Sendable {
         device.tcpPort = announced.tcpPort ?? (link.outgoing ? link.endpoint.port : device.tcpPort)
         device.note = nil
         device.lastSeen = now
-        if let old = device.link, old !== link { old.close("replaced by a new link") }
+        if let old = device.link, old !== link {
+            // What the old link still holds is read first (the on-connect clipboard may be in it).
+            for line in old.receive(now: now) {
+                if let packet = try? NetworkPacket.decode(line) { handle(packet, from: device, now: now) }
+            }
+            old.close("replaced by a new link")
+        }
         device.link = link
         device.sender = nil
         device.receiver = RichClipboardReceiver(maximumTotal: configuration.maximumItemSize)

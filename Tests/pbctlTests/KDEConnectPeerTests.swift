@@ -6,6 +6,13 @@ import XCTest
 /// pairing from either side, accept, reject and unpair, the clipboard both ways within 3 s, what is
 /// never sent, newest-wins on connect, and pairing kept across a restart.
 final class KDEConnectPeerTests: KDEConnectTestCase {
+    /// Sets the KDE Connect side's clipboard with xclip (from a file: a background job's input is /dev/null).
+    func setClipboard(_ side: Side, _ directory: String, _ text: String) throws {
+        let file = scratch + "/clip-\(UUID().uuidString.prefix(6))"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        _ = try peer(side, directory, "sh -c 'xclip -i -selection clipboard -loops 5 \(file) >/dev/null 2>&1 &'")
+    }
+
     /// kdeconnectd first, pbctl's X11 daemon second (pbctl's broadcast brings kdeconnectd to it); pbctl
     /// asks to pair and kdeconnectd accepts over D-Bus; text both ways; the password hint
     /// (`--sensitive` on X11 offers it) never sent; nothing either way after unpair.
@@ -34,7 +41,7 @@ final class KDEConnectPeerTests: KDEConnectTestCase {
         XCTAssertTrue(waitUntil(3) { (try? self.peer(b, kde, "xclip -o -selection clipboard"))?.text == out }, daemonLog(a))
         // KDE Connect → pbctl within 3 s; the history names the device.
         let back = "from KDE Connect 🎉 ünïcode"
-        _ = try peer(b, kde, "sh -c 'xclip -i -selection clipboard -loops 5 >/dev/null 2>&1 &'", stdin: Data(back.utf8))
+        try setClipboard(b, kde, back)
         XCTAssertTrue(waitUntil(3) { (try? self.pbctl(a, ["paste"]))?.text == back }, daemonLog(a))
         XCTAssertTrue(waitUntil(3) { ((try? self.pbctl(a, ["history", "--json", "--limit", "1"]))?.text ?? "").contains("KDE Connect") }, (try? pbctl(a, ["history", "--json", "--limit", "2"]).text) ?? "")
         XCTAssertTrue(try pbctl(a, ["info"]).text.contains("1 paired, 1 reachable"))
@@ -47,7 +54,7 @@ final class KDEConnectPeerTests: KDEConnectTestCase {
         XCTAssertTrue(waitUntil(5) { !((try? self.peer(b, kde, "kdeconnect-cli -l"))?.text ?? "paired").contains("paired") })
         XCTAssertTrue(deviceLine(a, kdeID).contains("unpaired"))
         XCTAssertEqual(try pbctl(a, ["copy"], stdin: Data("after unpair".utf8)).status, 0)
-        _ = try peer(b, kde, "sh -c 'xclip -i -selection clipboard -loops 5 >/dev/null 2>&1 &'", stdin: Data("kde after unpair".utf8))
+        try setClipboard(b, kde, "kde after unpair")
         sleep(2)
         XCTAssertEqual(try pbctl(a, ["paste"]).text, "after unpair")
         XCTAssertEqual(try peer(b, kde, "xclip -o -selection clipboard").text, "kde after unpair")
@@ -80,7 +87,7 @@ final class KDEConnectPeerTests: KDEConnectTestCase {
         // still paired, and the newer content wins on connect.
         children.last?.kill()
         XCTAssertTrue(waitUntil(30) { !((try? self.peer(b, kde, "kdeconnect-cli -l"))?.text ?? "reachable").contains("paired and reachable") })
-        _ = try peer(b, kde, "sh -c 'xclip -i -selection clipboard -loops 5 >/dev/null 2>&1 &'", stdin: Data("newer on KDE ✓".utf8))
+        try setClipboard(b, kde, "newer on KDE ✓")
         sleep(1)
         _ = try startDaemon(a, ["--kdeconnect", "--name", "pbctl-store"])
         XCTAssertTrue(waitUntil(10) { self.deviceLine(a, kdeID).contains("paired, reachable") }, daemonLog(a))
