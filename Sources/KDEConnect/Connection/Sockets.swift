@@ -195,7 +195,7 @@ public enum Sockets {
     public static func hostName() -> String? {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
-        return String(cString: buffer)
+        return cText(buffer)
     }
 
     /// A pipe whose write end wakes a poll loop (both ends non-blocking).

@@ -33,7 +33,7 @@ public final class TLSSession {
 
     deinit { kc_tls_free(tls) }
 
-    var lastError: String { String(cString: kc_tls_error(tls)) }
+    var lastError: String { String(validatingCString: kc_tls_error(tls)) ?? "" }
 
     func step(_ status: Int32) throws -> Step {
         switch status {
@@ -62,7 +62,7 @@ public final class TLSSession {
 
     public var pending: Bool { kc_tls_pending(tls) > 0 }
 
-    public var version: String { String(cString: kc_tls_version(tls)) }
+    public var version: String { String(validatingCString: kc_tls_version(tls)) ?? "-" }
 
     /// The peer's certificate (DER).
     public func peerCertificate() -> Data? {
