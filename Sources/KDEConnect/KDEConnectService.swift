@@ -731,6 +731,11 @@ public final class KDEConnectService: @unchecked Sendable {
             return true
         }
         guard device.identity.speaksClipboard, let text = sync.current?.text else { return false }
+        // A packet a peer can take: KDE Connect reads any line, pbctl at most NetworkPacket.maximumSize.
+        guard text.utf8.count <= NetworkPacket.maximumSize - 4096 else {
+            log("not sent to \(device.name): \(text.utf8.count) bytes of text is over what a packet carries")
+            return false
+        }
         let packet =
             onConnect
             ? NetworkPacket(type: PacketType.clipboardConnect, body: [("content", .string(text)), ("timestamp", .integer(changed))], now: Self.wallClock())

@@ -104,8 +104,52 @@ final class KDEConnectPbctlTests: KDEConnectTestCase {
         _ = run
     }
 
+    /// A paired peer that stops reading while a large clipboard is sent to it, and another that sends
+    /// a line without end: the daemon's X11 duties (a copy handed to it, served to a paste) and its
+    /// control socket go on as before, and the flooding peer is dropped.
+    func testAStalledOrFloodingPeerHoldsUpNothing() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "python3 and openssl")
+        var (a, b) = try makeNamespaces()
+        try startXvfb(&a, display: 240 + Int(octet % 50))
+        _ = try startDaemon(a, ["--kdeconnect", "--name", "busy"])
+        let peerID = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())
+        try Self.peerScript.write(toFile: scratch + "/peer.py", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try sh("openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj '/CN=\(peerID)' -keyout '\(scratch)/p.key' -out '\(scratch)/p.crt' 2>&1").status, 0)
+        let stalled = try ChildProcess(
+            ["/usr/sbin/ip", "netns", "exec", b.namespace!, "python3", scratch + "/peer.py", a.address, "1716", peerID, scratch + "/p.crt", scratch + "/p.key", "pair", "wait-pair", "stall:20"],
+            environment: ["PATH": "/usr/bin:/bin"])
+        children.append(stalled)
+        XCTAssertTrue(waitUntil(5) { self.deviceLine(a, peerID).contains("requested-by-peer") }, daemonLog(a))
+        XCTAssertEqual(try pbctl(a, ["devices", "accept", peerID]).status, 0)
+        XCTAssertTrue(waitUntil(5) { self.deviceLine(a, peerID).contains("paired, reachable") })
+        // 5 × 3 MB of text for a peer that reads nothing.
+        for round in 0..<5 {
+            XCTAssertEqual(try pbctl(a, ["copy"], stdin: Data(repeating: UInt8(ascii: "a") + UInt8(round), count: 3 << 20)).status, 0)
+            usleep(300_000)
+        }
+        XCTAssertTrue(waitUntil(5) { self.daemonLog(a).components(separatedBy: "sent to 1 device").count > 3 }, daemonLog(a))
+        // A flooding peer: 5 MB without a newline after its identity.
+        let flooder = String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())
+        XCTAssertEqual(try sh("openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj '/CN=\(flooder)' -keyout '\(scratch)/f.key' -out '\(scratch)/f.crt' 2>&1").status, 0)
+        let flood = try ChildProcess(
+            ["/usr/sbin/ip", "netns", "exec", b.namespace!, "python3", scratch + "/peer.py", a.address, "1716", flooder, scratch + "/f.crt", scratch + "/f.key", "junk:5000000", "sleep:3"],
+            environment: ["PATH": "/usr/bin:/bin"])
+        children.append(flood)
+        // Meanwhile: a copy handed to the daemon is served, at once; the control socket answers.
+        for round in 0..<3 {
+            let start = Date()
+            XCTAssertEqual(try pbctl(a, ["copy"], stdin: Data("round \(round) ✓".utf8)).status, 0)
+            XCTAssertEqual(try pbctl(a, ["paste"]).text, "round \(round) ✓")
+            XCTAssertTrue(deviceLine(a, peerID).contains("paired"))
+            XCTAssertLessThan(Date().timeIntervalSince(start), 3)
+        }
+        XCTAssertTrue(waitUntil(5) { self.daemonLog(a).contains("a line over") }, daemonLog(a))
+        XCTAssertTrue(stalled.isRunning, "the stalled peer is still connected, and nothing waited on it")
+    }
+
     /// A protocol-7 device in Python: it connects (so it is TLS's server), identifies in clear, then
-    /// runs its steps: `pair`, `wait-pair` (until pbctl answers yes), `clip:TEXT`, `sleep:S`.
+    /// runs its steps: `pair`, `wait-pair` (until pbctl answers yes), `clip:TEXT`, `sleep:S` (reading),
+    /// `stall:S` (reading nothing), `junk:N` (N bytes without a newline).
     static let peerScript = #"""
     import json, socket, ssl, sys, time
     host, port, device, cert, key = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
@@ -150,6 +194,13 @@ final class KDEConnectPbctlTests: KDEConnectTestCase {
                 raise SystemExit(2)
         elif step.startswith("clip:"):
             tls.sendall(packet("kdeconnect.clipboard", {"content": step[5:]}))
+        elif step.startswith("stall:"):
+            time.sleep(float(step[6:]))
+        elif step.startswith("junk:"):
+            try:
+                tls.sendall(b"x" * int(step[5:]))
+            except OSError:
+                pass
         elif step.startswith("sleep:"):
             end = time.time() + float(step[6:])
             while time.time() < end:

@@ -96,4 +96,36 @@ final class KDEConnectPeerTests: KDEConnectTestCase {
         XCTAssertEqual(try pbctl(a, ["copy"], stdin: Data("after the restart".utf8)).status, 0)
         XCTAssertTrue(waitUntil(3) { (try? self.peer(b, kde, "xclip -o -selection clipboard"))?.text == "after the restart" })
     }
+
+    /// kdeconnectd restarts (its clipboard empty, its time unknown): pbctl's content, newer, wins on
+    /// connect; then kdeconnectd unpairs, pbctl hears it, and nothing is sent after.
+    func testPbctlNewerWinsOnConnectAndUnpairFromKDEConnect() throws {
+        let (a, b) = try makeNamespaces()
+        _ = try startDaemon(a, ["--kdeconnect", "--name", "pbctl-newer"])
+        let pbctlID = try deviceID(a)
+        let display = 180 + Int(octet % 50)
+        var kde = try startKDEConnect(b, display: display)
+        let kdeID = try kdeConnectID(b, kde)
+        XCTAssertTrue(waitUntil(10) { self.deviceLine(a, kdeID).contains("reachable") }, daemonLog(a))
+        XCTAssertEqual(try peer(b, kde, "kdeconnect-cli --pair -d \(pbctlID)").status, 0)
+        XCTAssertTrue(waitUntil(5) { self.deviceLine(a, kdeID).contains("requested-by-peer") })
+        XCTAssertEqual(try pbctl(a, ["devices", "accept", kdeID]).status, 0)
+        XCTAssertTrue(waitUntil(5) { ((try? self.peer(b, kde, "kdeconnect-cli -l"))?.text ?? "").contains("paired and reachable") })
+        // kdeconnectd and its X server go away; pbctl's clipboard changes meanwhile.
+        _ = try sh("'\(Self.script)' peer-stop '\(kde)'")
+        peers.removeAll { $0 == kde }
+        XCTAssertTrue(waitUntil(30) { self.deviceLine(a, kdeID).contains("unreachable") }, daemonLog(a))
+        XCTAssertEqual(try pbctl(a, ["copy"], stdin: Data("newest on pbctl 😀".utf8)).status, 0)
+        sleep(1)
+        usleep(500_000)
+        kde = try startKDEConnect(b, display: display)
+        XCTAssertTrue(waitUntil(10) { self.deviceLine(a, kdeID).contains("paired, reachable") }, daemonLog(a))
+        XCTAssertTrue(waitUntil(3) { (try? self.peer(b, kde, "xclip -o -selection clipboard"))?.text == "newest on pbctl 😀" }, daemonLog(a))
+        // Unpaired from kdeconnectd's side.
+        XCTAssertEqual(try peer(b, kde, "kdeconnect-cli --unpair -d \(pbctlID)").status, 0)
+        XCTAssertTrue(waitUntil(5) { self.deviceLine(a, kdeID).contains("unpaired") }, deviceLine(a, kdeID))
+        XCTAssertEqual(try pbctl(a, ["copy"], stdin: Data("not for kde".utf8)).status, 0)
+        sleep(2)
+        XCTAssertEqual(try peer(b, kde, "xclip -o -selection clipboard").text, "newest on pbctl 😀")
+    }
 }
