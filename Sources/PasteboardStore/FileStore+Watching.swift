@@ -20,10 +20,18 @@ extension FileStore: PasteboardWatching {
         let package = root + "/" + pasteboard.rawValue + ".pasteboard"
         var last = try changeCount(of: pasteboard)
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        var parentWatch: Int32 = -1
         while true {
             if notify >= 0 {
-                // Added again on each pass: a folder made or replaced since is watched from now on.
-                _ = inotify_add_watch(notify, root, UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR))
+                // Added again on each pass: a folder made or replaced since is watched from now on (the
+                // store's parent tells when the store itself appears).
+                if inotify_add_watch(notify, root, UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR)) >= 0 {
+                    if parentWatch >= 0 { _ = inotify_rm_watch(notify, parentWatch) }
+                    parentWatch = -1
+                } else if parentWatch < 0 {
+                    let parent = root.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+                    parentWatch = inotify_add_watch(notify, parent.isEmpty ? "/" : parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+                }
                 _ = inotify_add_watch(notify, package, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_CREATE | IN_ONLYDIR))
             }
             var poller = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
