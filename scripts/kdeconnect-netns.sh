@@ -4,8 +4,9 @@
 #                                            10.213.OCTET.1/24 and .2/24, each with a default route
 #                                            through the pair (so 255.255.255.255 reaches the other)
 #   kdeconnect-netns.sh down PREFIX          removes them (and every process left in them)
-#   kdeconnect-netns.sh peer-start NS DIR N  a headless KDE Connect in NS: Xvfb :N, a private session
-#                                            dbus-daemon, kdeconnectd; its HOME, config and runtime in DIR
+#   kdeconnect-netns.sh peer-start NS DIR    a headless KDE Connect in NS: an Xvfb on a free display, a
+#                                            private session dbus-daemon, kdeconnectd; its HOME, config and
+#                                            runtime in DIR
 #   kdeconnect-netns.sh peer NS DIR CMD...   runs CMD in NS with that peer's DISPLAY, D-Bus and HOME
 #                                            (kdeconnect-cli, gdbus, xclip)
 #   kdeconnect-netns.sh peer-stop DIR        stops that peer
@@ -40,12 +41,15 @@ down)
     done
     ;;
 peer-start)
-    ns=$1 dir=$2 display=$3
+    ns=$1 dir=$2
     mkdir -p "$dir/home/.config" "$dir/run"
     chmod 700 "$dir/run"
-    ip netns exec "$ns" Xvfb ":$display" -nolisten tcp -screen 0 640x480x24 >"$dir/xvfb.log" 2>&1 &
+    : >"$dir/display"
+    ip netns exec "$ns" Xvfb -displayfd 1 -nolisten tcp -screen 0 640x480x24 >"$dir/display" 2>"$dir/xvfb.log" &
     echo $! >"$dir/xvfb.pid"
-    for _ in $(seq 50); do [ -S "/tmp/.X11-unix/X$display" ] && break; sleep 0.1; done
+    for _ in $(seq 100); do [ -s "$dir/display" ] && break; sleep 0.1; done
+    display=$(tr -dc 0-9 <"$dir/display")
+    [ -n "$display" ] || { echo "Xvfb did not start: $(tail -3 "$dir/xvfb.log")" >&2; exit 1; }
     ip netns exec "$ns" env -i PATH=/usr/bin:/bin HOME="$dir/home" \
         dbus-daemon --session --fork --print-address=1 --print-pid=2 >"$dir/bus" 2>"$dir/dbus.pid"
     cat >"$dir/env" <<ENV

@@ -61,12 +61,12 @@ class KDEConnectTestCase: XCTestCase {
     }
 
     /// A headless KDE Connect (kdeconnectd under Xvfb with a private D-Bus) in `side`'s namespace.
-    func startKDEConnect(_ side: Side, display: Int) throws -> String {
+    func startKDEConnect(_ side: Side) throws -> String {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/lib/x86_64-linux-gnu/libexec/kdeconnectd"), "kdeconnect is not installed")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb"), "xvfb is not installed")
         let directory = side.home + "-kdeconnect"
         peers.append(directory)
-        let started = try sh("'\(Self.script)' peer-start \(side.namespace!) '\(directory)' \(display)", timeout: 60)
+        let started = try sh("'\(Self.script)' peer-start \(side.namespace!) '\(directory)'", timeout: 60)
         XCTAssertEqual(started.status, 0, started.stderr)
         return directory
     }
@@ -81,12 +81,19 @@ class KDEConnectTestCase: XCTestCase {
     }
 
     /// An Xvfb in `side`'s namespace (its socket is a file, so pbctl reaches it from there).
-    func startXvfb(_ side: inout Side, display: Int) throws {
+    func startXvfb(_ side: inout Side) throws {
+        let file = scratch + "/xvfb-\(side.namespace!)"
+        let output = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(output) }
         let child = try ChildProcess(
-            ["/usr/sbin/ip", "netns", "exec", side.namespace!, "Xvfb", ":\(display)", "-nolisten", "tcp"], environment: ["PATH": "/usr/bin:/bin"])
+            ["/usr/sbin/ip", "netns", "exec", side.namespace!, "Xvfb", "-displayfd", "1", "-nolisten", "tcp"], environment: ["PATH": "/usr/bin:/bin"], stdout: output)
         children.append(child)
-        for _ in 0..<50 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(display)") { usleep(100_000) }
-        side.display = ":\(display)"
+        var number = ""
+        XCTAssertTrue(waitUntil(10) {
+            number = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            return !number.isEmpty
+        }, "Xvfb did not start")
+        side.display = ":" + number
     }
 
     /// `pbctl ARGUMENTS` on `side`.
