@@ -65,7 +65,6 @@ cat > "$stage/usr/share/lintian/overrides/pbctl" <<'OVERRIDES'
 # anywhere; the libraries it contains are named in Built-Using.
 pbctl: statically-linked-binary [usr/bin/pbctl]
 pbctl: embedded-library zlib [usr/bin/pbctl]
-pbctl: embedded-library openssl [usr/bin/pbctl]
 OVERRIDES
 chmod 0644 "$stage/usr/share/lintian/overrides/pbctl"
 
