@@ -64,6 +64,15 @@ let package = Package(
         // encoded from it, the pixel cap checked before any pixel is allocated. The only Swift code
         // that imports CImage; no file I/O.
         .target(name: "Images", dependencies: ["Pasteboard", "CImage"]),
+        // OpenSSL behind a few C functions with status codes (device identities, SHA-256, TLS over a
+        // non-blocking socket), linked from libssl-dev's static archives in the release build.
+        .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        // pbctl as a KDE Connect device: Protocol/ is pure (packets, identities, pairing, the sync
+        // decisions, pbctl's own extension), Connection/ does the I/O (UDP discovery, TCP links, TLS,
+        // the state folder, the control socket) and is the only code that imports COpenSSL; the
+        // service between them runs the links for `pbctl daemon --kdeconnect`.
+        .target(name: "KDEConnect", dependencies: ["Pasteboard", "COpenSSL", "SystemIO", "CSystem"]),
+        .testTarget(name: "KDEConnectTests", dependencies: ["KDEConnect", "Pasteboard"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Pasteboard"], exclude: ["Fixtures"]),
         // Files on the clipboard put in a folder (`paste --files --into`): every source and destination
         // checked first, then all or nothing.
@@ -79,13 +88,13 @@ let package = Package(
             name: "Backends",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "PasteboardRemote", "Representations",
-                "SystemIO",
+                "SystemIO", "KDEConnect",
             ]),
         .executableTarget(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal",
-                "Archive", "DetachedProcess", "Files", "Documents", "Backends", "PasteboardRemote",
+                "Archive", "DetachedProcess", "Files", "Documents", "Backends", "PasteboardRemote", "KDEConnect",
             ]
         ),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
@@ -104,7 +113,7 @@ let package = Package(
             name: "FuzzTargets",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
-                "Images",
+                "Images", "KDEConnect",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]

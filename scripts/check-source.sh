@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # House rules that grep can check (run by make test):
+# - only Sources/KDEConnect/Connection imports COpenSSL; Sources/KDEConnect/Protocol is pure;
 # - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib, only
 #   Sources/Images imports CImage (the C shim over libpng, libjpeg-turbo and libwebp), and Images does no
 #   file I/O;
@@ -18,6 +19,17 @@ leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CZlib' S
 [ -z "$leaks" ] || fail "CZlib imported outside Sources/Archive: $leaks"
 leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CImage' Sources | grep -v '^Sources/Images/')
 [ -z "$leaks" ] || fail "CImage imported outside Sources/Images: $leaks"
+# KDE Connect: only its Connection/ imports COpenSSL (the C shim over OpenSSL); its Protocol/ is pure (no C
+# library, no system I/O, no clock: times come in as arguments), and outside Connection/ the module makes
+# no socket or file system call (the service drives Connection/'s sockets, links and state folder).
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import COpenSSL' Sources | grep -v '^Sources/KDEConnect/Connection/')
+[ -z "$leaks" ] || fail "COpenSSL imported outside Sources/KDEConnect/Connection: $leaks"
+leaks=$(grep -rlE '^\s*import (Glibc|CSystem|COpenSSL|SystemIO|Dispatch)\b|MonotonicClock|Date\(\)|clock_gettime|gettimeofday' Sources/KDEConnect/Protocol)
+[ -z "$leaks" ] || fail "Sources/KDEConnect/Protocol does I/O or reads the clock: $leaks"
+leaks=$(grep -rnE "(^|[^.[:alnum:]_]|Glibc\.)(read|write|recv|recvfrom|send|sendto|poll|socket|bind|listen|accept4?|connect|setsockopt|open|unlink|rename|fsync|mmap|close)\(" Sources/KDEConnect --include='*.swift' \
+    | grep -vE '^Sources/KDEConnect/Connection/' | grep -vE '^[^:]+:[0-9]+:\s*//' | grep -vE "\b(func|case) +[a-z]+\(" | grep -vE "\.(read|write|send|close|connect|open|accept|receive)\(" \
+    | grep -vE "\b[a-z]+\([^)]*\b[a-z][A-Za-z]*: ")
+[ -z "$leaks" ] || fail "KDE Connect I/O outside Sources/KDEConnect/Connection (move it there): $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|SystemIO|PasteboardStore)|\bopen\(|fopen\(|Data\(contentsOf:|FileManager' Sources/Images)
 [ -z "$leaks" ] || fail "the image codecs do file I/O (bytes in, bytes out): $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\(|fopen\(' Sources/Pasteboard)

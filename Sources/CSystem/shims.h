@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 // glibc's malloc tuning (malloc.h is not part of Swift's Glibc module): keep up to `bytes` of freed
 // memory in the heap and serve allocations below it from the heap rather than fresh mappings.
@@ -56,5 +57,21 @@ static inline int csystem_link_unnamed(int fd, int dirfd, const char *name) {
 // `to` (EEXIST), in one step. -1 with errno EINVAL or ENOSYS where the file system or kernel lacks it.
 static inline int csystem_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1U /* RENAME_NOREPLACE */);
+}
+
+// accept4(fd, address, length, flags) and pipe2(fds, flags) through syscall(2): GNU declarations the
+// Glibc module does not export. -1 with errno set.
+static inline int csystem_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
+    return (int)syscall(SYS_accept4, fd, address, length, flags);
+}
+static inline int csystem_pipe2(int fds[2], int flags) { return (int)syscall(SYS_pipe2, fds, flags); }
+
+// The user id of the process at the other end of a Unix socket (SO_PEERCRED's struct ucred, a GNU
+// declaration); -1 when it cannot be read.
+static inline long csystem_peer_uid(int fd) {
+    struct { int pid; unsigned uid; unsigned gid; } credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, 17 /* SO_PEERCRED */, &credentials, &length) != 0) return -1;
+    return (long)credentials.uid;
 }
 #endif

@@ -23,6 +23,11 @@ import Synchronization
 struct Configuration {
     var history = History.Limits()
     var recordPrimary = false
+    /// `pbctl daemon` joins KDE Connect (as --kdeconnect).
+    var kdeConnect = false
+    /// The device name KDE Connect shows (else the host name).
+    var kdeConnectName: String?
+    var kdeConnectDiscovery = true
 
     struct Key: Sendable {
         let name: String
@@ -59,7 +64,29 @@ struct Configuration {
             configuration.recordPrimary = flag
             return nil
         },
+        Key(name: "kdeconnect", defaultValue: "no", meaning: "pbctl daemon is a KDE Connect device and syncs the clipboard (as --kdeconnect)") {
+            configuration, value in
+            guard let flag = parseYesNo(value) else { return "takes yes or no" }
+            configuration.kdeConnect = flag
+            return nil
+        },
+        Key(name: "kdeconnect.name", defaultValue: "(the host name)", meaning: "the device name other KDE Connect devices show (as --name)") {
+            configuration, value in
+            guard !value.isEmpty, value.count <= 32 else { return "takes a name of 1 to 32 characters" }
+            configuration.kdeConnectName = value
+            return nil
+        },
+        Key(name: "kdeconnect.discovery", defaultValue: "yes", meaning: "announce by UDP broadcast and answer others' (no: only devices add)") {
+            configuration, value in
+            guard let flag = parseYesNo(value) else { return "takes yes or no" }
+            configuration.kdeConnectDiscovery = flag
+            return nil
+        },
     ]
+
+    static func parseYesNo(_ value: String) -> Bool? {
+        ["yes": true, "true": true, "1": true, "on": true, "no": false, "false": false, "0": false, "off": false][value.lowercased()]
+    }
 
     static func path(_ environment: [String: String]) -> String {
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/pbctl/config" }

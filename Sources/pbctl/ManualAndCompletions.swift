@@ -151,6 +151,7 @@ func manPage(_ commands: [Command]) -> String {
 let manualFiles: [(String, String)] = [
     ("$XDG_RUNTIME_DIR/pbctl/NAME.pasteboard/", "a pasteboard of the private store: Info.json and one file per representation (directory 0700, files 0600); with no HOME or XDG variable the store is under /tmp/pbctl-UID."),
     ("$XDG_STATE_HOME/pbctl/history/", "the history (~/.local/state/pbctl/history, or $PBCTL_HISTORY): index.json and one package eID.pasteboard per entry, each with its Entry.json."),
+    ("$XDG_STATE_HOME/pbctl/kdeconnect/", "the KDE Connect device (or $PBCTL_KDECONNECT_STATE): key.pem and certificate.pem (made once, 0600), devices.json (paired devices, their pinned certificates), sync.json, the daemon's lock and control socket."),
     ("$XDG_CONFIG_HOME/pbctl/config", "the configuration file (~/.config/pbctl/config): see CONFIGURATION."),
     ("$XDG_CONFIG_HOME/pbctl/types/*.plist, /usr/share/pbctl/types/*.plist", "type declarations shaped like UTExportedTypeDeclarations."),
     ("$XDG_RUNTIME_DIR/pbctl-daemon-UID-SOCKET.lock", "the lock that keeps one pbctl daemon per Wayland compositor (in $TMPDIR or /tmp without XDG_RUNTIME_DIR)."),

@@ -10,10 +10,12 @@ import Dispatch
 import Glibc
 #endif
 import DetachedProcess
+import KDEConnect
 import Pasteboard
 import PasteboardStore
 import Representations
 import SystemIO
+import Synchronization
 
 struct DaemonArguments {
     static let display = OptionSpec.value("display", nil, "D", .text, "the X display (default: $DISPLAY)")
@@ -25,7 +27,12 @@ struct DaemonArguments {
         "status", nil, "report whether a clipboard manager runs on the display (exit 0) or not (exit 1)")
     static let noHistory = OptionSpec.flag("no-history", nil, "do not record the clipboard in the history")
     static let wayland = OptionSpec.flag("wayland", nil, "keep the Wayland compositor's clipboard (as --backend wayland)")
-    static let specs = [display, wayland, primary, replace, detach, verbose, status, noHistory]
+    static let kdeConnect = OptionSpec.flag("kdeconnect", nil, "be a KDE Connect device: sync the clipboard with paired phones, desktops and pbctl daemons")
+    static let name = OptionSpec.value("name", nil, "NAME", .text, "with --kdeconnect: the device name others show (default: the host name)")
+    static let noDiscovery = OptionSpec.flag(
+        "no-discovery", nil, "with --kdeconnect: no UDP broadcast; devices are reached only by address (pbctl devices add)")
+    static let listen = OptionSpec.value("listen", nil, "ADDRESS", .text, "with --kdeconnect: the IPv4 address to listen on (default: every interface)")
+    static let specs = [display, wayland, primary, replace, detach, verbose, status, noHistory, kdeConnect, name, noDiscovery, listen]
 
     var display: String
     /// `--display` given: the X11 daemon even in a Wayland session.
@@ -36,6 +43,11 @@ struct DaemonArguments {
     var verbose: Bool
     var status: Bool
     var history: Bool
+    /// KDE Connect: nil when neither --kdeconnect nor the configuration asks for it.
+    var kdeConnect: Bool
+    var name: String?
+    var discovery: Bool
+    var listen: UInt32?
 
     var global: GlobalOptions
 
@@ -50,7 +62,23 @@ struct DaemonArguments {
         verbose = arguments.has(Self.verbose)
         status = arguments.has(Self.status)
         history = !arguments.has(Self.noHistory)
+        let configuration = Configuration.load(context)
+        kdeConnect = arguments.has(Self.kdeConnect) || configuration.kdeConnect
+        name = arguments.value(Self.name) ?? configuration.kdeConnectName
+        if let name, DeviceIdentity.filteredName(name).isEmpty {
+            throw UsageError(message: "--name: a device name needs letters or digits", command: "daemon")
+        }
+        discovery = !arguments.has(Self.noDiscovery) && configuration.kdeConnectDiscovery
+        listen = try arguments.value(Self.listen).map { text in
+            guard let address = KDEConnectControl.bindAddress(text) else {
+                throw UsageError(message: "--listen takes an IPv4 address such as 127.0.0.1", command: "daemon")
+            }
+            return address
+        }
+        listenText = arguments.value(Self.listen)
     }
+
+    var listenText: String?
 
     /// The same options as flags, for the detached daemon (`__daemon` parses them with these specs), on
     /// the backend this one chose.
@@ -64,6 +92,10 @@ struct DaemonArguments {
         if primary { arguments.append(Self.primary.flag) }
         if replace { arguments.append(Self.replace.flag) }
         if !history { arguments.append(Self.noHistory.flag) }
+        if kdeConnect { arguments.append(Self.kdeConnect.flag) }
+        if let name { arguments += [Self.name.flag, name] }
+        if !discovery { arguments.append(Self.noDiscovery.flag) }
+        if let listenText { arguments += [Self.listen.flag, listenText] }
         return arguments
     }
 }
@@ -71,7 +103,7 @@ struct DaemonArguments {
 let daemonCommand = Command(
     help: CommandHelp(
         name: "daemon", summary: "run the clipboard manager: keep the clipboard when applications exit, record the history",
-        usage: "pbctl daemon [--display D] [--primary] [--replace] [--detach] [--verbose] | pbctl daemon --status",
+        usage: "pbctl daemon [--display D] [--primary] [--replace] [--detach] [--verbose] [--kdeconnect [--name NAME]] | pbctl daemon --status",
         details: """
             On Wayland (WAYLAND_DISPLAY, a compositor with data-control, unless --display is given) it
             fetches every type of each new clipboard content, offers it again when the clipboard is
@@ -91,9 +123,14 @@ let daemonCommand = Command(
             SIGTERM); --detach starts it in the background and returns once it manages the clipboard.
             A second daemon on the same display is refused (exit 69) unless --replace is given, in which
             case the running manager exits.
+            With --kdeconnect (or `kdeconnect = yes` in the configuration) the daemon is also a KDE
+            Connect device: it announces itself on the network (UDP 1716), pairs (pbctl devices), and
+            syncs the clipboard both ways with paired, reachable devices: the text with KDE Connect,
+            GSConnect and the phone apps, every representation with another pbctl. Content marked
+            sensitive is never sent. Without a display it syncs the store's clipboard.
             """,
         examples: ["pbctl daemon --detach", "pbctl daemon --detach --primary", "pbctl daemon --verbose",
-                   "pbctl daemon --display :1 --replace"]),
+                   "pbctl daemon --display :1 --replace", "pbctl daemon --detach --kdeconnect --name laptop"]),
     options: DaemonArguments.specs,
     run: { context, arguments in try runDaemon(DaemonArguments(arguments, context), context, detached: false) })
 
@@ -116,9 +153,21 @@ func daemonBackend(_ options: DaemonArguments, _ context: Context) throws -> (an
     return (keeper, Context.BackendKind(rawValue: chosen.backend.info.name) ?? kind, context)
 }
 
+/// `daemon --kdeconnect` where no display's clipboard can be kept: the backend whose changes are
+/// watched instead (the store), nil when there is none.
+func syncOnlyBackend(_ options: DaemonArguments, _ context: Context) -> (any PasteboardWatching, Context.BackendKind)? {
+    guard options.kdeConnect, !options.displayGiven, let chosen = try? context.chooseBackend(options.global.backend),
+        chosen.backend.keeping == nil, let watching = chosen.backend.watching
+    else { return nil }
+    return (watching, Context.BackendKind(rawValue: chosen.backend.info.name) ?? options.global.backend)
+}
+
 /// `pbctl daemon` and `__daemon`: keeps the clipboard until stopped. A detached daemon reports on fd 3
 /// once it keeps the clipboard (or why it cannot) and logs to `PBCTL_X11_LOG`.
 func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) throws -> Int32 {
+    if !options.status, let (watching, kind) = syncOnlyBackend(options, context) {
+        return try runSyncOnlyDaemon(options, context, watching: watching, kind: kind, detached: detached)
+    }
     let (keeper, kind, context) = try daemonBackend(options, context)
     if options.status {
         guard let running = try keeper.runningKeeper() else {
@@ -154,6 +203,32 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
         }
         if let newest = try? history.entries().entries.first(where: \.keepsContent) { keep.restore = try? history.item(newest.id) }
     }
+    // KDE Connect: each new content goes to the paired devices too, and what they send is written
+    // through a second connection to the same clipboard (the keeper's own is its loop's).
+    var sync: KDEConnectService?
+    if options.kdeConnect {
+        let registry = context.registry
+        let attribution = ReceivedAttribution()
+        let terminal = context.terminal
+        let service = try startKDEConnect(options, context, log: log, say: { say($0) }) { received in
+            attribution.remember(received, registry: registry)
+            guard let backend = try? context.chooseBackend(kind).backend else { return }
+            do { try backend.write([received.item], to: .general, options: context.copyOptions()) } catch {
+                if let log { log("KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)") } else {
+                    terminal.err("pbctl daemon: KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)")
+                }
+            }
+        }
+        sync = service
+        let record = keep.record
+        keep.record = { kept in
+            service.localChange(kept.item)
+            var kept = kept
+            if let device = attribution.device(of: kept.item, registry: registry) { kept.application = device }
+            record?(kept)
+        }
+    }
+    defer { sync?.stop() }
     if detached { POSIX.leaveCurrentDirectory() }
     let outcome = ClipboardKeeperRunner.run(
         keeper, reopen: { try? context.chooseBackend(kind).backend.keeping }, options: keep,
@@ -222,4 +297,95 @@ private func daemonRecord(_ kept: KeptContent, in history: History, registry: Ty
     case .notRecorded(let why)?: log?("history: not recorded: \(why)")
     case nil: log?("history: could not record")
     }
+}
+
+/// Starts the KDE Connect device for the daemon: its name, discovery, where it listens, where it logs;
+/// `apply` sets the local clipboard from what a device sent (on a queue of its own).
+func startKDEConnect(
+    _ options: DaemonArguments, _ context: Context, log: (@Sendable (String) -> Void)?, say: @escaping (String) -> Void,
+    apply: @escaping @Sendable (KDEConnectService.ReceivedClipboard) -> Void
+) throws -> KDEConnectService {
+    var configuration = KDEConnectService.Configuration(name: options.name.map(DeviceIdentity.filteredName) ?? KDEConnectControl.hostName())
+    configuration.discovery = options.discovery
+    if let address = options.listen { configuration.bindAddress = address }
+    configuration.registry = context.registry
+    configuration.log = log
+    let queue = DispatchQueue(label: "pbctl.kdeconnect.write")
+    configuration.receive = { received in queue.async { apply(received) } }
+    let service = try KDEConnectService(folder: StateFolder(path: StateFolder.defaultPath(environment: context.environment)), configuration: configuration)
+    try service.start()
+    say("KDE Connect: device \(configuration.name) (\(service.certificate.id)), TCP port \(service.tcpPort)")
+    return service
+}
+
+/// Which device a content came from, when it is one a device just sent (the display gives it back to
+/// the keeper, which records it): the history names the device as its application.
+final class ReceivedAttribution: Sendable {
+    private let last = Mutex<(key: UInt64, device: String)?>(nil)
+
+    func remember(_ received: KDEConnectService.ReceivedClipboard, registry: TypeRegistry) {
+        guard let key = KDEConnectService.contentKey(received.item, registry: registry) else { return }
+        last.withLock { $0 = (key, "KDE Connect: \(received.deviceName)") }
+    }
+
+    func device(of item: Item, registry: TypeRegistry) -> String? {
+        guard let key = KDEConnectService.contentKey(item, registry: registry) else { return nil }
+        return last.withLock { $0?.key == key ? $0?.device : nil }
+    }
+}
+
+/// `daemon --kdeconnect` without a display: the store's changes are watched and sent; what devices
+/// send is written to the store and recorded in the history with the device as its application.
+func runSyncOnlyDaemon(
+    _ options: DaemonArguments, _ context: Context, watching: any PasteboardWatching, kind: Context.BackendKind, detached: Bool
+) throws -> Int32 {
+    if options.detach, !detached {
+        return spawnDetachedDaemon(options.arguments(backend: kind), context)
+    }
+    let log = daemonLog(options, context, detached: detached)
+    let terminal = context.terminal
+    let say: @Sendable (String) -> Void = { message in if detached { log?(message) } else { terminal.err("pbctl daemon: " + message) } }
+    let configuration = Configuration.load(context)
+    let history = options.history ? try? context.openHistory(configuration.history) : nil
+    let registry = context.registry
+    let service: KDEConnectService
+    do {
+        service = try startKDEConnect(options, context, log: log, say: say) { received in
+            guard let backend = try? context.chooseBackend(kind).backend else { return }
+            do {
+                try backend.write([received.item], to: .general, options: context.copyOptions())
+                if let history {
+                    _ = try? history.record(
+                        received.item, preview: historyPreview(received.item, registry), application: "KDE Connect: \(received.deviceName)")
+                }
+            } catch {
+                say("KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)")
+            }
+        }
+    } catch let error as PasteboardError {
+        if detached { DetachedProcess.report(error) } else { terminal.err("pbctl daemon: \(error.message)") }
+        return ExitCode.forError(error)
+    }
+    if detached { POSIX.leaveCurrentDirectory() }
+    let maximum = configuration.history.maxRepresentationSize
+    nonisolated(unsafe) let backend = watching
+    let outcome = ClipboardKeeperRunner.runUntilStopped(
+        ready: {
+            if detached { DetachedProcess.report(nil) } else { terminal.err("pbctl daemon: syncing the \(kind.rawValue) clipboard with KDE Connect (pid \(getpid()))") }
+        },
+        {
+            // The content at the start, then each change.
+            if let item = KDEConnectService.currentItem(of: backend, maximumSize: maximum) { service.localChange(item) }
+            do {
+                try backend.watch(.general) { _ in
+                    if let item = KDEConnectService.currentItem(of: backend, maximumSize: maximum) { service.localChange(item) }
+                    return true
+                }
+            } catch {
+                say("the \(kind.rawValue) watch ended: \(error)")
+            }
+        })
+    service.stop()
+    if case .stopped(let signal) = outcome { say("stopped by signal \(signal)") }
+    return ExitCode.ok
 }

@@ -38,6 +38,8 @@ struct InfoListing: Codable {
     var terminal: String?
     var changeCount: Int
     var items: [ItemInfo]
+    /// The KDE Connect sync of a running `pbctl daemon --kdeconnect`.
+    var kdeconnect: [String: String]? = nil
 }
 
 let infoCommand = Command(
@@ -54,7 +56,7 @@ func runInfo(_ options: InfoArguments, _ context: Context) throws -> Int32 {
     let backend = chosen.backend
     let items = try backend.items(in: pasteboard)
     let info = backend.info
-    let listing = InfoListing(
+    var listing = InfoListing(
         pasteboard: pasteboard.rawValue, backend: info.name, backendDetail: info.detail, reason: chosen.reason,
         terminal: info.mirror, changeCount: try backend.changeCount(of: pasteboard),
         items: items.map { item in
@@ -65,6 +67,9 @@ func runInfo(_ options: InfoArguments, _ context: Context) throws -> Int32 {
                 transient: item.metadata.flags.contains(.transient),
                 extra: item.metadata.extra.isEmpty ? nil : item.metadata.extra)
         })
+    let sync = kdeConnectStatus(context)
+
+    listing.kdeconnect = sync?.json
     if options.json {
         try context.terminal.out(try jsonString(listing))
         return ExitCode.ok
@@ -74,6 +79,7 @@ func runInfo(_ options: InfoArguments, _ context: Context) throws -> Int32 {
     text += "why:          \(listing.reason)\n"
     if let terminal = listing.terminal { text += "terminal:     \(terminal)\n" }
     text += "change count: \(listing.changeCount)\n"
+    if let sync { text += "kdeconnect:   \(sync.line)\n" }
     text += "items:        \(listing.items.count)\n"
     for (index, item) in listing.items.enumerated() {
         text += "item \(index):\n"

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Pasteboard
+import SystemIO
+
+/// The store's changes as they happen (`pbctl watch`, `pbctl daemon --kdeconnect` without a display):
+/// inotify on the store's folder and the pasteboard's package, where a write renames `Info.json` into
+/// place, confirmed by the change count, which rises with every write and clear. The count is also
+/// read once a second, so a change is seen where inotify is not available (a full watch table).
+extension FileStore: PasteboardWatching {
+    /// A copy to the store is seen by nobody unless a watcher runs: `pbctl copy` still records itself.
+    public var changesReachDaemons: Bool { false }
+
+    public func watch(_ pasteboard: PasteboardName, _ body: (PasteboardChange) throws -> Bool) throws {
+        let notify = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
+        defer { if notify >= 0 { close(notify) } }
+        let package = root + "/" + pasteboard.rawValue + ".pasteboard"
+        var last = try changeCount(of: pasteboard)
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        var parentWatch: Int32 = -1
+        while true {
+            if notify >= 0 {
+                // Added again on each pass: a folder made or replaced since is watched from now on (the
+                // store's parent tells when the store itself appears).
+                if inotify_add_watch(notify, root, UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_ONLYDIR)) >= 0 {
+                    if parentWatch >= 0 { _ = inotify_rm_watch(notify, parentWatch) }
+                    parentWatch = -1
+                } else if parentWatch < 0 {
+                    let parent = root.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+                    parentWatch = inotify_add_watch(notify, parent.isEmpty ? "/" : parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+                }
+                _ = inotify_add_watch(notify, package, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_CREATE | IN_ONLYDIR))
+            }
+            var poller = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+            _ = poll(&poller, notify >= 0 ? 1 : 0, 1000)
+            if notify >= 0 { while Glibc.read(notify, &buffer, buffer.count) > 0 {} }
+            guard let count = try? changeCount(of: pasteboard), count != last else { continue }
+            last = count
+            let items = (try? items(in: pasteboard)) ?? []
+            let types = items.first?.types.map(\.type) ?? []
+            let sensitive = items.contains { $0.metadata.flags.contains(.sensitive) }
+            let change = PasteboardChange(changeCount: count, owner: types.isEmpty ? nil : "store", types: types, sensitive: sensitive)
+            if try !body(change) { return }
+        }
+    }
+}
