@@ -278,7 +278,7 @@ extension FuzzTarget {
 extension FuzzTarget {
     static func json(_ input: [UInt8]) {
         guard let value = try? JSONValue.parse(Data(input)) else { return }
-        guard let again = try? JSONValue.parse(value.encoded), again == value else {
+        guard let again = try? JSONValue.parse(value.encoded()), again == value else {
             fatalError("JSONValue: what was read does not read back the same once written")
         }
         _ = try? ItemRecord(json: value)

@@ -756,7 +756,7 @@ public final class KDEConnectService: @unchecked Sendable {
 
     static func loadSync(_ folder: StateFolder) -> ClipboardSync {
         guard let data = try? folder.read("sync.json", limit: 8 << 20),
-            let value = try? JSONValue.parse(data, limits: JSONLimits(maximumBytes: 8 << 20)),
+            let value = try? JSONValue.parse(data, limits: JSONLimits.packet(maximumBytes: 8 << 20)),
             let timestamp = value["timestamp"]?.integer, timestamp >= 0
         else { return ClipboardSync() }
         if let text = value["text"]?.string { return ClipboardSync(current: SyncedContent(text: text), timestamp: timestamp) }
@@ -821,7 +821,7 @@ public final class KDEConnectService: @unchecked Sendable {
     func failure(_ message: String) -> JSONValue { .object([("ok", .bool(false)), ("error", .string(message))]) }
 
     func controlAnswer(_ line: [UInt8], now: Double) -> JSONValue {
-        guard let request = try? JSONValue.parse(line, limits: JSONLimits(maximumBytes: 64 << 10)), let command = request["command"]?.string else {
+        guard let request = try? JSONValue.parse(line, limits: JSONLimits.packet(maximumBytes: 64 << 10)), let command = request["command"]?.string else {
             return failure("not a request")
         }
         switch command {
@@ -899,7 +899,7 @@ public enum KDEConnectControl {
         if let address { members.append(("address", .string(address))) }
         let answer = try ControlSocket.exchange(folder.controlSocket, request: JSONValue.object(members).encoded(), timeout: timeout)
         do {
-            return try JSONValue.parse(answer, limits: JSONLimits(maximumBytes: 4 << 20))
+            return try JSONValue.parse(answer, limits: JSONLimits.packet(maximumBytes: 4 << 20))
         } catch {
             throw PasteboardError(.invalidData, "the daemon's answer is not JSON: \(error)")
         }

@@ -4,35 +4,34 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A JSON document as a value: what the store's and the history's metadata files are read into and
-/// written from.
+/// A JSON document as a value: what the store's and the history's metadata files, and KDE Connect's
+/// packets and device records, are read into and written from.
 ///
 /// The store's records are read on every paste and written on every copy. Foundation's `JSONDecoder`
 /// goes through `Codable`, whose generic containers make a static executable look up type metadata
 /// and protocol conformances at run time: about a third of a small paste's time. This reader and
 /// writer are plain code over bytes. Objects keep their keys in order, as a list (they are small; a
 /// linear lookup is cheaper than hashing). Reading is strict RFC 8259 (nothing after the value, no
-/// trailing commas, no leading zeros, escapes checked, strings valid UTF-8) and bounded: nesting
-/// deeper than ``maximumDepth`` is refused, so hostile bytes cannot exhaust the stack. A fuzz target
-/// (`json`) feeds it arbitrary bytes.
+/// trailing commas, no leading zeros, escapes checked, strings valid UTF-8) and bounded by
+/// ``JSONLimits``: the input's size, the nesting depth, the members of a container and the bytes of a
+/// string are capped before anything is kept, so hostile bytes cost at most their own size and cannot
+/// exhaust the stack. Fuzz targets (`json`, `kdeconnect-packet`) feed it arbitrary bytes.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// An integer written without fraction or exponent that fits in 64 bits.
     case integer(Int64)
-    case number(Double)
+    case double(Double)
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
-
-    public static let maximumDepth = 64
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.integer(let a), .integer(let b)): return a == b
-        case (.number(let a), .number(let b)): return a == b
+        case (.double(let a), .double(let b)): return a == b
         case (.string(let a), .string(let b)): return a == b
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)):
@@ -62,19 +61,24 @@ public enum JSONValue: Sendable, Equatable {
 
     // MARK: Reading
 
-    public struct ParseError: Error, Equatable, CustomStringConvertible {
-        public let offset: Int
-        public let reason: String
-        public var description: String { "invalid JSON at byte \(offset): \(reason)" }
-    }
-
     /// Parses one JSON value filling all of `data` (whitespace around it allowed).
-    public static func parse(_ data: Data) throws -> JSONValue {
-        try data.withUnsafeBytes { raw in try parse(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)) }
+    public static func parse(_ data: Data, limits: JSONLimits = JSONLimits()) throws -> JSONValue {
+        try data.withUnsafeBytes { raw in
+            try parse(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count), limits: limits)
+        }
     }
 
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
-        var reader = Reader(bytes: bytes)
+    public static func parse(_ bytes: [UInt8], limits: JSONLimits = JSONLimits()) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { try parse($0, limits: limits) }
+    }
+
+    public static func parse(_ bytes: ArraySlice<UInt8>, limits: JSONLimits = JSONLimits()) throws -> JSONValue {
+        try bytes.withUnsafeBufferPointer { try parse($0, limits: limits) }
+    }
+
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits = JSONLimits()) throws -> JSONValue {
+        guard bytes.count <= limits.maximumBytes else { throw JSONError(message: "over \(limits.maximumBytes) bytes", offset: 0) }
+        var reader = Reader(bytes: bytes, limits: limits)
         reader.skipSpace()
         let value = try reader.value(depth: 0)
         reader.skipSpace()
@@ -84,9 +88,15 @@ public enum JSONValue: Sendable, Equatable {
 
     struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
+        let limits: JSONLimits
         var at = 0
 
-        func fail(_ reason: String) -> ParseError { ParseError(offset: at, reason: reason) }
+        init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONLimits) {
+            self.bytes = bytes
+            self.limits = limits
+        }
+
+        func fail(_ message: String) -> JSONError { JSONError(message: message, offset: at) }
 
         mutating func skipSpace() {
             while at < bytes.count {
@@ -109,7 +119,7 @@ public enum JSONValue: Sendable, Equatable {
             guard at < bytes.count else { throw fail("a value was expected") }
             switch bytes[at] {
             case UInt8(ascii: "{"):
-                guard depth < JSONValue.maximumDepth else { throw fail("nested too deeply") }
+                guard depth < limits.maximumDepth else { throw fail("nested too deeply") }
                 at += 1
                 var members: [(String, JSONValue)] = []
                 skipSpace()
@@ -125,6 +135,7 @@ public enum JSONValue: Sendable, Equatable {
                     guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw fail("':' was expected") }
                     at += 1
                     skipSpace()
+                    guard members.count < limits.maximumMembers else { throw fail("more than \(limits.maximumMembers) members") }
                     members.append((key, try value(depth: depth + 1)))
                     skipSpace()
                     guard at < bytes.count else { throw fail("unterminated object") }
@@ -137,7 +148,7 @@ public enum JSONValue: Sendable, Equatable {
                     return .object(members)
                 }
             case UInt8(ascii: "["):
-                guard depth < JSONValue.maximumDepth else { throw fail("nested too deeply") }
+                guard depth < limits.maximumDepth else { throw fail("nested too deeply") }
                 at += 1
                 var elements: [JSONValue] = []
                 skipSpace()
@@ -147,6 +158,7 @@ public enum JSONValue: Sendable, Equatable {
                 }
                 while true {
                     skipSpace()
+                    guard elements.count < limits.maximumMembers else { throw fail("more than \(limits.maximumMembers) elements") }
                     elements.append(try value(depth: depth + 1))
                     skipSpace()
                     guard at < bytes.count else { throw fail("unterminated array") }
@@ -207,8 +219,8 @@ public enum JSONValue: Sendable, Equatable {
             }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self)
             if isInteger, let value = Int64(text) { return .integer(value) }
-            guard let value = Double(text), value.isFinite else { throw ParseError(offset: start, reason: "a number out of range") }
-            return .number(value)
+            guard let value = Double(text), value.isFinite else { throw JSONError(message: "a number out of range", offset: start) }
+            return .double(value)
         }
 
         /// A string at `at` (its opening quote): escapes decoded, the UTF-8 checked.
@@ -221,7 +233,8 @@ public enum JSONValue: Sendable, Equatable {
                 if byte == UInt8(ascii: "\"") {
                     let slice = UnsafeBufferPointer(rebasing: bytes[start..<at])
                     at += 1
-                    guard let text = String(validating: slice, as: UTF8.self) else { throw ParseError(offset: start, reason: "invalid UTF-8 in a string") }
+                    guard slice.count <= limits.maximumStringBytes else { throw JSONError(message: "a string over \(limits.maximumStringBytes) bytes", offset: start) }
+                    guard let text = String(validating: slice, as: UTF8.self) else { throw JSONError(message: "invalid UTF-8 in a string", offset: start) }
                     return text
                 }
                 if byte == UInt8(ascii: "\\") { break }
@@ -234,7 +247,7 @@ public enum JSONValue: Sendable, Equatable {
                 switch byte {
                 case UInt8(ascii: "\""):
                     at += 1
-                    guard let text = String(validating: buffer, as: UTF8.self) else { throw ParseError(offset: start, reason: "invalid UTF-8 in a string") }
+                    guard let text = String(validating: buffer, as: UTF8.self) else { throw JSONError(message: "invalid UTF-8 in a string", offset: start) }
                     return text
                 case UInt8(ascii: "\\"):
                     at += 1
@@ -272,6 +285,7 @@ public enum JSONValue: Sendable, Equatable {
                     buffer.append(byte)
                     at += 1
                 }
+                guard buffer.count <= limits.maximumStringBytes else { throw JSONError(message: "a string over \(limits.maximumStringBytes) bytes", offset: start) }
             }
             throw fail("unterminated string")
         }
@@ -299,19 +313,22 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact UTF-8 JSON: members in the order given, no space, `/` not escaped, control characters
     /// as escapes, everything else as it is.
-    public var encoded: Data {
+    public func encoded() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(into: &out)
-        return Data(out)
+        return out
     }
+
+    /// ``encoded()`` as `Data`, for a file.
+    public var encodedData: Data { Data(encoded()) }
 
     public func write(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .integer(let n): out.append(contentsOf: String(n).utf8)
-        case .number(let d):
+        case .double(let d):
             if d.isFinite { out.append(contentsOf: "\(d)".utf8) } else { out.append(contentsOf: "null".utf8) }
         case .string(let s): Self.writeString(s, into: &out)
         case .array(let elements):
@@ -350,6 +367,34 @@ public enum JSONValue: Sendable, Equatable {
         }
         out.append(UInt8(ascii: "\""))
     }
+}
+
+/// What reading JSON may take: every cap is checked before what it bounds is kept.
+public struct JSONLimits: Sendable {
+    public var maximumBytes: Int
+    public var maximumDepth: Int
+    /// Array elements and object members, each container.
+    public var maximumMembers: Int
+    public var maximumStringBytes: Int
+
+    /// The defaults fit pbctl's own metadata files: any size the caller read, 64 levels.
+    public init(maximumBytes: Int = .max, maximumDepth: Int = 64, maximumMembers: Int = .max, maximumStringBytes: Int? = nil) {
+        self.maximumBytes = maximumBytes
+        self.maximumDepth = maximumDepth
+        self.maximumMembers = maximumMembers
+        self.maximumStringBytes = maximumStringBytes ?? maximumBytes
+    }
+}
+
+/// JSON that does not read: what is wrong and where.
+public struct JSONError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var message: String
+    public var offset: Int
+    public init(message: String, offset: Int) {
+        self.message = message
+        self.offset = offset
+    }
+    public var description: String { "\(message) at byte \(offset)" }
 }
 
 // MARK: Dates

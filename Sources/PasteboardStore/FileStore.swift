@@ -671,7 +671,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         /// commit each); after a power cut a record from an earlier boot whose file is short or missing
         /// is a lost copy (``Info/fromEarlierBoot``), and the next write replaces it.
         func replaceInfo(_ info: Info) throws {
-            try replaceFile(FileStore.infoName, info.json.encoded)
+            try replaceFile(FileStore.infoName, info.json.encodedData)
         }
 
         /// Replaces the file `name` with `data` at once: written under a temporary name (synced unless

@@ -607,12 +607,12 @@ public final class History: @unchecked Sendable {
         let name = "e\(entry.id).pasteboard"
         let packageFD = try FileStore.openDirectory(name, relativeTo: fd, create: false, displayPath: root + "/" + name)
         defer { close(packageFD) }
-        try FileStore.Package(fd: packageFD, path: root + "/" + name).replaceFile(Self.entryName, entry.json.encoded, sync: false)
+        try FileStore.Package(fd: packageFD, path: root + "/" + name).replaceFile(Self.entryName, entry.json.encodedData, sync: false)
     }
 
     /// A new snapshot of the whole index, and an empty journal.
     private func writeIndex(_ index: Index, _ fd: Int32) throws {
-        try FileStore.Package(fd: fd, path: root).replaceFile(Self.indexName, index.json.encoded, sync: false)
+        try FileStore.Package(fd: fd, path: root).replaceFile(Self.indexName, index.json.encodedData, sync: false)
         unlinkat(fd, Self.journalName, 0)
         journalLines = 0
     }

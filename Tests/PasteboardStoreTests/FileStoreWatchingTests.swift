@@ -24,7 +24,7 @@ final class FileStoreWatchingTests: XCTestCase {
         XCTAssertNotNil(store.watching)
         let seen = Mutex<[PasteboardChange]>([])
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) let watcher = store
+        let watcher = store
         Thread.detachNewThread {
             try? watcher.watch(.general) { change in
                 let count = seen.withLock { $0.append(change); return $0.count }

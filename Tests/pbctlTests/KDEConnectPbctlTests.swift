@@ -51,10 +51,8 @@ final class KDEConnectPbctlTests: KDEConnectTestCase {
         }
         XCTAssertEqual(try pbctl(b, ["paste", "--type", "net.daringfireball.markdown"]).text, markdown)
         XCTAssertTrue(try pbctl(b, ["history", "--json", "--limit", "1"]).text.contains("KDE Connect: rich-a"))
-        // An image (3 MB of PNG-signed bytes: several chunks), byte for byte.
-        var image = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        image.append(Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }))
-        try image.write(to: URL(fileURLWithPath: scratch + "/image.png"))
+        // An image (a PNG of noise, about 3 MB: several chunks), byte for byte.
+        XCTAssertEqual(try sh("/usr/bin/convert -size 1024x1024 xc:gray +noise Random -depth 8 '\(scratch)/image.png'").status, 0)
         XCTAssertEqual(try pbctl(b, ["copy", "--type", "public.png", scratch + "/image.png"]).status, 0)
         XCTAssertTrue(waitUntil(5) { (try? self.pbctl(a, ["types"]))?.text.contains("public.png") == true }, daemonLog(a))
         XCTAssertEqual(try sh("env -i PBCTL_STORE=\(a.home)/store /usr/sbin/ip netns exec \(a.namespace!) \(PbctlRunner.binary) paste --type public.png | cmp - '\(scratch)/image.png'").status, 0)

@@ -103,7 +103,7 @@ final class NegotiationCLITests: PbctlTestCase {
     }
 
     func testPlainTextCopyOffersOnlyPlainText() throws {
-        try pbctl.run("copy", stdin: "just *text*\n")
+        _ = try pbctl.run("copy", stdin: "just *text*\n")
         XCTAssertEqual(try pbctl.run("types").text.split(separator: "\n").count, 1)
         XCTAssertEqual(try pbctl.run("paste", "--plain").text, "just *text*\n", "plain text is pasted as it was")
     }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// What pbctl remembers of other devices, in `devices.json` of its KDE Connect state folder: each
 /// paired device's pinned certificate (DER, base64) and its fingerprint, its name and type, the
@@ -86,7 +87,7 @@ public struct DeviceRecords: Equatable, Sendable {
     public static func decode(_ data: Data, fingerprint: (Data) -> String) throws -> (records: DeviceRecords, problems: [String]) {
         let value: JSONValue
         do {
-            value = try JSONValue.parse(data, limits: JSONLimits(maximumBytes: maximumFileSize))
+            value = try JSONValue.parse(data, limits: JSONLimits.packet(maximumBytes: maximumFileSize))
         } catch {
             throw PacketError("devices.json is not JSON: \(error)")
         }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// A device as its identity packet describes it (`kdeconnect.identity`): sent in clear by UDP and at
 /// the start of each TCP link, and again inside TLS from protocol version 8 on.

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// One KDE Connect packet: a JSON object on one line, `{"id": N, "type": "kdeconnect.…", "body": {…}}`,
 /// optionally with `payloadSize` and `payloadTransferInfo` (pbctl neither sends nor accepts payloads
@@ -46,7 +47,7 @@ public struct NetworkPacket: Equatable, Sendable {
         guard line.count <= maximumSize else { throw PacketError("a packet over \(maximumSize) bytes") }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(line, limits: JSONLimits(maximumBytes: maximumSize))
+            value = try JSONValue.parse(Array(line), limits: JSONLimits.packet(maximumBytes: maximumSize))
         } catch let error as JSONError {
             throw PacketError("not JSON: \(error)")
         }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// pbctl's extension to KDE Connect, for peers whose identity lists `pbctl.clipboard` in both
 /// capability lists: a clipboard item with every representation (Markdown with its HTML and RTF,
