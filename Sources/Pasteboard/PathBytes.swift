@@ -67,8 +67,22 @@ public enum PathBytes {
 extension String {
     /// The extension of the path's last component (`md` of `a/notes.md`); nil without one.
     public var pathExtension: String? {
-        guard let name = split(separator: "/").last, let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        return String(name[name.index(after: dot)...])
+        // Over the UTF-8 bytes, not `split`: an array of substrings costs a static executable a run-time
+        // type look-up (a small copy asks this first).
+        let bytes = utf8
+        var end = bytes.endIndex
+        while end > bytes.startIndex, bytes[bytes.index(before: end)] == UInt8(ascii: "/") { end = bytes.index(before: end) }
+        var start = end
+        while start > bytes.startIndex, bytes[bytes.index(before: start)] != UInt8(ascii: "/") { start = bytes.index(before: start) }
+        var dot = end
+        while dot > start {
+            dot = bytes.index(before: dot)
+            if bytes[dot] == UInt8(ascii: ".") {
+                guard dot != start else { return nil }
+                return String(Substring(bytes[bytes.index(after: dot)..<end]))
+            }
+        }
+        return nil
     }
 
     /// The bytes this path string stands for (see ``PathBytes``).

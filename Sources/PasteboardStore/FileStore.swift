@@ -258,7 +258,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                 try package.replaceInfo(info)
                 previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
                 // What the previous metadata named and the new one does not: nothing else is left.
-                package.removeFiles(Array(kept), except: Self.files(of: info))
+                package.removeFiles(kept, except: Self.files(of: info))
                 return count
             } catch {
                 // A full disk, a quota, an I/O error: nothing of this write stays behind; the previous
@@ -292,9 +292,11 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }()
 
     /// The files `info` names.
-    static func files(of info: Info) -> Set<String> {
-        var names = Set(info.items.flatMap { $0.representations.compactMap(\.file) })
-        if let holder = info.holder { names.insert(holder) }
+    /// (A list, not a `Set`: a handful of names, and each generic `Set` costs a static executable a
+    /// run-time conformance look-up on first use.)
+    static func files(of info: Info) -> [String] {
+        var names = info.items.flatMap { $0.representations.compactMap(\.file) }
+        if let holder = info.holder { names.append(holder) }
         return names
     }
 
@@ -707,7 +709,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
 
         /// Deletes the data files (and stale temporaries) of `listing` that are not in `keep`.
-        func removeFiles(_ listing: [String], except keep: Set<String>) {
+        func removeFiles(_ listing: [String], except keep: [String]) {
             for name in listing where !keep.contains(name) && name != FileStore.infoName && name != FileStore.lockName {
                 if name.hasSuffix(".spool") {
                     removeSpoolIfDead(name)  // a copy still streaming in keeps its spool

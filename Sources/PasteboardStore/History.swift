@@ -107,9 +107,14 @@ public final class History: @unchecked Sendable {
     /// Where the history lives: `$PBCTL_HISTORY`, else `$XDG_STATE_HOME/pbctl/history`, else
     /// `~/.local/state/pbctl/history`.
     public static func defaultRoot(environment: [String: String]) -> String {
-        if let explicit = environment["PBCTL_HISTORY"], !explicit.isEmpty { return explicit }
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/pbctl/history" }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/pbctl-\(getuid())"
+        defaultRoot { environment[$0] }
+    }
+
+    /// ``defaultRoot(environment:)`` with each variable read by `variable`.
+    public static func defaultRoot(variable: (String) -> String?) -> String {
+        if let explicit = variable("PBCTL_HISTORY"), !explicit.isEmpty { return explicit }
+        if let state = variable("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/pbctl/history" }
+        let home = variable("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/pbctl-\(getuid())"
         return home + "/.local/state/pbctl/history"
     }
 
@@ -192,7 +197,7 @@ public final class History: @unchecked Sendable {
         var skipped: [Entry.Kind] = []
         var digest = ContentDigest()
         for kind in alreadySkipped { digest.add(kind.type, Data(), skipped: true, size: kind.size) }
-        var keptTypes = Set<TypeIdentifier>()
+        var keptTypes: [TypeIdentifier] = []
         var promised: [Representation] = []
         for representation in item.representations {
             if representation.derivedFrom != nil, case .promised = representation.content {
@@ -206,7 +211,7 @@ public final class History: @unchecked Sendable {
                 continue
             }
             digest.add(representation.type, data)
-            keptTypes.insert(representation.type)
+            keptTypes.append(representation.type)
             kept.set(Representation(type: representation.type, data: data, derivedFrom: representation.derivedFrom))
         }
         // Produced again from their source when pasted: kept as records without bytes, if the source is.
@@ -231,7 +236,7 @@ public final class History: @unchecked Sendable {
     private func sameContent(_ item: Item, as id: Int) -> Bool {
         let pasteboard = Self.pasteboard(for: id)
         guard let summary = try? store.items(in: pasteboard).first,
-            Set(summary.types.map(\.type)) == Set(item.representations.map(\.type))
+            summary.types.map(\.type).sorted() == item.representations.map(\.type).sorted()
         else { return false }
         let paths = (try? store.storedFilePaths(item: 0, in: pasteboard)) ?? [:]
         for representation in item.representations {
@@ -451,20 +456,30 @@ public final class History: @unchecked Sendable {
         let cached = readIndex(fd)
         var index = cached ?? Index()
         var stale = cached == nil
-        var onDisk: [Int: String] = [:]
-        for (id, name) in try packageIDs(fd) { onDisk[id] = name }
+        // Sorted arrays, not a dictionary and a set: no run-time look-up of generic conformances for
+        // what a copy does every time (a static executable pays one per new generic type).
+        let onDisk = try packageIDs(fd).map(\.0).sorted()
+        func position(of id: Int) -> Int? {
+            var low = 0, high = onDisk.count
+            while low < high {
+                let middle = (low + high) / 2
+                if onDisk[middle] < id { low = middle + 1 } else { high = middle }
+            }
+            return low < onDisk.count && onDisk[low] == id ? low : nil
+        }
         var problems: [String] = []
-        var listed = Set<Int>()
+        var listed = [Bool](repeating: false, count: onDisk.count)
         index.entries.removeAll { entry in
-            guard onDisk[entry.id] != nil, listed.insert(entry.id).inserted else {
+            guard let at = position(of: entry.id), !listed[at] else {
                 stale = true
-                if onDisk[entry.id] == nil { problems.append("\(root)/e\(entry.id).pasteboard/Info.json: missing; entry \(entry.id) skipped") }
+                if position(of: entry.id) == nil { problems.append("\(root)/e\(entry.id).pasteboard/Info.json: missing; entry \(entry.id) skipped") }
                 return true
             }
+            listed[at] = true
             return false
         }
         var recovered: [Entry] = []
-        for (id, _) in onDisk where !listed.contains(id) {
+        for (at, id) in onDisk.enumerated() where !listed[at] {
             if let entry = recoveredEntry(id, fd) { recovered.append(entry) } else {
                 problems.append("\(root)/e\(id).pasteboard: damaged; entry \(id) skipped")
             }
@@ -476,7 +491,7 @@ public final class History: @unchecked Sendable {
             index.entries += recovered
             index.entries.sort { ($0.time, $0.id) > ($1.time, $1.id) }
         }
-        index.nextID = max(index.nextID, (onDisk.keys.max() ?? 0) + 1)
+        index.nextID = max(index.nextID, (onDisk.last ?? 0) + 1)
         return (index, problems, stale && !onDisk.isEmpty)
     }
 
@@ -521,7 +536,7 @@ public final class History: @unchecked Sendable {
                 result.entries.insert(entry, at: 0)
                 result.nextID = max(result.nextID, entry.id + 1)
             } else if let ids = json["drop"]?.array {
-                let dropped = Set(ids.compactMap(\.int))
+                let dropped = ids.compactMap(\.int)
                 result.entries.removeAll { dropped.contains($0.id) }
             }
         }

@@ -89,31 +89,39 @@ struct Configuration {
     }
 
     static func path(_ environment: [String: String]) -> String {
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/pbctl/config" }
-        return (environment["HOME"] ?? "") + "/.config/pbctl/config"
+        path { environment[$0] }
+    }
+
+    static func path(variable: (String) -> String?) -> String {
+        if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/pbctl/config" }
+        return (variable("HOME") ?? "") + "/.config/pbctl/config"
     }
 
     /// Read once per process (its warnings printed once), whoever asks first.
     private static let loaded = Mutex<Configuration?>(nil)
 
     static func load(_ context: Context) -> Configuration {
+        load(path: path(context.environment)) { context.terminal.err($0) }
+    }
+
+    /// ``load(_:)`` before a context exists (the fast copy): the file at `path`, warnings to `warn`.
+    static func load(path: String, warn: (String) -> Void) -> Configuration {
         loaded.withLock { cached in
             if let cached { return cached }
-            let configuration = parse(context)
+            let configuration = parse(path: path, warn: warn)
             cached = configuration
             return configuration
         }
     }
 
-    private static func parse(_ context: Context) -> Configuration {
+    private static func parse(path: String, warn report: (String) -> Void) -> Configuration {
         var configuration = Configuration()
-        let path = Self.path(context.environment)
         guard let data = try? POSIX.readFile(path, limit: 1 << 20) else { return configuration }
         for (number, raw) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             guard line.contains(where: { !$0.isWhitespace }) else { continue }
             let parts = line.split(separator: "=", maxSplits: 1).map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
-            func warn(_ message: String) { context.terminal.err("pbctl: \(path):\(number + 1): \(message); ignored") }
+            func warn(_ message: String) { report("pbctl: \(path):\(number + 1): \(message); ignored") }
             guard parts.count == 2 else { warn("not a key = value line"); continue }
             guard let key = keys.first(where: { $0.name == parts[0] }) else {
                 warn("unknown key \(parts[0]) (known: " + keys.map(\.name).joined(separator: ", ") + ")")

@@ -55,6 +55,7 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
 // message from the shell; EPIPE is reported by the write.
 POSIX.ignoreBrokenPipes()
 if let status = fastPaste(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { exit(status) }
+if let status = fastCopy(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { exit(status) }
 // Arguments as their bytes: a path that is not UTF-8 (`copy --files $'bad\xff.txt'`) reaches the system
 // as it was given (PathBytes), where CommandLine.arguments would have replaced the byte with U+FFFD.
 let rawArguments = (0..<Int(CommandLine.argc)).map { index in

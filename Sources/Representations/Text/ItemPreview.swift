@@ -50,6 +50,13 @@ public func historyPreview(_ item: Item, _ registry: TypeRegistry) -> String {
     return "[empty]"
 }
 
+/// ``historyPreview(_:_:)`` of an item whose first representation is non-empty plain text (what the
+/// fast copy records), without a registry: its first line.
+public func historyPreview(plainText item: Item) -> String {
+    guard let data = try? item.representations.first?.data(), let line = previewLine(data) else { return "[empty]" }
+    return line
+}
+
 /// The first non-blank line, at most 80 characters, control characters made visible.
 public func previewLine(_ text: Data) -> String? {
     let string = String(decoding: text.prefix(64 << 10), as: UTF8.self)

@@ -1,0 +1,50 @@
+// The quick way through `pbctl copy FILE` of a small text file to the store: the item written and
+// recorded in the history without the type registry, the environment table or the command table
+// (pbctl/FastCopy.swift decides when the full copy would do exactly this).
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+import PasteboardStore
+import Representations
+
+extension BackendChoice {
+    /// Whether a copy made in this environment goes to the store and nowhere else, as `choose` would
+    /// decide: `--backend store` (`PBCTL_BACKEND`), or `auto` with no `pbctl ssh` session, no display
+    /// and no session whose terminal a copy is mirrored to (SSH, tmux, GNU screen).
+    public static func copiesToTheStoreAlone(variable: (String) -> String?) -> Bool {
+        var backend = variable("PBCTL_BACKEND")?.lowercased() ?? "auto"
+        if backend.isEmpty { backend = "auto" }
+        if backend == "store" { return true }
+        guard backend == "auto" else { return false }
+        for name in ["PBCTL_REMOTE", "WAYLAND_DISPLAY", "DISPLAY"] where !(variable(name) ?? "").isEmpty { return false }
+        for name in ["SSH_CONNECTION", "SSH_TTY", "TMUX", "STY"] where variable(name) != nil { return false }
+        return true
+    }
+
+    /// Writes `item` to the store's `general` pasteboard and records it in the history at the default
+    /// places, as `pbctl copy` does through the store: the stored files linked into the history.
+    /// - Returns: what kept the history from recording it (a history that cannot be written never
+    ///   fails the copy), or nil.
+    /// - Throws: what kept the store from taking it.
+    public static func fastStoreCopy(_ item: Item, historyLimits: History.Limits, variable: (String) -> String?) throws -> (any Error)? {
+        let store = try FileStore(root: FileStore.defaultRoot(variable: variable), producer: Conversion.produceRepresentation)
+        try store.write([item], to: .general, options: CopyOptions())
+        guard item.metadata.flags.reasonNotToRecord == nil else { return nil }
+        do {
+            let history = try History(
+                root: History.defaultRoot(variable: variable), limits: historyLimits, producer: Conversion.produceRepresentation,
+                describe: { historyPreview($0, .standard) })
+            for representation in item.representations {
+                guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }
+                history.adopt(path, holding: data)
+            }
+            _ = try history.record(item, preview: historyPreview(plainText: item), application: item.metadata.sourceApplication)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
