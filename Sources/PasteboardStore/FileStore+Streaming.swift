@@ -186,17 +186,17 @@ extension FileStore: InputSpooling, StoredFiles {
         }
     }
 
-    /// ``storedFilePath(_:item:in:)`` of every stored representation of an item, from one reading of the
-    /// metadata.
-    func storedFilePaths(item index: Int, in pasteboard: PasteboardName) throws -> [TypeIdentifier: String] {
-        try withPackage(pasteboard, exclusive: false, absent: [:]) { package in
+    /// An item's types, and the file of each stored representation, from one reading of the metadata
+    /// (a list of pairs, not a dictionary: see ``files(of:)``); nil when there is no such item.
+    func storedFiles(item index: Int, in pasteboard: PasteboardName) throws -> (types: [TypeIdentifier], files: [(TypeIdentifier, String)])? {
+        try withPackage(pasteboard, exclusive: false, absent: nil) { package in
             let info = try package.readInfo()
-            guard info.items.indices.contains(index) else { return [:] }
-            var paths: [TypeIdentifier: String] = [:]
+            guard info.items.indices.contains(index) else { return nil }
+            var files: [(TypeIdentifier, String)] = []
             for record in info.items[index].representations where record.held != true {
-                if let file = record.file, FileStore.isPackageFileName(file) { paths[record.type] = package.path + "/" + file }
+                if let file = record.file, FileStore.isPackageFileName(file) { files.append((record.type, package.path + "/" + file)) }
             }
-            return paths
+            return (info.items[index].representations.map(\.type), files)
         }
     }
 

@@ -153,8 +153,13 @@ public final class History: @unchecked Sendable {
                 entry.time = now
                 if let application { entry.application = application }
                 index.entries.insert(entry, at: 0)
-                try writeEntry(entry, fd)
-                try appendIndex([.record([("entry", entry.json)])], index, fd, snapshot: stale)
+                // A short journal line; the entry's own record keeps its first time (the journal and the
+                // snapshot say when it moved; a record read back after both are lost lists it there).
+                let move: JSONValue = .record([
+                    ("move", .integer(Int64(entry.id))), ("time", .string(ISO8601Seconds.string(now))),
+                    ("application", application.map(JSONValue.string)),
+                ])
+                try appendIndex([move], index, fd, snapshot: stale)
                 return .moved(entry.id)
             }
             let id = index.nextID
@@ -235,13 +240,12 @@ public final class History: @unchecked Sendable {
     /// 64 MiB duplicate costs neither 128 MiB of resident memory nor a copy.
     private func sameContent(_ item: Item, as id: Int) -> Bool {
         let pasteboard = Self.pasteboard(for: id)
-        guard let summary = try? store.items(in: pasteboard).first,
-            summary.types.map(\.type).sorted() == item.representations.map(\.type).sorted()
+        guard let stored = try? store.storedFiles(item: 0, in: pasteboard),
+            stored.types.sorted() == item.representations.map(\.type).sorted()
         else { return false }
-        let paths = (try? store.storedFilePaths(item: 0, in: pasteboard)) ?? [:]
         for representation in item.representations {
             guard case .data(let data) = representation.content else { continue }
-            if let path = paths[representation.type] {
+            if let path = stored.files.first(where: { $0.0 == representation.type })?.1 {
                 guard Self.file(path, holds: data, sameAs: store.adoptedFile(holding: data)) else { return false }
                 continue
             }
@@ -497,7 +501,8 @@ public final class History: @unchecked Sendable {
 
     /// The cached index: the snapshot (`index.json`) with the journal (`index.log`) applied. A record
     /// appends a line to the journal instead of writing the whole index again: `{"entry": …}` puts that
-    /// entry first (new or moved), `{"drop": [IDs]}` removes entries. A line that does not read (the
+    /// entry first (new), `{"move": ID, "time": …}` puts an entry first again (the same content copied
+    /// again), `{"drop": [IDs]}` removes entries. A line that does not read (the
     /// last one, cut by a crash) is skipped: the packages on disk fill in what it said. Nil when neither
     /// exists or the snapshot is damaged and the journal says nothing.
     private func readIndex(_ fd: Int32) -> Index? {
@@ -535,6 +540,13 @@ public final class History: @unchecked Sendable {
                 result.entries.removeAll { $0.id == entry.id }
                 result.entries.insert(entry, at: 0)
                 result.nextID = max(result.nextID, entry.id + 1)
+            } else if let id = json["move"]?.int, let time = json["time"]?.string.flatMap(ISO8601Seconds.date),
+                let at = result.entries.firstIndex(where: { $0.id == id })
+            {
+                var entry = result.entries.remove(at: at)
+                entry.time = time
+                if let application = json["application"]?.string { entry.application = application }
+                result.entries.insert(entry, at: 0)
             } else if let ids = json["drop"]?.array {
                 let dropped = ids.compactMap(\.int)
                 result.entries.removeAll { dropped.contains($0.id) }
