@@ -37,7 +37,7 @@ let package = Package(
         // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift (no Wayland
         // client library), so the release binary stays static.
         .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess"]),
-        .testTarget(name: "PasteboardWaylandTests", dependencies: ["PasteboardWayland", "Pasteboard"]),
+        .testTarget(name: "PasteboardWaylandTests", dependencies: ["PasteboardWayland", "Pasteboard"], exclude: ["Protocol/XML"]),
         // The terminal's clipboard (OSC 52, kitty's OSC 5522, multiplexer passthrough) over /dev/tty: for SSH sessions.
         .target(name: "PasteboardTerminal", dependencies: ["Pasteboard", "SystemIO"]),
         // zlib headers (raw deflate for ZIP archives); holds no Swift.
