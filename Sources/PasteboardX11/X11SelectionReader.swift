@@ -95,11 +95,6 @@ public final class X11SelectionReader {
 
     /// Runs one conversion to completion.
     private func convert(target: XAtom, property: XAtom, into sink: (Data) throws -> Void) throws -> (XAtom, UInt8) {
-        if !watching, connection.xfixesFirstEvent != nil {
-            // Learn at once when the owner exits mid-transfer rather than waiting for the deadline.
-            try? connection.watchSelection(selection, window: connection.utilityWindow)
-            watching = true
-        }
         let startTime: XTimestamp
         if let time { startTime = time } else {
             startTime = try connection.serverTime()
@@ -109,7 +104,8 @@ public final class X11SelectionReader {
         var machine = ConversionStateMachine(
             window: connection.utilityWindow, selection: selection, target: target, property: property,
             incrAtom: connection.atoms[.incr], stepTimeout: UInt64(max(0.05, stepTimeout) * 1e9), maxBytes: maxBytes)
-        var actions = machine.start(now: monotonicNanoseconds(), time: startTime)
+        let conversionStart = monotonicNanoseconds()
+        var actions = machine.start(now: conversionStart, time: startTime)
         var result: (XAtom, UInt8)?
         var ownerGone = false
         // Events this conversion does not consume go back to the queue for the caller (a watcher).
@@ -145,8 +141,23 @@ public final class X11SelectionReader {
                 }
             }
             if let result { try connection.flush(); return result }
+            // Learn at once when the owner exits mid-transfer rather than waiting for the deadline: asked
+            // for once the transfer takes longer than an answer does (an INCR transfer, an owner that has
+            // not answered within 20 ms), so a quick paste spends no round trip on it. An owner that is
+            // already gone by then has left the selection without an owner: asked for too.
+            if !watching, machine.usedIncr || monotonicNanoseconds() >= conversionStart + 20_000_000 {
+                watching = true
+                if connection.xfixesFirstEvent != nil {
+                    try? connection.watchSelection(selection, window: connection.utilityWindow)
+                }
+                if machine.phase == .awaitingNotify, (try? connection.selectionOwner(selection)) == 0 {
+                    ownerGone = true
+                }
+            }
             try connection.flush()
-            let event = try connection.nextEvent(deadline: ownerGone ? monotonicNanoseconds() : machine.nextDeadline)
+            var deadline = ownerGone ? monotonicNanoseconds() : machine.nextDeadline
+            if !watching, let limit = deadline { deadline = min(limit, conversionStart + 20_000_000) }
+            let event = try connection.nextEvent(deadline: deadline)
             let now = monotonicNanoseconds()
             switch event {
             case .selectionNotify(let notify, _)?:

@@ -21,8 +21,22 @@ public final class XConnection {
     /// An unmapped input-only window selecting PropertyChange and StructureNotify, used for timestamps
     /// and as the requestor window.
     public let utilityWindow: XWindow
-    /// The first event code of XFixes, when the server has it.
-    public let xfixesFirstEvent: UInt8?
+    /// XFixes' first event code: nil until asked for (``xfixesFirstEvent``), then the answer (nil inside:
+    /// the server has no XFixes). A paste does not ask: it costs a round trip nobody needs there.
+    private var xfixes: UInt8?? = nil
+
+    /// The first event code of XFixes, when the server has it; the first use asks the server (one round
+    /// trip: the extension's number, its version).
+    public var xfixesFirstEvent: UInt8? {
+        if let known = xfixes { return known }
+        let cookie = xcb_xfixes_query_version(connection, 5, 0)
+        let reply = xcb_xfixes_query_version_reply(connection, cookie, nil)
+        let extensionData = cx11_xfixes_extension(connection)
+        let first: UInt8? = reply != nil && extensionData != nil && extensionData!.pointee.present != 0 ? extensionData!.pointee.first_event : nil
+        free(reply)
+        xfixes = .some(first)
+        return first
+    }
     private var queued: [X11Event] = []
     private var queueHead = 0
     /// Atoms beyond ``KnownAtom`` met so far (registry targets, owners' targets). Known atoms are
@@ -80,7 +94,8 @@ public final class XConnection {
         root = screen.pointee.root
 
         // Pipeline everything start-up needs into one round trip: the atoms, our window, the
-        // zero-length append whose PropertyNotify carries a server timestamp (ICCCM §2.1), XFixes.
+        // zero-length append whose PropertyNotify carries a server timestamp (ICCCM §2.1). XFixes is
+        // asked for when first needed (a watch, the daemon), not here.
         let names = KnownAtom.allCases.map { $0.rawValue }
         let cookies = names.map { name in
             name.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
@@ -92,7 +107,6 @@ public final class XConnection {
             XCB_CW_EVENT_MASK.rawValue, &values)
         xcb_change_property(c, UInt8(XCB_PROP_MODE_APPEND.rawValue), window, PredefinedAtom.wmName,
                             PredefinedAtom.string, 8, 0, nil)
-        let xfixesCookie = xcb_xfixes_query_version(c, 5, 0)
         xcb_flush(c)
         var values32: [UInt32] = []
         for cookie in cookies {
@@ -100,14 +114,6 @@ public final class XConnection {
             values32.append(reply?.pointee.atom ?? 0)
             free(reply)
         }
-        let xfixesReply = xcb_xfixes_query_version_reply(c, xfixesCookie, nil)
-        let extensionData = cx11_xfixes_extension(c)
-        if xfixesReply != nil, let extensionData, extensionData.pointee.present != 0 {
-            xfixesFirstEvent = extensionData.pointee.first_event
-        } else {
-            xfixesFirstEvent = nil
-        }
-        free(xfixesReply)
         guard xcb_connection_has_error(c) == 0, !values32.contains(0) else {
             xcb_disconnect(c)
             throw PasteboardError(.unavailable, "the X server connection failed during start-up")
@@ -502,7 +508,7 @@ public final class XConnection {
             let error = cx11_as_error(raw)!.pointee
             return .error(code: error.error_code, majorOpcode: error.major_code, resource: error.resource_id)
         }
-        if let first = xfixesFirstEvent, kind == first &+ UInt8(XCB_XFIXES_SELECTION_NOTIFY) {
+        if case let first?? = xfixes, kind == first &+ UInt8(XCB_XFIXES_SELECTION_NOTIFY) {
             let e = cx11_as_xfixes_selection_notify(raw)!.pointee
             return .selectionChanged(
                 kind: SelectionChangeKind(rawValue: e.subtype) ?? .setOwner, selection: e.selection, owner: e.owner,
