@@ -4,7 +4,7 @@
 # Usage: scripts/bench.sh [-o OUTPUT.md]          (default output: docs/benchmarks.md)
 # Environment:
 #   BENCH_SECTIONS   space-separated section names to run, in order
-#                    (default: "markdown richtext x11 wayland store images"; a section whose script is missing is skipped)
+#                    (default: "markdown richtext x11 wayland store images ssh"; a section whose script is missing is skipped)
 #   BENCH_SCRATCH    SwiftPM scratch path for the release build (default: .build-bench)
 #   BENCH_RUNS       hyperfine runs per command (default 10)
 #
@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [-o OUTPUT.md]" >&2; exit 2 ;;
     esac
 done
-sections="${BENCH_SECTIONS:-markdown richtext x11 wayland store images}"
+sections="${BENCH_SECTIONS:-markdown richtext x11 wayland store images ssh}"
 scratch="${BENCH_SCRATCH:-$repo/.build-bench}"
 runs="${BENCH_RUNS:-10}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pbctl-bench.XXXXXX")
@@ -254,6 +254,14 @@ section_store() {
 section_images() {
     build_release
     "$repo/scripts/bench-images.sh" "$bench_bin"
+}
+
+# --------------------------------------------------------------------------------------------------
+# Section: ssh (100 MB both ways across a loopback SSH connection, pbctl ssh vs ssh + cat)
+# --------------------------------------------------------------------------------------------------
+section_ssh() {
+    build_release
+    "$repo/scripts/bench-ssh.sh" "$pbctl_bin"
 }
 
 # --------------------------------------------------------------------------------------------------

@@ -150,31 +150,11 @@ fi
 # the remote pbctl (this binary) copies to and pastes from this machine's store through the forwarded
 # socket, every representation with it.
 if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null; then
-    ssh_user=pbctl-ssh-test ssh_home=/var/tmp/pbctl-ssh-test
-    id -u "$ssh_user" >/dev/null 2>&1 || { useradd -M -d "$ssh_home" -s /bin/sh "$ssh_user" && usermod -p '*' "$ssh_user"; }
-    usermod -d "$ssh_home" "$ssh_user" 2>/dev/null || true
-    rm -rf "$ssh_home"; mkdir -p "$ssh_home/bin" /run/sshd; cp "$pbctl" "$ssh_home/bin/pbctl"; chown -R "$ssh_user" "$ssh_home"
-    ssh_dir="$work/ssh"; mkdir -p "$ssh_dir"
-    ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/host"; ssh-keygen -q -t ed25519 -N '' -f "$ssh_dir/user"
-    cp "$ssh_dir/user.pub" "$ssh_dir/authorized_keys"; chmod 755 "$work" "$ssh_dir"; chmod 644 "$ssh_dir/authorized_keys"
-    ssh_port=$((20000 + RANDOM % 30000))
-    cat > "$ssh_dir/sshd_config" <<CONFIG
-Port $ssh_port
-ListenAddress 127.0.0.1
-HostKey $ssh_dir/host
-PidFile none
-UsePAM no
-StrictModes no
-AuthorizedKeysFile $ssh_dir/authorized_keys
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-AllowStreamLocalForwarding yes
-SetEnv PATH=$ssh_home/bin:/usr/bin:/bin PBCTL_STORE=$ssh_home/store PBCTL_HISTORY=$ssh_home/history
-CONFIG
-    /usr/sbin/sshd -D -e -f "$ssh_dir/sshd_config" 2>"$ssh_dir/sshd.log" &
-    servers+=($!)
+    ssh_dir="$work/ssh"
+    read -r ssh_pid ssh_port < <(scripts/loopback-sshd.sh "$pbctl" "$ssh_dir") || fail "the loopback sshd did not start"
+    servers+=("$ssh_pid")
+    ssh_user=pbctl-ssh-test
     ssh_opts=(-i "$ssh_dir/user" -p "$ssh_port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes)
-    for _ in $(seq 50); do ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" true 2>/dev/null && break; sleep 0.1; done
     export PBCTL_BACKEND=store
     printf '# Local *note*' | "$pbctl" copy --from markdown
     [ "$("$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" pbctl paste --as html)" = "<h1>Local <em>note</em></h1>" ] \
