@@ -36,7 +36,8 @@ gzip -9n "$doc/changelog"
 cat > "$doc/copyright" <<COPYRIGHT
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: pbctl
-Comment: The executable is linked statically with the GNU C library (LGPL-2.1+), OpenSSL 3 (Apache-2.0), zlib (Zlib), libxcb,
+Comment: The executable is linked statically with the GNU C library (LGPL-2.1+), OpenSSL 3 (Apache-2.0), zlib (Zlib), libpng
+ (libpng), libjpeg-turbo (IJG/BSD-3-Clause/Zlib), libwebp (BSD-3-Clause), libdeflate (MIT), libxcb,
  libXau and libXdmcp (X11/MIT) and the Swift runtime and Foundation (Apache-2.0 with Runtime Library
  Exception); Built-Using in the package's control file names their source packages.
 
@@ -65,10 +66,12 @@ cat > "$stage/usr/share/lintian/overrides/pbctl" <<'OVERRIDES'
 # anywhere; the libraries it contains are named in Built-Using.
 pbctl: statically-linked-binary [usr/bin/pbctl]
 pbctl: embedded-library zlib [usr/bin/pbctl]
+pbctl: embedded-library libpng [usr/bin/pbctl]
+pbctl: embedded-library libjpeg [usr/bin/pbctl]
 OVERRIDES
 chmod 0644 "$stage/usr/share/lintian/overrides/pbctl"
 
-built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version}), ' libc6-dev zlib1g-dev libssl-dev libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev 2>/dev/null | sed 's/, $//')
+built_using=$(dpkg-query -W -f='${source:Package} (= ${source:Version}), ' libc6-dev zlib1g-dev libssl-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libdeflate-dev libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev 2>/dev/null | sed 's/, $//')
 # Debian ships binaries stripped (debug symbols belong in a -dbgsym package); Swift's reflection
 # metadata lives in allocated sections, which stripping keeps.
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/pbctl"
