@@ -6,6 +6,11 @@
 //   pbctl-bench small FILE... [--commonmark] [--iterations N]
 //       each FILE (1–10 KB documents) parsed + rendered N times; prints one line:
 //       "small <docs> <total bytes> <median µs per document> <MB/s> <p90 µs>"
+//   pbctl-bench allocations FILE... [--commonmark]
+//       each FILE parsed and rendered once after a warm-up pass (which pays one-time set-up such as the
+//       entity table); prints one line with the heap allocations that pass made (malloc, calloc, realloc,
+//       aligned allocations, counted by CBenchAlloc):
+//       "allocations <docs> <total bytes> <allocations> <allocations per KB>"
 //   pbctl-bench convert FILE [--commonmark]
 //       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs).
 //   pbctl-bench image-convert IN OUT [--quality Q]
@@ -25,6 +30,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import CBenchAlloc
 import Images
 import Representations
 
@@ -169,6 +175,15 @@ case "convert":
     guard let f = files.first else { exit(2) }
     let html = HTMLWriter.render(MarkdownParser.parse(readFile(f), options: options), options: options)
     writeAll(1, html)
+case "allocations":
+    let docs = files.map(readFile)
+    guard !docs.isEmpty else { exit(2) }
+    let bytes = docs.reduce(0) { $0 + $1.count }
+    for d in docs { sink &+= HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options).count }
+    let before = cbench_allocation_count()
+    for d in docs { sink &+= HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options).count }
+    let count = cbench_allocation_count() - before
+    print("allocations \(docs.count) \(bytes) \(count) \(Double(count) / (Double(bytes) / 1000))")
 case "throughput":
     guard let f = files.first else { exit(2) }
     let input = readFile(f)
