@@ -1,18 +1,21 @@
 // pbctl-bench: in-process benchmarks for the Markdown engine (used by scripts/bench.sh).
 //
 //   pbctl-bench throughput FILE [--commonmark] [--iterations N]
-//       parse + render FILE N times; prints one line:
-//       "throughput <bytes> <median seconds> <MB/s> <parse-only median s> <peak nodes>"
-//   pbctl-bench small FILE... [--commonmark] [--iterations N]
-//       each FILE (1–10 KB documents) parsed + rendered N times; prints one line:
+//       parse + render FILE N times (MarkdownParser.renderHTML, what `pbctl convert` does); parse only
+//       (MarkdownParser.parse, the document with its nodes); parse + render through the nodes; prints:
+//       "throughput <bytes> <median seconds> <MB/s> <parse-only median s> <nodes> <parse + render through the nodes, median s>"
+//   pbctl-bench small FILE... [--commonmark] [--tree] [--iterations N]
+//       each FILE (1–10 KB documents) parsed + rendered N times (with --tree through the nodes); prints one line:
 //       "small <docs> <total bytes> <median µs per document> <MB/s> <p90 µs>"
-//   pbctl-bench allocations FILE... [--commonmark]
-//       each FILE parsed and rendered once after a warm-up pass (which pays one-time set-up such as the
+//   pbctl-bench allocations FILE... [--commonmark] [--tree]
+//       each FILE parsed and rendered once (with --tree through the nodes) after a warm-up pass (which pays one-time set-up such as the
 //       entity table); prints one line with the heap allocations that pass made (malloc, calloc, realloc,
 //       aligned allocations, counted by CBenchAlloc):
 //       "allocations <docs> <total bytes> <allocations> <allocations per KB>"
-//   pbctl-bench convert FILE [--commonmark]
-//       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs).
+//   pbctl-bench convert FILE [--commonmark] [--tree]
+//       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs): straight from
+//       Markdown to HTML as `pbctl convert` does, or with --tree through the document's nodes
+//       (MarkdownParser.parse, then HTMLWriter.render).
 //   pbctl-bench image-convert IN OUT [--quality Q]
 //       reads the image IN, converts it (ImageCodec.convert) to the format OUT's extension names
 //       (png, jpg, gif, bmp, tif, webp) and writes OUT: a whole process, as `convert IN OUT` is.
@@ -106,6 +109,7 @@ guard let mode = args.first else {
 }
 args.removeFirst()
 var options = MarkdownOptions.gfm
+var tree = false
 var iterations = 0
 var quality = 90
 var files: [String] = []
@@ -113,6 +117,7 @@ var i = 0
 while i < args.count {
     switch args[i] {
     case "--commonmark": options = .commonmark
+    case "--tree": tree = true
     case "--iterations":
         i += 1
         iterations = i < args.count ? Int(args[i]) ?? 0 : 0
@@ -125,6 +130,13 @@ while i < args.count {
 }
 let clock = ContinuousClock()
 var sink = 0
+
+/// Markdown to HTML the way the mode asks: straight (what `pbctl convert` does) or through the nodes.
+func html(_ input: [UInt8], _ options: MarkdownOptions, tree: Bool) -> [UInt8] {
+    tree
+        ? HTMLWriter.render(MarkdownParser.parse(input, options: options), options: options)
+        : MarkdownParser.renderHTML(input, options: options)
+}
 
 switch mode {
 case "image-convert":
@@ -173,15 +185,19 @@ case "image-stages":
     print("image-stages \(median(decode)) \(median(jpeg)) \(median(bmp))")
 case "convert":
     guard let f = files.first else { exit(2) }
-    let html = HTMLWriter.render(MarkdownParser.parse(readFile(f), options: options), options: options)
-    writeAll(1, html)
+    let input = readFile(f)
+    if tree {
+        writeAll(1, HTMLWriter.render(MarkdownParser.parse(input, options: options), options: options))
+    } else {
+        input.withUnsafeBufferPointer { MarkdownParser.renderHTML($0, options: options) { writeAll(1, Array($0)) } }
+    }
 case "allocations":
     let docs = files.map(readFile)
     guard !docs.isEmpty else { exit(2) }
     let bytes = docs.reduce(0) { $0 + $1.count }
-    for d in docs { sink &+= HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options).count }
+    for d in docs { sink &+= html(d, options, tree: tree).count }
     let before = cbench_allocation_count()
-    for d in docs { sink &+= HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options).count }
+    for d in docs { sink &+= html(d, options, tree: tree).count }
     let count = cbench_allocation_count() - before
     print("allocations \(docs.count) \(bytes) \(count) \(Double(count) / (Double(bytes) / 1000))")
 case "throughput":
@@ -189,10 +205,18 @@ case "throughput":
     let input = readFile(f)
     let n = iterations > 0 ? iterations : 7
     // warm-up
-    sink &+= HTMLWriter.render(MarkdownParser.parse(input, options: options), options: options).count
+    sink &+= MarkdownParser.renderHTML(input, options: options).count
     var total: [Double] = []
     var parseOnly: [Double] = []
+    var throughNodes: [Double] = []
     var nodes = 0
+    for _ in 0..<n {
+        let t0 = clock.now
+        let html = MarkdownParser.renderHTML(input, options: options)
+        let t1 = clock.now
+        sink &+= html.count
+        total.append(seconds(t1 - t0))
+    }
     for _ in 0..<n {
         var doc = MarkdownDocument()
         let t0 = clock.now
@@ -202,27 +226,27 @@ case "throughput":
         let t2 = clock.now
         sink &+= html.count
         nodes = doc.nodeCount
-        total.append(seconds(t2 - t0))
         parseOnly.append(seconds(t1 - t0))
+        throughNodes.append(seconds(t2 - t0))
     }
     let med = median(total)
     print(
-        "throughput \(input.count) \(med) \(Double(input.count) / med / 1e6) \(median(parseOnly)) \(nodes)")
+        "throughput \(input.count) \(med) \(Double(input.count) / med / 1e6) \(median(parseOnly)) \(nodes) \(median(throughNodes))")
 case "small":
     let docs = files.map(readFile)
     guard !docs.isEmpty else { exit(2) }
     let n = iterations > 0 ? iterations : 200
     let bytes = docs.reduce(0) { $0 + $1.count }
-    for d in docs { sink &+= HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options).count }
+    for d in docs { sink &+= html(d, options, tree: tree).count }
     var perDoc: [Double] = []
     perDoc.reserveCapacity(n * docs.count)
     let start = clock.now
     for _ in 0..<n {
         for d in docs {
             let t0 = clock.now
-            let html = HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options)
+            let output = html(d, options, tree: tree)
             let t1 = clock.now
-            sink &+= html.count
+            sink &+= output.count
             perDoc.append(seconds(t1 - t0))
         }
     }

@@ -3,6 +3,9 @@
 // a time against the stack of open blocks; the one open leaf accumulates its content in
 // `content`, which is moved into the document's byte storage when the leaf closes.
 // Phase 2 (`InlineParser`) then parses paragraphs, headings and table cells.
+//
+// The input is read in place, a line at a time: only a line that needs fixing (a NUL, invalid
+// UTF-8, a CR line ending, no line ending at the end of the input) is copied, into a line buffer.
 
 private let codeIndent = 4
 private let tabStop = 4
@@ -33,28 +36,26 @@ struct LineSegment {
     var column: Int32
 }
 
-struct ReferenceDefinition {
-    var destStart: Int32
-    var destCount: Int32
-    var titleStart: Int32
-    var titleCount: Int32
-}
-
 struct BlockParser {
-    var s: [UInt8]
+    /// The current line, its line ending ('\n') included: `s[lineEnd] == 0x0A`.
+    var s = MDBytes(start: nil, count: 0)
     let options: MarkdownOptions
+    /// Whether to record where each leaf's lines come from (source positions of inline nodes).
+    let positions: Bool
 
     var nodes: [MarkdownNodeRecord] = []
     var bytes: [UInt8] = []
     var extras: [MarkdownExtra] = []
     var info: [BlockInfo] = []
     var segments: [LineSegment] = []
-    var refmap: [String: ReferenceDefinition] = [:]
-    var footnoteMap: [String: Int32] = [:]
+    var refmap = LabelMap<ReferenceDefinition>()
+    var footnoteMap = LabelMap<Int32>()
     var inlineBlocks: [Int32] = []
+    var labelScratch: [UInt8] = []
 
     // Current line state (offsets are absolute indices into `s`).
-    var lineStart = 0
+    /// Always 0: offsets are in the current line.
+    let lineStart = 0
     /// Where the line's content starts: `lineStart`, or after a byte order mark on the first line.
     var contentStart = 0
     var lineEnd = 0  // index of the '\n' ending the line
@@ -79,13 +80,9 @@ struct BlockParser {
     var contentLastLineStart = 0
     var contentSegs: [LineSegment] = []
 
-    init(input: [UInt8], options: MarkdownOptions) {
-        self.s = MD.sanitize(input)
+    init(options: MarkdownOptions, positions: Bool) {
         self.options = options
-        // Typical documents need about one node per 12 input bytes and a little more storage
-        // than the input (decoded text, URLs); reserving avoids regrowth copies.
-        nodes.reserveCapacity(s.count / 12 + 16)
-        bytes.reserveCapacity(s.count + s.count / 8 + 64)
+        self.positions = positions
         var root = MarkdownNodeRecord(kind: .document, parent: -1)
         root.flags = MarkdownNodeRecord.Flag.open
         root.startLine = 1
@@ -96,34 +93,167 @@ struct BlockParser {
 
     // MARK: Driver
 
-    mutating func run() -> MarkdownDocument {
-        let n = s.count
+    /// Parses the block structure of `input`. Afterwards `nodes` holds the blocks, `bytes` each leaf's
+    /// content (its literal range), `refmap` and `footnoteMap` the definitions, and `inlineBlocks` the
+    /// leaves whose content is inline Markdown, in document order.
+    mutating func parseBlocks(_ input: MDBytes, nodesPerByte: Int) {
+        // Typical documents need about one node per 12 input bytes (blocks alone: far fewer) and a little
+        // more storage than the input (decoded text, URLs); reserving avoids regrowth copies.
+        nodes.reserveCapacity(input.count / nodesPerByte + 16)
+        info.reserveCapacity(input.count / nodesPerByte + 16)
+        bytes.reserveCapacity(input.count + (positions ? input.count / 8 : 0) + 64)
+        let n = input.count
         var i = 0
+        var lineBuffer: [UInt8] = []
         while i < n {
-            var j = i
-            // Each line ends with '\n' (sanitize guarantees it).
-            while j < n && s[j] != 0x0A { j += 1 }
-            processLine(i, j)
-            i = j + 1
+            let (e, dirty) = Self.scanLine(input, i)
+            var next: Int
+            let lf = e < n && input[e] == 0x0A
+            if e < n {
+                next = e + 1
+                if input[e] == 0x0D && next < n && input[next] == 0x0A { next += 1 }
+            } else {
+                next = n
+            }
+            if lf && !dirty {
+                s = MDBytes(rebasing: input[i...e])
+                processLine(e - i)
+            } else {
+                lineBuffer.removeAll(keepingCapacity: true)
+                if dirty {
+                    Self.appendSanitized(input, i, e, into: &lineBuffer)
+                } else {
+                    lineBuffer.append(contentsOf: MDBytes(rebasing: input[i..<e]))
+                }
+                lineBuffer.append(0x0A)
+                lineBuffer.withUnsafeBufferPointer { line in
+                    s = line
+                    processLine(line.count - 1)
+                }
+            }
+            i = next
         }
+        s = MDBytes(start: nil, count: 0)
         atEnd = true
         while current != 0 {
             current = finalize(current)
         }
         _ = finalize(0)
         if options.footnotes { collectFootnotes() }
-        // Hand the arrays over (swap, not copy: the inline phase appends to them).
-        var inl = InlineParser(parser: self, takeArrays: false)
-        swap(&inl.nodes, &nodes)
-        swap(&inl.bytes, &bytes)
-        swap(&inl.extras, &extras)
         content = []
         contentSegs = []
-        for b in inlineBlocks {
-            inl.parseBlock(b)
+    }
+
+    /// The end of the line starting at `i` (the index of its '\n' or '\r', or the input's end) and whether
+    /// it holds a NUL or invalid UTF-8. Plain ASCII goes eight bytes at a time.
+    static func scanLine(_ p: MDBytes, _ i: Int) -> (Int, Bool) {
+        let n = p.count
+        var j = i
+        var dirty = false
+        let base = UnsafeRawPointer(p.baseAddress!)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while true {
+            while j + 8 <= n {
+                let x = base.loadUnaligned(fromByteOffset: j, as: UInt64.self)
+                let lf = x ^ 0x0A0A_0A0A_0A0A_0A0A
+                let cr = x ^ 0x0D0D_0D0D_0D0D_0D0D
+                let t = ((lf &- ones) & ~lf) | ((cr &- ones) & ~cr) | ((x &- ones) & ~x) | x
+                if t & highs != 0 { break }
+                j += 8
+            }
+            if j >= n { return (n, dirty) }
+            let c = p[j]
+            if c == 0x0A || c == 0x0D { return (j, dirty) }
+            if c < 0x80 {
+                if c == 0 { dirty = true }
+                j += 1
+                continue
+            }
+            let len = validSequenceLength(p, j, n)
+            if len == 0 {
+                dirty = true
+                j += 1
+            } else {
+                j += len
+            }
         }
-        inl.finishDocument()
-        return MarkdownDocument(nodes: inl.nodes, bytes: inl.bytes, extras: inl.extras)
+    }
+
+    /// The length of the valid UTF-8 sequence at `i` (lead byte at least 0x80), or 0 (Unicode Table 3-7).
+    @inline(__always)
+    static func validSequenceLength(_ p: MDBytes, _ i: Int, _ n: Int) -> Int {
+        let c = p[i]
+        let len: Int
+        if c >= 0xC2 && c <= 0xDF {
+            len = 2
+        } else if c >= 0xE0 && c <= 0xEF {
+            len = 3
+        } else if c >= 0xF0 && c <= 0xF4 {
+            len = 4
+        } else {
+            return 0
+        }
+        if i + len > n { return 0 }
+        let c1 = p[i + 1]
+        switch c {
+        case 0xE0: if c1 < 0xA0 || c1 > 0xBF { return 0 }
+        case 0xED: if c1 < 0x80 || c1 > 0x9F { return 0 }
+        case 0xF0: if c1 < 0x90 || c1 > 0xBF { return 0 }
+        case 0xF4: if c1 < 0x80 || c1 > 0x8F { return 0 }
+        default: if c1 & 0xC0 != 0x80 { return 0 }
+        }
+        if len > 2 && p[i + 2] & 0xC0 != 0x80 { return 0 }
+        if len > 3 && p[i + 3] & 0xC0 != 0x80 { return 0 }
+        return len
+    }
+
+    /// Appends `p[i..<e]` (one line, no line ending) with U+0000 and invalid UTF-8 replaced by U+FFFD: each
+    /// maximal invalid prefix of a sequence becomes one U+FFFD, as WHATWG's decoder does.
+    static func appendSanitized(_ p: MDBytes, _ start: Int, _ e: Int, into out: inout [UInt8]) {
+        var i = start
+        while i < e {
+            let c = p[i]
+            if c < 0x80 {
+                if c == 0 { out.append(contentsOf: [0xEF, 0xBF, 0xBD]) } else { out.append(c) }
+                i += 1
+                continue
+            }
+            let len = validSequenceLength(p, i, e)
+            if len > 0 {
+                out.append(contentsOf: MDBytes(rebasing: p[i..<(i + len)]))
+                i += len
+                continue
+            }
+            out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+            var expected = 0
+            if c >= 0xC2 && c <= 0xDF {
+                expected = 2
+            } else if c >= 0xE0 && c <= 0xEF {
+                expected = 3
+            } else if c >= 0xF0 && c <= 0xF4 {
+                expected = 4
+            }
+            i += 1
+            // Skip the continuation bytes that still make a valid prefix.
+            var k = 1
+            while k < expected && i < e && p[i] & 0xC0 == 0x80 {
+                if k == 1 {
+                    let c1 = p[i]
+                    let valid: Bool
+                    switch c {
+                    case 0xE0: valid = c1 >= 0xA0
+                    case 0xED: valid = c1 <= 0x9F
+                    case 0xF0: valid = c1 >= 0x90
+                    case 0xF4: valid = c1 <= 0x8F
+                    default: valid = true
+                    }
+                    if !valid { break }
+                }
+                i += 1
+                k += 1
+            }
+        }
     }
 
     // MARK: Tree helpers
@@ -243,12 +373,14 @@ struct BlockParser {
             let charsToTab = tabStop - (column % tabStop)
             for _ in 0..<charsToTab { content.append(0x20) }
         }
-        contentSegs.append(
-            LineSegment(offset: Int32(content.count), line: lineNumber, column: Int32(offset - lineStart + 1)))
+        if positions {
+            contentSegs.append(
+                LineSegment(offset: Int32(content.count), line: lineNumber, column: Int32(offset - lineStart + 1)))
+        }
         let e = headingEnd >= 0 ? headingEnd : lineEnd
         headingEnd = -1
         if offset < e {
-            content.append(contentsOf: s[offset..<e])
+            content.append(contentsOf: MDBytes(rebasing: s[offset..<e]))
         }
         content.append(0x0A)
     }
@@ -258,6 +390,7 @@ struct BlockParser {
         let base = Int32(bytes.count)
         if contentOwner == node && from < to {
             bytes.append(contentsOf: content[from..<to])
+            guard positions else { return (base, Int32(to - from)) }
             let segStart = Int32(segments.count)
             for seg in contentSegs {
                 let o = Int(seg.offset)
@@ -373,7 +506,8 @@ struct BlockParser {
                 while a < e && MD.isSpace(content[a]) { a += 1 }
                 while e > a && MD.isSpace(content[e - 1]) { e -= 1 }
                 let infoStart = Int32(bytes.count)
-                MD.appendUnescaped(content, a, e, into: &bytes)
+                let c = content
+                c.withUnsafeBufferPointer { MD.appendUnescaped($0, a, e, into: &bytes) }
                 nodes[Int(b)].extra = Int32(extras.count)
                 extras.append(MarkdownExtra(aStart: infoStart, aCount: Int32(bytes.count) - infoStart))
                 if pos < content.count { pos += 1 }
@@ -435,7 +569,11 @@ struct BlockParser {
 
     /// Parses a link reference definition at content[pos]. Returns bytes consumed or 0.
     mutating func parseReferenceDefinition(_ pos: Int) -> Int {
-        let c = content
+        let text = content
+        return text.withUnsafeBufferPointer { parseReferenceDefinition($0, pos) }
+    }
+
+    mutating func parseReferenceDefinition(_ c: MDBytes, _ pos: Int) -> Int {
         let end = c.count
         guard let (afterLabel, ls, le) = MD.scanLinkLabel(c, pos, end) else { return 0 }
         guard afterLabel < end, c[afterLabel] == UInt8(ascii: ":") else { return 0 }
@@ -469,9 +607,11 @@ struct BlockParser {
         } else {
             return 0
         }
-        let label = MD.normalizeLabel(c, ls, le)
-        if label.isEmpty { return 0 }
-        if refmap[label] == nil {
+        MD.normalizeLabel(c, ls, le, into: &labelScratch)
+        if labelScratch.isEmpty { return 0 }
+        let label = labelScratch
+        let known = label.withUnsafeBufferPointer { refmap.contains($0) }
+        if !known {
             let dStart = Int32(bytes.count)
             MD.appendUnescaped(c, ds, de, into: &bytes)
             let dCount = Int32(bytes.count) - dStart
@@ -482,12 +622,13 @@ struct BlockParser {
                 MD.appendUnescaped(c, ts, tend, into: &bytes)
                 tCount = Int32(bytes.count) - tStart
             }
-            refmap[label] = ReferenceDefinition(destStart: dStart, destCount: dCount, titleStart: tStart, titleCount: tCount)
+            let definition = ReferenceDefinition(destStart: dStart, destCount: dCount, titleStart: tStart, titleCount: tCount)
+            label.withUnsafeBufferPointer { _ = refmap.insertIfAbsent($0, definition) }
         }
         return finalEnd - pos
     }
 
-    func skipSpacesOneNewline(_ c: [UInt8], _ i: Int, _ end: Int) -> Int {
+    func skipSpacesOneNewline(_ c: MDBytes, _ i: Int, _ end: Int) -> Int {
         var j = i
         while j < end && MD.isSpaceOrTab(c[j]) { j += 1 }
         if j < end && c[j] == 0x0A {
@@ -499,8 +640,10 @@ struct BlockParser {
 
     // MARK: Line processing
 
-    mutating func processLine(_ start: Int, _ end: Int) {
-        lineStart = start
+    /// Processes the line `s[0...length]` (`s[length]` is its line ending).
+    mutating func processLine(_ length: Int) {
+        let start = 0
+        let end = length
         lineEnd = end
         offset = start
         column = 0
@@ -676,7 +819,7 @@ struct BlockParser {
                 advanceOffset(firstNonspace + m - offset, columns: false)
                 container = addChild(container, .footnoteDefinition, startColumn: defStart - lineStart + 1)
                 let st = Int32(bytes.count)
-                bytes.append(contentsOf: s[ls..<le])
+                bytes.append(contentsOf: MDBytes(rebasing: s[ls..<le]))
                 nodes[Int(container)].literalStart = st
                 nodes[Int(container)].literalCount = Int32(le - ls)
                 listDepth += 1
@@ -1034,7 +1177,7 @@ struct BlockParser {
 
     /// cmark-gfm's row_from_string over `buf[start..<end]` (end includes the final '\n').
     /// Returns cells (ranges, untrimmed) and the paragraph offset, or nil.
-    static func rowFromString(_ buf: [UInt8], _ start: Int, _ end: Int) -> (cells: [Cell], paragraphOffset: Int)? {
+    static func rowFromString(_ buf: MDBytes, _ start: Int, _ end: Int) -> (cells: [Cell], paragraphOffset: Int)? {
         var cells: [Cell] = []
         var paragraphOffset = start
         func cellEnd(_ o: Int) -> Int {  // [|] table_spacechar*
@@ -1127,7 +1270,8 @@ struct BlockParser {
         guard !info[Int(para)].tableVisited, contentOwner == para else { return false }
         guard scanTableStart(firstNonspace) else { return false }
         guard let delim = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1) else { return false }
-        guard let header = BlockParser.rowFromString(content, 0, content.count),
+        let paragraph = content
+        guard let header = paragraph.withUnsafeBufferPointer({ BlockParser.rowFromString($0, 0, $0.count) }),
             header.cells.count == delim.cells.count
         else {
             info[Int(para)].tableVisited = true
@@ -1171,7 +1315,7 @@ struct BlockParser {
         nodes[Int(row)].flags |= MarkdownNodeRecord.Flag.variant
         nodes[Int(row)].startLine = headerSeg?.line ?? nodes[Int(table)].startLine
         nodes[Int(row)].endLine = nodes[Int(row)].startLine
-        let hcells = BlockParser.rowFromString(headerContent, 0, headerContent.count)?.cells ?? []
+        let hcells = headerContent.withUnsafeBufferPointer { BlockParser.rowFromString($0, 0, $0.count)?.cells } ?? []
         for cell in hcells {
             addCell(row, headerContent, cell, line: nodes[Int(row)].startLine, baseColumn: headerSeg?.column ?? 1)
         }
@@ -1205,9 +1349,11 @@ struct BlockParser {
         }
         nodes[Int(c)].literalStart = st
         nodes[Int(c)].literalCount = Int32(bytes.count) - st
-        info[Int(c)].segStart = Int32(segments.count)
-        info[Int(c)].segCount = 1
-        segments.append(LineSegment(offset: st, line: line, column: baseColumn + Int32(a)))
+        if positions {
+            info[Int(c)].segStart = Int32(segments.count)
+            info[Int(c)].segCount = 1
+            segments.append(LineSegment(offset: st, line: line, column: baseColumn + Int32(a)))
+        }
         inlineBlocks.append(c)
     }
 
@@ -1268,9 +1414,11 @@ struct BlockParser {
         }
         nodes[Int(c)].literalStart = st
         nodes[Int(c)].literalCount = Int32(bytes.count) - st
-        info[Int(c)].segStart = Int32(segments.count)
-        info[Int(c)].segCount = 1
-        segments.append(LineSegment(offset: st, line: lineNumber, column: Int32(a - lineStart + 1)))
+        if positions {
+            info[Int(c)].segStart = Int32(segments.count)
+            info[Int(c)].segCount = 1
+            segments.append(LineSegment(offset: st, line: lineNumber, column: Int32(a - lineStart + 1)))
+        }
         inlineBlocks.append(c)
     }
 
@@ -1284,8 +1432,12 @@ struct BlockParser {
             while n >= 0 {
                 let r = nodes[Int(n)]
                 if r.kind == .footnoteDefinition {
-                    let label = MD.normalizeLabel(bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount))
-                    if footnoteMap[label] == nil { footnoteMap[label] = n }
+                    let storage = bytes
+                    storage.withUnsafeBufferPointer {
+                        MD.normalizeLabel($0, Int(r.literalStart), Int(r.literalStart + r.literalCount), into: &labelScratch)
+                    }
+                    let label = labelScratch
+                    label.withUnsafeBufferPointer { _ = footnoteMap.insertIfAbsent($0, n) }
                 }
                 if r.firstChild >= 0 && r.kind.isBlock && r.kind != .table {
                     if r.next >= 0 { stack.append(r.next) }
