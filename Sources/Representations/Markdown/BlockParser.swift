@@ -39,9 +39,9 @@ struct LineSegment {
 struct BlockParser {
     /// The current line, its line ending ('\n') included: `s[lineEnd] == 0x0A`.
     var s = MDBytes(start: nil, count: 0)
-    let options: MarkdownOptions
+    var options: MarkdownOptions
     /// Whether to record where each leaf's lines come from (source positions of inline nodes).
-    let positions: Bool
+    var positions: Bool
 
     var nodes: [MarkdownNodeRecord] = []
     var bytes: [UInt8] = []
@@ -52,6 +52,8 @@ struct BlockParser {
     var footnoteMap = LabelMap<Int32>()
     var inlineBlocks: [Int32] = []
     var labelScratch: [UInt8] = []
+    /// The cells of the table row being read.
+    var cells: [Cell] = []
 
     // Current line state (offsets are absolute indices into `s`).
     /// Always 0: offsets are in the current line.
@@ -76,6 +78,14 @@ struct BlockParser {
 
     // The open leaf's content.
     var content: [UInt8] = []
+    /// Leaves may refer to the input instead of copying it (the direct path: the input outlives the
+    /// render; a document must own its bytes). Then `contentInput` is where `content` lies in the input
+    /// when it is one contiguous range of it (-1: it is not; -2: no line yet), and `lineInput` where the
+    /// current line starts (-1: in the line buffer).
+    var referenceInput = false
+    var input = MDBytes(start: nil, count: 0)
+    var contentInput = -1
+    var lineInput = -1
     var contentOwner: Int32 = -1
     var contentLastLineStart = 0
     var contentSegs: [LineSegment] = []
@@ -83,6 +93,43 @@ struct BlockParser {
     init(options: MarkdownOptions, positions: Bool) {
         self.options = options
         self.positions = positions
+        appendRoot()
+    }
+
+    /// A parser for a new document that takes over the buffers `old` allocated (emptied, their capacity kept).
+    /// With `documentArrays` false, `nodes`, `bytes`, `extras` and `segments` start empty: they are to
+    /// become a document's, which should not carry an earlier document's capacity.
+    init(options: MarkdownOptions, positions: Bool, reusing old: inout BlockParser, documentArrays: Bool) {
+        self.options = options
+        self.positions = positions
+        if documentArrays {
+            swap(&nodes, &old.nodes)
+            swap(&bytes, &old.bytes)
+            swap(&extras, &old.extras)
+            swap(&segments, &old.segments)
+        }
+        swap(&info, &old.info)
+        swap(&refmap, &old.refmap)
+        swap(&footnoteMap, &old.footnoteMap)
+        swap(&inlineBlocks, &old.inlineBlocks)
+        swap(&labelScratch, &old.labelScratch)
+        swap(&cells, &old.cells)
+        swap(&content, &old.content)
+        swap(&contentSegs, &old.contentSegs)
+        nodes.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        extras.removeAll(keepingCapacity: true)
+        info.removeAll(keepingCapacity: true)
+        segments.removeAll(keepingCapacity: true)
+        refmap.removeAll()
+        footnoteMap.removeAll()
+        inlineBlocks.removeAll(keepingCapacity: true)
+        content.removeAll(keepingCapacity: true)
+        contentSegs.removeAll(keepingCapacity: true)
+        appendRoot()
+    }
+
+    private mutating func appendRoot() {
         var root = MarkdownNodeRecord(kind: .document, parent: -1)
         root.flags = MarkdownNodeRecord.Flag.open
         root.startLine = 1
@@ -97,6 +144,7 @@ struct BlockParser {
     /// content (its literal range), `refmap` and `footnoteMap` the definitions, and `inlineBlocks` the
     /// leaves whose content is inline Markdown, in document order.
     mutating func parseBlocks(_ input: MDBytes, nodesPerByte: Int) {
+        if referenceInput { self.input = input }
         // Typical documents need about one node per 12 input bytes (blocks alone: far fewer) and a little
         // more storage than the input (decoded text, URLs); reserving avoids regrowth copies.
         nodes.reserveCapacity(input.count / nodesPerByte + 16)
@@ -117,8 +165,10 @@ struct BlockParser {
             }
             if lf && !dirty {
                 s = MDBytes(rebasing: input[i...e])
+                lineInput = i
                 processLine(e - i)
             } else {
+                lineInput = -1
                 lineBuffer.removeAll(keepingCapacity: true)
                 if dirty {
                     Self.appendSanitized(input, i, e, into: &lineBuffer)
@@ -140,8 +190,8 @@ struct BlockParser {
         }
         _ = finalize(0)
         if options.footnotes { collectFootnotes() }
-        content = []
-        contentSegs = []
+        content.removeAll(keepingCapacity: true)
+        contentSegs.removeAll(keepingCapacity: true)
     }
 
     /// The end of the line starting at `i` (the index of its '\n' or '\r', or the input's end) and whether
@@ -366,8 +416,21 @@ struct BlockParser {
             content.removeAll(keepingCapacity: true)
             contentSegs.removeAll(keepingCapacity: true)
             contentOwner = node
+            contentInput = -2
         }
         contentLastLineStart = content.count
+        let e = headingEnd >= 0 ? headingEnd : lineEnd
+        if referenceInput && contentInput != -1 {
+            // Still one range of the input if this line's text follows the content there, whole to its '\n'.
+            let whole = lineInput >= 0 && !partiallyConsumedTab && e == lineEnd
+            if !whole {
+                contentInput = -1
+            } else if contentInput == -2 {
+                contentInput = lineInput + offset
+            } else if lineInput + offset != contentInput + content.count {
+                contentInput = -1
+            }
+        }
         if partiallyConsumedTab {
             offset += 1
             let charsToTab = tabStop - (column % tabStop)
@@ -377,7 +440,6 @@ struct BlockParser {
             contentSegs.append(
                 LineSegment(offset: Int32(content.count), line: lineNumber, column: Int32(offset - lineStart + 1)))
         }
-        let e = headingEnd >= 0 ? headingEnd : lineEnd
         headingEnd = -1
         if offset < e {
             content.append(contentsOf: MDBytes(rebasing: s[offset..<e]))
@@ -388,6 +450,10 @@ struct BlockParser {
     /// Moves `content[from..<to]` into storage; returns its storage range and records segments.
     mutating func flushContent(_ node: Int32, from: Int, to: Int) -> (Int32, Int32) {
         let base = Int32(bytes.count)
+        if contentOwner == node && from < to && referenceInput && contentInput >= 0 {
+            nodes[Int(node)].flags |= MarkdownNodeRecord.Flag.literalInInput
+            return (Int32(contentInput + from), Int32(to - from))
+        }
         if contentOwner == node && from < to {
             bytes.append(contentsOf: content[from..<to])
             guard positions else { return (base, Int32(to - from)) }
@@ -488,6 +554,7 @@ struct BlockParser {
                 }
                 if i < 0 {
                     content.removeAll(keepingCapacity: true)
+                    contentInput = -1
                 } else {
                     var j = i
                     while j < content.count && content[j] != 0x0A { j += 1 }
@@ -1154,6 +1221,7 @@ struct BlockParser {
         }
         if pos > 0 {
             content.removeSubrange(0..<pos)
+            if contentInput >= 0 { contentInput += pos }
             var newSegs: [LineSegment] = []
             for seg in contentSegs {
                 let o = Int(seg.offset) - pos
@@ -1176,9 +1244,9 @@ struct BlockParser {
     }
 
     /// cmark-gfm's row_from_string over `buf[start..<end]` (end includes the final '\n').
-    /// Returns cells (ranges, untrimmed) and the paragraph offset, or nil.
-    static func rowFromString(_ buf: MDBytes, _ start: Int, _ end: Int) -> (cells: [Cell], paragraphOffset: Int)? {
-        var cells: [Cell] = []
+    /// Puts the cells (ranges, untrimmed) in `cells` and returns the paragraph offset, or nil.
+    static func rowFromString(_ buf: MDBytes, _ start: Int, _ end: Int, into cells: inout [Cell]) -> Int? {
+        cells.removeAll(keepingCapacity: true)
         var paragraphOffset = start
         func cellEnd(_ o: Int) -> Int {  // [|] table_spacechar*
             guard o < end, buf[o] == UInt8(ascii: "|") else { return 0 }
@@ -1224,7 +1292,7 @@ struct BlockParser {
                 offset += re
                 if re > 0 && offset != end {
                     paragraphOffset = offset
-                    cells.removeAll()
+                    cells.removeAll(keepingCapacity: true)
                     offset += cellEnd(offset)
                     expectMore = true
                 } else {
@@ -1233,7 +1301,7 @@ struct BlockParser {
             }
         }
         if offset != end || cells.isEmpty { return nil }
-        return (cells, paragraphOffset)
+        return paragraphOffset
     }
 
     /// scan_table_start: delimiter row at firstNonspace.
@@ -1269,17 +1337,18 @@ struct BlockParser {
         let para = container
         guard !info[Int(para)].tableVisited, contentOwner == para else { return false }
         guard scanTableStart(firstNonspace) else { return false }
-        guard let delim = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1) else { return false }
+        guard BlockParser.rowFromString(s, firstNonspace, lineEnd + 1, into: &cells) != nil else { return false }
+        let delimCells = cells
         let paragraph = content
-        guard let header = paragraph.withUnsafeBufferPointer({ BlockParser.rowFromString($0, 0, $0.count) }),
-            header.cells.count == delim.cells.count
+        guard let headerOffset = paragraph.withUnsafeBufferPointer({ BlockParser.rowFromString($0, 0, $0.count, into: &cells) }),
+            cells.count == delimCells.count
         else {
             info[Int(para)].tableVisited = true
             return false
         }
         // Alignments
         var aligns: [UInt8] = []
-        for cell in delim.cells {
+        for cell in delimCells {
             var a = cell.start
             var e = cell.end
             while a < e && MD.isSpace(s[a]) { a += 1 }
@@ -1289,7 +1358,7 @@ struct BlockParser {
             aligns.append(left && right ? 2 : left ? 1 : right ? 3 : 0)
         }
         let parent = nodes[Int(para)].parent
-        let headerLine = (header.paragraphOffset > 0) ? header.paragraphOffset : 0
+        let headerLine = headerOffset > 0 ? headerOffset : 0
         let headerSeg = contentSegs.last(where: { Int($0.offset) <= headerLine })
         let headerContent = Array(content[headerLine...])
         var table: Int32
@@ -1315,7 +1384,8 @@ struct BlockParser {
         nodes[Int(row)].flags |= MarkdownNodeRecord.Flag.variant
         nodes[Int(row)].startLine = headerSeg?.line ?? nodes[Int(table)].startLine
         nodes[Int(row)].endLine = nodes[Int(row)].startLine
-        let hcells = headerContent.withUnsafeBufferPointer { BlockParser.rowFromString($0, 0, $0.count)?.cells } ?? []
+        var hcells: [Cell] = []
+        _ = headerContent.withUnsafeBufferPointer { BlockParser.rowFromString($0, 0, $0.count, into: &hcells) }
         for cell in hcells {
             addCell(row, headerContent, cell, line: nodes[Int(row)].startLine, baseColumn: headerSeg?.column ?? 1)
         }
@@ -1357,15 +1427,15 @@ struct BlockParser {
         inlineBlocks.append(c)
     }
 
-    func tableRowMatches() -> Bool {
-        guard let row = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1) else { return false }
-        return !row.cells.isEmpty
+    mutating func tableRowMatches() -> Bool {
+        BlockParser.rowFromString(s, firstNonspace, lineEnd + 1, into: &cells) != nil
     }
 
     mutating func openTableRow(_ container: inout Int32) -> Bool {
         let table = container
         let columns = Int(info[Int(table)].tableColumns)
-        let cells = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1)?.cells ?? []
+        if BlockParser.rowFromString(s, firstNonspace, lineEnd + 1, into: &cells) == nil { cells.removeAll(keepingCapacity: true) }
+        let cells = self.cells
         // Filling in missing cells can make output quadratic in the input (cmark-gfm's
         // MAX_AUTOCOMPLETED_CELLS): past the cap, the table ends here.
         let missing = max(0, columns - cells.count)

@@ -246,6 +246,8 @@ struct HTMLRenderer: InlineSink {
     let nodes: UnsafeBufferPointer<MarkdownNodeRecord>
     let bytes: MDBytes
     let extras: UnsafeBufferPointer<MarkdownExtra>
+    /// The parser's input, which leaves of the direct path may refer to (`Flag.literalInInput`).
+    var input = MDBytes(start: nil, count: 0)
     var output: HTMLOutput
     var options: MarkdownOptions { output.options }
 
@@ -276,6 +278,12 @@ struct HTMLRenderer: InlineSink {
 
     @inline(__always) func storage(_ start: Int32, _ count: Int32) -> MDBytes {
         MDBytes(rebasing: bytes[Int(start)..<Int(start + count)])
+    }
+
+    /// A leaf's literal: in the storage, or in the input.
+    @inline(__always) func literal(_ r: MarkdownNodeRecord) -> MDBytes {
+        let range = Int(r.literalStart)..<Int(r.literalStart + r.literalCount)
+        return MDBytes(rebasing: r.flags & MarkdownNodeRecord.Flag.literalInInput != 0 ? input[range] : bytes[range])
     }
 
     // MARK: Footnotes
@@ -361,7 +369,7 @@ struct HTMLRenderer: InlineSink {
     mutating func renderInlines(_ n: Int32, _ inline: inout InlineParser?) {
         guard inline != nil else { return }
         let r = nodes[Int(n)]
-        inline!.parse(storage(r.literalStart, r.literalCount), into: &self)
+        inline!.parse(literal(r), into: &self)
     }
 
     /// Numbers the footnote references in the subtree of `start` (a definition met in the main pass: its
@@ -456,11 +464,11 @@ struct HTMLRenderer: InlineSink {
                             output.escape(MDBytes(rebasing: info[0..<e]))
                             output.lit("\">")
                         }
-                        output.escape(storage(r.literalStart, r.literalCount))
+                        output.escape(literal(r))
                         output.lit("</code></pre>\n")
                     case .htmlBlock:
                         output.cr()
-                        output.raw(storage(r.literalStart, r.literalCount))
+                        output.raw(literal(r))
                         output.cr()
                     case .paragraph:
                         if !isTightParagraph(current) {
@@ -734,9 +742,13 @@ struct HTMLRenderer: InlineSink {
 
     // MARK: InlineSink (the direct path)
 
-    mutating func text(_ subject: MDBytes, from: Int, to: Int) {
+    mutating func text(_ subject: MDBytes, from: Int, to: Int, plain: Bool) {
         if countingOnly { return }
-        output.escape(MDBytes(rebasing: subject[from..<to]))
+        if plain {
+            output.out.append(contentsOf: MDBytes(rebasing: subject[from..<to]))
+        } else {
+            output.escape(MDBytes(rebasing: subject[from..<to]))
+        }
         output.flushIfNeeded()
     }
 

@@ -27,8 +27,9 @@ private let maxLinkLabelLength = 1000
 
 /// Where the inline parser's output goes, in document order. Positions are offsets in the subject.
 protocol InlineSink {
-    /// Subject bytes `from..<to`, as they are.
-    mutating func text(_ subject: MDBytes, from: Int, to: Int)
+    /// Subject bytes `from..<to`, as they are; `plain`: none of them is `<`, `>`, `"` or `&` (so HTML
+    /// needs no escaping).
+    mutating func text(_ subject: MDBytes, from: Int, to: Int, plain: Bool)
     /// Decoded text (an escape, an entity, an e-mail address with its entities decoded) standing for the
     /// subject bytes `from..<to`.
     mutating func decodedText(_ bytes: MDBytes, from: Int, to: Int)
@@ -172,6 +173,16 @@ private let emitClass: [Bool] = {
     return t
 }()
 
+/// Text emission in one pass: line ending (1), `\` (2), `&` (3), and what HTML escapes (4).
+private let textClass: [UInt8] = {
+    var t = [UInt8](repeating: 0, count: 256)
+    t[0x0A] = 1
+    t[Int(UInt8(ascii: "\\"))] = 2
+    t[Int(UInt8(ascii: "&"))] = 3
+    for c in "<>\"".utf8 { t[Int(c)] = 4 }
+    return t
+}()
+
 /// Reference definitions as the block parser stores them: ranges of the document's storage.
 struct ReferenceDefinition {
     var destStart: Int32
@@ -182,7 +193,7 @@ struct ReferenceDefinition {
 
 /// The inline parser: one per document (its arrays are reused from block to block).
 struct InlineParser {
-    let options: MarkdownOptions
+    private(set) var options: MarkdownOptions
     /// Link reference and footnote definitions of the whole document.
     var references = LabelMap<ReferenceDefinition>()
     var footnotes = LabelMap<Int32>()
@@ -219,7 +230,7 @@ struct InlineParser {
     private var noQuoteFrom = (Int.max, Int.max)  // ", ' in attribute values
     private var noTitleFrom = (Int.max, Int.max)  // ", ' link titles
     private var label: [UInt8] = []
-    private let scanClass: [UInt8]
+    private var scanClass: [UInt8]
 
     // Emission.
     private var emitted = 0
@@ -235,6 +246,33 @@ struct InlineParser {
         scanClass = options.autolinks ? scanClassAutolinks : options.strikethrough ? scanClassStrikethrough : scanClassCommonMark
     }
 
+    /// A parser for a new document with the buffers an earlier parse allocated (their capacity kept).
+    init(options: MarkdownOptions, reusing old: inout InlineParser) {
+        self.init(options: options)
+        swap(&marks, &old.marks)
+        swap(&emphasis, &old.emphasis)
+        swap(&matches, &old.matches)
+        swap(&links, &old.links)
+        swap(&brackets, &old.brackets)
+        swap(&linkOpeners, &old.linkOpeners)
+        swap(&bottoms, &old.bottoms)
+        swap(&linkBottoms, &old.linkBottoms)
+        swap(&backticks, &old.backticks)
+        swap(&scannedForBackticks, &old.scannedForBackticks)
+        swap(&label, &old.label)
+        swap(&scratch, &old.scratch)
+        swap(&titleScratch, &old.titleScratch)
+        swap(&lineScratch, &old.lineScratch)
+    }
+
+    /// Lets go of the document: its definitions and storage (before the parser is kept for another).
+    mutating func detach() {
+        references = LabelMap()
+        footnotes = LabelMap()
+        storage = MDBytes(start: nil, count: 0)
+        s = MDBytes(start: nil, count: 0)
+    }
+
     // MARK: Block driver
 
     /// Parses `subject` (a leaf block's content) and sends it to `sink`.
@@ -243,8 +281,8 @@ struct InlineParser {
         pos = 0
         end = subject.count
         resetMarks()
-        brackets.removeAll(keepingCapacity: true)
-        linkOpeners.removeAll(keepingCapacity: true)
+        if !brackets.isEmpty { brackets.removeAll(keepingCapacity: true) }
+        if !linkOpeners.isEmpty { linkOpeners.removeAll(keepingCapacity: true) }
         activeBrackets = 0
         inactiveFloor = 0
         if scannedForBackticks {
@@ -276,14 +314,16 @@ struct InlineParser {
     }
 
     private mutating func resetMarks() {
-        marks.removeAll(keepingCapacity: true)
-        emphasis.removeAll(keepingCapacity: true)
-        matches.removeAll(keepingCapacity: true)
-        links.removeAll(keepingCapacity: true)
+        if !marks.isEmpty { marks.removeAll(keepingCapacity: true) }
+        if !emphasis.isEmpty {
+            emphasis.removeAll(keepingCapacity: true)
+            matches.removeAll(keepingCapacity: true)
+        }
+        if !links.isEmpty { links.removeAll(keepingCapacity: true) }
+        bottoms.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         firstDelim = -1
         lastDelim = -1
         firstUnprocessed = -1
-        for i in 0..<10 { bottoms[i] = -1 }
     }
 
     static func contains(_ p: MDBytes, _ byte: UInt8) -> Bool {
@@ -1180,7 +1220,7 @@ struct InlineParser {
                 scratch.withUnsafeBufferPointer { d in
                     sink.enterLink(image: false, destination: d, title: MDBytes(start: nil, count: 0), at: start)
                 }
-                sink.text(s, from: start, to: mEnd)
+                sink.text(s, from: start, to: mEnd, plain: false)
                 sink.exitLink(image: false, at: mEnd - 1)
                 textStart = mEnd
             case .footnoteReference:
@@ -1251,7 +1291,87 @@ struct InlineParser {
         var i = textStart
         textStart = limit
         guard i < limit else { return }
-        let emails = blockHasAt && linkDepth == 0
+        if blockHasAt && linkDepth == 0 {
+            emitTextByLine(i, limit, &sink)
+            return
+        }
+        // One pass: runs of plain bytes go out whole; escapes, entities and line endings split them.
+        var run = i
+        var plain = true
+        let table = textClass
+        table.withUnsafeBufferPointer { t in
+            while i < limit {
+                let k = t[Int(s[i])]
+                if k == 0 {
+                    i += 1
+                    continue
+                }
+                switch k {
+                case 4:
+                    plain = false
+                    i += 1
+                case 1:
+                    // A line ending: the spaces and tabs before it are dropped, those after it skipped.
+                    var te = i
+                    while te > run && (s[te - 1] == 0x20 || s[te - 1] == 0x09) { te -= 1 }
+                    if run < te { sink.text(s, from: run, to: te, plain: plain) }
+                    if i > 1 && s[i - 1] == 0x20 && s[i - 2] == 0x20 {
+                        sink.lineBreak(from: i, to: i + 1)
+                    } else {
+                        sink.softBreak(at: i)
+                    }
+                    i += 1
+                    while i < limit && (s[i] == 0x20 || s[i] == 0x09) { i += 1 }
+                    run = i
+                    plain = true
+                case 2:
+                    guard i + 1 < limit else {
+                        i += 1
+                        break
+                    }
+                    let d = s[i + 1]
+                    if d == 0x0A {
+                        // Backslash before a line ending: a hard break.
+                        if run < i { sink.text(s, from: run, to: i, plain: plain) }
+                        sink.lineBreak(from: i, to: i + 2)
+                        i += 2
+                        while i < limit && (s[i] == 0x20 || s[i] == 0x09) { i += 1 }
+                        run = i
+                        plain = true
+                    } else if MD.isASCIIPunct(d) {
+                        if run < i { sink.text(s, from: run, to: i, plain: plain) }
+                        sink.text(s, from: i + 1, to: i + 2, plain: t[Int(d)] == 0)
+                        i += 2
+                        run = i
+                        plain = true
+                    } else {
+                        i += 1
+                    }
+                default:
+                    // `&`: an entity, or a literal ampersand.
+                    lineScratch.removeAll(keepingCapacity: true)
+                    let n = MD.unescapeEntity(s, i + 1, limit, into: &lineScratch)
+                    if n > 0 {
+                        if run < i { sink.text(s, from: run, to: i, plain: plain) }
+                        let decoded = lineScratch
+                        decoded.withUnsafeBufferPointer { sink.decodedText($0, from: i, to: i + 1 + n) }
+                        i += 1 + n
+                        run = i
+                        plain = true
+                    } else {
+                        plain = false
+                        i += 1
+                    }
+                }
+            }
+        }
+        if run < limit { sink.text(s, from: run, to: limit, plain: plain) }
+    }
+
+    /// `emitText` a line at a time, for text where cmark-gfm looks for e-mail addresses.
+    private mutating func emitTextByLine<Sink: InlineSink>(_ start: Int, _ limit: Int, _ sink: inout Sink) {
+        var i = start
+        let emails = true
         var lineStart = i
         while i < limit {
             // One line (or what is left of the region on it).
@@ -1321,8 +1441,8 @@ struct InlineParser {
                 let c = s[i]
                 if c == UInt8(ascii: "\\") {
                     if i + 1 < to && MD.isASCIIPunct(s[i + 1]) {
-                        if run < i { sink.text(s, from: run, to: i) }
-                        sink.text(s, from: i + 1, to: i + 2)
+                        if run < i { sink.text(s, from: run, to: i, plain: false) }
+                        sink.text(s, from: i + 1, to: i + 2, plain: false)
                         i += 2
                         run = i
                     } else {
@@ -1333,7 +1453,7 @@ struct InlineParser {
                     lineScratch.removeAll(keepingCapacity: true)
                     let n = MD.unescapeEntity(s, i + 1, to, into: &lineScratch)
                     if n > 0 {
-                        if run < i { sink.text(s, from: run, to: i) }
+                        if run < i { sink.text(s, from: run, to: i, plain: false) }
                         lineScratch.withUnsafeBufferPointer { sink.decodedText($0, from: i, to: i + 1 + n) }
                         i += 1 + n
                         run = i
@@ -1343,7 +1463,7 @@ struct InlineParser {
                 }
             }
         }
-        if run < to { sink.text(s, from: run, to: to) }
+        if run < to { sink.text(s, from: run, to: to, plain: false) }
     }
 
     /// cmark-gfm's e-mail autolinks (its postprocess_text) on one line of text, decoded first, as cmark-gfm

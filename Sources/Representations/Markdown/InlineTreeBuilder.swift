@@ -96,7 +96,7 @@ struct InlineTreeBuilder: InlineSink {
         return (start, Int32(bytes.count))
     }
 
-    mutating func text(_ subject: MDBytes, from: Int, to: Int) {
+    mutating func text(_ subject: MDBytes, from: Int, to: Int, plain: Bool) {
         guard from < to else { return }
         if textNode >= 0 {
             let n = Int(textNode)

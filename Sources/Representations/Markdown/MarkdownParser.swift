@@ -54,12 +54,15 @@ public enum MarkdownParser {
     /// Parses the bytes behind a buffer pointer (valid for the call).
     public static func parse(_ input: UnsafeBufferPointer<UInt8>, options: MarkdownOptions = .commonmark) -> MarkdownDocument {
         let input = capped(input)
-        var blocks = BlockParser(options: options, positions: true)
+        let scratch = MarkdownScratch.take()
+        var blocks = scratch.blockParser(options: options, positions: true)
         blocks.parseBlocks(input, nodesPerByte: 12)
-        var inline = InlineParser(options: options)
+        var inline = scratch.inlineParser(options: options)
         inline.references = blocks.refmap
         inline.footnotes = blocks.footnoteMap
         var builder = InlineTreeBuilder(nodes: [], extras: [])
+        swap(&builder.parents, &scratch.parents)
+        swap(&builder.newBytes, &scratch.newBytes)
         swap(&builder.nodes, &blocks.nodes)
         swap(&builder.extras, &blocks.extras)
         swap(&builder.segments, &blocks.segments)
@@ -82,7 +85,14 @@ public enum MarkdownParser {
             }
             if !builder.newBytes.isEmpty { bytes.append(contentsOf: builder.newBytes) }
         }
-        return MarkdownDocument(nodes: builder.nodes, bytes: bytes, extras: builder.extras)
+        let document = MarkdownDocument(nodes: builder.nodes, bytes: bytes, extras: builder.extras)
+        swap(&builder.parents, &scratch.parents)
+        swap(&builder.newBytes, &scratch.newBytes)
+        inline.detach()
+        scratch.blocks = blocks
+        scratch.inline = inline
+        MarkdownScratch.give(scratch, inputSize: input.count)
+        return document
     }
 
     /// Parses and renders to HTML bytes in one step.
@@ -121,9 +131,11 @@ public enum MarkdownParser {
     /// The direct path: blocks, then each leaf through the inline parser into the HTML renderer.
     static func render(_ input: MDBytes, options: MarkdownOptions, consumer: ((MDBytes) -> Void)?) -> [UInt8] {
         let input = capped(input)
-        var blocks = BlockParser(options: options, positions: false)
+        let scratch = MarkdownScratch.take()
+        var blocks = scratch.blockParser(options: options, positions: false)
+        blocks.referenceInput = true
         blocks.parseBlocks(input, nodesPerByte: 64)
-        var inline: InlineParser? = InlineParser(options: options)
+        var inline: InlineParser? = scratch.inlineParser(options: options)
         inline!.references = blocks.refmap
         inline!.footnotes = blocks.footnoteMap
         let nodes = blocks.nodes
@@ -137,11 +149,17 @@ public enum MarkdownParser {
                     var renderer = HTMLRenderer(
                         nodes: nodes, bytes: bytes, extras: extras,
                         output: HTMLOutput(options: options, capacity: input.count + input.count / 4 + 4096, consumer: consumer))
+                    renderer.input = input
                     renderer.run(inline: &inline)
                     result = renderer.output.out
                 }
             }
         }
+        inline!.detach()
+        blocks.input = MDBytes(start: nil, count: 0)
+        scratch.blocks = blocks
+        scratch.inline = inline
+        MarkdownScratch.give(scratch, inputSize: input.count)
         return result
     }
 }
