@@ -79,15 +79,18 @@ struct BlockParser {
     // The open leaf's content.
     var content: [UInt8] = []
     /// Leaves may refer to the input instead of copying it (the direct path: the input outlives the
-    /// render; a document must own its bytes). Then `contentInput` is where `content` lies in the input
-    /// when it is one contiguous range of it (-1: it is not; -2: no line yet), and `lineInput` where the
-    /// current line starts (-1: in the line buffer).
+    /// render; a document must own its bytes). Then, while the open leaf's lines follow one another in
+    /// the input, whole, its content is virtual: `input[contentInput..<contentInput + contentCount]`, and
+    /// `content` is not used; it is copied there only when a line breaks the run. `contentInput` is -2
+    /// before the first line, -1 once copied; `lineInput` is where the current line starts in the input
+    /// (-1: it is in the line buffer).
     var referenceInput = false
     var input = MDBytes(start: nil, count: 0)
+    var contentVirtual = false
     var contentInput = -1
+    var contentCount = 0
     var lineInput = -1
     var contentOwner: Int32 = -1
-    var contentLastLineStart = 0
     var contentSegs: [LineSegment] = []
 
     init(options: MarkdownOptions, positions: Bool) {
@@ -416,20 +419,26 @@ struct BlockParser {
             content.removeAll(keepingCapacity: true)
             contentSegs.removeAll(keepingCapacity: true)
             contentOwner = node
+            contentVirtual = false
             contentInput = -2
         }
-        contentLastLineStart = content.count
         let e = headingEnd >= 0 ? headingEnd : lineEnd
         if referenceInput && contentInput != -1 {
-            // Still one range of the input if this line's text follows the content there, whole to its '\n'.
+            // Virtual while this line's text follows the content in the input, whole to its '\n'.
             let whole = lineInput >= 0 && !partiallyConsumedTab && e == lineEnd
-            if !whole {
-                contentInput = -1
-            } else if contentInput == -2 {
+            if whole && contentInput == -2 {
+                contentVirtual = true
                 contentInput = lineInput + offset
-            } else if lineInput + offset != contentInput + content.count {
-                contentInput = -1
+                contentCount = e - offset + 1
+                headingEnd = -1
+                return
             }
+            if whole && contentVirtual && lineInput + offset == contentInput + contentCount {
+                contentCount += e - offset + 1
+                headingEnd = -1
+                return
+            }
+            materializeContent()
         }
         if partiallyConsumedTab {
             offset += 1
@@ -447,10 +456,34 @@ struct BlockParser {
         content.append(0x0A)
     }
 
-    /// Moves `content[from..<to]` into storage; returns its storage range and records segments.
+    /// Copies a virtual content into `content` (which it then is, for good).
+    mutating func materializeContent() {
+        if contentVirtual {
+            content.removeAll(keepingCapacity: true)
+            content.append(contentsOf: MDBytes(rebasing: input[contentInput..<(contentInput + contentCount)]))
+            contentVirtual = false
+        }
+        contentInput = -1
+    }
+
+    /// The open leaf's content length.
+    var contentLength: Int { contentVirtual ? contentCount : content.count }
+
+    /// The virtual content, if it is.
+    var virtualContent: MDBytes? { contentVirtual ? MDBytes(rebasing: input[contentInput..<(contentInput + contentCount)]) : nil }
+
+    /// Runs `body` on the content's bytes: `view` when it is virtual, else `array` (`content`, passed in so
+    /// that `body` may change the parser).
+    static func withContent<R>(_ array: [UInt8], _ view: MDBytes?, _ body: (MDBytes) throws -> R) rethrows -> R {
+        if let view { return try body(view) }
+        return try array.withUnsafeBufferPointer(body)
+    }
+
+    /// Moves `content[from..<to]` into storage (a virtual content stays in the input); returns its range and
+    /// records segments.
     mutating func flushContent(_ node: Int32, from: Int, to: Int) -> (Int32, Int32) {
         let base = Int32(bytes.count)
-        if contentOwner == node && from < to && referenceInput && contentInput >= 0 {
+        if contentOwner == node && from < to && contentVirtual {
             nodes[Int(node)].flags |= MarkdownNodeRecord.Flag.literalInInput
             return (Int32(contentInput + from), Int32(to - from))
         }
@@ -503,26 +536,28 @@ struct BlockParser {
         switch k {
         case .paragraph:
             var pos = 0
-            if contentOwner == b {
-                while pos < content.count && content[pos] == UInt8(ascii: "[") {
-                    let n = parseReferenceDefinition(pos)
-                    if n == 0 { break }
-                    pos += n
-                }
-            }
+            var end = 0
             var allBlank = true
             if contentOwner == b {
-                for i in pos..<content.count where !MD.isSpace(content[i]) {
-                    allBlank = false
-                    break
+                let array = content
+                Self.withContent(array, virtualContent) { c in
+                    while pos < c.count && c[pos] == UInt8(ascii: "[") {
+                        let n = parseReferenceDefinition(c, pos)
+                        if n == 0 { break }
+                        pos += n
+                    }
+                    for i in pos..<c.count where !MD.isSpace(c[i]) {
+                        allBlank = false
+                        break
+                    }
+                    // Trailing whitespace is not part of the paragraph's inline content.
+                    end = c.count
+                    while end > pos && MD.isSpace(c[end - 1]) { end -= 1 }
                 }
             }
             if allBlank {
                 unlink(b)
             } else {
-                // Trailing whitespace is not part of the paragraph's inline content.
-                var end = content.count
-                while end > pos && MD.isSpace(content[end - 1]) { end -= 1 }
                 let (st, ct) = flushContent(b, from: pos, to: end)
                 nodes[Int(b)].literalStart = st
                 nodes[Int(b)].literalCount = ct
@@ -530,9 +565,15 @@ struct BlockParser {
             }
         case .heading:
             var from = 0
-            var end = contentOwner == b ? content.count : 0
-            while from < end && MD.isSpace(content[from]) { from += 1 }
-            while end > from && MD.isSpace(content[end - 1]) { end -= 1 }
+            var end = 0
+            if contentOwner == b {
+                let array = content
+                Self.withContent(array, virtualContent) { c in
+                    end = c.count
+                    while from < end && MD.isSpace(c[from]) { from += 1 }
+                    while end > from && MD.isSpace(c[end - 1]) { end -= 1 }
+                }
+            }
             let (st, ct) = flushContent(b, from: from, to: end)
             nodes[Int(b)].literalStart = st
             nodes[Int(b)].literalCount = ct
@@ -543,8 +584,10 @@ struct BlockParser {
                 content.removeAll(keepingCapacity: true)
                 contentSegs.removeAll(keepingCapacity: true)
                 contentOwner = b
+                contentVirtual = false
             }
             if !fenced {
+                materializeContent()
                 // remove trailing blank lines
                 var i = content.count - 1
                 while i >= 0 {
@@ -554,7 +597,6 @@ struct BlockParser {
                 }
                 if i < 0 {
                     content.removeAll(keepingCapacity: true)
-                    contentInput = -1
                 } else {
                     var j = i
                     while j < content.count && content[j] != 0x0A { j += 1 }
@@ -566,24 +608,26 @@ struct BlockParser {
                 nodes[Int(b)].literalCount = ct
             } else {
                 var pos = 0
-                while pos < content.count && content[pos] != 0x0A { pos += 1 }
-                // info string: trimmed, unescaped
-                var a = 0
-                var e = pos
-                while a < e && MD.isSpace(content[a]) { a += 1 }
-                while e > a && MD.isSpace(content[e - 1]) { e -= 1 }
                 let infoStart = Int32(bytes.count)
-                let c = content
-                c.withUnsafeBufferPointer { MD.appendUnescaped($0, a, e, into: &bytes) }
+                let array = content
+                Self.withContent(array, virtualContent) { c in
+                    while pos < c.count && c[pos] != 0x0A { pos += 1 }
+                    // info string: trimmed, unescaped
+                    var a = 0
+                    var e = pos
+                    while a < e && MD.isSpace(c[a]) { a += 1 }
+                    while e > a && MD.isSpace(c[e - 1]) { e -= 1 }
+                    MD.appendUnescaped(c, a, e, into: &bytes)
+                }
                 nodes[Int(b)].extra = Int32(extras.count)
                 extras.append(MarkdownExtra(aStart: infoStart, aCount: Int32(bytes.count) - infoStart))
-                if pos < content.count { pos += 1 }
-                let (st, ct) = flushContent(b, from: pos, to: content.count)
+                if pos < contentLength { pos += 1 }
+                let (st, ct) = flushContent(b, from: pos, to: contentLength)
                 nodes[Int(b)].literalStart = st
                 nodes[Int(b)].literalCount = ct
             }
         case .htmlBlock:
-            let (st, ct) = flushContent(b, from: 0, to: contentOwner == b ? content.count : 0)
+            let (st, ct) = flushContent(b, from: 0, to: contentOwner == b ? contentLength : 0)
             nodes[Int(b)].literalStart = st
             nodes[Int(b)].literalCount = ct
         case .list:
@@ -634,12 +678,8 @@ struct BlockParser {
 
     // MARK: Reference definitions
 
-    /// Parses a link reference definition at content[pos]. Returns bytes consumed or 0.
-    mutating func parseReferenceDefinition(_ pos: Int) -> Int {
-        let text = content
-        return text.withUnsafeBufferPointer { parseReferenceDefinition($0, pos) }
-    }
-
+    /// Parses a link reference definition at `c[pos]` (the open paragraph's content). Returns bytes
+    /// consumed or 0.
     mutating func parseReferenceDefinition(_ c: MDBytes, _ pos: Int) -> Int {
         let end = c.count
         guard let (afterLabel, ls, le) = MD.scanLinkLabel(c, pos, end) else { return 0 }
@@ -1214,14 +1254,19 @@ struct BlockParser {
     mutating func resolveReferenceDefinitionsForSetext(_ para: Int32) -> Bool {
         guard contentOwner == para else { return false }
         var pos = 0
-        while pos < content.count && content[pos] == UInt8(ascii: "[") {
-            let n = parseReferenceDefinition(pos)
-            if n == 0 { break }
-            pos += n
+        let array = content
+        Self.withContent(array, virtualContent) { c in
+            while pos < c.count && c[pos] == UInt8(ascii: "[") {
+                let n = parseReferenceDefinition(c, pos)
+                if n == 0 { break }
+                pos += n
+            }
         }
-        if pos > 0 {
+        if pos > 0 && contentVirtual {
+            contentInput += pos
+            contentCount -= pos
+        } else if pos > 0 {
             content.removeSubrange(0..<pos)
-            if contentInput >= 0 { contentInput += pos }
             var newSegs: [LineSegment] = []
             for seg in contentSegs {
                 let o = Int(seg.offset) - pos
@@ -1230,10 +1275,12 @@ struct BlockParser {
                 }
             }
             contentSegs = newSegs
-            contentLastLineStart = max(0, contentLastLineStart - pos)
         }
-        for c in content where !MD.isSpace(c) { return true }
-        return false
+        let rest = content
+        return Self.withContent(rest, virtualContent) { c in
+            for byte in c where !MD.isSpace(byte) { return true }
+            return false
+        }
     }
 
     // MARK: Tables (GFM)
@@ -1340,7 +1387,8 @@ struct BlockParser {
         guard BlockParser.rowFromString(s, firstNonspace, lineEnd + 1, into: &cells) != nil else { return false }
         let delimCells = cells
         let paragraph = content
-        guard let headerOffset = paragraph.withUnsafeBufferPointer({ BlockParser.rowFromString($0, 0, $0.count, into: &cells) }),
+        let view = virtualContent
+        guard let headerOffset = Self.withContent(paragraph, view, { BlockParser.rowFromString($0, 0, $0.count, into: &cells) }),
             cells.count == delimCells.count
         else {
             info[Int(para)].tableVisited = true
@@ -1360,14 +1408,12 @@ struct BlockParser {
         let parent = nodes[Int(para)].parent
         let headerLine = headerOffset > 0 ? headerOffset : 0
         let headerSeg = contentSegs.last(where: { Int($0.offset) <= headerLine })
-        let headerContent = Array(content[headerLine...])
+        let headerContent = Self.withContent(paragraph, view) { Array($0[headerLine...]) }
         var table: Int32
         if headerLine > 0 {
             // Keep the preceding lines as a paragraph.
-            let saveContent = content
-            content.removeSubrange(headerLine...)
+            if contentVirtual { contentCount = headerLine } else { content.removeSubrange(headerLine...) }
             finalize(para)
-            _ = saveContent
             table = appendChild(parent, .table, startColumn: Int(headerSeg?.column ?? 1))
             nodes[Int(table)].startLine = headerSeg?.line ?? lineNumber
         } else {

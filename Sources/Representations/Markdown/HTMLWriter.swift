@@ -92,9 +92,39 @@ struct HTMLOutput {
         if last != 0 && last != 0x0A { out.append(0x0A) }
     }
 
+    /// Bytes as they are. A run longer than a chunk goes to the consumer piece by piece, so the buffer
+    /// stays one chunk long whatever the text.
+    mutating func append(_ b: MDBytes) {
+        if consumer != nil && b.count > Self.chunkSize {
+            var start = 0
+            while start < b.count {
+                let end = min(b.count, start + Self.chunkSize)
+                out.append(contentsOf: MDBytes(rebasing: b[start..<end]))
+                flushIfNeeded()
+                start = end
+            }
+            return
+        }
+        out.append(contentsOf: b)
+    }
+
     /// HTML-escapes `&`, `<`, `>`, `"`; with `lineEndingsAsSpaces`, also writes line endings as spaces
-    /// (code span content).
+    /// (code span content). A long run is escaped piece by piece, as `append` writes one.
     mutating func escape(_ b: MDBytes, lineEndingsAsSpaces: Bool = false) {
+        if consumer != nil && b.count > Self.chunkSize {
+            var start = 0
+            while start < b.count {
+                let end = min(b.count, start + Self.chunkSize)
+                escapeRun(MDBytes(rebasing: b[start..<end]), lineEndingsAsSpaces: lineEndingsAsSpaces)
+                flushIfNeeded()
+                start = end
+            }
+            return
+        }
+        escapeRun(b, lineEndingsAsSpaces: lineEndingsAsSpaces)
+    }
+
+    private mutating func escapeRun(_ b: MDBytes, lineEndingsAsSpaces: Bool) {
         var i = 0
         let e = b.count
         var run = 0
@@ -160,7 +190,7 @@ struct HTMLOutput {
             return
         }
         if !options.tagFilter {
-            out.append(contentsOf: b)
+            append(b)
             return
         }
         var i = 0
@@ -745,7 +775,7 @@ struct HTMLRenderer: InlineSink {
     mutating func text(_ subject: MDBytes, from: Int, to: Int, plain: Bool) {
         if countingOnly { return }
         if plain {
-            output.out.append(contentsOf: MDBytes(rebasing: subject[from..<to]))
+            output.append(MDBytes(rebasing: subject[from..<to]))
         } else {
             output.escape(MDBytes(rebasing: subject[from..<to]))
         }

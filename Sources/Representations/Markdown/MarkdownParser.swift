@@ -100,6 +100,11 @@ public enum MarkdownParser {
         bytes.withUnsafeBufferPointer { render($0, options: options, consumer: nil) }
     }
 
+    /// Parses and renders to HTML bytes in one step, from the bytes behind a buffer pointer.
+    public static func renderHTML(_ input: UnsafeBufferPointer<UInt8>, options: MarkdownOptions = .commonmark) -> [UInt8] {
+        render(input, options: options, consumer: nil)
+    }
+
     /// Parses and renders to HTML bytes in one step, from any contiguous byte collection (e.g. `Data`).
     public static func renderHTML<Bytes: Collection>(_ bytes: Bytes, options: MarkdownOptions = .commonmark) -> [UInt8]
     where Bytes.Element == UInt8 {
@@ -131,6 +136,15 @@ public enum MarkdownParser {
     /// The direct path: blocks, then each leaf through the inline parser into the HTML renderer.
     static func render(_ input: MDBytes, options: MarkdownOptions, consumer: ((MDBytes) -> Void)?) -> [UInt8] {
         let input = capped(input)
+        if let last = input.last, last != 0x0A {
+            // Lines are read in place, and leaves refer to them, but the last one needs its line ending:
+            // one copy of the input with it, rather than copies of that line's text in three buffers.
+            var terminated: [UInt8] = []
+            terminated.reserveCapacity(input.count + 1)
+            terminated.append(contentsOf: input)
+            terminated.append(0x0A)
+            return terminated.withUnsafeBufferPointer { render($0, options: options, consumer: consumer) }
+        }
         let scratch = MarkdownScratch.take()
         var blocks = scratch.blockParser(options: options, positions: false)
         blocks.referenceInput = true
