@@ -21,12 +21,27 @@ struct BlockInfo {
     var htmlType: UInt8 = 0
     var tableVisited = false
     var tableColumns: Int32 = 0
-    var tableAutocompleted = 0
+    var tableAutocompleted: Int32 = 0
     /// Range of `segments` describing the lines of this leaf's content (for source positions).
     var segStart: Int32 = 0
     var segCount: Int32 = 0
-    /// Column (1-based) of the first content byte of the block's first line.
-    var contentColumn: Int32 = 0
+    /// The block's record in `BlockParser.records` once written (-1 before); its depth (the root is 0).
+    var record: Int32 = -1
+    var depth: Int32 = 0
+}
+
+/// A finished block as the direct path to HTML keeps it (`BlockParser.streaming`): what the renderer
+/// reads of a node, without its links, positions or parse state. Records are in document order (a
+/// container before its content), and a block's content is the records after it that are deeper.
+struct BlockRecord {
+    var kind: MarkdownNodeKind
+    var flags: UInt8
+    var a: UInt8
+    var b: UInt8
+    var depth: Int32
+    var literalStart: Int32
+    var literalCount: Int32
+    var extra: Int32
 }
 
 /// Maps a storage offset to a source line and column.
@@ -49,7 +64,19 @@ struct BlockParser {
     var info: [BlockInfo] = []
     var segments: [LineSegment] = []
     var refmap = LabelMap<ReferenceDefinition>()
+    /// Footnote label -> definition: its node, or when `streaming` its record.
     var footnoteMap = LabelMap<Int32>()
+    /// The direct path: each block goes to `records` as it is finished, and `nodes` keeps only what
+    /// parsing may still touch (the open blocks, the last closed children and their last descendants),
+    /// so memory follows the open structure, not the document's size.
+    var streaming = false
+    var records: [BlockRecord] = []
+    /// Node count after the last compaction (the next one waits until the arena has doubled).
+    var compactedCount = 0
+    /// The deepest block the current line continues (`checkOpenBlocks`), and whether open blocks below it
+    /// are still to be closed before anything new is added.
+    var lastMatched: Int32 = 0
+    var unmatchedOpen = false
     var inlineBlocks: [Int32] = []
     var labelScratch: [UInt8] = []
     /// The cells of the table row being read.
@@ -117,6 +144,8 @@ struct BlockParser {
         swap(&inlineBlocks, &old.inlineBlocks)
         swap(&labelScratch, &old.labelScratch)
         swap(&cells, &old.cells)
+        swap(&records, &old.records)
+        records.removeAll(keepingCapacity: true)
         swap(&content, &old.content)
         swap(&contentSegs, &old.contentSegs)
         nodes.removeAll(keepingCapacity: true)
@@ -150,8 +179,8 @@ struct BlockParser {
         if referenceInput { self.input = input }
         // Typical documents need about one node per 12 input bytes (blocks alone: far fewer) and a little
         // more storage than the input (decoded text, URLs); reserving avoids regrowth copies.
-        nodes.reserveCapacity(input.count / nodesPerByte + 16)
-        info.reserveCapacity(input.count / nodesPerByte + 16)
+        nodes.reserveCapacity(streaming ? 4096 : input.count / nodesPerByte + 16)
+        info.reserveCapacity(streaming ? 4096 : input.count / nodesPerByte + 16)
         bytes.reserveCapacity(input.count + (positions ? input.count / 8 : 0) + 64)
         let n = input.count
         var i = 0
@@ -192,7 +221,7 @@ struct BlockParser {
             current = finalize(current)
         }
         _ = finalize(0)
-        if options.footnotes { collectFootnotes() }
+        if options.footnotes && !streaming { collectFootnotes() }
         content.removeAll(keepingCapacity: true)
         contentSegs.removeAll(keepingCapacity: true)
     }
@@ -321,13 +350,30 @@ struct BlockParser {
         r.startLine = lineNumber
         r.startColumn = Int32(startColumn)
         r.endLine = lineNumber
+        // A list starts tight; a sibling arriving can show it loose (`checkTightness`).
+        if kind == .list { r.flags |= MarkdownNodeRecord.Flag.variant }
         let last = nodes[Int(parent)].lastChild
+        if last >= 0 { checkTightness(parent, previous: last) }
+        if streaming { writeOpen(parent) }
         r.prev = last
         nodes.append(r)
-        info.append(BlockInfo())
+        var blockInfo = BlockInfo()
+        blockInfo.depth = info[Int(parent)].depth + 1
+        info.append(blockInfo)
         if last >= 0 { nodes[Int(last)].next = index } else { nodes[Int(parent)].firstChild = index }
         nodes[Int(parent)].lastChild = index
         return index
+    }
+
+    /// Closes the open blocks the current line does not continue. cmark closes them once the line's new
+    /// blocks are open; closing them first changes nothing they hold (new blocks never go inside them)
+    /// and keeps blocks finishing in document order, which `records` needs.
+    mutating func closeUnmatched() {
+        guard unmatchedOpen else { return }
+        unmatchedOpen = false
+        while current != lastMatched {
+            current = finalize(current)
+        }
     }
 
     mutating func unlink(_ n: Int32) {
@@ -351,6 +397,7 @@ struct BlockParser {
     static func acceptsLines(_ k: MarkdownNodeKind) -> Bool { k == .paragraph || k == .heading || k == .codeBlock }
 
     mutating func addChild(_ parent: Int32, _ kind: MarkdownNodeKind, startColumn: Int) -> Int32 {
+        closeUnmatched()
         var p = parent
         while !BlockParser.canContain(self.kind(p), kind) {
             p = finalize(p)
@@ -518,6 +565,7 @@ struct BlockParser {
     @discardableResult
     mutating func finalize(_ b: Int32) -> Int32 {
         let parent = nodes[Int(b)].parent
+        var dropped = false
         nodes[Int(b)].flags &= ~MarkdownNodeRecord.Flag.open
         let k = kind(b)
         if atEnd {
@@ -557,11 +605,12 @@ struct BlockParser {
             }
             if allBlank {
                 unlink(b)
+                dropped = true
             } else {
                 let (st, ct) = flushContent(b, from: pos, to: end)
                 nodes[Int(b)].literalStart = st
                 nodes[Int(b)].literalCount = ct
-                inlineBlocks.append(b)
+                if !streaming { inlineBlocks.append(b) }
             }
         case .heading:
             var from = 0
@@ -577,7 +626,7 @@ struct BlockParser {
             let (st, ct) = flushContent(b, from: from, to: end)
             nodes[Int(b)].literalStart = st
             nodes[Int(b)].literalCount = ct
-            inlineBlocks.append(b)
+            if !streaming { inlineBlocks.append(b) }
         case .codeBlock:
             let fenced = nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant != 0
             if contentOwner != b {
@@ -631,31 +680,129 @@ struct BlockParser {
             nodes[Int(b)].literalStart = st
             nodes[Int(b)].literalCount = ct
         case .list:
-            var tight = true
-            var item = nodes[Int(b)].firstChild
-            outer: while item >= 0 {
-                if nodes[Int(item)].flags & MarkdownNodeRecord.Flag.lastLineBlank != 0 && nodes[Int(item)].next >= 0 {
-                    tight = false
-                    break
-                }
-                var sub = nodes[Int(item)].firstChild
-                while sub >= 0 {
-                    if endsWithBlankLine(sub) && (nodes[Int(item)].next >= 0 || nodes[Int(sub)].next >= 0) {
-                        tight = false
-                        break outer
-                    }
-                    sub = nodes[Int(sub)].next
-                }
-                item = nodes[Int(item)].next
+            // Tightness was decided as items and their children arrived (`checkTightness`); cmark looks at
+            // the last item's last child too, to no effect but its memo (`lastLineChecked`), which later
+            // checks of enclosing lists read.
+            let lastItem = nodes[Int(b)].lastChild
+            if nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant != 0 && lastItem >= 0 && nodes[Int(lastItem)].lastChild >= 0 {
+                _ = endsWithBlankLine(nodes[Int(lastItem)].lastChild)
             }
-            if tight { nodes[Int(b)].flags |= MarkdownNodeRecord.Flag.variant }
             listDepth -= 1
         case .footnoteDefinition:
             listDepth -= 1
         default:
             break
         }
+        if streaming && b != 0 && !dropped {
+            // Finished: a leaf's record goes out now; a container's is out unless it is empty, and a
+            // list's tightness is now known.
+            writeOpen(b)
+            if k == .list {
+                let record = Int(info[Int(b)].record)
+                records[record].flags = (records[record].flags & ~MarkdownNodeRecord.Flag.variant)
+                    | (nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant)
+            }
+        }
         return parent
+    }
+
+    /// Writes the record of `node` unless it is written (a container's when its first child comes or it
+    /// ends; a leaf's when it ends). Its parent's is always out by then (`appendChild` writes it).
+    mutating func writeOpen(_ node: Int32) {
+        guard node > 0, info[Int(node)].record < 0 else { return }
+        let r = nodes[Int(node)]
+        let index = Int32(records.count)
+        info[Int(node)].record = index
+        let parseFlags = MarkdownNodeRecord.Flag.open | MarkdownNodeRecord.Flag.lastLineBlank | MarkdownNodeRecord.Flag.lastLineChecked
+        records.append(
+            BlockRecord(
+                kind: r.kind, flags: r.flags & ~parseFlags, a: r.a, b: r.b, depth: info[Int(node)].depth,
+                literalStart: r.literalStart, literalCount: r.literalCount, extra: r.extra))
+        if r.kind == .footnoteDefinition {
+            // Definitions are known by their record here; the first of a label wins, in document order.
+            let storage = bytes
+            storage.withUnsafeBufferPointer {
+                MD.normalizeLabel($0, Int(r.literalStart), Int(r.literalStart + r.literalCount), into: &labelScratch)
+            }
+            let label = labelScratch
+            label.withUnsafeBufferPointer { _ = footnoteMap.insertIfAbsent($0, index) }
+        }
+    }
+
+    /// Drops from `nodes` what parsing can no longer touch (`streaming`): all but the open blocks, the last
+    /// two children of each, and the last descendants of those through lists and items (blank-line checks
+    /// of list tightness walk down last children). Their records are written; node ids change, so this runs
+    /// between lines, when only `current` and `contentOwner` hold one.
+    mutating func compact() {
+        var newIndex = [Int32](repeating: -1, count: nodes.count)
+        newIndex[0] = 0
+        func keepChain(_ start: Int32, _ newIndex: inout [Int32]) {
+            var x = start
+            while x >= 0 {
+                newIndex[Int(x)] = 0
+                let r = nodes[Int(x)]
+                guard r.kind == .list || r.kind == .item else { break }
+                x = r.lastChild
+            }
+        }
+        var p: Int32 = 0
+        while true {
+            let last = nodes[Int(p)].lastChild
+            if last < 0 { break }
+            let previous = nodes[Int(last)].prev
+            if previous >= 0 { keepChain(previous, &newIndex) }
+            if isOpen(last) {
+                newIndex[Int(last)] = 0
+                p = last
+                continue
+            }
+            keepChain(last, &newIndex)
+            break
+        }
+        var kept: [MarkdownNodeRecord] = []
+        var keptInfo: [BlockInfo] = []
+        for old in 0..<nodes.count where newIndex[old] >= 0 {
+            newIndex[old] = Int32(kept.count)
+            kept.append(nodes[old])
+            keptInfo.append(info[old])
+        }
+        @inline(__always) func map(_ id: Int32) -> Int32 { id < 0 ? -1 : newIndex[Int(id)] }
+        for i in 0..<kept.count {
+            var r = kept[i]
+            r.parent = map(r.parent)
+            r.lastChild = map(r.lastChild)
+            // Only "has children" is asked of an early child that is gone.
+            let first = map(r.firstChild)
+            r.firstChild = first >= 0 ? first : (r.firstChild >= 0 ? (r.lastChild >= 0 ? r.lastChild : Int32(i)) : -1)
+            r.next = map(r.next)
+            r.prev = map(r.prev)
+            kept[i] = r
+        }
+        current = map(current)
+        if contentOwner >= 0 { contentOwner = map(contentOwner) }
+        nodes = kept
+        info = keptInfo
+        compactedCount = kept.count
+    }
+
+    /// A list is loose when an item ends with a blank line and another follows, or when a child of an
+    /// item ends with a blank line and anything follows it in the list (cmark's finalize of a list, done as
+    /// siblings arrive, in the same order, so that nothing closed need be kept for it): `previous`, the
+    /// last child of `parent`, is getting a next sibling.
+    mutating func checkTightness(_ parent: Int32, previous: Int32) {
+        let p = nodes[Int(parent)]
+        if p.kind == .list {
+            guard p.flags & MarkdownNodeRecord.Flag.variant != 0 else { return }
+            let item = nodes[Int(previous)]
+            if item.flags & MarkdownNodeRecord.Flag.lastLineBlank != 0
+                || (item.lastChild >= 0 && endsWithBlankLine(item.lastChild))
+            {
+                nodes[Int(parent)].flags &= ~MarkdownNodeRecord.Flag.variant
+            }
+        } else if p.kind == .item && p.parent >= 0 && nodes[Int(p.parent)].kind == .list {
+            guard nodes[Int(p.parent)].flags & MarkdownNodeRecord.Flag.variant != 0 else { return }
+            if endsWithBlankLine(previous) { nodes[Int(p.parent)].flags &= ~MarkdownNodeRecord.Flag.variant }
+        }
     }
 
     /// Whether a node ends with a blank line, descending into lists and items (memoised
@@ -749,6 +896,7 @@ struct BlockParser {
 
     /// Processes the line `s[0...length]` (`s[length]` is its line ending).
     mutating func processLine(_ length: Int) {
+        if streaming && nodes.count >= 2 * compactedCount + 4096 { compact() }
         let start = 0
         let end = length
         lineEnd = end
@@ -765,6 +913,8 @@ struct BlockParser {
 
         var allMatched = false
         if let lastMatched = checkOpenBlocks(&allMatched) {
+            self.lastMatched = lastMatched
+            unmatchedOpen = current != lastMatched
             var container = lastMatched
             openNewBlocks(&container, allMatched)
             addTextToContainer(container, lastMatched)
@@ -1470,7 +1620,7 @@ struct BlockParser {
             info[Int(c)].segCount = 1
             segments.append(LineSegment(offset: st, line: line, column: baseColumn + Int32(a)))
         }
-        inlineBlocks.append(c)
+        if streaming { writeOpen(c) } else { inlineBlocks.append(c) }
     }
 
     mutating func tableRowMatches() -> Bool {
@@ -1485,8 +1635,8 @@ struct BlockParser {
         // Filling in missing cells can make output quadratic in the input (cmark-gfm's
         // MAX_AUTOCOMPLETED_CELLS): past the cap, the table ends here.
         let missing = max(0, columns - cells.count)
-        if info[Int(table)].tableAutocompleted + missing > maxAutocompletedCells { return false }
-        info[Int(table)].tableAutocompleted += missing
+        if Int(info[Int(table)].tableAutocompleted) + missing > maxAutocompletedCells { return false }
+        info[Int(table)].tableAutocompleted += Int32(missing)
         let row = appendChild(table, .tableRow, startColumn: firstNonspace - lineStart + 1)
         var i = 0
         while i < cells.count && i < columns {
@@ -1497,6 +1647,7 @@ struct BlockParser {
             let c = appendChild(row, .tableCell, startColumn: lineEnd - lineStart + 1)
             nodes[Int(c)].flags &= ~MarkdownNodeRecord.Flag.open
             nodes[Int(c)].literalStart = Int32(bytes.count)
+            if streaming { writeOpen(c) }
             i += 1
         }
         nodes[Int(row)].flags &= ~MarkdownNodeRecord.Flag.open
@@ -1535,7 +1686,7 @@ struct BlockParser {
             info[Int(c)].segCount = 1
             segments.append(LineSegment(offset: st, line: lineNumber, column: Int32(a - lineStart + 1)))
         }
-        inlineBlocks.append(c)
+        if streaming { writeOpen(c) } else { inlineBlocks.append(c) }
     }
 
     // MARK: Footnotes

@@ -291,6 +291,14 @@ struct HTMLRenderer: InlineSink {
     /// Number footnote references without writing anything (definitions met in the main pass).
     var countingOnly = false
 
+    /// The direct path's blocks (empty for the tree path).
+    var records = UnsafeBufferPointer<BlockRecord>(start: nil, count: 0)
+    /// The containers open in the walk, innermost last.
+    var open: [OpenBlock] = []
+    var tableHeaderOpen = false
+    var tableBodyOpen = false
+    var cellIndex = 0
+
     /// Image alt text: nesting depth of images being written as plain text; the titles of the open ones.
     var plainDepth = 0
     var titles: [UInt8] = []
@@ -311,7 +319,7 @@ struct HTMLRenderer: InlineSink {
     }
 
     /// A leaf's literal: in the storage, or in the input.
-    @inline(__always) func literal(_ r: MarkdownNodeRecord) -> MDBytes {
+    @inline(__always) func literal(_ r: BlockRecord) -> MDBytes {
         let range = Int(r.literalStart)..<Int(r.literalStart + r.literalCount)
         return MDBytes(rebasing: r.flags & MarkdownNodeRecord.Flag.literalInInput != 0 ? input[range] : bytes[range])
     }
@@ -368,17 +376,26 @@ struct HTMLRenderer: InlineSink {
 
     // MARK: Walk
 
-    /// Writes the document. With an inline parser (the direct path), leaves hold their content in the
-    /// storage and are parsed as they are written; without, their inline nodes are walked.
+    /// Writes the document: the tree's nodes, or (the direct path, with an inline parser) the block
+    /// records, each leaf's content going through the inline parser as it is written.
     mutating func run(inline: inout InlineParser?) {
-        if inline == nil { prepareFootnotes() }
-        renderSubtree(0, skipFootnoteDefinitions: true, inline: &inline)
+        if inline == nil {
+            prepareFootnotes()
+            renderTree(0, skipFootnoteDefinitions: true)
+        } else {
+            renderRecords(from: 0, to: records.count, skipFootnoteDefinitions: true, inline: &inline)
+        }
         if !footnoteOrder.isEmpty {
             output.cr()
             output.lit("<section class=\"footnotes\" data-footnotes>\n<ol>\n")
             var i = 0
             while i < footnoteOrder.count {
-                renderSubtree(footnoteOrder[i], skipFootnoteDefinitions: false, inline: &inline)
+                let def = footnoteOrder[i]
+                if inline == nil {
+                    renderTree(def, skipFootnoteDefinitions: false)
+                } else {
+                    renderRecords(from: Int(def), to: subtreeEnd(Int(def)), skipFootnoteDefinitions: false, inline: &inline)
+                }
                 i += 1
             }
             output.lit("</ol>\n</section>\n")
@@ -386,268 +403,275 @@ struct HTMLRenderer: InlineSink {
         output.flush()
     }
 
-    func isTightParagraph(_ n: Int32) -> Bool {
-        let p = nodes[Int(n)].parent
-        guard p >= 0 else { return false }
-        let gp = nodes[Int(p)].parent
-        guard gp >= 0 else { return false }
-        let g = nodes[Int(gp)]
-        return g.kind == .list && g.flags & MarkdownNodeRecord.Flag.variant != 0
+    /// The label of footnote definition `def` (a node, or a record on the direct path).
+    func definitionLabel(_ def: Int32) -> MDBytes {
+        if records.isEmpty {
+            let d = nodes[Int(def)]
+            return storage(d.literalStart, d.literalCount)
+        }
+        let d = records[Int(def)]
+        return storage(d.literalStart, d.literalCount)
     }
 
-    /// The inline content of leaf `n` through the inline parser (the direct path).
-    mutating func renderInlines(_ n: Int32, _ inline: inout InlineParser?) {
+    // MARK: Blocks
+
+    /// An open container: what writing its content asks of it.
+    struct OpenBlock {
+        var kind: MarkdownNodeKind
+        var flags: UInt8
+        var extra: Int32
+        var depth: Int32
+        /// Its id (node or record), for footnote definitions.
+        var id: Int32
+        /// The kind of its last child written so far.
+        var lastChild: MarkdownNodeKind? = nil
+    }
+
+    /// A block starts: its start tag, and for the direct path a leaf's whole content.
+    mutating func enterBlock(_ r: BlockRecord, id: Int32, inline: inout InlineParser?) {
+        switch r.kind {
+        case .document: break
+        case .blockQuote:
+            output.cr()
+            output.lit("<blockquote>\n")
+        case .list:
+            output.cr()
+            if r.a == 1 {
+                // A letter or roman style from rich text (never from Markdown): `type`.
+                let style = (r.flags & MarkdownNodeRecord.Flag.listStyleMask) >> MarkdownNodeRecord.Flag.listStyleShift
+                if r.extra != 1 {
+                    output.lit("<ol start=\"")
+                    output.number(Int(r.extra))
+                    output.lit("\"")
+                } else {
+                    output.lit("<ol")
+                }
+                if style != 0 {
+                    output.lit(" type=\"")
+                    output.out.append(contentsOf: (MarkdownListStyle(rawValue: style)?.htmlType ?? "1").utf8)
+                    output.lit("\"")
+                }
+                output.lit(">\n")
+            } else {
+                output.lit("<ul>\n")
+            }
+        case .item:
+            output.cr()
+            output.lit("<li>")
+            if r.a == 1 {
+                output.lit("<input type=\"checkbox\" disabled=\"\" /> ")
+            } else if r.a == 2 {
+                output.lit("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> ")
+            }
+        case .heading:
+            output.cr()
+            output.lit("<h")
+            output.byte(UInt8(ascii: "0") + r.a)
+            output.byte(UInt8(ascii: ">"))
+            renderInlines(r, &inline)
+        case .codeBlock:
+            output.cr()
+            let info = r.extra >= 0 ? storage(extras[Int(r.extra)].aStart, extras[Int(r.extra)].aCount) : MDBytes(start: nil, count: 0)
+            if info.isEmpty {
+                output.lit("<pre><code>")
+            } else {
+                var e = 0
+                while e < info.count && !MD.isSpace(info[e]) { e += 1 }
+                output.lit("<pre><code class=\"language-")
+                output.escape(MDBytes(rebasing: info[0..<e]))
+                output.lit("\">")
+            }
+            output.escape(literal(r))
+            output.lit("</code></pre>\n")
+        case .htmlBlock:
+            output.cr()
+            output.raw(literal(r))
+            output.cr()
+        case .paragraph:
+            if !isTightParagraph() {
+                output.cr()
+                output.lit("<p>")
+            }
+            renderInlines(r, &inline)
+        case .thematicBreak:
+            output.cr()
+            output.lit("<hr />\n")
+        case .table:
+            output.cr()
+            output.lit("<table>\n")
+            tableHeaderOpen = false
+            tableBodyOpen = false
+        case .tableRow:
+            if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
+                output.cr()
+                output.lit("<thead>\n")
+                tableHeaderOpen = true
+            } else if !tableBodyOpen {
+                if tableHeaderOpen {
+                    output.cr()
+                    output.lit("</thead>\n")
+                    tableHeaderOpen = false
+                }
+                output.cr()
+                output.lit("<tbody>\n")
+                tableBodyOpen = true
+            }
+            output.cr()
+            output.lit("<tr>\n")
+            cellIndex = 0
+        case .tableCell:
+            let header = open.count >= 1 && open[open.count - 1].flags & MarkdownNodeRecord.Flag.variant != 0
+            output.cr()
+            if header { output.lit("<th") } else { output.lit("<td") }
+            let col = cellIndex
+            cellIndex += 1
+            if open.count >= 2, open[open.count - 2].extra >= 0 {
+                let e = extras[Int(open[open.count - 2].extra)]
+                if col < Int(e.aCount) {
+                    switch bytes[Int(e.aStart) + col] {
+                    case 1: output.lit(" align=\"left\"")
+                    case 2: output.lit(" align=\"center\"")
+                    case 3: output.lit(" align=\"right\"")
+                    default: break
+                    }
+                }
+            }
+            output.byte(UInt8(ascii: ">"))
+            renderInlines(r, &inline)
+        case .footnoteDefinition:
+            output.cr()
+            output.lit("<li id=\"fn-")
+            output.escapeHref(storage(r.literalStart, r.literalCount))
+            output.lit("\">\n")
+        default:
+            break
+        }
+        if Self.isContainer(r.kind) {
+            open.append(OpenBlock(kind: r.kind, flags: r.flags, extra: r.extra, depth: r.depth, id: id))
+        }
+    }
+
+    /// A block ends: its end tag (a container leaves `open`). `isLastChild`: nothing follows it in its parent.
+    mutating func exitBlock(_ r: BlockRecord, isLastChild: Bool) {
+        if Self.isContainer(r.kind) { open.removeLast() }
+        switch r.kind {
+        case .blockQuote:
+            output.cr()
+            output.lit("</blockquote>\n")
+        case .list:
+            output.cr()
+            if r.a == 1 { output.lit("</ol>\n") } else { output.lit("</ul>\n") }
+        case .item:
+            output.lit("</li>\n")
+        case .heading:
+            output.lit("</h")
+            output.byte(UInt8(ascii: "0") + r.a)
+            output.lit(">\n")
+        case .paragraph:
+            if isLastChild, let parent = open.last, parent.kind == .footnoteDefinition {
+                renderBackrefs(parent.id, leading: true)
+            }
+            if !isTightParagraph() {
+                output.lit("</p>\n")
+            }
+        case .table:
+            if tableHeaderOpen {
+                output.cr()
+                output.lit("</thead>\n")
+                tableHeaderOpen = false
+            }
+            if tableBodyOpen {
+                output.cr()
+                output.lit("</tbody>\n")
+                tableBodyOpen = false
+            }
+            output.cr()
+            output.lit("</table>\n")
+        case .tableRow:
+            output.cr()
+            output.lit("</tr>\n")
+            if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
+                output.cr()
+                output.lit("</thead>\n")
+                tableHeaderOpen = false
+            }
+        case .tableCell:
+            let header = open.count >= 1 && open[open.count - 1].flags & MarkdownNodeRecord.Flag.variant != 0
+            if header { output.lit("</th>") } else { output.lit("</td>") }
+            output.byte(0x0A)
+        case .footnoteDefinition:
+            if lastChildOfExited != .paragraph {
+                output.cr()
+                renderBackrefs(exitedID, leading: false)
+                output.cr()
+            }
+            output.lit("</li>\n")
+        default:
+            break
+        }
+        if !open.isEmpty { open[open.count - 1].lastChild = r.kind }
+        output.flushIfNeeded()
+    }
+
+    /// The last child kind and id of the container `exitBlock` just took off `open`.
+    var lastChildOfExited: MarkdownNodeKind? = nil
+    var exitedID: Int32 = -1
+
+    static func isContainer(_ kind: MarkdownNodeKind) -> Bool {
+        switch kind {
+        case .document, .blockQuote, .list, .item, .table, .tableRow, .footnoteDefinition: return true
+        default: return false
+        }
+    }
+
+    /// Whether the paragraph starting (or ending) is in an item of a tight list.
+    func isTightParagraph() -> Bool {
+        open.count >= 2 && open[open.count - 2].kind == .list && open[open.count - 2].flags & MarkdownNodeRecord.Flag.variant != 0
+    }
+
+    /// The inline content of a leaf through the inline parser (the direct path; the tree walks its nodes).
+    mutating func renderInlines(_ r: BlockRecord, _ inline: inout InlineParser?) {
         guard inline != nil else { return }
-        let r = nodes[Int(n)]
         inline!.parse(literal(r), into: &self)
     }
 
-    /// Numbers the footnote references in the subtree of `start` (a definition met in the main pass: its
-    /// references count in document order, as the tree path's walk counts them).
-    mutating func countReferences(_ start: Int32, _ inline: inout InlineParser?) {
-        guard inline != nil else { return }
-        countingOnly = true
-        var current = start
-        while true {
-            let r = nodes[Int(current)]
-            if r.kind == .paragraph || r.kind == .heading || r.kind == .tableCell {
-                renderInlines(current, &inline)
-            }
-            if r.firstChild >= 0 && !r.kind.isLeaf && r.kind != .paragraph && r.kind != .heading && r.kind != .tableCell {
-                current = r.firstChild
-                continue
-            }
-            var up = current
-            while up != start && nodes[Int(up)].next < 0 { up = nodes[Int(up)].parent }
-            if up == start { break }
-            current = nodes[Int(up)].next
-        }
-        countingOnly = false
+    // MARK: The tree
+
+    static func record(_ r: MarkdownNodeRecord) -> BlockRecord {
+        BlockRecord(kind: r.kind, flags: r.flags, a: r.a, b: r.b, depth: 0, literalStart: r.literalStart, literalCount: r.literalCount, extra: r.extra)
     }
 
-    mutating func renderSubtree(_ start: Int32, skipFootnoteDefinitions: Bool, inline: inout InlineParser?) {
-        let direct = inline != nil
+    /// Walks the nodes from `start` (the document, or a footnote definition at the end).
+    mutating func renderTree(_ start: Int32, skipFootnoteDefinitions: Bool) {
+        var none: InlineParser? = nil
         var current = start
         var entering = true
-        var tableHeaderOpen = false
-        var tableBodyOpen = false
-        var cellIndex = 0
         while true {
             let r = nodes[Int(current)]
             var descend = entering && !r.kind.isLeaf && r.firstChild >= 0
-            if entering {
-                if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
-                    descend = false
-                    if direct { countReferences(current, &inline) }
-                } else if plainDepth > 0 {
-                    renderPlain(current, r)
-                } else {
-                    switch r.kind {
-                    case .document: break
-                    case .blockQuote:
-                        output.cr()
-                        output.lit("<blockquote>\n")
-                    case .list:
-                        output.cr()
-                        if r.a == 1 {
-                            // A letter or roman style from rich text (never from Markdown): `type`.
-                            let style = (r.flags & MarkdownNodeRecord.Flag.listStyleMask) >> MarkdownNodeRecord.Flag.listStyleShift
-                            if r.extra != 1 {
-                                output.lit("<ol start=\"")
-                                output.number(Int(r.extra))
-                                output.lit("\"")
-                            } else {
-                                output.lit("<ol")
-                            }
-                            if style != 0 {
-                                output.lit(" type=\"")
-                                output.out.append(contentsOf: (MarkdownListStyle(rawValue: style)?.htmlType ?? "1").utf8)
-                                output.lit("\"")
-                            }
-                            output.lit(">\n")
-                        } else {
-                            output.lit("<ul>\n")
-                        }
-                    case .item:
-                        output.cr()
-                        output.lit("<li>")
-                        if r.a == 1 {
-                            output.lit("<input type=\"checkbox\" disabled=\"\" /> ")
-                        } else if r.a == 2 {
-                            output.lit("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> ")
-                        }
-                    case .heading:
-                        output.cr()
-                        output.lit("<h")
-                        output.byte(UInt8(ascii: "0") + r.a)
-                        output.byte(UInt8(ascii: ">"))
-                        if direct { renderInlines(current, &inline) }
-                    case .codeBlock:
-                        output.cr()
-                        let info = r.extra >= 0 ? storage(extras[Int(r.extra)].aStart, extras[Int(r.extra)].aCount) : MDBytes(start: nil, count: 0)
-                        if info.isEmpty {
-                            output.lit("<pre><code>")
-                        } else {
-                            var e = 0
-                            while e < info.count && !MD.isSpace(info[e]) { e += 1 }
-                            output.lit("<pre><code class=\"language-")
-                            output.escape(MDBytes(rebasing: info[0..<e]))
-                            output.lit("\">")
-                        }
-                        output.escape(literal(r))
-                        output.lit("</code></pre>\n")
-                    case .htmlBlock:
-                        output.cr()
-                        output.raw(literal(r))
-                        output.cr()
-                    case .paragraph:
-                        if !isTightParagraph(current) {
-                            output.cr()
-                            output.lit("<p>")
-                        }
-                        if direct { renderInlines(current, &inline) }
-                    case .thematicBreak:
-                        output.cr()
-                        output.lit("<hr />\n")
-                    case .table:
-                        output.cr()
-                        output.lit("<table>\n")
-                        tableHeaderOpen = false
-                        tableBodyOpen = false
-                    case .tableRow:
-                        if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
-                            output.cr()
-                            output.lit("<thead>\n")
-                            tableHeaderOpen = true
-                        } else if !tableBodyOpen {
-                            if tableHeaderOpen {
-                                output.cr()
-                                output.lit("</thead>\n")
-                                tableHeaderOpen = false
-                            }
-                            output.cr()
-                            output.lit("<tbody>\n")
-                            tableBodyOpen = true
-                        }
-                        output.cr()
-                        output.lit("<tr>\n")
-                        cellIndex = 0
-                    case .tableCell:
-                        let row = nodes[Int(r.parent)]
-                        let header = row.flags & MarkdownNodeRecord.Flag.variant != 0
-                        output.cr()
-                        if header { output.lit("<th") } else { output.lit("<td") }
-                        let col = cellIndex
-                        cellIndex += 1
-                        let table = nodes[Int(row.parent)]
-                        if table.extra >= 0 {
-                            let e = extras[Int(table.extra)]
-                            if col < Int(e.aCount) {
-                                switch bytes[Int(e.aStart) + col] {
-                                case 1: output.lit(" align=\"left\"")
-                                case 2: output.lit(" align=\"center\"")
-                                case 3: output.lit(" align=\"right\"")
-                                default: break
-                                }
-                            }
-                        }
-                        output.byte(UInt8(ascii: ">"))
-                        if direct { renderInlines(current, &inline) }
-                    case .footnoteDefinition:
-                        output.cr()
-                        output.lit("<li id=\"fn-")
-                        output.escapeHref(storage(r.literalStart, r.literalCount))
-                        output.lit("\">\n")
-                    case .text:
-                        output.escape(storage(r.literalStart, r.literalCount))
-                    case .softBreak:
-                        output.byte(0x0A)
-                    case .lineBreak:
-                        output.lit("<br />\n")
-                    case .code:
-                        output.lit("<code>")
-                        output.escape(storage(r.literalStart, r.literalCount))
-                        output.lit("</code>")
-                    case .htmlInline:
-                        output.raw(storage(r.literalStart, r.literalCount))
-                    case .emphasis:
-                        output.lit("<em>")
-                    case .strong:
-                        output.lit("<strong>")
-                    case .strikethrough:
-                        output.lit("<del>")
-                    case .link, .image:
-                        let e = r.extra >= 0 ? extras[Int(r.extra)] : MarkdownExtra(aStart: 0, aCount: 0)
-                        linkStart(image: r.kind == .image, storage(e.aStart, e.aCount), storage(e.bStart, e.bCount))
-                    case .footnoteReference:
-                        if let def = definition(of: current) {
-                            footnoteReference(label: storage(r.literalStart, r.literalCount), definition: def)
-                        } else {
-                            output.lit("[^")
-                            output.escape(storage(r.literalStart, r.literalCount))
-                            output.lit("]")
+            if r.kind.isBlock {
+                if entering {
+                    if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
+                        descend = false
+                    } else {
+                        enterBlock(Self.record(r), id: current, inline: &none)
+                        // A paragraph, heading or cell holds inline nodes here: it is on `open` until they end.
+                        if !Self.isContainer(r.kind) && !r.kind.isLeaf {
+                            open.append(OpenBlock(kind: r.kind, flags: r.flags, extra: r.extra, depth: 0, id: current))
                         }
                     }
+                } else {
+                    if !Self.isContainer(r.kind) { open.removeLast() }
+                    prepareExit(current)
+                    exitBlock(Self.record(r), isLastChild: r.next < 0)
                 }
+            } else if entering {
+                if plainDepth > 0 { renderPlain(current, r) } else { renderInlineNode(current, r) }
             } else {
-                // exit
                 if plainDepth > 0 {
                     if r.kind == .image { imageEnd() }
                 } else {
                     switch r.kind {
-                    case .blockQuote:
-                        output.cr()
-                        output.lit("</blockquote>\n")
-                    case .list:
-                        output.cr()
-                        if r.a == 1 { output.lit("</ol>\n") } else { output.lit("</ul>\n") }
-                    case .item:
-                        output.lit("</li>\n")
-                    case .heading:
-                        output.lit("</h")
-                        output.byte(UInt8(ascii: "0") + r.a)
-                        output.lit(">\n")
-                    case .paragraph:
-                        let parent = r.parent
-                        if parent >= 0 && nodes[Int(parent)].kind == .footnoteDefinition && nodes[Int(parent)].lastChild == current {
-                            renderBackrefs(parent, leading: true)
-                        }
-                        if !isTightParagraph(current) {
-                            output.lit("</p>\n")
-                        }
-                    case .table:
-                        if tableHeaderOpen {
-                            output.cr()
-                            output.lit("</thead>\n")
-                            tableHeaderOpen = false
-                        }
-                        if tableBodyOpen {
-                            output.cr()
-                            output.lit("</tbody>\n")
-                            tableBodyOpen = false
-                        }
-                        output.cr()
-                        output.lit("</table>\n")
-                    case .tableRow:
-                        output.cr()
-                        output.lit("</tr>\n")
-                        if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
-                            output.cr()
-                            output.lit("</thead>\n")
-                            tableHeaderOpen = false
-                        }
-                    case .tableCell:
-                        let row = nodes[Int(r.parent)]
-                        if row.flags & MarkdownNodeRecord.Flag.variant != 0 { output.lit("</th>") } else { output.lit("</td>") }
-                        output.byte(0x0A)
-                    case .footnoteDefinition:
-                        let last = r.lastChild
-                        if last < 0 || nodes[Int(last)].kind != .paragraph {
-                            output.cr()
-                            renderBackrefs(current, leading: false)
-                            output.cr()
-                        }
-                        output.lit("</li>\n")
                     case .emphasis: output.lit("</em>")
                     case .strong: output.lit("</strong>")
                     case .strikethrough: output.lit("</del>")
@@ -655,7 +679,6 @@ struct HTMLRenderer: InlineSink {
                     default: break
                     }
                 }
-                output.flushIfNeeded()
             }
             if descend {
                 current = r.firstChild
@@ -677,6 +700,96 @@ struct HTMLRenderer: InlineSink {
                 if current < 0 { return }
             }
         }
+    }
+
+    /// Before a block's exit: for a footnote definition, its id and last child's kind (the tree knows them).
+    mutating func prepareExit(_ node: Int32) {
+        let r = nodes[Int(node)]
+        exitedID = node
+        lastChildOfExited = r.lastChild >= 0 ? nodes[Int(r.lastChild)].kind : nil
+    }
+
+    /// Inline nodes (the tree path).
+    mutating func renderInlineNode(_ current: Int32, _ r: MarkdownNodeRecord) {
+        switch r.kind {
+        case .text:
+            output.escape(storage(r.literalStart, r.literalCount))
+        case .softBreak:
+            output.byte(0x0A)
+        case .lineBreak:
+            output.lit("<br />\n")
+        case .code:
+            output.lit("<code>")
+            output.escape(storage(r.literalStart, r.literalCount))
+            output.lit("</code>")
+        case .htmlInline:
+            output.raw(storage(r.literalStart, r.literalCount))
+        case .emphasis:
+            output.lit("<em>")
+        case .strong:
+            output.lit("<strong>")
+        case .strikethrough:
+            output.lit("<del>")
+        case .link, .image:
+            let e = r.extra >= 0 ? extras[Int(r.extra)] : MarkdownExtra(aStart: 0, aCount: 0)
+            linkStart(image: r.kind == .image, storage(e.aStart, e.aCount), storage(e.bStart, e.bCount))
+        case .footnoteReference:
+            if let def = definition(of: current) {
+                footnoteReference(label: storage(r.literalStart, r.literalCount), definition: def)
+            } else {
+                output.lit("[^")
+                output.escape(storage(r.literalStart, r.literalCount))
+                output.lit("]")
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: The records (the direct path)
+
+    /// The index after the subtree of record `i` (the next record no deeper than it).
+    func subtreeEnd(_ i: Int) -> Int {
+        let depth = records[i].depth
+        var j = i + 1
+        while j < records.count && records[j].depth > depth { j += 1 }
+        return j
+    }
+
+    /// Writes records `start..<end`; a footnote definition met in the main pass is skipped, its references
+    /// only numbered (they count in document order, as the tree path's walk counts them).
+    mutating func renderRecords(from start: Int, to end: Int, skipFootnoteDefinitions: Bool, inline: inout InlineParser?) {
+        let base = open.count
+        var i = start
+        while i < end {
+            let r = records[i]
+            while open.count > base, let top = open.last, top.depth >= r.depth { exitOpen() }
+            if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
+                let j = subtreeEnd(i)
+                countingOnly = true
+                for k in (i + 1)..<j where records[k].kind == .paragraph || records[k].kind == .heading || records[k].kind == .tableCell {
+                    renderInlines(records[k], &inline)
+                }
+                countingOnly = false
+                i = j
+                continue
+            }
+            enterBlock(r, id: Int32(i), inline: &inline)
+            if !Self.isContainer(r.kind) {
+                exitBlock(r, isLastChild: i + 1 >= end || records[i + 1].depth < r.depth)
+            }
+            i += 1
+        }
+        while open.count > base { exitOpen() }
+    }
+
+    /// Ends the innermost open container of the records' walk.
+    mutating func exitOpen() {
+        let top = open[open.count - 1]
+        exitedID = top.id
+        lastChildOfExited = top.lastChild
+        let r = records[Int(top.id)]
+        exitBlock(r, isLastChild: false)
     }
 
     /// Inline nodes inside an image's description: their text only (the tree path).
@@ -735,11 +848,11 @@ struct HTMLRenderer: InlineSink {
         let num = footnoteNumber[def] ?? 0
         let count = (footnoteRefCount[def] ?? 0) + 1
         footnoteRefCount[def] = count
-        let d = nodes[Int(def)]
+        let label = definitionLabel(def)
         output.lit("<sup class=\"footnote-ref\"><a href=\"#fn-")
-        output.escapeHref(storage(d.literalStart, d.literalCount))
+        output.escapeHref(label)
         output.lit("\" id=\"fnref-")
-        output.escapeHref(storage(d.literalStart, d.literalCount))
+        output.escapeHref(label)
         if count > 1 {
             output.byte(UInt8(ascii: "-"))
             output.number(count)
@@ -750,12 +863,12 @@ struct HTMLRenderer: InlineSink {
     }
 
     mutating func renderBackrefs(_ def: Int32, leading: Bool) {
-        let d = nodes[Int(def)]
+        let label = definitionLabel(def)
         let count = max(1, footnoteRefCount[def] ?? 1)
         for i in 1...count {
             if leading || i > 1 { output.byte(0x20) }
             output.lit("<a href=\"#fnref-")
-            output.escapeHref(storage(d.literalStart, d.literalCount))
+            output.escapeHref(label)
             if i > 1 {
                 output.byte(UInt8(ascii: "-"))
                 output.number(i)

@@ -148,21 +148,23 @@ public enum MarkdownParser {
         let scratch = MarkdownScratch.take()
         var blocks = scratch.blockParser(options: options, positions: false)
         blocks.referenceInput = true
+        blocks.streaming = true
         blocks.parseBlocks(input, nodesPerByte: 64)
         var inline: InlineParser? = scratch.inlineParser(options: options)
         inline!.references = blocks.refmap
         inline!.footnotes = blocks.footnoteMap
-        let nodes = blocks.nodes
+        let records = blocks.records
         let bytes = blocks.bytes
         let extras = blocks.extras
         var result: [UInt8] = []
-        nodes.withUnsafeBufferPointer { nodes in
+        records.withUnsafeBufferPointer { records in
             bytes.withUnsafeBufferPointer { bytes in
                 extras.withUnsafeBufferPointer { extras in
                     inline!.storage = bytes
                     var renderer = HTMLRenderer(
-                        nodes: nodes, bytes: bytes, extras: extras,
+                        nodes: UnsafeBufferPointer(start: nil, count: 0), bytes: bytes, extras: extras,
                         output: HTMLOutput(options: options, capacity: input.count + input.count / 4 + 4096, consumer: consumer))
+                    renderer.records = records
                     renderer.input = input
                     renderer.run(inline: &inline)
                     result = renderer.output.out
