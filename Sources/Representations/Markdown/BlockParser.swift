@@ -30,20 +30,6 @@ struct BlockInfo {
     var depth: Int32 = 0
 }
 
-/// A finished block as the direct path to HTML keeps it (`BlockParser.streaming`): what the renderer
-/// reads of a node, without its links, positions or parse state. Records are in document order (a
-/// container before its content), and a block's content is the records after it that are deeper.
-struct BlockRecord {
-    var kind: MarkdownNodeKind
-    var flags: UInt8
-    var a: UInt8
-    var b: UInt8
-    var depth: Int32
-    var literalStart: Int32
-    var literalCount: Int32
-    var extra: Int32
-}
-
 /// Maps a storage offset to a source line and column.
 struct LineSegment {
     var offset: Int32
@@ -70,7 +56,7 @@ struct BlockParser {
     /// parsing may still touch (the open blocks, the last closed children and their last descendants),
     /// so memory follows the open structure, not the document's size.
     var streaming = false
-    var records: [BlockRecord] = []
+    var records = BlockRecords()
     /// Node count after the last compaction (the next one waits until the arena has doubled).
     var compactedCount = 0
     /// The deepest block the current line continues (`checkOpenBlocks`), and whether open blocks below it
@@ -145,7 +131,7 @@ struct BlockParser {
         swap(&labelScratch, &old.labelScratch)
         swap(&cells, &old.cells)
         swap(&records, &old.records)
-        records.removeAll(keepingCapacity: true)
+        records.removeAll()
         swap(&content, &old.content)
         swap(&contentSegs, &old.contentSegs)
         nodes.removeAll(keepingCapacity: true)
@@ -698,9 +684,8 @@ struct BlockParser {
             // list's tightness is now known.
             writeOpen(b)
             if k == .list {
-                let record = Int(info[Int(b)].record)
-                records[record].flags = (records[record].flags & ~MarkdownNodeRecord.Flag.variant)
-                    | (nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant)
+                let parseFlags = MarkdownNodeRecord.Flag.open | MarkdownNodeRecord.Flag.lastLineBlank | MarkdownNodeRecord.Flag.lastLineChecked
+                records.setFlags(at: info[Int(b)].record, nodes[Int(b)].flags & ~parseFlags)
             }
         }
         return parent
@@ -711,13 +696,12 @@ struct BlockParser {
     mutating func writeOpen(_ node: Int32) {
         guard node > 0, info[Int(node)].record < 0 else { return }
         let r = nodes[Int(node)]
-        let index = Int32(records.count)
-        info[Int(node)].record = index
         let parseFlags = MarkdownNodeRecord.Flag.open | MarkdownNodeRecord.Flag.lastLineBlank | MarkdownNodeRecord.Flag.lastLineChecked
-        records.append(
+        let index = records.append(
             BlockRecord(
                 kind: r.kind, flags: r.flags & ~parseFlags, a: r.a, b: r.b, depth: info[Int(node)].depth,
                 literalStart: r.literalStart, literalCount: r.literalCount, extra: r.extra))
+        info[Int(node)].record = index
         if r.kind == .footnoteDefinition {
             // Definitions are known by their record here; the first of a label wins, in document order.
             let storage = bytes

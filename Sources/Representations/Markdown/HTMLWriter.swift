@@ -291,8 +291,10 @@ struct HTMLRenderer: InlineSink {
     /// Number footnote references without writing anything (definitions met in the main pass).
     var countingOnly = false
 
-    /// The direct path's blocks (empty for the tree path).
-    var records = UnsafeBufferPointer<BlockRecord>(start: nil, count: 0)
+    /// The direct path's blocks, packed (`BlockRecords`; empty for the tree path).
+    var records = MDBytes(start: nil, count: 0)
+    /// Where each footnote definition's records start (found by the main pass).
+    var definitionPositions: [Int32: BlockRecords.Position] = [:]
     /// The containers open in the walk, innermost last.
     var open: [OpenBlock] = []
     var tableHeaderOpen = false
@@ -383,7 +385,8 @@ struct HTMLRenderer: InlineSink {
             prepareFootnotes()
             renderTree(0, skipFootnoteDefinitions: true)
         } else {
-            renderRecords(from: 0, to: records.count, skipFootnoteDefinitions: true, inline: &inline)
+            var reader = BlockRecordReader(records)
+            renderRecords(&reader, depth: 0, skipFootnoteDefinitions: true, inline: &inline)
         }
         if !footnoteOrder.isEmpty {
             output.cr()
@@ -394,7 +397,9 @@ struct HTMLRenderer: InlineSink {
                 if inline == nil {
                     renderTree(def, skipFootnoteDefinitions: false)
                 } else {
-                    renderRecords(from: Int(def), to: subtreeEnd(Int(def)), skipFootnoteDefinitions: false, inline: &inline)
+                    var reader = BlockRecordReader(records, at: definitionPositions[def] ?? BlockRecords.Position())
+                    let depth = reader.peekDepth() ?? 0
+                    renderRecords(&reader, depth: depth - 1, skipFootnoteDefinitions: false, inline: &inline, single: true)
                 }
                 i += 1
             }
@@ -409,7 +414,8 @@ struct HTMLRenderer: InlineSink {
             let d = nodes[Int(def)]
             return storage(d.literalStart, d.literalCount)
         }
-        let d = records[Int(def)]
+        var reader = BlockRecordReader(records, at: BlockRecords.Position(offset: Int(def)))
+        let d = reader.next()
         return storage(d.literalStart, d.literalCount)
     }
 
@@ -425,6 +431,8 @@ struct HTMLRenderer: InlineSink {
         var id: Int32
         /// The kind of its last child written so far.
         var lastChild: MarkdownNodeKind? = nil
+        /// The block itself (the records' walk ends it from here).
+        var record: BlockRecord? = nil
     }
 
     /// A block starts: its start tag, and for the direct path a leaf's whole content.
@@ -547,7 +555,7 @@ struct HTMLRenderer: InlineSink {
             break
         }
         if Self.isContainer(r.kind) {
-            open.append(OpenBlock(kind: r.kind, flags: r.flags, extra: r.extra, depth: r.depth, id: id))
+            open.append(OpenBlock(kind: r.kind, flags: r.flags, extra: r.extra, depth: r.depth, id: id, record: r))
         }
     }
 
@@ -748,37 +756,34 @@ struct HTMLRenderer: InlineSink {
 
     // MARK: The records (the direct path)
 
-    /// The index after the subtree of record `i` (the next record no deeper than it).
-    func subtreeEnd(_ i: Int) -> Int {
-        let depth = records[i].depth
-        var j = i + 1
-        while j < records.count && records[j].depth > depth { j += 1 }
-        return j
-    }
-
-    /// Writes records `start..<end`; a footnote definition met in the main pass is skipped, its references
-    /// only numbered (they count in document order, as the tree path's walk counts them).
-    mutating func renderRecords(from start: Int, to end: Int, skipFootnoteDefinitions: Bool, inline: inout InlineParser?) {
+    /// Writes the records from `reader` deeper than `depth` (all of them for the main pass; with `single`,
+    /// one block and its content). A footnote definition met in the main pass is skipped, its references
+    /// only numbered (they count in document order, as the tree path's walk counts them), and where its
+    /// records start is kept for writing it at the end.
+    mutating func renderRecords(
+        _ reader: inout BlockRecordReader, depth: Int32, skipFootnoteDefinitions: Bool, inline: inout InlineParser?, single: Bool = false
+    ) {
         let base = open.count
-        var i = start
-        while i < end {
-            let r = records[i]
+        var first = true
+        while let nextDepth = reader.peekDepth(), nextDepth > depth, first || !single || nextDepth > depth + 1 {
+            first = false
+            let before = reader.position
+            let r = reader.next()
             while open.count > base, let top = open.last, top.depth >= r.depth { exitOpen() }
             if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
-                let j = subtreeEnd(i)
+                definitionPositions[Int32(before.offset)] = before
                 countingOnly = true
-                for k in (i + 1)..<j where records[k].kind == .paragraph || records[k].kind == .heading || records[k].kind == .tableCell {
-                    renderInlines(records[k], &inline)
+                while let d = reader.peekDepth(), d > r.depth {
+                    let leaf = reader.next()
+                    if leaf.kind == .paragraph || leaf.kind == .heading || leaf.kind == .tableCell { renderInlines(leaf, &inline) }
                 }
                 countingOnly = false
-                i = j
                 continue
             }
-            enterBlock(r, id: Int32(i), inline: &inline)
+            enterBlock(r, id: Int32(before.offset), inline: &inline)
             if !Self.isContainer(r.kind) {
-                exitBlock(r, isLastChild: i + 1 >= end || records[i + 1].depth < r.depth)
+                exitBlock(r, isLastChild: (reader.peekDepth() ?? 0) < r.depth)
             }
-            i += 1
         }
         while open.count > base { exitOpen() }
     }
@@ -788,8 +793,7 @@ struct HTMLRenderer: InlineSink {
         let top = open[open.count - 1]
         exitedID = top.id
         lastChildOfExited = top.lastChild
-        let r = records[Int(top.id)]
-        exitBlock(r, isLastChild: false)
+        exitBlock(top.record!, isLastChild: false)
     }
 
     /// Inline nodes inside an image's description: their text only (the tree path).
@@ -880,6 +884,7 @@ struct HTMLRenderer: InlineSink {
                 output.lit("</sup>")
             }
             output.lit("</a>")
+            output.flushIfNeeded()
         }
     }
 
@@ -898,11 +903,13 @@ struct HTMLRenderer: InlineSink {
     mutating func decodedText(_ bytes: MDBytes, from: Int, to: Int) {
         if countingOnly { return }
         output.escape(bytes)
+        output.flushIfNeeded()
     }
 
     mutating func softBreak(at: Int) {
         if countingOnly { return }
         output.byte(plainDepth > 0 ? 0x20 : 0x0A)
+        output.flushIfNeeded()
     }
 
     mutating func lineBreak(from: Int, to: Int) {
@@ -915,6 +922,7 @@ struct HTMLRenderer: InlineSink {
         if plainDepth == 0 { output.lit("<code>") }
         output.escape(MDBytes(rebasing: subject[contentFrom..<contentTo]), lineEndingsAsSpaces: true)
         if plainDepth == 0 { output.lit("</code>") }
+        output.flushIfNeeded()
     }
 
     mutating func rawHTML(_ subject: MDBytes, from: Int, to: Int) {
@@ -924,6 +932,7 @@ struct HTMLRenderer: InlineSink {
         } else {
             output.raw(MDBytes(rebasing: subject[from..<to]))
         }
+        output.flushIfNeeded()
     }
 
     mutating func enter(_ kind: MarkdownNodeKind, at: Int) {
@@ -933,6 +942,7 @@ struct HTMLRenderer: InlineSink {
         case .strong: output.lit("<strong>")
         default: output.lit("<del>")
         }
+        output.flushIfNeeded()
     }
 
     mutating func exit(_ kind: MarkdownNodeKind, at: Int) {
@@ -942,6 +952,7 @@ struct HTMLRenderer: InlineSink {
         case .strong: output.lit("</strong>")
         default: output.lit("</del>")
         }
+        output.flushIfNeeded()
     }
 
     mutating func enterLink(image: Bool, destination: MDBytes, title: MDBytes, at: Int) {
@@ -960,6 +971,7 @@ struct HTMLRenderer: InlineSink {
             return
         }
         output.lit("</a>")
+        output.flushIfNeeded()
     }
 
     mutating func footnoteReference(label: MDBytes, definition: Int32, from: Int, to: Int) {
@@ -974,5 +986,6 @@ struct HTMLRenderer: InlineSink {
             return
         }
         footnoteReference(label: label, definition: definition)
+        output.flushIfNeeded()
     }
 }

@@ -137,14 +137,27 @@ struct InlineLink {
     var inSubject: Bool
 }
 
+/// An open bracket (12 bytes: a document can hold one per byte of its input). Where its text starts
+/// (just after `[` or `![`) is its mark's end.
 private struct Bracket {
     var mark: Int32
     var prevDelim: Int32
-    /// Subject offset just after `[` / `![`.
-    var position: Int
-    var image: Bool
-    var active: Bool
-    var bracketAfter: Bool
+    private var bits: UInt8
+    var image: Bool { bits & 1 != 0 }
+    var active: Bool {
+        get { bits & 2 != 0 }
+        set { bits = newValue ? bits | 2 : bits & ~2 }
+    }
+    var bracketAfter: Bool {
+        get { bits & 4 != 0 }
+        set { bits = newValue ? bits | 4 : bits & ~4 }
+    }
+
+    init(mark: Int32, prevDelim: Int32, image: Bool) {
+        self.mark = mark
+        self.prevDelim = prevDelim
+        self.bits = (image ? 1 : 0) | 2
+    }
 }
 
 /// Bytes that end a plain text run in the scan: line ending, `\`, `` ` ``, `&`, `<`, `*`, `_`, `[`, `]`,
@@ -210,7 +223,7 @@ struct InlineParser {
     private var links: [InlineLink] = []
     private var brackets: [Bracket] = []
     /// Indices into `brackets` of the link (non-image) openers.
-    private var linkOpeners: [Int] = []
+    private var linkOpeners: [Int32] = []
     private var activeBrackets = 0
     /// Every bracket below this index is inactive (brackets never become active again).
     private var inactiveFloor = 0
@@ -801,9 +814,9 @@ struct InlineParser {
 
     private mutating func pushBracket(image: Bool, start: Int) {
         let mark = appendMark(InlineMark(image ? .imageBracket : .bracket, start, pos))
-        if !image { linkOpeners.append(brackets.count) }
+        if !image { linkOpeners.append(Int32(brackets.count)) }
         if !brackets.isEmpty { brackets[brackets.count - 1].bracketAfter = true }
-        brackets.append(Bracket(mark: mark, prevDelim: lastDelim, position: pos, image: image, active: true, bracketAfter: false))
+        brackets.append(Bracket(mark: mark, prevDelim: lastDelim, image: image))
         activeBrackets += 1
     }
 
@@ -871,7 +884,7 @@ struct InlineParser {
             }
             if !foundLabel { pos = initialPos }
             if (!foundLabel || labelRange!.0 == labelRange!.1) && !opener.bracketAfter {
-                labelRange = (opener.position, initialPos - 1)
+                labelRange = (Int(marks[Int(opener.mark)].end), initialPos - 1)
                 foundLabel = true
             }
             if foundLabel, let (ls, le) = labelRange, le - ls <= maxLinkLabelLength, le > ls, !references.isEmpty {
@@ -885,7 +898,7 @@ struct InlineParser {
             }
             if !matched && options.footnotes {
                 // Footnote reference [^label]
-                let ls = opener.position
+                let ls = Int(marks[Int(opener.mark)].end)
                 let le = initialPos - 1
                 if le - ls >= 2 && s[ls] == UInt8(ascii: "^") && le - ls <= maxLinkLabelLength {
                     MD.normalizeLabel(s, ls + 1, le, into: &label)
@@ -920,7 +933,7 @@ struct InlineParser {
             // [inactive..., active...], so stop at the first inactive one (linear overall).
             var i = linkOpeners.count - 1
             while i >= 0 {
-                let b = linkOpeners[i]
+                let b = Int(linkOpeners[i])
                 if !brackets[b].active { break }
                 brackets[b].active = false
                 activeBrackets -= 1

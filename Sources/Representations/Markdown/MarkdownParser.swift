@@ -153,7 +153,7 @@ public enum MarkdownParser {
         var inline: InlineParser? = scratch.inlineParser(options: options)
         inline!.references = blocks.refmap
         inline!.footnotes = blocks.footnoteMap
-        let records = blocks.records
+        let records = blocks.records.bytes
         let bytes = blocks.bytes
         let extras = blocks.extras
         var result: [UInt8] = []
