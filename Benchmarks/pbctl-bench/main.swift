@@ -17,6 +17,10 @@
 //       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs): straight from
 //       Markdown to HTML as `pbctl convert` does, or with --tree through the document's nodes
 //       (MarkdownParser.parse, then HTMLWriter.render).
+//   pbctl-bench richtext INPUT.md RTF_OUT HTML_OUT
+//       the rich-text conversions of scripts/bench-richtext.sh: writes the RTF and HTML it converts from (so
+//       external tools read the same bytes), then prints one tab-separated line per measurement: name,
+//       input bytes, best seconds of 5 runs, a checksum bit.
 //   pbctl-bench image-convert IN OUT [--quality Q]
 //       reads the image IN, converts it (ImageCodec.convert) to the format OUT's extension names
 //       (png, jpg, gif, bmp, tif, webp) and writes OUT: a whole process, as `convert IN OUT` is.
@@ -164,6 +168,48 @@ case "image-convert":
         }
     } catch {
         warn("pbctl-bench: \(files[0]): \(error)\n")
+        exit(1)
+    }
+case "richtext":
+    guard files.count == 3 else {
+        warn("usage: pbctl-bench richtext INPUT.md RTF_OUT HTML_OUT\n")
+        exit(2)
+    }
+    let md = readFile(files[0])
+    let document = MarkdownParser.parse(md, options: .gfm)
+    let rtf = RTFWriter.render(document)
+    let htmlBytes = HTMLWriter.render(document, options: .gfm)
+    for (path, bytes) in [(files[1], rtf), (files[2], htmlBytes)] {
+        guard let f = fopen(path, "wb") else {
+            warn("pbctl-bench: cannot write \(path)\n")
+            exit(1)
+        }
+        let written = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, f) }
+        guard fclose(f) == 0, written == bytes.count else { exit(1) }
+    }
+    func measure(_ name: String, _ size: Int, _ body: () throws -> Int) rethrows {
+        var best = Double.infinity
+        var check = 0
+        for _ in 0..<5 {
+            let t0 = clock.now
+            check &+= try body()
+            best = min(best, seconds(clock.now - t0))
+        }
+        print("\(name)\t\(size)\t\(best)\t\(check & 1)")
+    }
+    do {
+        try measure("md-rtf", md.count) { try Conversion.convert(md, from: .gfm, to: .rtf).count }
+        try measure("rtf-md", rtf.count) { try Conversion.convert(rtf, from: .rtf, to: .gfm).count }
+        try measure("html-md", htmlBytes.count) { try Conversion.convert(htmlBytes, from: .html, to: .gfm).count }
+        try measure("md-html", md.count) { try Conversion.convert(md, from: .gfm, to: .html).count }
+        try measure("md-md", md.count) { try Conversion.convert(md, from: .gfm, to: .gfm).count }
+        try measure("md-text", md.count) { try Conversion.convert(md, from: .gfm, to: .text).count }
+        measure("rtf-write", md.count) { RTFWriter.render(document).count }
+        try measure("rtf-read", rtf.count) { try Conversion.read(rtf, from: .rtf).nodeCount }
+        try measure("html-read", htmlBytes.count) { try Conversion.read(htmlBytes, from: .html).nodeCount }
+        try measure("html-read-keep", htmlBytes.count) { try Conversion.read(htmlBytes, from: .html, keepRawHTML: true).nodeCount }
+    } catch {
+        warn("pbctl-bench: \(error)\n")
         exit(1)
     }
 case "image-stages":
