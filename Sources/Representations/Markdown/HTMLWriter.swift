@@ -29,7 +29,7 @@ public enum HTMLWriter {
                         output: HTMLOutput(options: options, capacity: bytes.count + bytes.count / 2 + 4096))
                     var none: InlineParser? = nil
                     r.run(inline: &none)
-                    result = r.output.out
+                    result = r.output.out.array()
                 }
             }
         }
@@ -52,9 +52,64 @@ private let hrefSafe: [Bool] = {
 
 private let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
+/// A growable byte buffer: appends are a capacity check and a copy, without an array's uniqueness check
+/// and reference counting on every call (the HTML writer makes one or more per few bytes of output).
+/// Non-copyable, so its memory has one owner and is freed once.
+struct ByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 256) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var isEmpty: Bool { count == 0 }
+    var last: UInt8? { count > 0 ? base[count - 1] : nil }
+
+    @inline(__always) mutating func append(_ c: UInt8) {
+        if count == capacity { grow(1) }
+        base[count] = c
+        count += 1
+    }
+
+    @inline(__always) mutating func append(contentsOf b: MDBytes) {
+        let n = b.count
+        guard n > 0 else { return }
+        if count + n > capacity { grow(n) }
+        (base + count).update(from: b.baseAddress!, count: n)
+        count += n
+    }
+
+    mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
+        for c in bytes { append(c) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let newCapacity = max(capacity * 2, count + needed)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    func withUnsafeBufferPointer<R>(_ body: (MDBytes) throws -> R) rethrows -> R {
+        try body(MDBytes(start: base, count: count))
+    }
+
+    /// The bytes as an array (one copy).
+    func array() -> [UInt8] { Array(MDBytes(start: base, count: count)) }
+}
+
 /// The HTML being written: one reusable buffer, handed to `consumer` in chunks when there is one.
-struct HTMLOutput {
-    var out: [UInt8] = []
+struct HTMLOutput: ~Copyable {
+    var out: ByteBuffer
     let options: MarkdownOptions
     /// Receives the output in chunks of about `chunkSize` bytes (nil: everything stays in `out`).
     var consumer: ((MDBytes) -> Void)?
@@ -65,7 +120,7 @@ struct HTMLOutput {
     init(options: MarkdownOptions, capacity: Int, consumer: ((MDBytes) -> Void)? = nil) {
         self.options = options
         self.consumer = consumer
-        out.reserveCapacity(consumer == nil ? capacity : Self.chunkSize + 4096)
+        out = ByteBuffer(capacity: consumer == nil ? capacity : Self.chunkSize + 4096)
     }
 
     /// Hands the buffer to the consumer once it holds a chunk.
@@ -78,7 +133,7 @@ struct HTMLOutput {
         guard let consumer, let last = out.last else { return }
         flushedLast = last
         out.withUnsafeBufferPointer { consumer($0) }
-        out.removeAll(keepingCapacity: true)
+        out.removeAll()
     }
 
     @inline(__always) mutating func lit(_ s: StaticString) {
@@ -272,7 +327,7 @@ struct HTMLOutput {
 }
 
 /// The block walk shared by both paths, and the `InlineSink` of the direct one.
-struct HTMLRenderer: InlineSink {
+struct HTMLRenderer: InlineSink, ~Copyable {
     let nodes: UnsafeBufferPointer<MarkdownNodeRecord>
     let bytes: MDBytes
     let extras: UnsafeBufferPointer<MarkdownExtra>
@@ -308,7 +363,7 @@ struct HTMLRenderer: InlineSink {
 
     init(
         nodes: UnsafeBufferPointer<MarkdownNodeRecord>, bytes: MDBytes, extras: UnsafeBufferPointer<MarkdownExtra>,
-        output: HTMLOutput
+        output: consuming HTMLOutput
     ) {
         self.nodes = nodes
         self.bytes = bytes

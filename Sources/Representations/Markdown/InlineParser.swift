@@ -26,7 +26,7 @@ private let maxBackticks = 1000
 private let maxLinkLabelLength = 1000
 
 /// Where the inline parser's output goes, in document order. Positions are offsets in the subject.
-protocol InlineSink {
+protocol InlineSink: ~Copyable {
     /// Subject bytes `from..<to`, as they are; `plain`: none of them is `<`, `>`, `"` or `&` (so HTML
     /// needs no escaping).
     mutating func text(_ subject: MDBytes, from: Int, to: Int, plain: Bool)
@@ -289,7 +289,7 @@ struct InlineParser {
     // MARK: Block driver
 
     /// Parses `subject` (a leaf block's content) and sends it to `sink`.
-    mutating func parse<Sink: InlineSink>(_ subject: MDBytes, into sink: inout Sink) {
+    mutating func parse<Sink: InlineSink & ~Copyable>(_ subject: MDBytes, into sink: inout Sink) {
         s = subject
         pos = 0
         end = subject.count
@@ -346,7 +346,7 @@ struct InlineParser {
 
     // MARK: Scan
 
-    private mutating func scanOne<Sink: InlineSink>(_ sink: inout Sink) {
+    private mutating func scanOne<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
         let c = s[pos]
         switch c {
         case 0x0A:
@@ -640,7 +640,7 @@ struct InlineParser {
 
     // MARK: Emphasis delimiters
 
-    private mutating func handleDelim<Sink: InlineSink>(_ c: UInt8, _ sink: inout Sink) {
+    private mutating func handleDelim<Sink: InlineSink & ~Copyable>(_ c: UInt8, _ sink: inout Sink) {
         let start = pos
         let before = MD.scalarBefore(s, pos, 0)
         while pos < end && s[pos] == c { pos += 1 }
@@ -830,7 +830,7 @@ struct InlineParser {
         }
     }
 
-    private mutating func handleCloseBracket<Sink: InlineSink>(_ sink: inout Sink) {
+    private mutating func handleCloseBracket<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
         let closeStart = pos
         pos += 1
         let initialPos = pos
@@ -945,7 +945,7 @@ struct InlineParser {
 
     /// After a bracket left the stack or was deactivated: closers that waited behind active brackets are
     /// processed once none is left, and what is final is emitted.
-    private mutating func bracketsChanged<Sink: InlineSink>(_ sink: inout Sink) {
+    private mutating func bracketsChanged<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
         if activeBrackets == 0 && firstUnprocessed >= 0 {
             processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
             firstUnprocessed = -1
@@ -993,7 +993,7 @@ struct InlineParser {
         return nil
     }
 
-    private mutating func makeFootnoteReference<Sink: InlineSink>(
+    private mutating func makeFootnoteReference<Sink: InlineSink & ~Copyable>(
         _ opener: Bracket, definition: Int32, end referenceEnd: Int, _ sink: inout Sink
     ) {
         processLinkEmphasis(opener.prevDelim)
@@ -1136,7 +1136,7 @@ struct InlineParser {
 
     /// Emits what can no longer change: the marks before the first delimiter still in the stack and the
     /// first active bracket. Resets the arrays when nothing is pending.
-    private mutating func emitFinished<Sink: InlineSink>(_ sink: inout Sink) {
+    private mutating func emitFinished<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
         var limit = marks.count
         if firstDelim >= 0 { limit = min(limit, Int(firstDelim)) }
         while inactiveFloor < brackets.count && !brackets[inactiveFloor].active { inactiveFloor += 1 }
@@ -1150,7 +1150,7 @@ struct InlineParser {
     }
 
     /// Emits marks `emitted..<limit` and the text before them; with `final`, the text after them too.
-    private mutating func emit<Sink: InlineSink>(upTo limit: Int, final: Bool, _ sink: inout Sink) {
+    private mutating func emit<Sink: InlineSink & ~Copyable>(upTo limit: Int, final: Bool, _ sink: inout Sink) {
         var i = emitted
         while i < limit {
             let m = marks[i]
@@ -1249,7 +1249,7 @@ struct InlineParser {
         if final { emitText(upTo: end, &sink) }
     }
 
-    private mutating func emitLinkStart<Sink: InlineSink>(_ link: InlineLink, image: Bool, at: Int, _ sink: inout Sink) {
+    private mutating func emitLinkStart<Sink: InlineSink & ~Copyable>(_ link: InlineLink, image: Bool, at: Int, _ sink: inout Sink) {
         if !image { linkDepth += 1 }
         if !link.inSubject {
             let d = MDBytes(rebasing: storage[Int(link.destinationStart)..<Int(link.destinationStart + link.destinationCount)])
@@ -1272,7 +1272,7 @@ struct InlineParser {
         }
     }
 
-    private func emitCode<Sink: InlineSink>(_ m: InlineMark, _ sink: inout Sink) {
+    private func emitCode<Sink: InlineSink & ~Copyable>(_ m: InlineMark, _ sink: inout Sink) {
         let open = Int(m.width)
         var a = Int(m.start) + open
         var b = Int(m.end) - open
@@ -1300,7 +1300,7 @@ struct InlineParser {
     /// Emits the text from `textStart` to `limit`: backslash escapes and entities decoded, line endings as
     /// soft or hard breaks (spaces and tabs before them dropped, leading ones after them skipped), and,
     /// with GFM autolinks, e-mail addresses (outside links) as links.
-    private mutating func emitText<Sink: InlineSink>(upTo limit: Int, _ sink: inout Sink) {
+    private mutating func emitText<Sink: InlineSink & ~Copyable>(upTo limit: Int, _ sink: inout Sink) {
         var i = textStart
         textStart = limit
         guard i < limit else { return }
@@ -1382,7 +1382,7 @@ struct InlineParser {
     }
 
     /// `emitText` a line at a time, for text where cmark-gfm looks for e-mail addresses.
-    private mutating func emitTextByLine<Sink: InlineSink>(_ start: Int, _ limit: Int, _ sink: inout Sink) {
+    private mutating func emitTextByLine<Sink: InlineSink & ~Copyable>(_ start: Int, _ limit: Int, _ sink: inout Sink) {
         var i = start
         let emails = true
         var lineStart = i
@@ -1429,7 +1429,7 @@ struct InlineParser {
     }
 
     /// Text of one line: `s[from..<to]` holds no line ending.
-    private mutating func emitSegment<Sink: InlineSink>(_ from: Int, _ to: Int, emails: Bool, _ sink: inout Sink) {
+    private mutating func emitSegment<Sink: InlineSink & ~Copyable>(_ from: Int, _ to: Int, emails: Bool, _ sink: inout Sink) {
         guard from < to else { return }
         if emails {
             var special = false
@@ -1481,7 +1481,7 @@ struct InlineParser {
 
     /// cmark-gfm's e-mail autolinks (its postprocess_text) on one line of text, decoded first, as cmark-gfm
     /// looks for them in the text nodes it has merged.
-    private mutating func emitSegmentWithEmails<Sink: InlineSink>(_ from: Int, _ to: Int, _ sink: inout Sink) {
+    private mutating func emitSegmentWithEmails<Sink: InlineSink & ~Copyable>(_ from: Int, _ to: Int, _ sink: inout Sink) {
         lineScratch.removeAll(keepingCapacity: true)
         MD.appendUnescaped(s, from, to, into: &lineScratch)
         let decoded = lineScratch

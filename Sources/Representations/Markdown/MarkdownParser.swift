@@ -162,12 +162,12 @@ public enum MarkdownParser {
                 extras.withUnsafeBufferPointer { extras in
                     inline!.storage = bytes
                     var renderer = HTMLRenderer(
-                        nodes: UnsafeBufferPointer(start: nil, count: 0), bytes: bytes, extras: extras,
+                        nodes: UnsafeBufferPointer<MarkdownNodeRecord>(start: nil, count: 0), bytes: bytes, extras: extras,
                         output: HTMLOutput(options: options, capacity: input.count + input.count / 4 + 4096, consumer: consumer))
                     renderer.records = records
                     renderer.input = input
                     renderer.run(inline: &inline)
-                    result = renderer.output.out
+                    result = renderer.output.out.array()
                 }
             }
         }
