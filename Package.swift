@@ -132,6 +132,17 @@ if Context.environment["PBCTL_FUZZ"] != nil {
 
 // In-process benchmark driver used by `make bench` (small documents, where process start-up would dominate),
 // and the image conversion the images section times against ImageMagick as a whole process.
-package.targets.append(
-    .executableTarget(name: "pbctl-bench", dependencies: ["Representations", "Images"], path: "Benchmarks/pbctl-bench")
-)
+// It counts its heap allocations (allocations per KB of Markdown) through the linker's --wrap: every call to
+// malloc and its siblings from any object linked into it, the Swift runtime's included, goes through
+// Benchmarks/CBenchAlloc first.
+package.targets.append(contentsOf: [
+    .target(name: "CBenchAlloc", path: "Benchmarks/CBenchAlloc"),
+    .executableTarget(
+        name: "pbctl-bench", dependencies: ["Representations", "Images", "CBenchAlloc"], path: "Benchmarks/pbctl-bench",
+        linkerSettings: [
+            .unsafeFlags([
+                "-Xlinker", "--wrap=malloc", "-Xlinker", "--wrap=calloc", "-Xlinker", "--wrap=realloc",
+                "-Xlinker", "--wrap=posix_memalign", "-Xlinker", "--wrap=aligned_alloc",
+            ])
+        ]),
+])

@@ -9,8 +9,7 @@
 #   -o FILE    also write the Markdown section to FILE (`make bench` puts it into docs/benchmarks.md).
 # Prints a Markdown section ("## Rich text conversions") to stdout.
 #
-# The driver is built in a scratch package holding a copy of this checkout's Sources/Pasteboard and
-# Sources/Representations, so no Package.swift change is needed. Tools used when present: cmark, pandoc.
+# The driver is pbctl-bench's `richtext` mode (Benchmarks/pbctl-bench). Tools used when present: cmark, pandoc.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,64 +23,15 @@ while [ $# -gt 0 ]; do
 done
 
 work="${TMPDIR:-/tmp}/pbctl-richtext-bench-$(id -u)"
-mkdir -p "$work/Sources/richtext-bench"
-# A copy (timestamps kept, so rebuilds are incremental) rather than links: others may edit the tree mid-build.
-for target in Pasteboard Representations; do
-    rm -rf "$work/Sources/$target"
-    cp -a "$repo/Sources/$target" "$work/Sources/$target"
-done
-cat > "$work/Package.swift" <<'EOF'
-// swift-tools-version:6.0
-import PackageDescription
-let package = Package(
-    name: "richtext-bench",
-    targets: [
-        .target(name: "Pasteboard"),
-        .target(name: "Representations", dependencies: ["Pasteboard"]),
-        .executableTarget(name: "richtext-bench", dependencies: ["Representations"]),
-    ]
-)
-EOF
-cat > "$work/Sources/richtext-bench/main.swift" <<'EOF'
-import Foundation
-import Representations
-
-// Usage: richtext-bench INPUT.md RTF_OUT HTML_OUT
-// Writes the RTF and HTML it converts from (so external tools read the same bytes), then prints one
-// tab-separated line per measurement: name, input bytes, best seconds of 5 runs.
-let args = CommandLine.arguments
-let md = [UInt8](try Data(contentsOf: URL(fileURLWithPath: args[1])))
-let document = MarkdownParser.parse(md, options: .gfm)
-let rtf = RTFWriter.render(document)
-let html = HTMLWriter.render(document, options: .gfm)
-try Data(rtf).write(to: URL(fileURLWithPath: args[2]))
-try Data(html).write(to: URL(fileURLWithPath: args[3]))
-
-func measure(_ name: String, _ bytes: Int, _ body: () throws -> Int) rethrows {
-    var best = Double.infinity
-    var sink = 0
-    for _ in 0..<5 {
-        let start = DispatchTime.now().uptimeNanoseconds
-        sink &+= try body()
-        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-    }
-    print("\(name)\t\(bytes)\t\(best)\t\(sink & 1)")
-}
-try measure("md-rtf", md.count) { try Conversion.convert(md, from: .gfm, to: .rtf).count }
-try measure("rtf-md", rtf.count) { try Conversion.convert(rtf, from: .rtf, to: .gfm).count }
-try measure("html-md", html.count) { try Conversion.convert(html, from: .html, to: .gfm).count }
-try measure("md-html", md.count) { try Conversion.convert(md, from: .gfm, to: .html).count }
-try measure("md-md", md.count) { try Conversion.convert(md, from: .gfm, to: .gfm).count }
-try measure("md-text", md.count) { try Conversion.convert(md, from: .gfm, to: .text).count }
-try measure("rtf-write", md.count) { RTFWriter.render(document).count }
-try measure("rtf-read", rtf.count) { try Conversion.read(rtf, from: .rtf).nodeCount }
-try measure("html-read", html.count) { try Conversion.read(html, from: .html).nodeCount }
-try measure("html-read-keep", html.count) { try Conversion.read(html, from: .html, keepRawHTML: true).nodeCount }
-EOF
-
-echo "building the benchmark driver (release)…" >&2
-(cd "$work" && swift build -c release --product richtext-bench >&2)
-bench="$work/.build/release/richtext-bench"
+mkdir -p "$work"
+# The driver is pbctl-bench's `richtext` mode (Benchmarks/pbctl-bench): PBCTL_BENCH names a built one
+# (make bench passes its release build), else it is built here.
+bench="${PBCTL_BENCH:-}"
+if [ -z "$bench" ]; then
+    echo "building the benchmark driver (release)…" >&2
+    (cd "$repo" && swift build -c release --scratch-path "$work/build" --product pbctl-bench >&2)
+    bench="$(cd "$repo" && swift build -c release --scratch-path "$work/build" --show-bin-path)/pbctl-bench"
+fi
 
 if [ -z "$input" ]; then
     input="$work/input.md"
@@ -103,7 +53,7 @@ bytes=$(wc -c < "$input")
 echo "input: $input ($bytes bytes)" >&2
 
 results="$work/results.tsv"
-"$bench" "$input" "$work/input.rtf" "$work/input.html" > "$results"
+"$bench" richtext "$input" "$work/input.rtf" "$work/input.html" > "$results"
 
 # External tools, timed the same way (best of 3 wall-clock runs of the whole process).
 best_of() {  # best_of N command… → seconds
@@ -127,7 +77,7 @@ fi
 if command -v pandoc >/dev/null; then
     # pandoc is far slower: time it on the first megabyte (same content), per direction.
     head -c 1000000 "$input" > "$work/slice.md"
-    "$bench" "$work/slice.md" "$work/slice.rtf" "$work/slice.html" > /dev/null
+    "$bench" richtext "$work/slice.md" "$work/slice.rtf" "$work/slice.html" > /dev/null
     echo -e "pandoc md-rtf\t$(wc -c < "$work/slice.md")\t$(best_of 1 pandoc -f gfm -t rtf -s "$work/slice.md")" >> "$external"
     echo -e "pandoc rtf-md\t$(wc -c < "$work/slice.rtf")\t$(best_of 1 pandoc -f rtf -t gfm "$work/slice.rtf")" >> "$external"
     echo -e "pandoc html-md\t$(wc -c < "$work/slice.html")\t$(best_of 1 pandoc -f html -t gfm "$work/slice.html")" >> "$external"

@@ -3,8 +3,9 @@
 #
 # Usage: scripts/bench.sh [-o OUTPUT.md]          (default output: docs/benchmarks.md)
 # Environment:
-#   BENCH_SECTIONS   space-separated section names to run, in order
-#                    (default: "markdown richtext x11 wayland store images ssh"; a section whose script is missing is skipped)
+#   BENCH_SECTIONS   space-separated section names to run (default: "markdown richtext x11 wayland store
+#                    images ssh"; a section whose script is missing is skipped); the others are kept from the
+#                    existing output file
 #   BENCH_SCRATCH    SwiftPM scratch path for the release build (default: .build-bench)
 #   BENCH_RUNS       hyperfine runs per command (default 10)
 #
@@ -25,7 +26,8 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [-o OUTPUT.md]" >&2; exit 2 ;;
     esac
 done
-sections="${BENCH_SECTIONS:-markdown richtext x11 wayland store images ssh}"
+default_sections="markdown richtext x11 wayland store images ssh"
+sections="${BENCH_SECTIONS:-$default_sections}"
 scratch="${BENCH_SCRATCH:-$repo/.build-bench}"
 runs="${BENCH_RUNS:-10}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pbctl-bench.XXXXXX")
@@ -151,18 +153,24 @@ EOF
     echo
     echo "### In-process (no process start-up)"
     echo
-    echo "| input | mode | parse + render | parse only |"
-    echo "|---|---|---:|---:|"
+    echo "Straight to HTML is what \`pbctl convert\` and a paste \`--as html\` do (\`MarkdownParser.renderHTML\`, the HTML"
+    echo "handed over in 64 KiB chunks); the document is what the other writers read (\`MarkdownParser.parse\`, every"
+    echo "inline a node), rendered by \`HTMLWriter.render\`. Medians of 7 runs."
+    echo
+    echo "| input | mode | parse + render, straight to HTML | parse only (the document) | parse + render through the document |"
+    echo "|---|---|---:|---:|---:|"
     for k in "${!inputs[@]}"; do
         local f="${inputs[$k]}"
         for mode in gfm commonmark; do
             local flag=""
             [ "$mode" = commonmark ] && flag="--commonmark"
-            read -r _ bytes med mbps parse nodes < <("$bench_bin" throughput "$f" $flag --iterations 7)
-            python3 - "${names[$k]}" "$mode" "$bytes" "$med" "$mbps" "$parse" <<'EOF'
+            read -r _ bytes med mbps parse nodes tree < <("$bench_bin" throughput "$f" $flag --iterations 7)
+            python3 - "${names[$k]}" "$mode" "$bytes" "$med" "$parse" "$tree" <<'EOF'
 import sys
-name, mode, size, med, mbps, parse = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
-print(f"| {name} | {mode} | {mbps:.1f} MB/s ({med * 1000:.0f} ms) | {size / parse / 1e6:.1f} MB/s ({parse * 1000:.0f} ms) |")
+name, mode, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+med, parse, tree = map(float, sys.argv[4:7])
+rate = lambda t: f"{size / t / 1e6:.1f} MB/s ({t * 1000:.0f} ms)"
+print(f"| {name} | {mode} | **{rate(med)}** | {rate(parse)} | {rate(tree)} |")
 EOF
         done
     done
@@ -177,39 +185,106 @@ EOF
         split -b 6000 "$spec" "$work/small/part-"
         mapfile -t small < <(ls "$work/small"/part-* | head -30)
     fi
-    read -r _ ndocs sbytes smed smbps sp90 < <("$bench_bin" small "${small[@]}" --iterations 200)
     echo "### Small documents (1–10 KB), in-process"
     echo
-    python3 - "$ndocs" "$sbytes" "$smed" "$smbps" "$sp90" <<'EOF'
+    local how
+    for how in direct tree; do
+        local flag=""
+        [ "$how" = tree ] && flag="--tree"
+        read -r _ ndocs sbytes smed smbps sp90 < <("$bench_bin" small "${small[@]}" $flag --iterations 200)
+        python3 - "$how" "$ndocs" "$sbytes" "$smed" "$smbps" "$sp90" <<'EOF'
 import sys
-n, b, med, mbps, p90 = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-print(f"{n} documents, {b / n / 1000:.1f} KB on average, each parsed and rendered (GFM) 200 times: "
+how = "straight to HTML" if sys.argv[1] == "direct" else "through the document"
+n, b, med, mbps, p90 = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+print(f"- {how}: {n} documents, {b / n / 1000:.1f} KB on average, each parsed and rendered (GFM) 200 times: "
       f"median **{med:.1f} µs** per document (p90 {p90:.1f} µs), **{mbps:.1f} MB/s** overall.")
 EOF
+    done
+    echo
     echo "(cmark has no in-process comparison here: it would need its C library, which the engine does not use.)"
+    echo
+    echo "### Heap allocations per KB of input"
+    echo
+    echo "Calls to malloc, calloc, realloc and the aligned allocators during one parse and render (GFM), after a warm-up"
+    echo "pass, counted inside pbctl-bench (its link wraps them: Benchmarks/CBenchAlloc). KB = 1000 bytes."
+    echo
+    echo "| input | straight to HTML | through the document |"
+    echo "|---|---:|---:|"
+    for k in "${!inputs[@]}"; do
+        read -r _ _ _ acount aper < <("$bench_bin" allocations "${inputs[$k]}")
+        read -r _ _ _ tcount tper < <("$bench_bin" allocations "${inputs[$k]}" --tree)
+        python3 -c 'import sys; print("| %s | %.3f (%s in all) | %.3f (%s in all) |" % (sys.argv[1], float(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5]))' \
+            "${names[$k]}" "$aper" "$acount" "$tper" "$tcount"
+    done
+    read -r _ ndocs _ acount aper < <("$bench_bin" allocations "${small[@]}")
+    read -r _ _ _ tcount tper < <("$bench_bin" allocations "${small[@]}" --tree)
+    python3 -c 'import sys; n = int(sys.argv[1]); print("| the %d small documents above, each parsed alone | %.2f (%.1f a document) | %.2f (%.1f a document) |" % (n, float(sys.argv[2]), int(sys.argv[3]) / n, float(sys.argv[4]), int(sys.argv[5]) / n))' \
+        "$ndocs" "$aper" "$acount" "$tper" "$tcount"
     echo
     echo "### Peak memory"
     echo
-    local rss size
-    size=$(stat -c %s "$spec8")
-    rss=$(peak_rss_kb $pbctl_gfm "$spec8")
-    local crss
-    crss=$(peak_rss_kb cmark-gfm --unsafe $gfm_ext "$spec8")
-    python3 - "$size" "$rss" "$crss" <<'EOF'
+    echo "Whole process, \`pbctl convert --from gfm --to html FILE\` beside \`cmark-gfm --unsafe $gfm_ext FILE\`: peak"
+    echo "resident set size (\`/usr/bin/time -f %M\`, each process's own start-up included) and its ratio to the input."
+    echo "The shapes (scripts/gen-markdown-inputs.py): emphasis-dense is one line of \`word *em* \`; link-dense, inline,"
+    echo "reference and angle-bracket links; nested, lists in quotes in lists in quotes, all in one top-level quote;"
+    echo "prose, paragraphs of 72-character lines."
+    echo
+    echo "| input | size | pbctl peak | pbctl ÷ input | cmark-gfm peak | cmark-gfm ÷ input |"
+    echo "|---|---:|---:|---:|---:|---:|"
+    memory_row() {  # name file
+        local size rss crss
+        size=$(stat -c %s "$2")
+        rss=$(peak_rss_kb $pbctl_gfm "$2")
+        crss=$(peak_rss_kb cmark-gfm --unsafe $gfm_ext "$2")
+        python3 - "$1" "$size" "$rss" "$crss" <<'EOF'
 import sys
-size, rss, crss = int(sys.argv[1]), int(sys.argv[2]) * 1024, int(sys.argv[3]) * 1024
-print(f"On the {size / 1e6:.1f} MB input: pbctl peak RSS {rss / 1e6:.0f} MB (**{rss / size:.1f}×** the input), "
-      f"cmark-gfm {crss / 1e6:.0f} MB ({crss / size:.1f}×). Measured with `/usr/bin/time -f %M`.")
+name, size, rss, crss = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) * 1024, int(sys.argv[4]) * 1024
+print(f"| {name} | {size / 1e6:.1f} MB | {rss / 1e6:.0f} MB | **{rss / size:.1f}×** | {crss / 1e6:.0f} MB | {crss / size:.1f}× |")
 EOF
+    }
+    for k in "${!inputs[@]}"; do memory_row "${names[$k]}" "${inputs[$k]}"; done
+    local shape mb label shaped=()
+    for shape in emphasis links nested prose; do
+        case $shape in
+            emphasis) label="emphasis-dense" ;; links) label="link-dense" ;; nested) label="nested lists and quotes" ;; *) label="$shape" ;;
+        esac
+        for mb in 10 50; do
+            python3 "$repo/scripts/gen-markdown-inputs.py" "$shape" $((mb * 1000000)) > "$work/$shape-$mb.md"
+            memory_row "$label" "$work/$shape-$mb.md"
+            if [ "$mb" = 10 ]; then shaped+=("$work/$shape-$mb.md"); else rm -f "$work/$shape-$mb.md"; fi
+        done
+    done
+    echo
+    echo "The adversarial shapes of scripts/pathological-pairs.py, 10 MiB each (pbctl must stay linear on all of them):"
+    echo
+    echo "| shape | pbctl peak ÷ input | pbctl time | cmark-gfm peak ÷ input | cmark-gfm time |"
+    echo "|---|---:|---:|---:|---:|"
+    for shape in nested-block-quotes nested-quotes-one-paragraph-each nested-lists-on-one-line quote-list-mix long-emphasis-runs \
+        unmatched-openers nested-brackets link-openers-and-closers tall-table many-footnotes html-block-run entities \
+        empty-list-items short-list-items; do
+        python3 "$repo/scripts/gen-markdown-inputs.py" "$shape" $((10 << 20)) > "$work/shape.md"
+        local size p c
+        size=$(stat -c %s "$work/shape.md")
+        p=$(/usr/bin/time -f '%M %e' $pbctl_gfm "$work/shape.md" 2>&1 >/dev/null | tail -1)
+        c=$(/usr/bin/time -f '%M %e' cmark-gfm --unsafe $gfm_ext "$work/shape.md" 2>&1 >/dev/null | tail -1)
+        python3 - "$shape" "$size" $p $c <<'EOF'
+import sys
+shape, size = sys.argv[1].replace("-", " "), int(sys.argv[2])
+prss, pt, crss, ct = int(sys.argv[3]) * 1024, float(sys.argv[4]), int(sys.argv[5]) * 1024, float(sys.argv[6])
+print(f"| {shape} | {prss / size:.1f}× | {pt:.2f} s | {crss / size:.1f}× | {ct:.2f} s |")
+EOF
+    done
+    rm -f "$work/shape.md"
     echo
     echo "### Output identity"
     echo
     local same=0 total=0 f
-    for f in "${inputs[@]}"; do
+    for f in "${inputs[@]}" "${shaped[@]}"; do
         total=$((total + 1))
         if cmp -s <($pbctl_gfm "$f") <(cmark-gfm --unsafe $gfm_ext "$f"); then same=$((same + 1)); fi
     done
-    echo "pbctl's GFM output is byte-identical to cmark-gfm's on $same of $total benchmark inputs."
+    echo "pbctl's GFM output is byte-identical to cmark-gfm's on $same of $total inputs (the benchmark inputs and the 10 MB"
+    echo "shapes of the memory table)."
     echo
 }
 
@@ -218,7 +293,8 @@ EOF
 # --------------------------------------------------------------------------------------------------
 section_richtext() {
     if [ -x "$repo/scripts/bench-richtext.sh" ]; then
-        "$repo/scripts/bench-richtext.sh"
+        build_release
+        PBCTL_BENCH="$bench_bin" "$repo/scripts/bench-richtext.sh"
     else
         return 0
     fi
@@ -268,24 +344,45 @@ section_ssh() {
 {
     echo "# Benchmarks"
     echo
-    echo "Generated by \`make bench\` (scripts/bench.sh): every section below comes from one run of that command."
-    echo "Do not edit by hand: re-run the command."
+    echo "Generated by \`make bench\` (scripts/bench.sh): each section below comes from one run of that command (its date"
+    echo "is in it); \`BENCH_SECTIONS=\"…\" scripts/bench.sh\` re-runs some and keeps the others. Do not edit by hand: re-run"
+    echo "the command."
     echo
 } > "$work/head.md"
-parts=("$work/head.md")
 for s in $sections; do
     if ! declare -F "section_$s" >/dev/null; then
         echo "bench: unknown section $s" >&2
         continue
     fi
     echo "bench: section $s" >&2
-    if "section_$s" > "$work/section-$s.md"; then
-        parts+=("$work/section-$s.md")
-    else
+    if ! "section_$s" > "$work/section-$s.md"; then
         printf '## %s\n\n(section failed; see the make bench log)\n\n' "$s" > "$work/section-$s.md"
-        parts+=("$work/section-$s.md")
     fi
 done
 mkdir -p "$(dirname "$out")"
-cat "${parts[@]}" > "$out"
+# Every section in the default order: from this run, or (a run of some sections only) kept from the
+# existing file, found by its heading.
+python3 - "$work" "$out" $default_sections <<'EOF'
+import os, sys
+work, out, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+headings = {"markdown": "## Markdown → HTML", "richtext": "## Rich text conversions", "x11": "## X11 selections",
+            "wayland": "## Wayland clipboard", "store": "## Store (no display)", "images": "## Images"}
+kept = {}
+if os.path.exists(out):
+    current, lines = None, []
+    for line in open(out, encoding="utf-8").read().splitlines(keepends=True) + ["## \n"]:
+        if line.startswith("## "):
+            if current: kept[current] = "".join(lines)
+            current = next((n for n, h in headings.items() if line.rstrip("\n") == h), None)
+            lines = []
+        lines.append(line)
+parts = [open(os.path.join(work, "head.md"), encoding="utf-8").read()]
+for name in names:
+    path = os.path.join(work, "section-%s.md" % name)
+    if os.path.exists(path):
+        parts.append(open(path, encoding="utf-8").read())
+    elif name in kept:
+        parts.append(kept[name])
+open(out, "w", encoding="utf-8").write("".join(parts))
+EOF
 echo "bench: wrote $out" >&2

@@ -1,13 +1,26 @@
 // pbctl-bench: in-process benchmarks for the Markdown engine (used by scripts/bench.sh).
 //
 //   pbctl-bench throughput FILE [--commonmark] [--iterations N]
-//       parse + render FILE N times; prints one line:
-//       "throughput <bytes> <median seconds> <MB/s> <parse-only median s> <peak nodes>"
-//   pbctl-bench small FILE... [--commonmark] [--iterations N]
-//       each FILE (1–10 KB documents) parsed + rendered N times; prints one line:
+//       parse + render FILE N times (MarkdownParser.renderHTML with the HTML taken in chunks, what
+//       `pbctl convert` does); parse only
+//       (MarkdownParser.parse, the document with its nodes); parse + render through the nodes; prints:
+//       "throughput <bytes> <median seconds> <MB/s> <parse-only median s> <nodes> <parse + render through the nodes, median s>"
+//   pbctl-bench small FILE... [--commonmark] [--tree] [--iterations N]
+//       each FILE (1–10 KB documents) parsed + rendered N times (with --tree through the nodes); prints one line:
 //       "small <docs> <total bytes> <median µs per document> <MB/s> <p90 µs>"
-//   pbctl-bench convert FILE [--commonmark]
-//       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs).
+//   pbctl-bench allocations FILE... [--commonmark] [--tree]
+//       each FILE parsed and rendered once (with --tree through the nodes) after a warm-up pass (which pays one-time set-up such as the
+//       entity table); prints one line with the heap allocations that pass made (malloc, calloc, realloc,
+//       aligned allocations, counted by CBenchAlloc):
+//       "allocations <docs> <total bytes> <allocations> <allocations per KB>"
+//   pbctl-bench convert FILE [--commonmark] [--tree]
+//       writes the HTML to stdout (a stand-in for `pbctl convert` when comparing outputs): straight from
+//       Markdown to HTML as `pbctl convert` does, or with --tree through the document's nodes
+//       (MarkdownParser.parse, then HTMLWriter.render).
+//   pbctl-bench richtext INPUT.md RTF_OUT HTML_OUT
+//       the rich-text conversions of scripts/bench-richtext.sh: writes the RTF and HTML it converts from (so
+//       external tools read the same bytes), then prints one tab-separated line per measurement: name,
+//       input bytes, best seconds of 5 runs, a checksum bit.
 //   pbctl-bench image-convert IN OUT [--quality Q]
 //       reads the image IN, converts it (ImageCodec.convert) to the format OUT's extension names
 //       (png, jpg, gif, bmp, tif, webp) and writes OUT: a whole process, as `convert IN OUT` is.
@@ -25,6 +38,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import CBenchAlloc
 import Images
 import Representations
 
@@ -100,6 +114,7 @@ guard let mode = args.first else {
 }
 args.removeFirst()
 var options = MarkdownOptions.gfm
+var tree = false
 var iterations = 0
 var quality = 90
 var files: [String] = []
@@ -107,6 +122,7 @@ var i = 0
 while i < args.count {
     switch args[i] {
     case "--commonmark": options = .commonmark
+    case "--tree": tree = true
     case "--iterations":
         i += 1
         iterations = i < args.count ? Int(args[i]) ?? 0 : 0
@@ -119,6 +135,13 @@ while i < args.count {
 }
 let clock = ContinuousClock()
 var sink = 0
+
+/// Markdown to HTML the way the mode asks: straight (what `pbctl convert` does) or through the nodes.
+func html(_ input: [UInt8], _ options: MarkdownOptions, tree: Bool) -> [UInt8] {
+    tree
+        ? HTMLWriter.render(MarkdownParser.parse(input, options: options), options: options)
+        : MarkdownParser.renderHTML(input, options: options)
+}
 
 switch mode {
 case "image-convert":
@@ -147,6 +170,48 @@ case "image-convert":
         warn("pbctl-bench: \(files[0]): \(error)\n")
         exit(1)
     }
+case "richtext":
+    guard files.count == 3 else {
+        warn("usage: pbctl-bench richtext INPUT.md RTF_OUT HTML_OUT\n")
+        exit(2)
+    }
+    let md = readFile(files[0])
+    let document = MarkdownParser.parse(md, options: .gfm)
+    let rtf = RTFWriter.render(document)
+    let htmlBytes = HTMLWriter.render(document, options: .gfm)
+    for (path, bytes) in [(files[1], rtf), (files[2], htmlBytes)] {
+        guard let f = fopen(path, "wb") else {
+            warn("pbctl-bench: cannot write \(path)\n")
+            exit(1)
+        }
+        let written = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, f) }
+        guard fclose(f) == 0, written == bytes.count else { exit(1) }
+    }
+    func measure(_ name: String, _ size: Int, _ body: () throws -> Int) rethrows {
+        var best = Double.infinity
+        var check = 0
+        for _ in 0..<5 {
+            let t0 = clock.now
+            check &+= try body()
+            best = min(best, seconds(clock.now - t0))
+        }
+        print("\(name)\t\(size)\t\(best)\t\(check & 1)")
+    }
+    do {
+        try measure("md-rtf", md.count) { try Conversion.convert(md, from: .gfm, to: .rtf).count }
+        try measure("rtf-md", rtf.count) { try Conversion.convert(rtf, from: .rtf, to: .gfm).count }
+        try measure("html-md", htmlBytes.count) { try Conversion.convert(htmlBytes, from: .html, to: .gfm).count }
+        try measure("md-html", md.count) { try Conversion.convert(md, from: .gfm, to: .html).count }
+        try measure("md-md", md.count) { try Conversion.convert(md, from: .gfm, to: .gfm).count }
+        try measure("md-text", md.count) { try Conversion.convert(md, from: .gfm, to: .text).count }
+        measure("rtf-write", md.count) { RTFWriter.render(document).count }
+        try measure("rtf-read", rtf.count) { try Conversion.read(rtf, from: .rtf).nodeCount }
+        try measure("html-read", htmlBytes.count) { try Conversion.read(htmlBytes, from: .html).nodeCount }
+        try measure("html-read-keep", htmlBytes.count) { try Conversion.read(htmlBytes, from: .html, keepRawHTML: true).nodeCount }
+    } catch {
+        warn("pbctl-bench: \(error)\n")
+        exit(1)
+    }
 case "image-stages":
     guard let f = files.first else { exit(2) }
     let input = readData(f)
@@ -167,17 +232,40 @@ case "image-stages":
     print("image-stages \(median(decode)) \(median(jpeg)) \(median(bmp))")
 case "convert":
     guard let f = files.first else { exit(2) }
-    let html = HTMLWriter.render(MarkdownParser.parse(readFile(f), options: options), options: options)
-    writeAll(1, html)
+    let input = readFile(f)
+    if tree {
+        writeAll(1, HTMLWriter.render(MarkdownParser.parse(input, options: options), options: options))
+    } else {
+        input.withUnsafeBufferPointer { MarkdownParser.renderHTML($0, options: options) { writeAll(1, Array($0)) } }
+    }
+case "allocations":
+    let docs = files.map(readFile)
+    guard !docs.isEmpty else { exit(2) }
+    let bytes = docs.reduce(0) { $0 + $1.count }
+    for d in docs { sink &+= html(d, options, tree: tree).count }
+    let before = cbench_allocation_count()
+    for d in docs { sink &+= html(d, options, tree: tree).count }
+    let count = cbench_allocation_count() - before
+    print("allocations \(docs.count) \(bytes) \(count) \(Double(count) / (Double(bytes) / 1000))")
 case "throughput":
     guard let f = files.first else { exit(2) }
     let input = readFile(f)
     let n = iterations > 0 ? iterations : 7
     // warm-up
-    sink &+= HTMLWriter.render(MarkdownParser.parse(input, options: options), options: options).count
+    sink &+= MarkdownParser.renderHTML(input, options: options).count
     var total: [Double] = []
     var parseOnly: [Double] = []
+    var throughNodes: [Double] = []
     var nodes = 0
+    for _ in 0..<n {
+        // As `pbctl convert` does: the HTML handed over in chunks as it is made (here only counted).
+        var written = 0
+        let t0 = clock.now
+        input.withUnsafeBufferPointer { MarkdownParser.renderHTML($0, options: options) { written &+= $0.count } }
+        let t1 = clock.now
+        sink &+= written
+        total.append(seconds(t1 - t0))
+    }
     for _ in 0..<n {
         var doc = MarkdownDocument()
         let t0 = clock.now
@@ -187,27 +275,27 @@ case "throughput":
         let t2 = clock.now
         sink &+= html.count
         nodes = doc.nodeCount
-        total.append(seconds(t2 - t0))
         parseOnly.append(seconds(t1 - t0))
+        throughNodes.append(seconds(t2 - t0))
     }
     let med = median(total)
     print(
-        "throughput \(input.count) \(med) \(Double(input.count) / med / 1e6) \(median(parseOnly)) \(nodes)")
+        "throughput \(input.count) \(med) \(Double(input.count) / med / 1e6) \(median(parseOnly)) \(nodes) \(median(throughNodes))")
 case "small":
     let docs = files.map(readFile)
     guard !docs.isEmpty else { exit(2) }
     let n = iterations > 0 ? iterations : 200
     let bytes = docs.reduce(0) { $0 + $1.count }
-    for d in docs { sink &+= HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options).count }
+    for d in docs { sink &+= html(d, options, tree: tree).count }
     var perDoc: [Double] = []
     perDoc.reserveCapacity(n * docs.count)
     let start = clock.now
     for _ in 0..<n {
         for d in docs {
             let t0 = clock.now
-            let html = HTMLWriter.render(MarkdownParser.parse(d, options: options), options: options)
+            let output = html(d, options, tree: tree)
             let t1 = clock.now
-            sink &+= html.count
+            sink &+= output.count
             perDoc.append(seconds(t1 - t0))
         }
     }

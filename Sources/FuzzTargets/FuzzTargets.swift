@@ -14,7 +14,8 @@ import Representations
 ///
 /// A target must not crash, trap or loop on any input; a thrown error is an answer, not a finding.
 public enum FuzzTarget: String, CaseIterable, Sendable {
-    /// The Markdown parser (CommonMark or GFM, chosen by the first byte) into every writer.
+    /// The Markdown parser (CommonMark or GFM, chosen by the first byte) into every writer; the direct path
+    /// to HTML must give the same bytes as the document.
     case markdown
     /// The HTML reader, default and keep-raw mode (`--keep-html`, chosen by the first byte), into every writer.
     case html
@@ -123,6 +124,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         let format: TextFormat = (input.first ?? 0) & 1 == 0 ? .gfm : .commonmark
         guard let document = try? Conversion.read(input, from: format) else { return }
         writeAll(document)
+        // Straight to HTML (no inline nodes, packed block records, output in chunks) must give the bytes
+        // the document gives.
+        let options: MarkdownOptions = format == .gfm ? .gfm : .commonmark
+        var direct: [UInt8] = []
+        input.withUnsafeBufferPointer { MarkdownParser.renderHTML($0, options: options) { direct.append(contentsOf: $0) } }
+        precondition(direct == HTMLWriter.render(document, options: options), "Markdown to HTML: the direct path differs from the document's")
     }
 
     static func html(_ input: [UInt8]) {

@@ -47,10 +47,32 @@ extension Conversion {
         throws -> Data
     {
         do {
-            return Data(try convert([UInt8](data), from: from, to: to, options: options))
+            return Data(try data.withUnsafeBytes { try convert($0.assumingMemoryBound(to: UInt8.self), from: from, to: to, options: options) })
         } catch let error as RepresentationError {
             throw PasteboardError(.invalidData, "nothing usable in the \(from.rawValue) input: \(error)")
         }
+    }
+
+    /// `convert` on `Data` with the output handed to `write` as it is made: Markdown to an HTML fragment
+    /// goes out in chunks of about 64 KiB, so neither the whole output nor the parsed inlines of the whole
+    /// document exist at once; other conversions in one piece. Errors are worded as `convert`'s on `Data`.
+    public static func convert(
+        _ data: Data, from: TextFormat, to: TextFormat, options: ConversionOptions = ConversionOptions(),
+        writingTo write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard to == .html, from.isMarkdown, !options.standalone else {
+            let output = try convert(data, from: from, to: to, options: options)
+            try output.withUnsafeBytes { try write($0) }
+            return
+        }
+        var failure: Error?
+        data.withUnsafeBytes { raw in
+            MarkdownParser.renderHTML(raw.assumingMemoryBound(to: UInt8.self), options: from == .gfm ? .gfm : .commonmark) { chunk in
+                guard failure == nil else { return }
+                do { try write(UnsafeRawBufferPointer(chunk)) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// What backends call to produce a derived representation they hold only as a promise or a
@@ -121,7 +143,20 @@ public enum Conversion {
     public static func convert(_ input: [UInt8], from: TextFormat, to: TextFormat, options: ConversionOptions = ConversionOptions())
         throws -> [UInt8]
     {
-        let document = try read(input, from: from, keepRawHTML: options.keepRawHTML)
+        try input.withUnsafeBufferPointer { try convert($0, from: from, to: to, options: options) }
+    }
+
+    static func convert(_ input: UnsafeBufferPointer<UInt8>, from: TextFormat, to: TextFormat, options: ConversionOptions) throws -> [UInt8] {
+        if to == .html, from.isMarkdown, !options.standalone {
+            // Straight to HTML: the same bytes as through the document, without its inline nodes.
+            return MarkdownParser.renderHTML(input, options: from == .gfm ? .gfm : .commonmark)
+        }
+        let document: MarkdownDocument
+        switch from {
+        case .commonmark: document = MarkdownParser.parse(input, options: .commonmark)
+        case .gfm: document = MarkdownParser.parse(input, options: .gfm)
+        default: document = try read(Array(input), from: from, keepRawHTML: options.keepRawHTML)
+        }
         if to == .html, from.isMarkdown {
             // Markdown keeps its dialect's own rendering: strict CommonMark passes raw HTML through
             // untouched, where GFM filters the tags it disallows.

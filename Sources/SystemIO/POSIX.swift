@@ -57,19 +57,22 @@ public enum POSIX {
     /// Writes all of `data` to `fd`. The corresponding C function is `write`.
     /// - Parameter brokenPipe: called (and never returns) when the reader of a pipe has gone (EPIPE).
     public static func writeAll(_ fd: Int32, _ data: Data, path: String, brokenPipe: (() -> Never)? = nil) throws {
-        try data.withUnsafeBytes { raw in
-            guard var pointer = raw.baseAddress else { return }
-            var remaining = raw.count
-            while remaining > 0 {
-                let n = write(fd, pointer, remaining)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EPIPE, let brokenPipe { brokenPipe() }
-                    throw ioError("write", path)
-                }
-                pointer += n
-                remaining -= n
+        try data.withUnsafeBytes { try writeAll(fd, $0, path: path, brokenPipe: brokenPipe) }
+    }
+
+    /// Writes all of `bytes` to `fd`. The corresponding C function is `write`.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String, brokenPipe: (() -> Never)? = nil) throws {
+        guard var pointer = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            let n = write(fd, pointer, remaining)
+            if n < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE, let brokenPipe { brokenPipe() }
+                throw ioError("write", path)
             }
+            pointer += n
+            remaining -= n
         }
     }
 
@@ -97,10 +100,16 @@ public enum POSIX {
 
     /// Writes a file with mode 0666 & ~umask, replacing it.
     public static func writeFile(_ path: String, _ data: Data) throws {
+        try writeFile(path) { write in try data.withUnsafeBytes { try write($0) } }
+    }
+
+    /// Writes a file with mode 0666 & ~umask, replacing it, with what `body` hands its writer, piece by
+    /// piece (output made as it is written: a conversion that streams).
+    public static func writeFile(_ path: String, _ body: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw ioError("open", path) }
         defer { close(fd) }
-        try writeAll(fd, data, path: path)
+        try body { try writeAll(fd, $0, path: path) }
     }
 }
 

@@ -24,6 +24,10 @@ struct Terminal: Sendable {
         try POSIX.writeAll(STDOUT_FILENO, data, path: "standard output", brokenPipe: { exit(ExitCode.brokenPipe) })
     }
     func out(_ text: String) throws { try out(Data(text.utf8)) }
+    /// Bytes to standard output (a piece of output made as it is written), as `out(_:)` writes `Data`.
+    func out(_ bytes: UnsafeRawBufferPointer) throws {
+        try POSIX.writeAll(STDOUT_FILENO, bytes, path: "standard output", brokenPipe: { exit(ExitCode.brokenPipe) })
+    }
 
     /// One line on standard error.
     func err(_ text: String) {

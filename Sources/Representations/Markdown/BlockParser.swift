@@ -3,6 +3,9 @@
 // a time against the stack of open blocks; the one open leaf accumulates its content in
 // `content`, which is moved into the document's byte storage when the leaf closes.
 // Phase 2 (`InlineParser`) then parses paragraphs, headings and table cells.
+//
+// The input is read in place, a line at a time: only a line that needs fixing (a NUL, invalid
+// UTF-8, a CR line ending, no line ending at the end of the input) is copied, into a line buffer.
 
 private let codeIndent = 4
 private let tabStop = 4
@@ -18,12 +21,13 @@ struct BlockInfo {
     var htmlType: UInt8 = 0
     var tableVisited = false
     var tableColumns: Int32 = 0
-    var tableAutocompleted = 0
+    var tableAutocompleted: Int32 = 0
     /// Range of `segments` describing the lines of this leaf's content (for source positions).
     var segStart: Int32 = 0
     var segCount: Int32 = 0
-    /// Column (1-based) of the first content byte of the block's first line.
-    var contentColumn: Int32 = 0
+    /// The block's record in `BlockParser.records` once written (-1 before); its depth (the root is 0).
+    var record: Int32 = -1
+    var depth: Int32 = 0
 }
 
 /// Maps a storage offset to a source line and column.
@@ -33,28 +37,40 @@ struct LineSegment {
     var column: Int32
 }
 
-struct ReferenceDefinition {
-    var destStart: Int32
-    var destCount: Int32
-    var titleStart: Int32
-    var titleCount: Int32
-}
-
 struct BlockParser {
-    var s: [UInt8]
-    let options: MarkdownOptions
+    /// The current line, its line ending ('\n') included: `s[lineEnd] == 0x0A`.
+    var s = MDBytes(start: nil, count: 0)
+    var options: MarkdownOptions
+    /// Whether to record where each leaf's lines come from (source positions of inline nodes).
+    var positions: Bool
 
     var nodes: [MarkdownNodeRecord] = []
     var bytes: [UInt8] = []
     var extras: [MarkdownExtra] = []
     var info: [BlockInfo] = []
     var segments: [LineSegment] = []
-    var refmap: [String: ReferenceDefinition] = [:]
-    var footnoteMap: [String: Int32] = [:]
+    var refmap = LabelMap<ReferenceDefinition>()
+    /// Footnote label -> definition: its node, or when `streaming` its record.
+    var footnoteMap = LabelMap<Int32>()
+    /// The direct path: each block goes to `records` as it is finished, and `nodes` keeps only what
+    /// parsing may still touch (the open blocks, the last closed children and their last descendants),
+    /// so memory follows the open structure, not the document's size.
+    var streaming = false
+    var records = BlockRecords()
+    /// Node count after the last compaction (the next one waits until the arena has doubled).
+    var compactedCount = 0
+    /// The deepest block the current line continues (`checkOpenBlocks`), and whether open blocks below it
+    /// are still to be closed before anything new is added.
+    var lastMatched: Int32 = 0
+    var unmatchedOpen = false
     var inlineBlocks: [Int32] = []
+    var labelScratch: [UInt8] = []
+    /// The cells of the table row being read.
+    var cells: [Cell] = []
 
     // Current line state (offsets are absolute indices into `s`).
-    var lineStart = 0
+    /// Always 0: offsets are in the current line.
+    let lineStart = 0
     /// Where the line's content starts: `lineStart`, or after a byte order mark on the first line.
     var contentStart = 0
     var lineEnd = 0  // index of the '\n' ending the line
@@ -75,17 +91,63 @@ struct BlockParser {
 
     // The open leaf's content.
     var content: [UInt8] = []
+    /// Leaves may refer to the input instead of copying it (the direct path: the input outlives the
+    /// render; a document must own its bytes). Then, while the open leaf's lines follow one another in
+    /// the input, whole, its content is virtual: `input[contentInput..<contentInput + contentCount]`, and
+    /// `content` is not used; it is copied there only when a line breaks the run. `contentInput` is -2
+    /// before the first line, -1 once copied; `lineInput` is where the current line starts in the input
+    /// (-1: it is in the line buffer).
+    var referenceInput = false
+    var input = MDBytes(start: nil, count: 0)
+    var contentVirtual = false
+    var contentInput = -1
+    var contentCount = 0
+    var lineInput = -1
     var contentOwner: Int32 = -1
-    var contentLastLineStart = 0
     var contentSegs: [LineSegment] = []
 
-    init(input: [UInt8], options: MarkdownOptions) {
-        self.s = MD.sanitize(input)
+    init(options: MarkdownOptions, positions: Bool) {
         self.options = options
-        // Typical documents need about one node per 12 input bytes and a little more storage
-        // than the input (decoded text, URLs); reserving avoids regrowth copies.
-        nodes.reserveCapacity(s.count / 12 + 16)
-        bytes.reserveCapacity(s.count + s.count / 8 + 64)
+        self.positions = positions
+        appendRoot()
+    }
+
+    /// A parser for a new document that takes over the buffers `old` allocated (emptied, their capacity kept).
+    /// With `documentArrays` false, `nodes`, `bytes`, `extras` and `segments` start empty: they are to
+    /// become a document's, which should not carry an earlier document's capacity.
+    init(options: MarkdownOptions, positions: Bool, reusing old: inout BlockParser, documentArrays: Bool) {
+        self.options = options
+        self.positions = positions
+        if documentArrays {
+            swap(&nodes, &old.nodes)
+            swap(&bytes, &old.bytes)
+            swap(&extras, &old.extras)
+            swap(&segments, &old.segments)
+        }
+        swap(&info, &old.info)
+        swap(&refmap, &old.refmap)
+        swap(&footnoteMap, &old.footnoteMap)
+        swap(&inlineBlocks, &old.inlineBlocks)
+        swap(&labelScratch, &old.labelScratch)
+        swap(&cells, &old.cells)
+        swap(&records, &old.records)
+        records.removeAll()
+        swap(&content, &old.content)
+        swap(&contentSegs, &old.contentSegs)
+        nodes.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
+        extras.removeAll(keepingCapacity: true)
+        info.removeAll(keepingCapacity: true)
+        segments.removeAll(keepingCapacity: true)
+        refmap.removeAll()
+        footnoteMap.removeAll()
+        inlineBlocks.removeAll(keepingCapacity: true)
+        content.removeAll(keepingCapacity: true)
+        contentSegs.removeAll(keepingCapacity: true)
+        appendRoot()
+    }
+
+    private mutating func appendRoot() {
         var root = MarkdownNodeRecord(kind: .document, parent: -1)
         root.flags = MarkdownNodeRecord.Flag.open
         root.startLine = 1
@@ -96,34 +158,170 @@ struct BlockParser {
 
     // MARK: Driver
 
-    mutating func run() -> MarkdownDocument {
-        let n = s.count
+    /// Parses the block structure of `input`. Afterwards `nodes` holds the blocks, `bytes` each leaf's
+    /// content (its literal range), `refmap` and `footnoteMap` the definitions, and `inlineBlocks` the
+    /// leaves whose content is inline Markdown, in document order.
+    mutating func parseBlocks(_ input: MDBytes, nodesPerByte: Int) {
+        if referenceInput { self.input = input }
+        // Typical documents need about one node per 12 input bytes (blocks alone: far fewer) and a little
+        // more storage than the input (decoded text, URLs); reserving avoids regrowth copies.
+        nodes.reserveCapacity(streaming ? 4096 : input.count / nodesPerByte + 16)
+        info.reserveCapacity(streaming ? 4096 : input.count / nodesPerByte + 16)
+        bytes.reserveCapacity(input.count + (positions ? input.count / 8 : 0) + 64)
+        let n = input.count
         var i = 0
+        var lineBuffer: [UInt8] = []
         while i < n {
-            var j = i
-            // Each line ends with '\n' (sanitize guarantees it).
-            while j < n && s[j] != 0x0A { j += 1 }
-            processLine(i, j)
-            i = j + 1
+            let (e, dirty) = Self.scanLine(input, i)
+            var next: Int
+            let lf = e < n && input[e] == 0x0A
+            if e < n {
+                next = e + 1
+                if input[e] == 0x0D && next < n && input[next] == 0x0A { next += 1 }
+            } else {
+                next = n
+            }
+            if lf && !dirty {
+                s = MDBytes(rebasing: input[i...e])
+                lineInput = i
+                processLine(e - i)
+            } else {
+                lineInput = -1
+                lineBuffer.removeAll(keepingCapacity: true)
+                if dirty {
+                    Self.appendSanitized(input, i, e, into: &lineBuffer)
+                } else {
+                    lineBuffer.append(contentsOf: MDBytes(rebasing: input[i..<e]))
+                }
+                lineBuffer.append(0x0A)
+                lineBuffer.withUnsafeBufferPointer { line in
+                    s = line
+                    processLine(line.count - 1)
+                }
+            }
+            i = next
         }
+        s = MDBytes(start: nil, count: 0)
         atEnd = true
         while current != 0 {
             current = finalize(current)
         }
         _ = finalize(0)
-        if options.footnotes { collectFootnotes() }
-        // Hand the arrays over (swap, not copy: the inline phase appends to them).
-        var inl = InlineParser(parser: self, takeArrays: false)
-        swap(&inl.nodes, &nodes)
-        swap(&inl.bytes, &bytes)
-        swap(&inl.extras, &extras)
-        content = []
-        contentSegs = []
-        for b in inlineBlocks {
-            inl.parseBlock(b)
+        if options.footnotes && !streaming { collectFootnotes() }
+        content.removeAll(keepingCapacity: true)
+        contentSegs.removeAll(keepingCapacity: true)
+    }
+
+    /// The end of the line starting at `i` (the index of its '\n' or '\r', or the input's end) and whether
+    /// it holds a NUL or invalid UTF-8. Plain ASCII goes eight bytes at a time.
+    static func scanLine(_ p: MDBytes, _ i: Int) -> (Int, Bool) {
+        let n = p.count
+        var j = i
+        var dirty = false
+        let base = UnsafeRawPointer(p.baseAddress!)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while true {
+            while j + 8 <= n {
+                let x = base.loadUnaligned(fromByteOffset: j, as: UInt64.self)
+                let lf = x ^ 0x0A0A_0A0A_0A0A_0A0A
+                let cr = x ^ 0x0D0D_0D0D_0D0D_0D0D
+                let t = ((lf &- ones) & ~lf) | ((cr &- ones) & ~cr) | ((x &- ones) & ~x) | x
+                if t & highs != 0 { break }
+                j += 8
+            }
+            if j >= n { return (n, dirty) }
+            let c = p[j]
+            if c == 0x0A || c == 0x0D { return (j, dirty) }
+            if c < 0x80 {
+                if c == 0 { dirty = true }
+                j += 1
+                continue
+            }
+            let len = validSequenceLength(p, j, n)
+            if len == 0 {
+                dirty = true
+                j += 1
+            } else {
+                j += len
+            }
         }
-        inl.finishDocument()
-        return MarkdownDocument(nodes: inl.nodes, bytes: inl.bytes, extras: inl.extras)
+    }
+
+    /// The length of the valid UTF-8 sequence at `i` (lead byte at least 0x80), or 0 (Unicode Table 3-7).
+    @inline(__always)
+    static func validSequenceLength(_ p: MDBytes, _ i: Int, _ n: Int) -> Int {
+        let c = p[i]
+        let len: Int
+        if c >= 0xC2 && c <= 0xDF {
+            len = 2
+        } else if c >= 0xE0 && c <= 0xEF {
+            len = 3
+        } else if c >= 0xF0 && c <= 0xF4 {
+            len = 4
+        } else {
+            return 0
+        }
+        if i + len > n { return 0 }
+        let c1 = p[i + 1]
+        switch c {
+        case 0xE0: if c1 < 0xA0 || c1 > 0xBF { return 0 }
+        case 0xED: if c1 < 0x80 || c1 > 0x9F { return 0 }
+        case 0xF0: if c1 < 0x90 || c1 > 0xBF { return 0 }
+        case 0xF4: if c1 < 0x80 || c1 > 0x8F { return 0 }
+        default: if c1 & 0xC0 != 0x80 { return 0 }
+        }
+        if len > 2 && p[i + 2] & 0xC0 != 0x80 { return 0 }
+        if len > 3 && p[i + 3] & 0xC0 != 0x80 { return 0 }
+        return len
+    }
+
+    /// Appends `p[i..<e]` (one line, no line ending) with U+0000 and invalid UTF-8 replaced by U+FFFD: each
+    /// maximal invalid prefix of a sequence becomes one U+FFFD, as WHATWG's decoder does.
+    static func appendSanitized(_ p: MDBytes, _ start: Int, _ e: Int, into out: inout [UInt8]) {
+        var i = start
+        while i < e {
+            let c = p[i]
+            if c < 0x80 {
+                if c == 0 { out.append(contentsOf: [0xEF, 0xBF, 0xBD]) } else { out.append(c) }
+                i += 1
+                continue
+            }
+            let len = validSequenceLength(p, i, e)
+            if len > 0 {
+                out.append(contentsOf: MDBytes(rebasing: p[i..<(i + len)]))
+                i += len
+                continue
+            }
+            out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+            var expected = 0
+            if c >= 0xC2 && c <= 0xDF {
+                expected = 2
+            } else if c >= 0xE0 && c <= 0xEF {
+                expected = 3
+            } else if c >= 0xF0 && c <= 0xF4 {
+                expected = 4
+            }
+            i += 1
+            // Skip the continuation bytes that still make a valid prefix.
+            var k = 1
+            while k < expected && i < e && p[i] & 0xC0 == 0x80 {
+                if k == 1 {
+                    let c1 = p[i]
+                    let valid: Bool
+                    switch c {
+                    case 0xE0: valid = c1 >= 0xA0
+                    case 0xED: valid = c1 <= 0x9F
+                    case 0xF0: valid = c1 >= 0x90
+                    case 0xF4: valid = c1 <= 0x8F
+                    default: valid = true
+                    }
+                    if !valid { break }
+                }
+                i += 1
+                k += 1
+            }
+        }
     }
 
     // MARK: Tree helpers
@@ -138,13 +336,30 @@ struct BlockParser {
         r.startLine = lineNumber
         r.startColumn = Int32(startColumn)
         r.endLine = lineNumber
+        // A list starts tight; a sibling arriving can show it loose (`checkTightness`).
+        if kind == .list { r.flags |= MarkdownNodeRecord.Flag.variant }
         let last = nodes[Int(parent)].lastChild
+        if last >= 0 { checkTightness(parent, previous: last) }
+        if streaming { writeOpen(parent) }
         r.prev = last
         nodes.append(r)
-        info.append(BlockInfo())
+        var blockInfo = BlockInfo()
+        blockInfo.depth = info[Int(parent)].depth + 1
+        info.append(blockInfo)
         if last >= 0 { nodes[Int(last)].next = index } else { nodes[Int(parent)].firstChild = index }
         nodes[Int(parent)].lastChild = index
         return index
+    }
+
+    /// Closes the open blocks the current line does not continue. cmark closes them once the line's new
+    /// blocks are open; closing them first changes nothing they hold (new blocks never go inside them)
+    /// and keeps blocks finishing in document order, which `records` needs.
+    mutating func closeUnmatched() {
+        guard unmatchedOpen else { return }
+        unmatchedOpen = false
+        while current != lastMatched {
+            current = finalize(current)
+        }
     }
 
     mutating func unlink(_ n: Int32) {
@@ -168,6 +383,7 @@ struct BlockParser {
     static func acceptsLines(_ k: MarkdownNodeKind) -> Bool { k == .paragraph || k == .heading || k == .codeBlock }
 
     mutating func addChild(_ parent: Int32, _ kind: MarkdownNodeKind, startColumn: Int) -> Int32 {
+        closeUnmatched()
         var p = parent
         while !BlockParser.canContain(self.kind(p), kind) {
             p = finalize(p)
@@ -236,28 +452,77 @@ struct BlockParser {
             content.removeAll(keepingCapacity: true)
             contentSegs.removeAll(keepingCapacity: true)
             contentOwner = node
+            contentVirtual = false
+            contentInput = -2
         }
-        contentLastLineStart = content.count
+        let e = headingEnd >= 0 ? headingEnd : lineEnd
+        if referenceInput && contentInput != -1 {
+            // Virtual while this line's text follows the content in the input, whole to its '\n'.
+            let whole = lineInput >= 0 && !partiallyConsumedTab && e == lineEnd
+            if whole && contentInput == -2 {
+                contentVirtual = true
+                contentInput = lineInput + offset
+                contentCount = e - offset + 1
+                headingEnd = -1
+                return
+            }
+            if whole && contentVirtual && lineInput + offset == contentInput + contentCount {
+                contentCount += e - offset + 1
+                headingEnd = -1
+                return
+            }
+            materializeContent()
+        }
         if partiallyConsumedTab {
             offset += 1
             let charsToTab = tabStop - (column % tabStop)
             for _ in 0..<charsToTab { content.append(0x20) }
         }
-        contentSegs.append(
-            LineSegment(offset: Int32(content.count), line: lineNumber, column: Int32(offset - lineStart + 1)))
-        let e = headingEnd >= 0 ? headingEnd : lineEnd
+        if positions {
+            contentSegs.append(
+                LineSegment(offset: Int32(content.count), line: lineNumber, column: Int32(offset - lineStart + 1)))
+        }
         headingEnd = -1
         if offset < e {
-            content.append(contentsOf: s[offset..<e])
+            content.append(contentsOf: MDBytes(rebasing: s[offset..<e]))
         }
         content.append(0x0A)
     }
 
-    /// Moves `content[from..<to]` into storage; returns its storage range and records segments.
+    /// Copies a virtual content into `content` (which it then is, for good).
+    mutating func materializeContent() {
+        if contentVirtual {
+            content.removeAll(keepingCapacity: true)
+            content.append(contentsOf: MDBytes(rebasing: input[contentInput..<(contentInput + contentCount)]))
+            contentVirtual = false
+        }
+        contentInput = -1
+    }
+
+    /// The open leaf's content length.
+    var contentLength: Int { contentVirtual ? contentCount : content.count }
+
+    /// The virtual content, if it is.
+    var virtualContent: MDBytes? { contentVirtual ? MDBytes(rebasing: input[contentInput..<(contentInput + contentCount)]) : nil }
+
+    /// Runs `body` on the content's bytes: `view` when it is virtual, else `array` (`content`, passed in so
+    /// that `body` may change the parser).
+    static func withContent<R>(_ array: [UInt8], _ view: MDBytes?, _ body: (MDBytes) throws -> R) rethrows -> R {
+        if let view { return try body(view) }
+        return try array.withUnsafeBufferPointer(body)
+    }
+
+    /// Moves `content[from..<to]` into storage (a virtual content stays in the input); returns its range and
+    /// records segments.
     mutating func flushContent(_ node: Int32, from: Int, to: Int) -> (Int32, Int32) {
         let base = Int32(bytes.count)
+        if contentOwner == node && from < to && contentVirtual {
+            nodes[Int(node)].flags |= MarkdownNodeRecord.Flag.literalInInput
+            return (Int32(contentInput + from), Int32(to - from))
+        }
         if contentOwner == node && from < to {
             bytes.append(contentsOf: content[from..<to])
+            guard positions else { return (base, Int32(to - from)) }
             let segStart = Int32(segments.count)
             for seg in contentSegs {
                 let o = Int(seg.offset)
@@ -286,6 +551,7 @@ struct BlockParser {
     @discardableResult
     mutating func finalize(_ b: Int32) -> Int32 {
         let parent = nodes[Int(b)].parent
+        var dropped = false
         nodes[Int(b)].flags &= ~MarkdownNodeRecord.Flag.open
         let k = kind(b)
         if atEnd {
@@ -304,48 +570,59 @@ struct BlockParser {
         switch k {
         case .paragraph:
             var pos = 0
-            if contentOwner == b {
-                while pos < content.count && content[pos] == UInt8(ascii: "[") {
-                    let n = parseReferenceDefinition(pos)
-                    if n == 0 { break }
-                    pos += n
-                }
-            }
+            var end = 0
             var allBlank = true
             if contentOwner == b {
-                for i in pos..<content.count where !MD.isSpace(content[i]) {
-                    allBlank = false
-                    break
+                let array = content
+                Self.withContent(array, virtualContent) { c in
+                    while pos < c.count && c[pos] == UInt8(ascii: "[") {
+                        let n = parseReferenceDefinition(c, pos)
+                        if n == 0 { break }
+                        pos += n
+                    }
+                    for i in pos..<c.count where !MD.isSpace(c[i]) {
+                        allBlank = false
+                        break
+                    }
+                    // Trailing whitespace is not part of the paragraph's inline content.
+                    end = c.count
+                    while end > pos && MD.isSpace(c[end - 1]) { end -= 1 }
                 }
             }
             if allBlank {
                 unlink(b)
+                dropped = true
             } else {
-                // Trailing whitespace is not part of the paragraph's inline content.
-                var end = content.count
-                while end > pos && MD.isSpace(content[end - 1]) { end -= 1 }
                 let (st, ct) = flushContent(b, from: pos, to: end)
                 nodes[Int(b)].literalStart = st
                 nodes[Int(b)].literalCount = ct
-                inlineBlocks.append(b)
+                if !streaming { inlineBlocks.append(b) }
             }
         case .heading:
             var from = 0
-            var end = contentOwner == b ? content.count : 0
-            while from < end && MD.isSpace(content[from]) { from += 1 }
-            while end > from && MD.isSpace(content[end - 1]) { end -= 1 }
+            var end = 0
+            if contentOwner == b {
+                let array = content
+                Self.withContent(array, virtualContent) { c in
+                    end = c.count
+                    while from < end && MD.isSpace(c[from]) { from += 1 }
+                    while end > from && MD.isSpace(c[end - 1]) { end -= 1 }
+                }
+            }
             let (st, ct) = flushContent(b, from: from, to: end)
             nodes[Int(b)].literalStart = st
             nodes[Int(b)].literalCount = ct
-            inlineBlocks.append(b)
+            if !streaming { inlineBlocks.append(b) }
         case .codeBlock:
             let fenced = nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant != 0
             if contentOwner != b {
                 content.removeAll(keepingCapacity: true)
                 contentSegs.removeAll(keepingCapacity: true)
                 contentOwner = b
+                contentVirtual = false
             }
             if !fenced {
+                materializeContent()
                 // remove trailing blank lines
                 var i = content.count - 1
                 while i >= 0 {
@@ -366,51 +643,150 @@ struct BlockParser {
                 nodes[Int(b)].literalCount = ct
             } else {
                 var pos = 0
-                while pos < content.count && content[pos] != 0x0A { pos += 1 }
-                // info string: trimmed, unescaped
-                var a = 0
-                var e = pos
-                while a < e && MD.isSpace(content[a]) { a += 1 }
-                while e > a && MD.isSpace(content[e - 1]) { e -= 1 }
                 let infoStart = Int32(bytes.count)
-                MD.appendUnescaped(content, a, e, into: &bytes)
+                let array = content
+                Self.withContent(array, virtualContent) { c in
+                    while pos < c.count && c[pos] != 0x0A { pos += 1 }
+                    // info string: trimmed, unescaped
+                    var a = 0
+                    var e = pos
+                    while a < e && MD.isSpace(c[a]) { a += 1 }
+                    while e > a && MD.isSpace(c[e - 1]) { e -= 1 }
+                    MD.appendUnescaped(c, a, e, into: &bytes)
+                }
                 nodes[Int(b)].extra = Int32(extras.count)
                 extras.append(MarkdownExtra(aStart: infoStart, aCount: Int32(bytes.count) - infoStart))
-                if pos < content.count { pos += 1 }
-                let (st, ct) = flushContent(b, from: pos, to: content.count)
+                if pos < contentLength { pos += 1 }
+                let (st, ct) = flushContent(b, from: pos, to: contentLength)
                 nodes[Int(b)].literalStart = st
                 nodes[Int(b)].literalCount = ct
             }
         case .htmlBlock:
-            let (st, ct) = flushContent(b, from: 0, to: contentOwner == b ? content.count : 0)
+            let (st, ct) = flushContent(b, from: 0, to: contentOwner == b ? contentLength : 0)
             nodes[Int(b)].literalStart = st
             nodes[Int(b)].literalCount = ct
         case .list:
-            var tight = true
-            var item = nodes[Int(b)].firstChild
-            outer: while item >= 0 {
-                if nodes[Int(item)].flags & MarkdownNodeRecord.Flag.lastLineBlank != 0 && nodes[Int(item)].next >= 0 {
-                    tight = false
-                    break
-                }
-                var sub = nodes[Int(item)].firstChild
-                while sub >= 0 {
-                    if endsWithBlankLine(sub) && (nodes[Int(item)].next >= 0 || nodes[Int(sub)].next >= 0) {
-                        tight = false
-                        break outer
-                    }
-                    sub = nodes[Int(sub)].next
-                }
-                item = nodes[Int(item)].next
+            // Tightness was decided as items and their children arrived (`checkTightness`); cmark looks at
+            // the last item's last child too, to no effect but its memo (`lastLineChecked`), which later
+            // checks of enclosing lists read.
+            let lastItem = nodes[Int(b)].lastChild
+            if nodes[Int(b)].flags & MarkdownNodeRecord.Flag.variant != 0 && lastItem >= 0 && nodes[Int(lastItem)].lastChild >= 0 {
+                _ = endsWithBlankLine(nodes[Int(lastItem)].lastChild)
             }
-            if tight { nodes[Int(b)].flags |= MarkdownNodeRecord.Flag.variant }
             listDepth -= 1
         case .footnoteDefinition:
             listDepth -= 1
         default:
             break
         }
+        if streaming && b != 0 && !dropped {
+            // Finished: a leaf's record goes out now; a container's is out unless it is empty, and a
+            // list's tightness is now known.
+            writeOpen(b)
+            if k == .list {
+                let parseFlags = MarkdownNodeRecord.Flag.open | MarkdownNodeRecord.Flag.lastLineBlank | MarkdownNodeRecord.Flag.lastLineChecked
+                records.setFlags(at: info[Int(b)].record, nodes[Int(b)].flags & ~parseFlags)
+            }
+        }
         return parent
+    }
+
+    /// Writes the record of `node` unless it is written (a container's when its first child comes or it
+    /// ends; a leaf's when it ends). Its parent's is always out by then (`appendChild` writes it).
+    mutating func writeOpen(_ node: Int32) {
+        guard node > 0, info[Int(node)].record < 0 else { return }
+        let r = nodes[Int(node)]
+        let parseFlags = MarkdownNodeRecord.Flag.open | MarkdownNodeRecord.Flag.lastLineBlank | MarkdownNodeRecord.Flag.lastLineChecked
+        let index = records.append(
+            BlockRecord(
+                kind: r.kind, flags: r.flags & ~parseFlags, a: r.a, b: r.b, depth: info[Int(node)].depth,
+                literalStart: r.literalStart, literalCount: r.literalCount, extra: r.extra))
+        info[Int(node)].record = index
+        if r.kind == .footnoteDefinition {
+            // Definitions are known by their record here; the first of a label wins, in document order.
+            let storage = bytes
+            storage.withUnsafeBufferPointer {
+                MD.normalizeLabel($0, Int(r.literalStart), Int(r.literalStart + r.literalCount), into: &labelScratch)
+            }
+            let label = labelScratch
+            label.withUnsafeBufferPointer { _ = footnoteMap.insertIfAbsent($0, index) }
+        }
+    }
+
+    /// Drops from `nodes` what parsing can no longer touch (`streaming`): all but the open blocks, the last
+    /// two children of each, and the last descendants of those through lists and items (blank-line checks
+    /// of list tightness walk down last children). Their records are written; node ids change, so this runs
+    /// between lines, when only `current` and `contentOwner` hold one.
+    mutating func compact() {
+        var newIndex = [Int32](repeating: -1, count: nodes.count)
+        newIndex[0] = 0
+        func keepChain(_ start: Int32, _ newIndex: inout [Int32]) {
+            var x = start
+            while x >= 0 {
+                newIndex[Int(x)] = 0
+                let r = nodes[Int(x)]
+                guard r.kind == .list || r.kind == .item else { break }
+                x = r.lastChild
+            }
+        }
+        var p: Int32 = 0
+        while true {
+            let last = nodes[Int(p)].lastChild
+            if last < 0 { break }
+            let previous = nodes[Int(last)].prev
+            if previous >= 0 { keepChain(previous, &newIndex) }
+            if isOpen(last) {
+                newIndex[Int(last)] = 0
+                p = last
+                continue
+            }
+            keepChain(last, &newIndex)
+            break
+        }
+        var kept: [MarkdownNodeRecord] = []
+        var keptInfo: [BlockInfo] = []
+        for old in 0..<nodes.count where newIndex[old] >= 0 {
+            newIndex[old] = Int32(kept.count)
+            kept.append(nodes[old])
+            keptInfo.append(info[old])
+        }
+        @inline(__always) func map(_ id: Int32) -> Int32 { id < 0 ? -1 : newIndex[Int(id)] }
+        for i in 0..<kept.count {
+            var r = kept[i]
+            r.parent = map(r.parent)
+            r.lastChild = map(r.lastChild)
+            // Only "has children" is asked of an early child that is gone.
+            let first = map(r.firstChild)
+            r.firstChild = first >= 0 ? first : (r.firstChild >= 0 ? (r.lastChild >= 0 ? r.lastChild : Int32(i)) : -1)
+            r.next = map(r.next)
+            r.prev = map(r.prev)
+            kept[i] = r
+        }
+        current = map(current)
+        if contentOwner >= 0 { contentOwner = map(contentOwner) }
+        nodes = kept
+        info = keptInfo
+        compactedCount = kept.count
+    }
+
+    /// A list is loose when an item ends with a blank line and another follows, or when a child of an
+    /// item ends with a blank line and anything follows it in the list (cmark's finalize of a list, done as
+    /// siblings arrive, in the same order, so that nothing closed need be kept for it): `previous`, the
+    /// last child of `parent`, is getting a next sibling.
+    mutating func checkTightness(_ parent: Int32, previous: Int32) {
+        let p = nodes[Int(parent)]
+        if p.kind == .list {
+            guard p.flags & MarkdownNodeRecord.Flag.variant != 0 else { return }
+            let item = nodes[Int(previous)]
+            if item.flags & MarkdownNodeRecord.Flag.lastLineBlank != 0
+                || (item.lastChild >= 0 && endsWithBlankLine(item.lastChild))
+            {
+                nodes[Int(parent)].flags &= ~MarkdownNodeRecord.Flag.variant
+            }
+        } else if p.kind == .item && p.parent >= 0 && nodes[Int(p.parent)].kind == .list {
+            guard nodes[Int(p.parent)].flags & MarkdownNodeRecord.Flag.variant != 0 else { return }
+            if endsWithBlankLine(previous) { nodes[Int(p.parent)].flags &= ~MarkdownNodeRecord.Flag.variant }
+        }
     }
 
     /// Whether a node ends with a blank line, descending into lists and items (memoised
@@ -433,9 +809,9 @@ struct BlockParser {
 
     // MARK: Reference definitions
 
-    /// Parses a link reference definition at content[pos]. Returns bytes consumed or 0.
-    mutating func parseReferenceDefinition(_ pos: Int) -> Int {
-        let c = content
+    /// Parses a link reference definition at `c[pos]` (the open paragraph's content). Returns bytes
+    /// consumed or 0.
+    mutating func parseReferenceDefinition(_ c: MDBytes, _ pos: Int) -> Int {
         let end = c.count
         guard let (afterLabel, ls, le) = MD.scanLinkLabel(c, pos, end) else { return 0 }
         guard afterLabel < end, c[afterLabel] == UInt8(ascii: ":") else { return 0 }
@@ -469,9 +845,11 @@ struct BlockParser {
         } else {
             return 0
         }
-        let label = MD.normalizeLabel(c, ls, le)
-        if label.isEmpty { return 0 }
-        if refmap[label] == nil {
+        MD.normalizeLabel(c, ls, le, into: &labelScratch)
+        if labelScratch.isEmpty { return 0 }
+        let label = labelScratch
+        let known = label.withUnsafeBufferPointer { refmap.contains($0) }
+        if !known {
             let dStart = Int32(bytes.count)
             MD.appendUnescaped(c, ds, de, into: &bytes)
             let dCount = Int32(bytes.count) - dStart
@@ -482,12 +860,13 @@ struct BlockParser {
                 MD.appendUnescaped(c, ts, tend, into: &bytes)
                 tCount = Int32(bytes.count) - tStart
             }
-            refmap[label] = ReferenceDefinition(destStart: dStart, destCount: dCount, titleStart: tStart, titleCount: tCount)
+            let definition = ReferenceDefinition(destStart: dStart, destCount: dCount, titleStart: tStart, titleCount: tCount)
+            label.withUnsafeBufferPointer { _ = refmap.insertIfAbsent($0, definition) }
         }
         return finalEnd - pos
     }
 
-    func skipSpacesOneNewline(_ c: [UInt8], _ i: Int, _ end: Int) -> Int {
+    func skipSpacesOneNewline(_ c: MDBytes, _ i: Int, _ end: Int) -> Int {
         var j = i
         while j < end && MD.isSpaceOrTab(c[j]) { j += 1 }
         if j < end && c[j] == 0x0A {
@@ -499,8 +878,11 @@ struct BlockParser {
 
     // MARK: Line processing
 
-    mutating func processLine(_ start: Int, _ end: Int) {
-        lineStart = start
+    /// Processes the line `s[0...length]` (`s[length]` is its line ending).
+    mutating func processLine(_ length: Int) {
+        if streaming && nodes.count >= 2 * compactedCount + 4096 { compact() }
+        let start = 0
+        let end = length
         lineEnd = end
         offset = start
         column = 0
@@ -515,6 +897,8 @@ struct BlockParser {
 
         var allMatched = false
         if let lastMatched = checkOpenBlocks(&allMatched) {
+            self.lastMatched = lastMatched
+            unmatchedOpen = current != lastMatched
             var container = lastMatched
             openNewBlocks(&container, allMatched)
             addTextToContainer(container, lastMatched)
@@ -676,7 +1060,7 @@ struct BlockParser {
                 advanceOffset(firstNonspace + m - offset, columns: false)
                 container = addChild(container, .footnoteDefinition, startColumn: defStart - lineStart + 1)
                 let st = Int32(bytes.count)
-                bytes.append(contentsOf: s[ls..<le])
+                bytes.append(contentsOf: MDBytes(rebasing: s[ls..<le]))
                 nodes[Int(container)].literalStart = st
                 nodes[Int(container)].literalCount = Int32(le - ls)
                 listDepth += 1
@@ -1004,12 +1388,18 @@ struct BlockParser {
     mutating func resolveReferenceDefinitionsForSetext(_ para: Int32) -> Bool {
         guard contentOwner == para else { return false }
         var pos = 0
-        while pos < content.count && content[pos] == UInt8(ascii: "[") {
-            let n = parseReferenceDefinition(pos)
-            if n == 0 { break }
-            pos += n
+        let array = content
+        Self.withContent(array, virtualContent) { c in
+            while pos < c.count && c[pos] == UInt8(ascii: "[") {
+                let n = parseReferenceDefinition(c, pos)
+                if n == 0 { break }
+                pos += n
+            }
         }
-        if pos > 0 {
+        if pos > 0 && contentVirtual {
+            contentInput += pos
+            contentCount -= pos
+        } else if pos > 0 {
             content.removeSubrange(0..<pos)
             var newSegs: [LineSegment] = []
             for seg in contentSegs {
@@ -1019,10 +1409,12 @@ struct BlockParser {
                 }
             }
             contentSegs = newSegs
-            contentLastLineStart = max(0, contentLastLineStart - pos)
         }
-        for c in content where !MD.isSpace(c) { return true }
-        return false
+        let rest = content
+        return Self.withContent(rest, virtualContent) { c in
+            for byte in c where !MD.isSpace(byte) { return true }
+            return false
+        }
     }
 
     // MARK: Tables (GFM)
@@ -1033,9 +1425,9 @@ struct BlockParser {
     }
 
     /// cmark-gfm's row_from_string over `buf[start..<end]` (end includes the final '\n').
-    /// Returns cells (ranges, untrimmed) and the paragraph offset, or nil.
-    static func rowFromString(_ buf: [UInt8], _ start: Int, _ end: Int) -> (cells: [Cell], paragraphOffset: Int)? {
-        var cells: [Cell] = []
+    /// Puts the cells (ranges, untrimmed) in `cells` and returns the paragraph offset, or nil.
+    static func rowFromString(_ buf: MDBytes, _ start: Int, _ end: Int, into cells: inout [Cell]) -> Int? {
+        cells.removeAll(keepingCapacity: true)
         var paragraphOffset = start
         func cellEnd(_ o: Int) -> Int {  // [|] table_spacechar*
             guard o < end, buf[o] == UInt8(ascii: "|") else { return 0 }
@@ -1081,7 +1473,7 @@ struct BlockParser {
                 offset += re
                 if re > 0 && offset != end {
                     paragraphOffset = offset
-                    cells.removeAll()
+                    cells.removeAll(keepingCapacity: true)
                     offset += cellEnd(offset)
                     expectMore = true
                 } else {
@@ -1090,7 +1482,7 @@ struct BlockParser {
             }
         }
         if offset != end || cells.isEmpty { return nil }
-        return (cells, paragraphOffset)
+        return paragraphOffset
     }
 
     /// scan_table_start: delimiter row at firstNonspace.
@@ -1126,16 +1518,19 @@ struct BlockParser {
         let para = container
         guard !info[Int(para)].tableVisited, contentOwner == para else { return false }
         guard scanTableStart(firstNonspace) else { return false }
-        guard let delim = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1) else { return false }
-        guard let header = BlockParser.rowFromString(content, 0, content.count),
-            header.cells.count == delim.cells.count
+        guard BlockParser.rowFromString(s, firstNonspace, lineEnd + 1, into: &cells) != nil else { return false }
+        let delimCells = cells
+        let paragraph = content
+        let view = virtualContent
+        guard let headerOffset = Self.withContent(paragraph, view, { BlockParser.rowFromString($0, 0, $0.count, into: &cells) }),
+            cells.count == delimCells.count
         else {
             info[Int(para)].tableVisited = true
             return false
         }
         // Alignments
         var aligns: [UInt8] = []
-        for cell in delim.cells {
+        for cell in delimCells {
             var a = cell.start
             var e = cell.end
             while a < e && MD.isSpace(s[a]) { a += 1 }
@@ -1145,16 +1540,14 @@ struct BlockParser {
             aligns.append(left && right ? 2 : left ? 1 : right ? 3 : 0)
         }
         let parent = nodes[Int(para)].parent
-        let headerLine = (header.paragraphOffset > 0) ? header.paragraphOffset : 0
+        let headerLine = headerOffset > 0 ? headerOffset : 0
         let headerSeg = contentSegs.last(where: { Int($0.offset) <= headerLine })
-        let headerContent = Array(content[headerLine...])
+        let headerContent = Self.withContent(paragraph, view) { Array($0[headerLine...]) }
         var table: Int32
         if headerLine > 0 {
             // Keep the preceding lines as a paragraph.
-            let saveContent = content
-            content.removeSubrange(headerLine...)
+            if contentVirtual { contentCount = headerLine } else { content.removeSubrange(headerLine...) }
             finalize(para)
-            _ = saveContent
             table = appendChild(parent, .table, startColumn: Int(headerSeg?.column ?? 1))
             nodes[Int(table)].startLine = headerSeg?.line ?? lineNumber
         } else {
@@ -1171,7 +1564,8 @@ struct BlockParser {
         nodes[Int(row)].flags |= MarkdownNodeRecord.Flag.variant
         nodes[Int(row)].startLine = headerSeg?.line ?? nodes[Int(table)].startLine
         nodes[Int(row)].endLine = nodes[Int(row)].startLine
-        let hcells = BlockParser.rowFromString(headerContent, 0, headerContent.count)?.cells ?? []
+        var hcells: [Cell] = []
+        _ = headerContent.withUnsafeBufferPointer { BlockParser.rowFromString($0, 0, $0.count, into: &hcells) }
         for cell in hcells {
             addCell(row, headerContent, cell, line: nodes[Int(row)].startLine, baseColumn: headerSeg?.column ?? 1)
         }
@@ -1205,26 +1599,28 @@ struct BlockParser {
         }
         nodes[Int(c)].literalStart = st
         nodes[Int(c)].literalCount = Int32(bytes.count) - st
-        info[Int(c)].segStart = Int32(segments.count)
-        info[Int(c)].segCount = 1
-        segments.append(LineSegment(offset: st, line: line, column: baseColumn + Int32(a)))
-        inlineBlocks.append(c)
+        if positions {
+            info[Int(c)].segStart = Int32(segments.count)
+            info[Int(c)].segCount = 1
+            segments.append(LineSegment(offset: st, line: line, column: baseColumn + Int32(a)))
+        }
+        if streaming { writeOpen(c) } else { inlineBlocks.append(c) }
     }
 
-    func tableRowMatches() -> Bool {
-        guard let row = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1) else { return false }
-        return !row.cells.isEmpty
+    mutating func tableRowMatches() -> Bool {
+        BlockParser.rowFromString(s, firstNonspace, lineEnd + 1, into: &cells) != nil
     }
 
     mutating func openTableRow(_ container: inout Int32) -> Bool {
         let table = container
         let columns = Int(info[Int(table)].tableColumns)
-        let cells = BlockParser.rowFromString(s, firstNonspace, lineEnd + 1)?.cells ?? []
+        if BlockParser.rowFromString(s, firstNonspace, lineEnd + 1, into: &cells) == nil { cells.removeAll(keepingCapacity: true) }
+        let cells = self.cells
         // Filling in missing cells can make output quadratic in the input (cmark-gfm's
         // MAX_AUTOCOMPLETED_CELLS): past the cap, the table ends here.
         let missing = max(0, columns - cells.count)
-        if info[Int(table)].tableAutocompleted + missing > maxAutocompletedCells { return false }
-        info[Int(table)].tableAutocompleted += missing
+        if Int(info[Int(table)].tableAutocompleted) + missing > maxAutocompletedCells { return false }
+        info[Int(table)].tableAutocompleted += Int32(missing)
         let row = appendChild(table, .tableRow, startColumn: firstNonspace - lineStart + 1)
         var i = 0
         while i < cells.count && i < columns {
@@ -1235,6 +1631,7 @@ struct BlockParser {
             let c = appendChild(row, .tableCell, startColumn: lineEnd - lineStart + 1)
             nodes[Int(c)].flags &= ~MarkdownNodeRecord.Flag.open
             nodes[Int(c)].literalStart = Int32(bytes.count)
+            if streaming { writeOpen(c) }
             i += 1
         }
         nodes[Int(row)].flags &= ~MarkdownNodeRecord.Flag.open
@@ -1268,10 +1665,12 @@ struct BlockParser {
         }
         nodes[Int(c)].literalStart = st
         nodes[Int(c)].literalCount = Int32(bytes.count) - st
-        info[Int(c)].segStart = Int32(segments.count)
-        info[Int(c)].segCount = 1
-        segments.append(LineSegment(offset: st, line: lineNumber, column: Int32(a - lineStart + 1)))
-        inlineBlocks.append(c)
+        if positions {
+            info[Int(c)].segStart = Int32(segments.count)
+            info[Int(c)].segCount = 1
+            segments.append(LineSegment(offset: st, line: lineNumber, column: Int32(a - lineStart + 1)))
+        }
+        if streaming { writeOpen(c) } else { inlineBlocks.append(c) }
     }
 
     // MARK: Footnotes
@@ -1284,8 +1683,12 @@ struct BlockParser {
             while n >= 0 {
                 let r = nodes[Int(n)]
                 if r.kind == .footnoteDefinition {
-                    let label = MD.normalizeLabel(bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount))
-                    if footnoteMap[label] == nil { footnoteMap[label] = n }
+                    let storage = bytes
+                    storage.withUnsafeBufferPointer {
+                        MD.normalizeLabel($0, Int(r.literalStart), Int(r.literalStart + r.literalCount), into: &labelScratch)
+                    }
+                    let label = labelScratch
+                    label.withUnsafeBufferPointer { _ = footnoteMap.insertIfAbsent($0, n) }
                 }
                 if r.firstChild >= 0 && r.kind.isBlock && r.kind != .table {
                     if r.next >= 0 { stack.append(r.next) }

@@ -15,11 +15,25 @@ import Foundation
 /// tests expect); with `options.tagFilter`, `<script>`, `<title>`, … have their `<` escaped.
 /// Footnote definitions are collected at the end in order of first reference, as GitHub
 /// does; unreferenced definitions are dropped. The walk is iterative (no recursion).
+///
+/// Markdown straight to HTML (`MarkdownParser.renderHTML`) uses the same renderer without building
+/// the inline nodes: each paragraph, heading and table cell goes from the inline parser to the output.
 public enum HTMLWriter {
     public static func render(_ document: MarkdownDocument, options: MarkdownOptions = .commonmark) -> [UInt8] {
-        var w = Renderer(doc: document, options: options)
-        w.run()
-        return w.out
+        var result: [UInt8] = []
+        document.nodes.withUnsafeBufferPointer { nodes in
+            document.bytes.withUnsafeBufferPointer { bytes in
+                document.extras.withUnsafeBufferPointer { extras in
+                    var r = HTMLRenderer(
+                        nodes: nodes, bytes: bytes, extras: extras,
+                        output: HTMLOutput(options: options, capacity: bytes.count + bytes.count / 2 + 4096))
+                    var none: InlineParser? = nil
+                    r.run(inline: &none)
+                    result = r.output.out.array()
+                }
+            }
+        }
+        return result
     }
 
     public static func renderString(_ document: MarkdownDocument, options: MarkdownOptions = .commonmark) -> String {
@@ -36,140 +50,226 @@ private let hrefSafe: [Bool] = {
     return t
 }()
 
-private let htmlEscapeNeeded: [Bool] = {
-    var t = [Bool](repeating: false, count: 256)
-    for c in "&<>\"".utf8 { t[Int(c)] = true }
-    return t
-}()
-
 private let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
-private struct Renderer {
-    let doc: MarkdownDocument
-    let options: MarkdownOptions
-    var out: [UInt8] = []
-    /// footnote definition node -> number (1-based), in order of first reference.
-    var footnoteNumber: [Int32: Int] = [:]
-    var footnoteOrder: [Int32] = []
-    var footnoteRefCount: [Int32: Int] = [:]
-    var footnoteByLabel: [String: Int32] = [:]
-    /// Local copies of the global tables (no lazy-global check per byte).
-    let escapeTable = htmlEscapeNeeded
-    let hrefTable = hrefSafe
+/// A growable byte buffer: appends are a capacity check and a copy, without an array's uniqueness check
+/// and reference counting on every call (the HTML writer makes one or more per few bytes of output).
+/// Non-copyable, so its memory has one owner and is freed once.
+struct ByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
 
-    init(doc: MarkdownDocument, options: MarkdownOptions) {
-        self.doc = doc
+    init(capacity: Int = 256) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var isEmpty: Bool { count == 0 }
+    var last: UInt8? { count > 0 ? base[count - 1] : nil }
+
+    @inline(__always) mutating func append(_ c: UInt8) {
+        if count == capacity { grow(1) }
+        base[count] = c
+        count += 1
+    }
+
+    @inline(__always) mutating func append(contentsOf b: MDBytes) {
+        let n = b.count
+        guard n > 0 else { return }
+        if count + n > capacity { grow(n) }
+        (base + count).update(from: b.baseAddress!, count: n)
+        count += n
+    }
+
+    mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
+        for c in bytes { append(c) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let newCapacity = max(capacity * 2, count + needed)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    func withUnsafeBufferPointer<R>(_ body: (MDBytes) throws -> R) rethrows -> R {
+        try body(MDBytes(start: base, count: count))
+    }
+
+    /// The bytes as an array (one copy).
+    func array() -> [UInt8] { Array(MDBytes(start: base, count: count)) }
+}
+
+/// The HTML being written: one reusable buffer, handed to `consumer` in chunks when there is one.
+struct HTMLOutput: ~Copyable {
+    var out: ByteBuffer
+    let options: MarkdownOptions
+    /// Receives the output in chunks of about `chunkSize` bytes (nil: everything stays in `out`).
+    var consumer: ((MDBytes) -> Void)?
+    static let chunkSize = 1 << 16
+    /// The last byte handed to the consumer (`cr()` looks at the last byte written).
+    var flushedLast: UInt8 = 0
+
+    init(options: MarkdownOptions, capacity: Int, consumer: ((MDBytes) -> Void)? = nil) {
         self.options = options
-        out.reserveCapacity(doc.bytes.count + doc.bytes.count / 2 + 4096)
+        self.consumer = consumer
+        out = ByteBuffer(capacity: consumer == nil ? capacity : Self.chunkSize + 4096)
+    }
+
+    /// Hands the buffer to the consumer once it holds a chunk.
+    @inline(__always)
+    mutating func flushIfNeeded() {
+        if out.count >= Self.chunkSize, consumer != nil { flush() }
+    }
+
+    mutating func flush() {
+        guard let consumer, let last = out.last else { return }
+        flushedLast = last
+        out.withUnsafeBufferPointer { consumer($0) }
+        out.removeAll()
     }
 
     @inline(__always) mutating func lit(_ s: StaticString) {
         s.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
+    @inline(__always) mutating func byte(_ c: UInt8) { out.append(c) }
+
     @inline(__always) mutating func cr() {
-        if let last = out.last, last != 0x0A { out.append(0x0A) }
+        let last = out.last ?? flushedLast
+        if last != 0 && last != 0x0A { out.append(0x0A) }
     }
 
-    mutating func escape(_ start: Int32, _ count: Int32) {
-        doc.bytes.withUnsafeBufferPointer { b in
-            var i = Int(start)
-            let e = Int(start + count)
-            var run = i
-            while i < e {
-                let c = b[i]
-                if c < 0x3F && escapeTable[Int(c)] {
-                    if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
-                    switch c {
-                    case UInt8(ascii: "&"): lit("&amp;")
-                    case UInt8(ascii: "<"): lit("&lt;")
-                    case UInt8(ascii: ">"): lit("&gt;")
-                    default: lit("&quot;")
-                    }
-                    run = i + 1
-                }
-                i += 1
+    /// Bytes as they are. A run longer than a chunk goes to the consumer piece by piece, so the buffer
+    /// stays one chunk long whatever the text.
+    mutating func append(_ b: MDBytes) {
+        if consumer != nil && b.count > Self.chunkSize {
+            var start = 0
+            while start < b.count {
+                let end = min(b.count, start + Self.chunkSize)
+                out.append(contentsOf: MDBytes(rebasing: b[start..<end]))
+                flushIfNeeded()
+                start = end
             }
-            if run < e { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<e])) }
+            return
         }
+        out.append(contentsOf: b)
     }
 
-    mutating func escapeBytes(_ bytes: [UInt8]) {
-        for c in bytes {
+    /// HTML-escapes `&`, `<`, `>`, `"`; with `lineEndingsAsSpaces`, also writes line endings as spaces
+    /// (code span content). A long run is escaped piece by piece, as `append` writes one.
+    mutating func escape(_ b: MDBytes, lineEndingsAsSpaces: Bool = false) {
+        if consumer != nil && b.count > Self.chunkSize {
+            var start = 0
+            while start < b.count {
+                let end = min(b.count, start + Self.chunkSize)
+                escapeRun(MDBytes(rebasing: b[start..<end]), lineEndingsAsSpaces: lineEndingsAsSpaces)
+                flushIfNeeded()
+                start = end
+            }
+            return
+        }
+        escapeRun(b, lineEndingsAsSpaces: lineEndingsAsSpaces)
+    }
+
+    private mutating func escapeRun(_ b: MDBytes, lineEndingsAsSpaces: Bool) {
+        var i = 0
+        let e = b.count
+        var run = 0
+        while i < e {
+            let c = b[i]
+            // '"' 0x22, '&' 0x26, '<' 0x3C, '>' 0x3E, '\n' 0x0A: one compare rules most bytes out.
+            if c > 0x3E || (c != 0x22 && c != 0x26 && c != 0x3C && c != 0x3E && c != 0x0A) {
+                i += 1
+                continue
+            }
+            if c == 0x0A && !lineEndingsAsSpaces {
+                i += 1
+                continue
+            }
+            if run < i { out.append(contentsOf: MDBytes(rebasing: b[run..<i])) }
             switch c {
             case UInt8(ascii: "&"): lit("&amp;")
             case UInt8(ascii: "<"): lit("&lt;")
             case UInt8(ascii: ">"): lit("&gt;")
             case UInt8(ascii: "\""): lit("&quot;")
-            default: out.append(c)
+            default: out.append(0x20)
             }
+            i += 1
+            run = i
         }
+        if run < e { out.append(contentsOf: MDBytes(rebasing: b[run..<e])) }
     }
 
     /// cmark's houdini_escape_href: safe bytes as is, `&` and `'` as entities, others %XX.
-    mutating func escapeHref(_ start: Int32, _ count: Int32) {
-        doc.bytes.withUnsafeBufferPointer { b in
-            hrefTable.withUnsafeBufferPointer { safe in
-                var i = Int(start)
-                let e = Int(start + count)
-                var run = i
-                while i < e {
-                    let c = b[i]
-                    if safe[Int(c)] {
-                        i += 1
-                        continue
-                    }
-                    if run < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<i])) }
-                    if c == UInt8(ascii: "&") {
-                        lit("&amp;")
-                    } else if c == UInt8(ascii: "'") {
-                        lit("&#x27;")
-                    } else {
-                        out.append(UInt8(ascii: "%"))
-                        out.append(hexDigits[Int(c >> 4)])
-                        out.append(hexDigits[Int(c & 0xF)])
-                    }
+    mutating func escapeHref(_ b: MDBytes) {
+        let table = hrefSafe
+        table.withUnsafeBufferPointer { safe in
+            var i = 0
+            let e = b.count
+            var run = 0
+            while i < e {
+                let c = b[i]
+                if safe[Int(c)] {
                     i += 1
-                    run = i
+                    continue
                 }
-                if run < e { out.append(contentsOf: UnsafeBufferPointer(rebasing: b[run..<e])) }
+                if run < i { out.append(contentsOf: MDBytes(rebasing: b[run..<i])) }
+                if c == UInt8(ascii: "&") {
+                    lit("&amp;")
+                } else if c == UInt8(ascii: "'") {
+                    lit("&#x27;")
+                } else {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(hexDigits[Int(c >> 4)])
+                    out.append(hexDigits[Int(c & 0xF)])
+                }
+                i += 1
+                run = i
             }
+            if run < e { out.append(contentsOf: MDBytes(rebasing: b[run..<e])) }
         }
     }
 
-    mutating func raw(_ start: Int32, _ count: Int32) {
+    /// Raw HTML: as is, or with the tag filter's `<` escaped, or omitted in safe mode.
+    mutating func raw(_ b: MDBytes) {
         if !options.unsafeHTML {
             lit("<!-- raw HTML omitted -->")
             return
         }
         if !options.tagFilter {
-            out.append(contentsOf: doc.bytes[Int(start)..<Int(start + count)])
+            append(b)
             return
         }
-        let b = doc.bytes
-        var i = Int(start)
-        let e = Int(start + count)
+        var i = 0
+        let e = b.count
+        var run = 0
         while i < e {
-            let c = b[i]
-            if c == UInt8(ascii: "<") && isFilteredTag(b, i, e) {
+            if b[i] == UInt8(ascii: "<") && Self.isFilteredTag(b, i, e) {
+                if run < i { out.append(contentsOf: MDBytes(rebasing: b[run..<i])) }
                 lit("&lt;")
-            } else {
-                out.append(c)
+                run = i + 1
             }
             i += 1
         }
+        if run < e { out.append(contentsOf: MDBytes(rebasing: b[run..<e])) }
     }
 
     /// cmark's safe mode: `javascript:`, `vbscript:`, `file:` and `data:` URLs (except
     /// `data:image/png|gif|jpeg|webp`) are dropped when raw HTML is not allowed.
-    func isDangerousURL(_ start: Int32, _ count: Int32) -> Bool {
-        let b = doc.bytes
-        let s = Int(start)
-        let e = Int(start + count)
-        for scheme: StaticString in ["javascript:", "vbscript:", "file:", "data:"] where MD.matchesCI(b, s, e, scheme) {
-            if scheme.utf8CodeUnitCount == 5 && MD.matchesCI(b, s, e, "data:") {
+    static func isDangerousURL(_ b: MDBytes) -> Bool {
+        let e = b.count
+        for scheme: StaticString in ["javascript:", "vbscript:", "file:", "data:"] where MD.matchesCI(b, 0, e, scheme) {
+            if scheme.utf8CodeUnitCount == 5 && MD.matchesCI(b, 0, e, "data:") {
                 for img: StaticString in ["data:image/png", "data:image/gif", "data:image/jpeg", "data:image/webp"]
-                where MD.matchesCI(b, s, e, img) {
+                where MD.matchesCI(b, 0, e, img) {
                     return false
                 }
             }
@@ -178,7 +278,7 @@ private struct Renderer {
         return false
     }
 
-    func isFilteredTag(_ b: [UInt8], _ p: Int, _ e: Int) -> Bool {
+    static func isFilteredTag(_ b: MDBytes, _ p: Int, _ e: Int) -> Bool {
         var i = p + 1
         if i < e && b[i] == UInt8(ascii: "/") { i += 1 }
         for name: StaticString in ["title", "textarea", "style", "xmp", "iframe", "noembed", "noframes", "script", "plaintext"] {
@@ -201,328 +301,444 @@ private struct Renderer {
         return false
     }
 
+    /// A decimal number, no allocation.
     mutating func number(_ n: Int) {
-        out.append(contentsOf: Array(String(n).utf8))
+        if n < 0 {
+            out.append(UInt8(ascii: "-"))
+            number(0 - n)
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var v = n
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[count] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                count += 1
+            } while v > 0
+            while count > 0 {
+                count -= 1
+                out.append(d[count])
+            }
+        }
+    }
+}
+
+/// The block walk shared by both paths, and the `InlineSink` of the direct one.
+struct HTMLRenderer: InlineSink, ~Copyable {
+    let nodes: UnsafeBufferPointer<MarkdownNodeRecord>
+    let bytes: MDBytes
+    let extras: UnsafeBufferPointer<MarkdownExtra>
+    /// The parser's input, which leaves of the direct path may refer to (`Flag.literalInInput`).
+    var input = MDBytes(start: nil, count: 0)
+    var output: HTMLOutput
+    var options: MarkdownOptions { output.options }
+
+    /// footnote definition node -> number (1-based), in order of first reference.
+    var footnoteNumber: [Int32: Int] = [:]
+    var footnoteOrder: [Int32] = []
+    var footnoteRefCount: [Int32: Int] = [:]
+    /// Label -> first definition (the tree path; the inline parser resolves references itself).
+    var footnoteByLabel = LabelMap<Int32>()
+    var labelScratch: [UInt8] = []
+    /// Number footnote references without writing anything (definitions met in the main pass).
+    var countingOnly = false
+
+    /// The direct path's blocks, packed (`BlockRecords`; empty for the tree path).
+    var records = MDBytes(start: nil, count: 0)
+    /// Where each footnote definition's records start (found by the main pass).
+    var definitionPositions: [Int32: BlockRecords.Position] = [:]
+    /// The containers open in the walk, innermost last.
+    var open: [OpenBlock] = []
+    var tableHeaderOpen = false
+    var tableBodyOpen = false
+    var cellIndex = 0
+
+    /// Image alt text: nesting depth of images being written as plain text; the titles of the open ones.
+    var plainDepth = 0
+    var titles: [UInt8] = []
+    var titleStarts: [Int] = []
+
+    init(
+        nodes: UnsafeBufferPointer<MarkdownNodeRecord>, bytes: MDBytes, extras: UnsafeBufferPointer<MarkdownExtra>,
+        output: consuming HTMLOutput
+    ) {
+        self.nodes = nodes
+        self.bytes = bytes
+        self.extras = extras
+        self.output = output
+    }
+
+    @inline(__always) func storage(_ start: Int32, _ count: Int32) -> MDBytes {
+        MDBytes(rebasing: bytes[Int(start)..<Int(start + count)])
+    }
+
+    /// A leaf's literal: in the storage, or in the input.
+    @inline(__always) func literal(_ r: BlockRecord) -> MDBytes {
+        let range = Int(r.literalStart)..<Int(r.literalStart + r.literalCount)
+        return MDBytes(rebasing: r.flags & MarkdownNodeRecord.Flag.literalInInput != 0 ? input[range] : bytes[range])
     }
 
     // MARK: Footnotes
 
+    /// The tree path: number definitions by first reference in document order before writing.
     mutating func prepareFootnotes() {
-        // Map labels to definitions (first definition wins), then number by first reference.
         var hasAny = false
-        for i in 0..<doc.nodes.count where doc.nodes[i].kind == .footnoteDefinition {
-            let r = doc.nodes[i]
-            let key = MD.normalizeLabel(doc.bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount))
-            if footnoteByLabel[key] == nil { footnoteByLabel[key] = Int32(i) }
+        for i in 0..<nodes.count where nodes[i].kind == .footnoteDefinition {
+            let r = nodes[i]
+            MD.normalizeLabel(bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount), into: &labelScratch)
+            let label = labelScratch
+            label.withUnsafeBufferPointer { _ = footnoteByLabel.insertIfAbsent($0, Int32(i)) }
             hasAny = true
         }
         guard hasAny else { return }
-        doc.walk { ev in
-            if ev.kind == .footnoteReference {
-                let r = doc.nodes[Int(ev.node.rawValue)]
-                let key = MD.normalizeLabel(doc.bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount))
-                if let def = footnoteByLabel[key], footnoteNumber[def] == nil {
-                    footnoteOrder.append(def)
-                    footnoteNumber[def] = footnoteOrder.count
-                }
+        var current: Int32 = 0
+        var entering = true
+        while true {
+            let r = nodes[Int(current)]
+            if entering && r.kind == .footnoteReference, let def = definition(of: current) {
+                number(def)
             }
-            return .continue
+            if entering && !r.kind.isLeaf && r.firstChild >= 0 {
+                current = r.firstChild
+                continue
+            }
+            if current == 0 { return }
+            if r.next >= 0 {
+                current = r.next
+                entering = true
+            } else {
+                current = r.parent
+                entering = false
+                if current == 0 { return }
+            }
+        }
+    }
+
+    mutating func definition(of reference: Int32) -> Int32? {
+        let r = nodes[Int(reference)]
+        MD.normalizeLabel(bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount), into: &labelScratch)
+        let label = labelScratch
+        return label.withUnsafeBufferPointer { footnoteByLabel.value($0) }
+    }
+
+    mutating func number(_ def: Int32) {
+        if footnoteNumber[def] == nil {
+            footnoteOrder.append(def)
+            footnoteNumber[def] = footnoteOrder.count
         }
     }
 
     // MARK: Walk
 
-    mutating func run() {
-        prepareFootnotes()
-        renderSubtree(0, skipFootnoteDefinitions: true)
+    /// Writes the document: the tree's nodes, or (the direct path, with an inline parser) the block
+    /// records, each leaf's content going through the inline parser as it is written.
+    mutating func run(inline: inout InlineParser?) {
+        if inline == nil {
+            prepareFootnotes()
+            renderTree(0, skipFootnoteDefinitions: true)
+        } else {
+            var reader = BlockRecordReader(records)
+            renderRecords(&reader, depth: 0, skipFootnoteDefinitions: true, inline: &inline)
+        }
         if !footnoteOrder.isEmpty {
-            cr()
-            lit("<section class=\"footnotes\" data-footnotes>\n<ol>\n")
+            output.cr()
+            output.lit("<section class=\"footnotes\" data-footnotes>\n<ol>\n")
             var i = 0
             while i < footnoteOrder.count {
                 let def = footnoteOrder[i]
-                renderSubtree(def, skipFootnoteDefinitions: false)
+                if inline == nil {
+                    renderTree(def, skipFootnoteDefinitions: false)
+                } else {
+                    var reader = BlockRecordReader(records, at: definitionPositions[def] ?? BlockRecords.Position())
+                    let depth = reader.peekDepth() ?? 0
+                    renderRecords(&reader, depth: depth - 1, skipFootnoteDefinitions: false, inline: &inline, single: true)
+                }
                 i += 1
             }
-            lit("</ol>\n</section>\n")
+            output.lit("</ol>\n</section>\n")
+        }
+        output.flush()
+    }
+
+    /// The label of footnote definition `def` (a node, or a record on the direct path).
+    func definitionLabel(_ def: Int32) -> MDBytes {
+        if records.isEmpty {
+            let d = nodes[Int(def)]
+            return storage(d.literalStart, d.literalCount)
+        }
+        var reader = BlockRecordReader(records, at: BlockRecords.Position(offset: Int(def)))
+        let d = reader.next()
+        return storage(d.literalStart, d.literalCount)
+    }
+
+    // MARK: Blocks
+
+    /// An open container: what writing its content asks of it.
+    struct OpenBlock {
+        var kind: MarkdownNodeKind
+        var flags: UInt8
+        var extra: Int32
+        var depth: Int32
+        /// Its id (node or record), for footnote definitions.
+        var id: Int32
+        /// The kind of its last child written so far.
+        var lastChild: MarkdownNodeKind? = nil
+        /// The block itself (the records' walk ends it from here).
+        var record: BlockRecord? = nil
+    }
+
+    /// A block starts: its start tag, and for the direct path a leaf's whole content.
+    mutating func enterBlock(_ r: BlockRecord, id: Int32, inline: inout InlineParser?) {
+        switch r.kind {
+        case .document: break
+        case .blockQuote:
+            output.cr()
+            output.lit("<blockquote>\n")
+        case .list:
+            output.cr()
+            if r.a == 1 {
+                // A letter or roman style from rich text (never from Markdown): `type`.
+                let style = (r.flags & MarkdownNodeRecord.Flag.listStyleMask) >> MarkdownNodeRecord.Flag.listStyleShift
+                if r.extra != 1 {
+                    output.lit("<ol start=\"")
+                    output.number(Int(r.extra))
+                    output.lit("\"")
+                } else {
+                    output.lit("<ol")
+                }
+                if style != 0 {
+                    output.lit(" type=\"")
+                    output.out.append(contentsOf: (MarkdownListStyle(rawValue: style)?.htmlType ?? "1").utf8)
+                    output.lit("\"")
+                }
+                output.lit(">\n")
+            } else {
+                output.lit("<ul>\n")
+            }
+        case .item:
+            output.cr()
+            output.lit("<li>")
+            if r.a == 1 {
+                output.lit("<input type=\"checkbox\" disabled=\"\" /> ")
+            } else if r.a == 2 {
+                output.lit("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> ")
+            }
+        case .heading:
+            output.cr()
+            output.lit("<h")
+            output.byte(UInt8(ascii: "0") + r.a)
+            output.byte(UInt8(ascii: ">"))
+            renderInlines(r, &inline)
+        case .codeBlock:
+            output.cr()
+            let info = r.extra >= 0 ? storage(extras[Int(r.extra)].aStart, extras[Int(r.extra)].aCount) : MDBytes(start: nil, count: 0)
+            if info.isEmpty {
+                output.lit("<pre><code>")
+            } else {
+                var e = 0
+                while e < info.count && !MD.isSpace(info[e]) { e += 1 }
+                output.lit("<pre><code class=\"language-")
+                output.escape(MDBytes(rebasing: info[0..<e]))
+                output.lit("\">")
+            }
+            output.escape(literal(r))
+            output.lit("</code></pre>\n")
+        case .htmlBlock:
+            output.cr()
+            output.raw(literal(r))
+            output.cr()
+        case .paragraph:
+            if !isTightParagraph() {
+                output.cr()
+                output.lit("<p>")
+            }
+            renderInlines(r, &inline)
+        case .thematicBreak:
+            output.cr()
+            output.lit("<hr />\n")
+        case .table:
+            output.cr()
+            output.lit("<table>\n")
+            tableHeaderOpen = false
+            tableBodyOpen = false
+        case .tableRow:
+            if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
+                output.cr()
+                output.lit("<thead>\n")
+                tableHeaderOpen = true
+            } else if !tableBodyOpen {
+                if tableHeaderOpen {
+                    output.cr()
+                    output.lit("</thead>\n")
+                    tableHeaderOpen = false
+                }
+                output.cr()
+                output.lit("<tbody>\n")
+                tableBodyOpen = true
+            }
+            output.cr()
+            output.lit("<tr>\n")
+            cellIndex = 0
+        case .tableCell:
+            let header = open.count >= 1 && open[open.count - 1].flags & MarkdownNodeRecord.Flag.variant != 0
+            output.cr()
+            if header { output.lit("<th") } else { output.lit("<td") }
+            let col = cellIndex
+            cellIndex += 1
+            if open.count >= 2, open[open.count - 2].extra >= 0 {
+                let e = extras[Int(open[open.count - 2].extra)]
+                if col < Int(e.aCount) {
+                    switch bytes[Int(e.aStart) + col] {
+                    case 1: output.lit(" align=\"left\"")
+                    case 2: output.lit(" align=\"center\"")
+                    case 3: output.lit(" align=\"right\"")
+                    default: break
+                    }
+                }
+            }
+            output.byte(UInt8(ascii: ">"))
+            renderInlines(r, &inline)
+        case .footnoteDefinition:
+            output.cr()
+            output.lit("<li id=\"fn-")
+            output.escapeHref(storage(r.literalStart, r.literalCount))
+            output.lit("\">\n")
+        default:
+            break
+        }
+        if Self.isContainer(r.kind) {
+            open.append(OpenBlock(kind: r.kind, flags: r.flags, extra: r.extra, depth: r.depth, id: id, record: r))
         }
     }
 
-    func isTightParagraph(_ n: Int32) -> Bool {
-        let p = doc.nodes[Int(n)].parent
-        guard p >= 0 else { return false }
-        let gp = doc.nodes[Int(p)].parent
-        guard gp >= 0 else { return false }
-        let g = doc.nodes[Int(gp)]
-        return g.kind == .list && g.flags & MarkdownNodeRecord.Flag.variant != 0
+    /// A block ends: its end tag (a container leaves `open`). `isLastChild`: nothing follows it in its parent.
+    mutating func exitBlock(_ r: BlockRecord, isLastChild: Bool) {
+        if Self.isContainer(r.kind) { open.removeLast() }
+        switch r.kind {
+        case .blockQuote:
+            output.cr()
+            output.lit("</blockquote>\n")
+        case .list:
+            output.cr()
+            if r.a == 1 { output.lit("</ol>\n") } else { output.lit("</ul>\n") }
+        case .item:
+            output.lit("</li>\n")
+        case .heading:
+            output.lit("</h")
+            output.byte(UInt8(ascii: "0") + r.a)
+            output.lit(">\n")
+        case .paragraph:
+            if isLastChild, let parent = open.last, parent.kind == .footnoteDefinition {
+                renderBackrefs(parent.id, leading: true)
+            }
+            if !isTightParagraph() {
+                output.lit("</p>\n")
+            }
+        case .table:
+            if tableHeaderOpen {
+                output.cr()
+                output.lit("</thead>\n")
+                tableHeaderOpen = false
+            }
+            if tableBodyOpen {
+                output.cr()
+                output.lit("</tbody>\n")
+                tableBodyOpen = false
+            }
+            output.cr()
+            output.lit("</table>\n")
+        case .tableRow:
+            output.cr()
+            output.lit("</tr>\n")
+            if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
+                output.cr()
+                output.lit("</thead>\n")
+                tableHeaderOpen = false
+            }
+        case .tableCell:
+            let header = open.count >= 1 && open[open.count - 1].flags & MarkdownNodeRecord.Flag.variant != 0
+            if header { output.lit("</th>") } else { output.lit("</td>") }
+            output.byte(0x0A)
+        case .footnoteDefinition:
+            if lastChildOfExited != .paragraph {
+                output.cr()
+                renderBackrefs(exitedID, leading: false)
+                output.cr()
+            }
+            output.lit("</li>\n")
+        default:
+            break
+        }
+        if !open.isEmpty { open[open.count - 1].lastChild = r.kind }
+        output.flushIfNeeded()
     }
 
-    mutating func renderSubtree(_ start: Int32, skipFootnoteDefinitions: Bool) {
+    /// The last child kind and id of the container `exitBlock` just took off `open`.
+    var lastChildOfExited: MarkdownNodeKind? = nil
+    var exitedID: Int32 = -1
+
+    static func isContainer(_ kind: MarkdownNodeKind) -> Bool {
+        switch kind {
+        case .document, .blockQuote, .list, .item, .table, .tableRow, .footnoteDefinition: return true
+        default: return false
+        }
+    }
+
+    /// Whether the paragraph starting (or ending) is in an item of a tight list.
+    func isTightParagraph() -> Bool {
+        open.count >= 2 && open[open.count - 2].kind == .list && open[open.count - 2].flags & MarkdownNodeRecord.Flag.variant != 0
+    }
+
+    /// The inline content of a leaf through the inline parser (the direct path; the tree walks its nodes).
+    mutating func renderInlines(_ r: BlockRecord, _ inline: inout InlineParser?) {
+        guard inline != nil else { return }
+        inline!.parse(literal(r), into: &self)
+    }
+
+    // MARK: The tree
+
+    static func record(_ r: MarkdownNodeRecord) -> BlockRecord {
+        BlockRecord(kind: r.kind, flags: r.flags, a: r.a, b: r.b, depth: 0, literalStart: r.literalStart, literalCount: r.literalCount, extra: r.extra)
+    }
+
+    /// Walks the nodes from `start` (the document, or a footnote definition at the end).
+    mutating func renderTree(_ start: Int32, skipFootnoteDefinitions: Bool) {
+        var none: InlineParser? = nil
         var current = start
         var entering = true
-        // Alt text of images: nesting depth of image nodes being rendered as plain text.
-        var plainDepth = 0
-        var tableHeaderOpen = false
-        var tableBodyOpen = false
-        var cellIndex = 0
         while true {
-            let r = doc.nodes[Int(current)]
+            let r = nodes[Int(current)]
             var descend = entering && !r.kind.isLeaf && r.firstChild >= 0
-            if entering {
-                if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
-                    descend = false
-                } else if plainDepth > 0 {
-                    switch r.kind {
-                    case .text, .code, .htmlInline: escape(r.literalStart, r.literalCount)
-                    case .softBreak, .lineBreak: out.append(0x20)
-                    case .image: plainDepth += 1
-                    case .footnoteReference:
-                        lit("[^")
-                        escape(r.literalStart, r.literalCount)
-                        lit("]")
-                    default: break
+            if r.kind.isBlock {
+                if entering {
+                    if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
+                        descend = false
+                    } else {
+                        enterBlock(Self.record(r), id: current, inline: &none)
+                        // A paragraph, heading or cell holds inline nodes here: it is on `open` until they end.
+                        if !Self.isContainer(r.kind) && !r.kind.isLeaf {
+                            open.append(OpenBlock(kind: r.kind, flags: r.flags, extra: r.extra, depth: 0, id: current))
+                        }
                     }
                 } else {
-                    switch r.kind {
-                    case .document: break
-                    case .blockQuote:
-                        cr()
-                        lit("<blockquote>\n")
-                    case .list:
-                        cr()
-                        if r.a == 1 {
-                            // A letter or roman style from rich text (never from Markdown): `type`.
-                            let style = (r.flags & MarkdownNodeRecord.Flag.listStyleMask) >> MarkdownNodeRecord.Flag.listStyleShift
-                            let type = style == 0 ? "" : " type=\"" + (MarkdownListStyle(rawValue: style)?.htmlType ?? "1") + "\""
-                            if r.extra != 1 {
-                                lit("<ol start=\"")
-                                number(Int(r.extra))
-                                lit("\"")
-                                out.append(contentsOf: type.utf8)
-                                lit(">\n")
-                            } else {
-                                lit("<ol")
-                                out.append(contentsOf: type.utf8)
-                                lit(">\n")
-                            }
-                        } else {
-                            lit("<ul>\n")
-                        }
-                    case .item:
-                        cr()
-                        lit("<li>")
-                        if r.a == 1 {
-                            lit("<input type=\"checkbox\" disabled=\"\" /> ")
-                        } else if r.a == 2 {
-                            lit("<input type=\"checkbox\" checked=\"\" disabled=\"\" /> ")
-                        }
-                    case .heading:
-                        cr()
-                        lit("<h")
-                        out.append(UInt8(ascii: "0") + r.a)
-                        out.append(UInt8(ascii: ">"))
-                    case .codeBlock:
-                        cr()
-                        let infoBytes = doc.codeInfoBytes(MarkdownDocument.NodeID(rawValue: current))
-                        if infoBytes.isEmpty {
-                            lit("<pre><code>")
-                        } else {
-                            var e = infoBytes.startIndex
-                            while e < infoBytes.endIndex && !MD.isSpace(infoBytes[e]) { e += 1 }
-                            lit("<pre><code class=\"language-")
-                            escape(Int32(infoBytes.startIndex), Int32(e - infoBytes.startIndex))
-                            lit("\">")
-                        }
-                        escape(r.literalStart, r.literalCount)
-                        lit("</code></pre>\n")
-                    case .htmlBlock:
-                        cr()
-                        raw(r.literalStart, r.literalCount)
-                        cr()
-                    case .paragraph:
-                        if !isTightParagraph(current) {
-                            cr()
-                            lit("<p>")
-                        }
-                    case .thematicBreak:
-                        cr()
-                        lit("<hr />\n")
-                    case .table:
-                        cr()
-                        lit("<table>\n")
-                        tableHeaderOpen = false
-                        tableBodyOpen = false
-                    case .tableRow:
-                        if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
-                            cr()
-                            lit("<thead>\n")
-                            tableHeaderOpen = true
-                        } else if !tableBodyOpen {
-                            if tableHeaderOpen {
-                                cr()
-                                lit("</thead>\n")
-                                tableHeaderOpen = false
-                            }
-                            cr()
-                            lit("<tbody>\n")
-                            tableBodyOpen = true
-                        }
-                        cr()
-                        lit("<tr>\n")
-                        cellIndex = 0
-                    case .tableCell:
-                        let row = doc.nodes[Int(r.parent)]
-                        let header = row.flags & MarkdownNodeRecord.Flag.variant != 0
-                        cr()
-                        lit(header ? "<th" : "<td")
-                        let col = cellIndex
-                        cellIndex += 1
-                        let table = doc.nodes[Int(row.parent)]
-                        if table.extra >= 0 {
-                            let e = doc.extras[Int(table.extra)]
-                            if col < Int(e.aCount) {
-                                switch doc.bytes[Int(e.aStart) + col] {
-                                case 1: lit(" align=\"left\"")
-                                case 2: lit(" align=\"center\"")
-                                case 3: lit(" align=\"right\"")
-                                default: break
-                                }
-                            }
-                        }
-                        out.append(UInt8(ascii: ">"))
-                    case .footnoteDefinition:
-                        cr()
-                        lit("<li id=\"fn-")
-                        escapeHref(r.literalStart, r.literalCount)
-                        lit("\">\n")
-                    case .text:
-                        escape(r.literalStart, r.literalCount)
-                    case .softBreak:
-                        out.append(0x0A)
-                    case .lineBreak:
-                        lit("<br />\n")
-                    case .code:
-                        lit("<code>")
-                        escape(r.literalStart, r.literalCount)
-                        lit("</code>")
-                    case .htmlInline:
-                        raw(r.literalStart, r.literalCount)
-                    case .emphasis:
-                        lit("<em>")
-                    case .strong:
-                        lit("<strong>")
-                    case .strikethrough:
-                        lit("<del>")
-                    case .link:
-                        lit("<a href=\"")
-                        if r.extra >= 0 {
-                            let e = doc.extras[Int(r.extra)]
-                            if options.unsafeHTML || !isDangerousURL(e.aStart, e.aCount) {
-                                escapeHref(e.aStart, e.aCount)
-                            }
-                            out.append(UInt8(ascii: "\""))
-                            if e.bCount > 0 {
-                                lit(" title=\"")
-                                escape(e.bStart, e.bCount)
-                                out.append(UInt8(ascii: "\""))
-                            }
-                        } else {
-                            out.append(UInt8(ascii: "\""))
-                        }
-                        out.append(UInt8(ascii: ">"))
-                    case .image:
-                        lit("<img src=\"")
-                        if r.extra >= 0 {
-                            let e = doc.extras[Int(r.extra)]
-                            if options.unsafeHTML || !isDangerousURL(e.aStart, e.aCount) {
-                                escapeHref(e.aStart, e.aCount)
-                            }
-                        }
-                        lit("\" alt=\"")
-                        plainDepth = 1
-                    case .footnoteReference:
-                        renderFootnoteReference(current)
-                    }
+                    if !Self.isContainer(r.kind) { open.removeLast() }
+                    prepareExit(current)
+                    exitBlock(Self.record(r), isLastChild: r.next < 0)
                 }
+            } else if entering {
+                if plainDepth > 0 { renderPlain(current, r) } else { renderInlineNode(current, r) }
             } else {
-                // exit
                 if plainDepth > 0 {
-                    if r.kind == .image {
-                        plainDepth -= 1
-                        if plainDepth == 0 {
-                            out.append(UInt8(ascii: "\""))
-                            if r.extra >= 0 {
-                                let e = doc.extras[Int(r.extra)]
-                                if e.bCount > 0 {
-                                    lit(" title=\"")
-                                    escape(e.bStart, e.bCount)
-                                    out.append(UInt8(ascii: "\""))
-                                }
-                            }
-                            lit(" />")
-                        }
-                    }
+                    if r.kind == .image { imageEnd() }
                 } else {
                     switch r.kind {
-                    case .blockQuote:
-                        cr()
-                        lit("</blockquote>\n")
-                    case .list:
-                        cr()
-                        lit(r.a == 1 ? "</ol>\n" : "</ul>\n")
-                    case .item:
-                        lit("</li>\n")
-                    case .heading:
-                        lit("</h")
-                        out.append(UInt8(ascii: "0") + r.a)
-                        lit(">\n")
-                    case .paragraph:
-                        let parent = r.parent
-                        if parent >= 0 && doc.nodes[Int(parent)].kind == .footnoteDefinition
-                            && doc.nodes[Int(parent)].lastChild == current
-                        {
-                            renderBackrefs(parent, leading: true)
-                        }
-                        if !isTightParagraph(current) {
-                            lit("</p>\n")
-                        }
-                    case .table:
-                        if tableHeaderOpen {
-                            cr()
-                            lit("</thead>\n")
-                            tableHeaderOpen = false
-                        }
-                        if tableBodyOpen {
-                            cr()
-                            lit("</tbody>\n")
-                            tableBodyOpen = false
-                        }
-                        cr()
-                        lit("</table>\n")
-                    case .tableRow:
-                        cr()
-                        lit("</tr>\n")
-                        if r.flags & MarkdownNodeRecord.Flag.variant != 0 {
-                            cr()
-                            lit("</thead>\n")
-                            tableHeaderOpen = false
-                        }
-                    case .tableCell:
-                        let row = doc.nodes[Int(r.parent)]
-                        lit(row.flags & MarkdownNodeRecord.Flag.variant != 0 ? "</th>" : "</td>")
-                        out.append(0x0A)
-                    case .footnoteDefinition:
-                        let last = r.lastChild
-                        if last < 0 || doc.nodes[Int(last)].kind != .paragraph {
-                            cr()
-                            renderBackrefs(current, leading: false)
-                            cr()
-                        }
-                        lit("</li>\n")
-                    case .emphasis: lit("</em>")
-                    case .strong: lit("</strong>")
-                    case .strikethrough: lit("</del>")
-                    case .link: lit("</a>")
+                    case .emphasis: output.lit("</em>")
+                    case .strong: output.lit("</strong>")
+                    case .strikethrough: output.lit("</del>")
+                    case .link: output.lit("</a>")
                     default: break
                     }
                 }
@@ -549,49 +765,282 @@ private struct Renderer {
         }
     }
 
-    mutating func renderFootnoteReference(_ n: Int32) {
-        let r = doc.nodes[Int(n)]
-        let key = MD.normalizeLabel(doc.bytes, Int(r.literalStart), Int(r.literalStart + r.literalCount))
-        guard let def = footnoteByLabel[key], let num = footnoteNumber[def] else {
-            lit("[^")
-            escape(r.literalStart, r.literalCount)
-            lit("]")
+    /// Before a block's exit: for a footnote definition, its id and last child's kind (the tree knows them).
+    mutating func prepareExit(_ node: Int32) {
+        let r = nodes[Int(node)]
+        exitedID = node
+        lastChildOfExited = r.lastChild >= 0 ? nodes[Int(r.lastChild)].kind : nil
+    }
+
+    /// Inline nodes (the tree path).
+    mutating func renderInlineNode(_ current: Int32, _ r: MarkdownNodeRecord) {
+        switch r.kind {
+        case .text:
+            output.escape(storage(r.literalStart, r.literalCount))
+        case .softBreak:
+            output.byte(0x0A)
+        case .lineBreak:
+            output.lit("<br />\n")
+        case .code:
+            output.lit("<code>")
+            output.escape(storage(r.literalStart, r.literalCount))
+            output.lit("</code>")
+        case .htmlInline:
+            output.raw(storage(r.literalStart, r.literalCount))
+        case .emphasis:
+            output.lit("<em>")
+        case .strong:
+            output.lit("<strong>")
+        case .strikethrough:
+            output.lit("<del>")
+        case .link, .image:
+            let e = r.extra >= 0 ? extras[Int(r.extra)] : MarkdownExtra(aStart: 0, aCount: 0)
+            linkStart(image: r.kind == .image, storage(e.aStart, e.aCount), storage(e.bStart, e.bCount))
+        case .footnoteReference:
+            if let def = definition(of: current) {
+                footnoteReference(label: storage(r.literalStart, r.literalCount), definition: def)
+            } else {
+                output.lit("[^")
+                output.escape(storage(r.literalStart, r.literalCount))
+                output.lit("]")
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: The records (the direct path)
+
+    /// Writes the records from `reader` deeper than `depth` (all of them for the main pass; with `single`,
+    /// one block and its content). A footnote definition met in the main pass is skipped, its references
+    /// only numbered (they count in document order, as the tree path's walk counts them), and where its
+    /// records start is kept for writing it at the end.
+    mutating func renderRecords(
+        _ reader: inout BlockRecordReader, depth: Int32, skipFootnoteDefinitions: Bool, inline: inout InlineParser?, single: Bool = false
+    ) {
+        let base = open.count
+        var first = true
+        while let nextDepth = reader.peekDepth(), nextDepth > depth, first || !single || nextDepth > depth + 1 {
+            first = false
+            let before = reader.position
+            let r = reader.next()
+            while open.count > base, let top = open.last, top.depth >= r.depth { exitOpen() }
+            if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
+                definitionPositions[Int32(before.offset)] = before
+                countingOnly = true
+                while let d = reader.peekDepth(), d > r.depth {
+                    let leaf = reader.next()
+                    if leaf.kind == .paragraph || leaf.kind == .heading || leaf.kind == .tableCell { renderInlines(leaf, &inline) }
+                }
+                countingOnly = false
+                continue
+            }
+            enterBlock(r, id: Int32(before.offset), inline: &inline)
+            if !Self.isContainer(r.kind) {
+                exitBlock(r, isLastChild: (reader.peekDepth() ?? 0) < r.depth)
+            }
+        }
+        while open.count > base { exitOpen() }
+    }
+
+    /// Ends the innermost open container of the records' walk.
+    mutating func exitOpen() {
+        let top = open[open.count - 1]
+        exitedID = top.id
+        lastChildOfExited = top.lastChild
+        exitBlock(top.record!, isLastChild: false)
+    }
+
+    /// Inline nodes inside an image's description: their text only (the tree path).
+    mutating func renderPlain(_ current: Int32, _ r: MarkdownNodeRecord) {
+        switch r.kind {
+        case .text, .code, .htmlInline: output.escape(storage(r.literalStart, r.literalCount))
+        case .softBreak, .lineBreak: output.byte(0x20)
+        case .image: plainDepth += 1
+        case .footnoteReference:
+            output.lit("[^")
+            output.escape(storage(r.literalStart, r.literalCount))
+            output.lit("]")
+        default: break
+        }
+    }
+
+    mutating func linkStart(image: Bool, _ destination: MDBytes, _ title: MDBytes) {
+        if image {
+            output.lit("<img src=\"")
+            if options.unsafeHTML || !HTMLOutput.isDangerousURL(destination) { output.escapeHref(destination) }
+            output.lit("\" alt=\"")
+            plainDepth = 1
+            titleStarts.append(titles.count)
+            titles.append(contentsOf: title)
             return
         }
+        output.lit("<a href=\"")
+        if options.unsafeHTML || !HTMLOutput.isDangerousURL(destination) { output.escapeHref(destination) }
+        output.byte(UInt8(ascii: "\""))
+        if !title.isEmpty {
+            output.lit(" title=\"")
+            output.escape(title)
+            output.byte(UInt8(ascii: "\""))
+        }
+        output.byte(UInt8(ascii: ">"))
+    }
+
+    /// The end of an image inside alt text, or of the outermost one (`" title="…" />`).
+    mutating func imageEnd() {
+        plainDepth -= 1
+        guard plainDepth == 0 else { return }
+        output.byte(UInt8(ascii: "\""))
+        let start = titleStarts.removeLast()
+        if start < titles.count {
+            output.lit(" title=\"")
+            let t = titles
+            t.withUnsafeBufferPointer { output.escape(MDBytes(rebasing: $0[start...])) }
+            output.byte(UInt8(ascii: "\""))
+        }
+        titles.removeSubrange(start...)
+        output.lit(" />")
+    }
+
+    mutating func footnoteReference(label: MDBytes, definition def: Int32) {
+        number(def)
+        let num = footnoteNumber[def] ?? 0
         let count = (footnoteRefCount[def] ?? 0) + 1
         footnoteRefCount[def] = count
-        let d = doc.nodes[Int(def)]
-        lit("<sup class=\"footnote-ref\"><a href=\"#fn-")
-        escapeHref(d.literalStart, d.literalCount)
-        lit("\" id=\"fnref-")
-        escapeHref(d.literalStart, d.literalCount)
+        let label = definitionLabel(def)
+        output.lit("<sup class=\"footnote-ref\"><a href=\"#fn-")
+        output.escapeHref(label)
+        output.lit("\" id=\"fnref-")
+        output.escapeHref(label)
         if count > 1 {
-            out.append(UInt8(ascii: "-"))
-            number(count)
+            output.byte(UInt8(ascii: "-"))
+            output.number(count)
         }
-        lit("\" data-footnote-ref>")
-        number(num)
-        lit("</a></sup>")
+        output.lit("\" data-footnote-ref>")
+        output.number(num)
+        output.lit("</a></sup>")
     }
 
     mutating func renderBackrefs(_ def: Int32, leading: Bool) {
-        let d = doc.nodes[Int(def)]
+        let label = definitionLabel(def)
         let count = max(1, footnoteRefCount[def] ?? 1)
         for i in 1...count {
-            if leading || i > 1 { out.append(0x20) }
-            lit("<a href=\"#fnref-")
-            escapeHref(d.literalStart, d.literalCount)
+            if leading || i > 1 { output.byte(0x20) }
+            output.lit("<a href=\"#fnref-")
+            output.escapeHref(label)
             if i > 1 {
-                out.append(UInt8(ascii: "-"))
-                number(i)
+                output.byte(UInt8(ascii: "-"))
+                output.number(i)
             }
-            lit("\" class=\"footnote-backref\" data-footnote-backref aria-label=\"Back to content\">↩")
+            output.lit("\" class=\"footnote-backref\" data-footnote-backref aria-label=\"Back to content\">↩")
             if i > 1 {
-                lit("<sup class=\"footnote-ref\">")
-                number(i)
-                lit("</sup>")
+                output.lit("<sup class=\"footnote-ref\">")
+                output.number(i)
+                output.lit("</sup>")
             }
-            lit("</a>")
+            output.lit("</a>")
+            output.flushIfNeeded()
         }
+    }
+
+    // MARK: InlineSink (the direct path)
+
+    mutating func text(_ subject: MDBytes, from: Int, to: Int, plain: Bool) {
+        if countingOnly { return }
+        if plain {
+            output.append(MDBytes(rebasing: subject[from..<to]))
+        } else {
+            output.escape(MDBytes(rebasing: subject[from..<to]))
+        }
+        output.flushIfNeeded()
+    }
+
+    mutating func decodedText(_ bytes: MDBytes, from: Int, to: Int) {
+        if countingOnly { return }
+        output.escape(bytes)
+        output.flushIfNeeded()
+    }
+
+    mutating func softBreak(at: Int) {
+        if countingOnly { return }
+        output.byte(plainDepth > 0 ? 0x20 : 0x0A)
+        output.flushIfNeeded()
+    }
+
+    mutating func lineBreak(from: Int, to: Int) {
+        if countingOnly { return }
+        if plainDepth > 0 { output.byte(0x20) } else { output.lit("<br />\n") }
+    }
+
+    mutating func code(_ subject: MDBytes, contentFrom: Int, contentTo: Int, from: Int, to: Int) {
+        if countingOnly { return }
+        if plainDepth == 0 { output.lit("<code>") }
+        output.escape(MDBytes(rebasing: subject[contentFrom..<contentTo]), lineEndingsAsSpaces: true)
+        if plainDepth == 0 { output.lit("</code>") }
+        output.flushIfNeeded()
+    }
+
+    mutating func rawHTML(_ subject: MDBytes, from: Int, to: Int) {
+        if countingOnly { return }
+        if plainDepth > 0 {
+            output.escape(MDBytes(rebasing: subject[from..<to]))
+        } else {
+            output.raw(MDBytes(rebasing: subject[from..<to]))
+        }
+        output.flushIfNeeded()
+    }
+
+    mutating func enter(_ kind: MarkdownNodeKind, at: Int) {
+        if countingOnly || plainDepth > 0 { return }
+        switch kind {
+        case .emphasis: output.lit("<em>")
+        case .strong: output.lit("<strong>")
+        default: output.lit("<del>")
+        }
+        output.flushIfNeeded()
+    }
+
+    mutating func exit(_ kind: MarkdownNodeKind, at: Int) {
+        if countingOnly || plainDepth > 0 { return }
+        switch kind {
+        case .emphasis: output.lit("</em>")
+        case .strong: output.lit("</strong>")
+        default: output.lit("</del>")
+        }
+        output.flushIfNeeded()
+    }
+
+    mutating func enterLink(image: Bool, destination: MDBytes, title: MDBytes, at: Int) {
+        if countingOnly { return }
+        if plainDepth > 0 {
+            if image { plainDepth += 1 }
+            return
+        }
+        linkStart(image: image, destination, title)
+    }
+
+    mutating func exitLink(image: Bool, at: Int) {
+        if countingOnly { return }
+        if plainDepth > 0 {
+            if image { imageEnd() }
+            return
+        }
+        output.lit("</a>")
+        output.flushIfNeeded()
+    }
+
+    mutating func footnoteReference(label: MDBytes, definition: Int32, from: Int, to: Int) {
+        if countingOnly {
+            number(definition)
+            return
+        }
+        if plainDepth > 0 {
+            output.lit("[^")
+            output.escape(label)
+            output.lit("]")
+            return
+        }
+        footnoteReference(label: label, definition: definition)
+        output.flushIfNeeded()
     }
 }

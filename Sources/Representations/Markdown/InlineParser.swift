@@ -1,191 +1,303 @@
 import Pasteboard
 
-// Phase 2 of CommonMark parsing: inline content of paragraphs, headings and table cells
-// (a port of cmark's inlines.c: delimiter stack + bracket stack, "process emphasis"
-// with openers_bottom, plus cmark-gfm's strikethrough, autolink and footnote rules).
-// Text nodes are byte ranges into the document storage; structural changes (emphasis,
-// links) splice sibling chains in O(1) and parent pointers are fixed per block.
+// Phase 2 of CommonMark parsing: the inline content of paragraphs, headings and table cells
+// (cmark's inlines.c algorithm: delimiter stack, bracket stack, "process emphasis" with
+// openers_bottom; plus cmark-gfm's strikethrough, extended autolinks and footnote references).
+//
+// The parser builds no node per text run. A left-to-right scan records *marks* in one array, in
+// source order: delimiter runs (`*`, `_`, `~`), brackets, and the constructs resolved on the spot
+// (code spans, autolinks, raw HTML, links once their `]` is seen). Text is implicit: whatever lies
+// between marks, decoded (escapes, entities, line breaks) only when it is emitted. Emphasis is
+// matched on the marks themselves, and a match is a small record (how many delimiter characters it
+// used) chained to its delimiter runs, so a run knows which tags to emit at its two edges.
+//
+// Closers are matched as soon as nothing can change their outcome (no active link bracket before
+// them): the result is the same as cmark's one pass at the end, since closers are still processed in
+// source order against the same delimiters. Marks before the first delimiter that may still open,
+// and before the first active bracket, are final: they are emitted to the sink and, once nothing is
+// pending, the arrays are reset. A paragraph of matched emphasis or links therefore holds a bounded
+// number of marks however long it is; memory grows only with what must wait (unmatched openers, open
+// brackets), and then by one mark per delimiter run or bracket, not per node.
+//
+// `InlineSink` receives the result in document order: the HTML renderer writes it out at once, the
+// tree builder (`InlineTreeBuilder`) makes the nodes of a `MarkdownDocument`.
 
 private let maxBackticks = 1000
 private let maxLinkLabelLength = 1000
 
-fileprivate struct Delimiter {
-    var char: UInt8
-    var canOpen: Bool
-    var canClose: Bool
-    var origLength: Int32
-    var node: Int32
+/// Where the inline parser's output goes, in document order. Positions are offsets in the subject.
+protocol InlineSink: ~Copyable {
+    /// Subject bytes `from..<to`, as they are; `plain`: none of them is `<`, `>`, `"` or `&` (so HTML
+    /// needs no escaping).
+    mutating func text(_ subject: MDBytes, from: Int, to: Int, plain: Bool)
+    /// Decoded text (an escape, an entity, an e-mail address with its entities decoded) standing for the
+    /// subject bytes `from..<to`.
+    mutating func decodedText(_ bytes: MDBytes, from: Int, to: Int)
+    mutating func softBreak(at: Int)
+    mutating func lineBreak(from: Int, to: Int)
+    /// A code span: its content is `subject[contentFrom..<contentTo]` with line endings read as spaces.
+    mutating func code(_ subject: MDBytes, contentFrom: Int, contentTo: Int, from: Int, to: Int)
+    mutating func rawHTML(_ subject: MDBytes, from: Int, to: Int)
+    /// Emphasis, strong emphasis or strikethrough starts at `at` / ends at its last byte `at`.
+    mutating func enter(_ kind: MarkdownNodeKind, at: Int)
+    mutating func exit(_ kind: MarkdownNodeKind, at: Int)
+    mutating func enterLink(image: Bool, destination: MDBytes, title: MDBytes, at: Int)
+    mutating func exitLink(image: Bool, at: Int)
+    mutating func footnoteReference(label: MDBytes, definition: Int32, from: Int, to: Int)
+}
+
+/// One mark of the scan (see the file comment).
+struct InlineMark {
+    enum Kind: UInt8 {
+        /// A run of `*`, `_` or `~` that can open or close; literal text unless matched.
+        case delimiter
+        /// `[` or `![` waiting for its `]`; literal text unless it becomes a link.
+        case bracket
+        case imageBracket
+        /// The `[` / `![` of a resolved link or image (`data`: its `InlineLink`).
+        case linkOpen
+        case imageOpen
+        /// The `](…)`, `][label]`, `]` of a resolved link or image.
+        case linkClose
+        case imageClose
+        /// A code span (`width`: the backtick count).
+        case code
+        case html
+        /// `<scheme:…>` and `<user@host>`.
+        case autolinkURI
+        case autolinkEmail
+        /// GFM extended autolinks: `www.…` and `http(s)://…`, `ftp://…`.
+        case wwwLink
+        case urlLink
+        /// `[^label]` (`data`: the definition's node).
+        case footnoteReference
+        /// Nothing but its source text (a bracket that found no link, or an undone mark).
+        case literal
+    }
+
+    enum Flag {
+        static let canOpen: UInt8 = 1
+        static let canClose: UInt8 = 2
+        /// Still in the delimiter stack.
+        static let live: UInt8 = 4
+    }
+
+    var start: Int32
+    var end: Int32
+    var kind: Kind
+    var flags: UInt8
+    var width: UInt16
+    /// Delimiters: the previous and next delimiter of the stack.
     var prev: Int32
     var next: Int32
+    /// Delimiters: their `InlineEmphasis` record once matched (-1 before); links: their `InlineLink`;
+    /// footnote references: the definition node.
+    var data: Int32
+
+    @inline(__always)
+    init(_ kind: Kind, _ start: Int, _ end: Int) {
+        self.start = Int32(truncatingIfNeeded: start)
+        self.end = Int32(truncatingIfNeeded: end)
+        self.kind = kind
+        self.flags = 0
+        self.width = 0
+        self.prev = -1
+        self.next = -1
+        self.data = -1
+    }
 }
 
-fileprivate struct Bracket {
-    var node: Int32
+/// What matching did to one delimiter run: characters left, and its matches on both edges.
+struct InlineEmphasis {
+    var remaining: Int32
+    /// Its matches as a closer: `count` consecutive entries of the match log from `first`
+    /// (chronological, i.e. innermost first, which is the order their end tags are written).
+    var closeFirst: Int32
+    var closeCount: Int32
+    /// Its latest match as an opener; each match links to the previous one, so walking the chain gives
+    /// the outermost first, the order their start tags are written.
+    var lastOpen: Int32
+}
+
+/// One emphasis match: the delimiter characters it used on each side (1 emphasis, 2 strong; a tilde
+/// run's length for strikethrough), and the opener's previous match.
+struct InlineMatch {
+    var count: Int32
+    var previousOpen: Int32
+}
+
+/// A resolved link or image: destination and title, either still escaped in the subject (inline
+/// links) or decoded in the document's storage (reference definitions).
+struct InlineLink {
+    var destinationStart: Int32
+    var destinationCount: Int32
+    var titleStart: Int32
+    var titleCount: Int32
+    /// True: the ranges are in the subject and need unescaping; false: in the storage, decoded.
+    var inSubject: Bool
+}
+
+/// An open bracket (12 bytes: a document can hold one per byte of its input). Where its text starts
+/// (just after `[` or `![`) is its mark's end.
+private struct Bracket {
+    var mark: Int32
     var prevDelim: Int32
-    var position: Int
-    var image: Bool
-    var active: Bool
-    var bracketAfter: Bool
+    private var bits: UInt8
+    var image: Bool { bits & 1 != 0 }
+    var active: Bool {
+        get { bits & 2 != 0 }
+        set { bits = newValue ? bits | 2 : bits & ~2 }
+    }
+    var bracketAfter: Bool {
+        get { bits & 4 != 0 }
+        set { bits = newValue ? bits | 4 : bits & ~4 }
+    }
+
+    init(mark: Int32, prevDelim: Int32, image: Bool) {
+        self.mark = mark
+        self.prevDelim = prevDelim
+        self.bits = (image ? 1 : 0) | 2
+    }
 }
 
-/// Bytes that interrupt a plain text run.
-private let specialBytes: [Bool] = {
+/// Bytes that end a plain text run in the scan: line ending, `\`, `` ` ``, `&`, `<`, `*`, `_`, `[`, `]`,
+/// `!` (1); `~` with strikethrough (1); `:` and `w`, where GFM extended autolinks may start (2).
+private let scanClassCommonMark: [UInt8] = {
+    var t = [UInt8](repeating: 0, count: 256)
+    for c in "\n\\`&<*_[]!".utf8 { t[Int(c)] = 1 }
+    return t
+}()
+private let scanClassStrikethrough: [UInt8] = {
+    var t = scanClassCommonMark
+    t[Int(UInt8(ascii: "~"))] = 1
+    return t
+}()
+private let scanClassAutolinks: [UInt8] = {
+    var t = scanClassStrikethrough
+    t[Int(UInt8(ascii: ":"))] = 2
+    t[Int(UInt8(ascii: "w"))] = 2
+    return t
+}()
+
+/// Bytes that end a plain run when text is emitted: line ending, `\`, `&`.
+private let emitClass: [Bool] = {
     var t = [Bool](repeating: false, count: 256)
-    for c in "\n\\`&<*_[]!".utf8 { t[Int(c)] = true }
-    return t
-}()
-private let specialBytesGFM: [Bool] = {
-    var t = specialBytes
-    t[Int(UInt8(ascii: "~"))] = true
+    for c in "\n\\&".utf8 { t[Int(c)] = true }
     return t
 }()
 
+/// Text emission in one pass: line ending (1), `\` (2), `&` (3), and what HTML escapes (4).
+private let textClass: [UInt8] = {
+    var t = [UInt8](repeating: 0, count: 256)
+    t[0x0A] = 1
+    t[Int(UInt8(ascii: "\\"))] = 2
+    t[Int(UInt8(ascii: "&"))] = 3
+    for c in "<>\"".utf8 { t[Int(c)] = 4 }
+    return t
+}()
+
+/// Reference definitions as the block parser stores them: ranges of the document's storage.
+struct ReferenceDefinition {
+    var destStart: Int32
+    var destCount: Int32
+    var titleStart: Int32
+    var titleCount: Int32
+}
+
+/// The inline parser: one per document (its arrays are reused from block to block).
 struct InlineParser {
-    var nodes: [MarkdownNodeRecord]
-    var bytes: [UInt8]
-    var extras: [MarkdownExtra]
-    let info: [BlockInfo]
-    let segments: [LineSegment]
-    let refmap: [String: ReferenceDefinition]
-    let footnoteMap: [String: Int32]
-    let options: MarkdownOptions
-    let special: [Bool]
+    private(set) var options: MarkdownOptions
+    /// Link reference and footnote definitions of the whole document.
+    var references = LabelMap<ReferenceDefinition>()
+    var footnotes = LabelMap<Int32>()
+    /// The document's storage, where reference definitions keep their decoded destinations and titles.
+    var storage = MDBytes(start: nil, count: 0)
 
-    // Per block
-    var subj: [UInt8] = []
-    var base = 0
-    var pos = 0
-    var end = 0
-    var block: Int32 = 0
-    var segStart = 0
-    var segEnd = 0
-    fileprivate var delims: [Delimiter] = []
-    var lastDelim: Int32 = -1
-    fileprivate var brackets: [Bracket] = []
+    // Per block.
+    private var s = MDBytes(start: nil, count: 0)
+    private var pos = 0
+    private var end = 0
+    private var marks: [InlineMark] = []
+    private var emphasis: [InlineEmphasis] = []
+    private var matches: [InlineMatch] = []
+    private var links: [InlineLink] = []
+    private var brackets: [Bracket] = []
     /// Indices into `brackets` of the link (non-image) openers.
-    var linkOpeners: [Int] = []
-    var backticks = [Int](repeating: 0, count: maxBackticks + 1)
-    var scannedForBackticks = false
-    var noCommentEnd = false
-    var noPIEnd = false
-    var noCDATAEnd = false
-    var noDeclEnd = false
-    var parentStack: [Int32] = []
-    /// Segment of the last position lookup (lookups are mostly increasing).
-    var lastSeg = 0
-    var noQuoteFrom = (Int.max, Int.max, Int.max)  // ", ' in attribute values
-    var noTitleFrom = (Int.max, Int.max, Int.max)  // ", ', ( link titles
+    private var linkOpeners: [Int32] = []
+    private var activeBrackets = 0
+    /// Every bracket below this index is inactive (brackets never become active again).
+    private var inactiveFloor = 0
+    private var firstDelim: Int32 = -1
+    private var lastDelim: Int32 = -1
+    /// The first delimiter not yet processed as a closer (-1: none).
+    private var firstUnprocessed: Int32 = -1
+    /// openers_bottom of the block-wide emphasis pass (persisting across its eager steps).
+    private var bottoms = [Int32](repeating: -1, count: 10)
+    private var linkBottoms = [Int32](repeating: -1, count: 10)
+    private var backticks = [Int](repeating: 0, count: maxBackticks + 1)
+    private var scannedForBackticks = false
+    private var noCommentEnd = false
+    private var noPIEnd = false
+    private var noCDATAEnd = false
+    private var noDeclEnd = false
+    private var noQuoteFrom = (Int.max, Int.max)  // ", ' in attribute values
+    private var noTitleFrom = (Int.max, Int.max)  // ", ' link titles
+    private var label: [UInt8] = []
+    private var scanClass: [UInt8]
 
-    init(parser p: BlockParser, takeArrays: Bool = true) {
-        nodes = takeArrays ? p.nodes : []
-        bytes = takeArrays ? p.bytes : []
-        extras = takeArrays ? p.extras : []
-        info = p.info
-        segments = p.segments
-        refmap = p.refmap
-        footnoteMap = p.footnoteMap
-        options = p.options
-        special = p.options.strikethrough ? specialBytesGFM : specialBytes
+    // Emission.
+    private var emitted = 0
+    private var textStart = 0
+    private var linkDepth = 0
+    private var blockHasAt = false
+    private var scratch: [UInt8] = []
+    private var titleScratch: [UInt8] = []
+    private var lineScratch: [UInt8] = []
+
+    init(options: MarkdownOptions) {
+        self.options = options
+        scanClass = options.autolinks ? scanClassAutolinks : options.strikethrough ? scanClassStrikethrough : scanClassCommonMark
     }
 
-    // MARK: Positions
-
-    mutating func position(_ p: Int) -> (Int32, Int32) {
-        guard segEnd > segStart else { return (nodes[Int(block)].startLine, nodes[Int(block)].startColumn) }
-        let o = Int32(base + p)
-        if lastSeg >= segStart && lastSeg < segEnd && segments[lastSeg].offset <= o
-            && (lastSeg + 1 == segEnd || segments[lastSeg + 1].offset > o)
-        {
-            let seg = segments[lastSeg]
-            return (seg.line, seg.column + (o - seg.offset))
-        }
-        var lo = segStart
-        var hi = segEnd - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if segments[mid].offset <= o { lo = mid } else { hi = mid - 1 }
-        }
-        lastSeg = lo
-        let seg = segments[lo]
-        return (seg.line, seg.column + max(0, o - seg.offset))
+    /// A parser for a new document with the buffers an earlier parse allocated (their capacity kept).
+    init(options: MarkdownOptions, reusing old: inout InlineParser) {
+        self.init(options: options)
+        swap(&marks, &old.marks)
+        swap(&emphasis, &old.emphasis)
+        swap(&matches, &old.matches)
+        swap(&links, &old.links)
+        swap(&brackets, &old.brackets)
+        swap(&linkOpeners, &old.linkOpeners)
+        swap(&bottoms, &old.bottoms)
+        swap(&linkBottoms, &old.linkBottoms)
+        swap(&backticks, &old.backticks)
+        swap(&scannedForBackticks, &old.scannedForBackticks)
+        swap(&label, &old.label)
+        swap(&scratch, &old.scratch)
+        swap(&titleScratch, &old.titleScratch)
+        swap(&lineScratch, &old.lineScratch)
     }
 
-    // MARK: Node helpers
-
-    @discardableResult
-    mutating func append(_ kind: MarkdownNodeKind, from: Int, to: Int) -> Int32 {
-        let index = Int32(nodes.count)
-        var r = MarkdownNodeRecord(kind: kind, parent: block)
-        (r.startLine, r.startColumn) = position(from)
-        (r.endLine, r.endColumn) = position(max(from, to - 1))
-        let last = nodes[Int(block)].lastChild
-        r.prev = last
-        nodes.append(r)
-        if last >= 0 { nodes[Int(last)].next = index } else { nodes[Int(block)].firstChild = index }
-        nodes[Int(block)].lastChild = index
-        return index
-    }
-
-    /// Text node referencing subject bytes [from, to).
-    @discardableResult
-    mutating func appendText(_ from: Int, _ to: Int) -> Int32 {
-        let n = append(.text, from: from, to: to)
-        nodes[Int(n)].literalStart = Int32(base + from)
-        nodes[Int(n)].literalCount = Int32(to - from)
-        return n
-    }
-
-    /// Text node with new bytes (already appended to storage at `start`).
-    @discardableResult
-    mutating func appendStoredText(_ start: Int, from: Int, to: Int) -> Int32 {
-        let n = append(.text, from: from, to: to)
-        nodes[Int(n)].literalStart = Int32(start)
-        nodes[Int(n)].literalCount = Int32(bytes.count - start)
-        return n
-    }
-
-    /// Removes a node from its sibling list (parent = `block` for top-level inline nodes).
-    mutating func unlink(_ n: Int32, parent: Int32) {
-        let r = nodes[Int(n)]
-        if r.prev >= 0 { nodes[Int(r.prev)].next = r.next } else { nodes[Int(parent)].firstChild = r.next }
-        if r.next >= 0 { nodes[Int(r.next)].prev = r.prev } else { nodes[Int(parent)].lastChild = r.prev }
-        nodes[Int(n)].next = -1
-        nodes[Int(n)].prev = -1
-    }
-
-    /// Makes the sibling chain first...last (children of `block`) the children of `wrapper`,
-    /// which must already be linked in place of... (the caller links the wrapper).
-    mutating func adopt(_ wrapper: Int32, first: Int32, last: Int32) {
-        if first < 0 {
-            nodes[Int(wrapper)].firstChild = -1
-            nodes[Int(wrapper)].lastChild = -1
-            return
-        }
-        nodes[Int(first)].prev = -1
-        nodes[Int(last)].next = -1
-        nodes[Int(wrapper)].firstChild = first
-        nodes[Int(wrapper)].lastChild = last
+    /// Lets go of the document: its definitions and storage (before the parser is kept for another).
+    mutating func detach() {
+        references = LabelMap()
+        footnotes = LabelMap()
+        storage = MDBytes(start: nil, count: 0)
+        s = MDBytes(start: nil, count: 0)
     }
 
     // MARK: Block driver
 
-    mutating func parseBlock(_ b: Int32) {
-        block = b
-        let r = nodes[Int(b)]
-        base = Int(r.literalStart)
-        let count = Int(r.literalCount)
-        nodes[Int(b)].literalCount = 0
-        subj.removeAll(keepingCapacity: true)
-        subj.append(contentsOf: bytes[base..<(base + count)])
-        lastSeg = segStartFor(b)
+    /// Parses `subject` (a leaf block's content) and sends it to `sink`.
+    mutating func parse<Sink: InlineSink & ~Copyable>(_ subject: MDBytes, into sink: inout Sink) {
+        s = subject
         pos = 0
-        end = count
-        segStart = Int(info[Int(b)].segStart)
-        segEnd = segStart + Int(info[Int(b)].segCount)
-        delims.removeAll(keepingCapacity: true)
-        brackets.removeAll(keepingCapacity: true)
-        linkOpeners.removeAll(keepingCapacity: true)
-        lastDelim = -1
+        end = subject.count
+        resetMarks()
+        if !brackets.isEmpty { brackets.removeAll(keepingCapacity: true) }
+        if !linkOpeners.isEmpty { linkOpeners.removeAll(keepingCapacity: true) }
+        activeBrackets = 0
+        inactiveFloor = 0
         if scannedForBackticks {
             for i in 0...maxBackticks { backticks[i] = 0 }
             scannedForBackticks = false
@@ -194,152 +306,136 @@ struct InlineParser {
         noPIEnd = false
         noCDATAEnd = false
         noDeclEnd = false
-        noQuoteFrom = (Int.max, Int.max, Int.max)
-        noTitleFrom = (Int.max, Int.max, Int.max)
+        noQuoteFrom = (Int.max, Int.max)
+        noTitleFrom = (Int.max, Int.max)
+        emitted = 0
+        textStart = 0
+        linkDepth = 0
+        blockHasAt = options.autolinks && Self.contains(subject, 0x40)
 
         var progress = ProgressCheck("Markdown inline parser")
         while pos < end {
             progress.advance(to: pos)
-            parseInline()
+            scanOne(&sink)
+            if marks.count - emitted >= 256 { emitFinished(&sink) }
         }
-        processEmphasis(-1)
-        // Fix parent pointers of the (possibly restructured) inline subtree.
-        fixParents(b)
-        if options.autolinks && subjectHasAt() { postprocessEmails(b) }
+        // The end: every closer is processed now (brackets left open are text), and what is left in the
+        // delimiter stack stays text.
+        if firstUnprocessed >= 0 { processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false) }
+        firstUnprocessed = -1
+        emit(upTo: marks.count, final: true, &sink)
     }
 
-    func subjectHasAt() -> Bool {
-        subj.withUnsafeBufferPointer { p in
-            for c in p where c == 0x40 { return true }
-            return false
+    private mutating func resetMarks() {
+        if !marks.isEmpty { marks.removeAll(keepingCapacity: true) }
+        if !emphasis.isEmpty {
+            emphasis.removeAll(keepingCapacity: true)
+            matches.removeAll(keepingCapacity: true)
         }
+        if !links.isEmpty { links.removeAll(keepingCapacity: true) }
+        bottoms.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        firstDelim = -1
+        lastDelim = -1
+        firstUnprocessed = -1
     }
 
-    mutating func fixParents(_ b: Int32) {
-        parentStack.removeAll(keepingCapacity: true)
-        parentStack.append(b)
-        while let p = parentStack.popLast() {
-            var c = nodes[Int(p)].firstChild
-            while c >= 0 {
-                nodes[Int(c)].parent = p
-                if nodes[Int(c)].firstChild >= 0 { parentStack.append(c) }
-                c = nodes[Int(c)].next
-            }
-        }
+    static func contains(_ p: MDBytes, _ byte: UInt8) -> Bool {
+        for c in p where c == byte { return true }
+        return false
     }
 
-    func segStartFor(_ b: Int32) -> Int { Int(info[Int(b)].segStart) }
+    // MARK: Scan
 
-    mutating func parseInline() {
-        let c = subj[pos]
+    private mutating func scanOne<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
+        let c = s[pos]
         switch c {
         case 0x0A:
-            handleNewline()
+            pos += 1
+            while pos < end && (s[pos] == 0x20 || s[pos] == 0x09) { pos += 1 }
         case UInt8(ascii: "`"):
             handleBackticks()
         case UInt8(ascii: "\\"):
-            handleBackslash()
+            if pos + 1 < end && MD.isASCIIPunct(s[pos + 1]) {
+                pos += 2
+            } else if pos + 1 < end && s[pos + 1] == 0x0A {
+                pos += 2
+                while pos < end && (s[pos] == 0x20 || s[pos] == 0x09) { pos += 1 }
+            } else {
+                pos += 1
+            }
         case UInt8(ascii: "&"):
-            handleEntity()
+            pos += 1
         case UInt8(ascii: "<"):
             handlePointyBrace()
         case UInt8(ascii: "*"), UInt8(ascii: "_"):
-            handleDelim(c)
+            handleDelim(c, &sink)
         case UInt8(ascii: "~") where options.strikethrough:
-            handleDelim(c)
+            handleDelim(c, &sink)
         case UInt8(ascii: "["):
-            let n = appendText(pos, pos + 1)
             pos += 1
-            pushBracket(image: false, node: n)
+            pushBracket(image: false, start: pos - 1)
         case UInt8(ascii: "!"):
-            if pos + 1 < end && subj[pos + 1] == UInt8(ascii: "[") {
-                let n = appendText(pos, pos + 2)
+            if pos + 1 < end && s[pos + 1] == UInt8(ascii: "[") {
                 pos += 2
-                pushBracket(image: true, node: n)
+                pushBracket(image: true, start: pos - 2)
             } else {
-                appendText(pos, pos + 1)
                 pos += 1
             }
         case UInt8(ascii: "]"):
-            handleCloseBracket()
+            handleCloseBracket(&sink)
         default:
             if options.autolinks && brackets.isEmpty {
                 if c == UInt8(ascii: "w") || c == UInt8(ascii: "W"), wwwMatch() { return }
                 if c == UInt8(ascii: ":"), urlMatch() { return }
             }
-            var e = pos + 1
-            while e < end && !special[Int(subj[e])] {
-                if options.autolinks {
-                    let d = subj[e]
-                    if d == UInt8(ascii: ":") && e + 2 < end && subj[e + 1] == UInt8(ascii: "/") && MD.isAlpha(subj[e - 1]) {
-                        break
-                    }
-                    if d == UInt8(ascii: "w") && e + 3 < end && subj[e + 3] == UInt8(ascii: ".") {
-                        let b = subj[e - 1]
-                        if b == UInt8(ascii: "(") || MD.isSpace(b) { break }
-                    }
+            scanText()
+        }
+    }
+
+    /// A plain run from `pos` (the byte at `pos` is not special).
+    @inline(__always)
+    private mutating func scanText() {
+        var e = pos + 1
+        let table = scanClass
+        table.withUnsafeBufferPointer { t in
+            while e < end {
+                let k = t[Int(s[e])]
+                if k == 0 {
+                    e += 1
+                    continue
+                }
+                if k == 1 { break }
+                // `:` or `w`, where an extended autolink may start (the scan stops there to try it).
+                let d = s[e]
+                if d == UInt8(ascii: ":") {
+                    if e + 2 < end && s[e + 1] == UInt8(ascii: "/") && MD.isAlpha(s[e - 1]) { break }
+                } else if e + 3 < end && s[e + 3] == UInt8(ascii: ".") {
+                    let b = s[e - 1]
+                    if b == UInt8(ascii: "(") || MD.isSpace(b) { break }
                 }
                 e += 1
             }
-            var te = e
-            if e < end && subj[e] == 0x0A {
-                while te > pos && (subj[te - 1] == 0x20 || subj[te - 1] == 0x09) { te -= 1 }
-            }
-            if te > pos { appendText(pos, te) }
-            pos = e
         }
+        pos = e
     }
 
-    // MARK: Handlers
-
-    mutating func handleNewline() {
-        let nlpos = pos
-        pos += 1
-        while pos < end && (subj[pos] == 0x20 || subj[pos] == 0x09) { pos += 1 }
-        if nlpos > 1 && subj[nlpos - 1] == 0x20 && subj[nlpos - 2] == 0x20 {
-            append(.lineBreak, from: nlpos, to: nlpos + 1)
-        } else {
-            append(.softBreak, from: nlpos, to: nlpos + 1)
-        }
+    @inline(__always)
+    private mutating func appendMark(_ mark: InlineMark) -> Int32 {
+        marks.append(mark)
+        return Int32(marks.count - 1)
     }
 
-    mutating func handleBackslash() {
-        let start = pos
-        pos += 1
-        if pos < end && MD.isASCIIPunct(subj[pos]) {
-            appendText(pos, pos + 1)
-            pos += 1
-        } else if pos < end && subj[pos] == 0x0A {
-            pos += 1
-            append(.lineBreak, from: start, to: pos)
-            while pos < end && (subj[pos] == 0x20 || subj[pos] == 0x09) { pos += 1 }
-        } else {
-            appendText(start, start + 1)
-        }
-    }
+    // MARK: Code spans, autolinks, HTML
 
-    mutating func handleEntity() {
-        let start = pos
-        let st = bytes.count
-        let n = MD.unescapeEntity(subj, pos + 1, end, into: &bytes)
-        if n == 0 {
-            appendText(pos, pos + 1)
-            pos += 1
-            return
-        }
-        pos += 1 + n
-        appendStoredText(st, from: start, to: pos)
-    }
-
-    mutating func scanToClosingBackticks(_ openLen: Int) -> Int? {
+    private mutating func scanToClosingBackticks(_ openLen: Int) -> Int? {
         if openLen > maxBackticks { return nil }
         if scannedForBackticks && backticks[openLen] <= pos { return nil }
         var p = pos
         while true {
-            while p < end && subj[p] != UInt8(ascii: "`") { p += 1 }
+            while p < end && s[p] != UInt8(ascii: "`") { p += 1 }
             if p >= end { break }
             let s0 = p
-            while p < end && subj[p] == UInt8(ascii: "`") { p += 1 }
+            while p < end && s[p] == UInt8(ascii: "`") { p += 1 }
             let n = p - s0
             if n <= maxBackticks { backticks[n] = s0 }
             if n == openLen { return p }
@@ -348,123 +444,61 @@ struct InlineParser {
         return nil
     }
 
-    mutating func handleBackticks() {
+    private mutating func handleBackticks() {
         let start = pos
-        while pos < end && subj[pos] == UInt8(ascii: "`") { pos += 1 }
+        while pos < end && s[pos] == UInt8(ascii: "`") { pos += 1 }
         let openLen = pos - start
-        let contentStart = pos
-        guard let closeEnd = scanToClosingBackticks(openLen) else {
-            appendText(start, contentStart)
-            return
-        }
-        let contentEnd = closeEnd - openLen
+        guard let closeEnd = scanToClosingBackticks(openLen) else { return }
         pos = closeEnd
-        // normalise: line endings -> spaces; strip one space each side if both and not all spaces
-        let st = bytes.count
-        var allSpace = true
-        for i in contentStart..<contentEnd {
-            let c = subj[i]
-            bytes.append(c == 0x0A ? 0x20 : c)
-            if c != 0x20 && c != 0x0A { allSpace = false }
-        }
-        var s0 = st
-        var e0 = bytes.count
-        if !allSpace && e0 - s0 >= 2 && bytes[s0] == 0x20 && bytes[e0 - 1] == 0x20 {
-            s0 += 1
-            e0 -= 1
-        }
-        let n = append(.code, from: start, to: closeEnd)
-        nodes[Int(n)].literalStart = Int32(s0)
-        nodes[Int(n)].literalCount = Int32(e0 - s0)
+        var m = InlineMark(.code, start, closeEnd)
+        m.width = UInt16(openLen)
+        _ = appendMark(m)
     }
 
-    mutating func handlePointyBrace() {
+    private mutating func handlePointyBrace() {
         let start = pos
-        // URI autolink
-        if let (e, cs, ce) = scanAutolinkURI(pos + 1) {
+        if let e = scanAutolinkURI(pos + 1) {
             pos = e
-            makeAutolink(start: start, cs, ce, email: false)
+            _ = appendMark(InlineMark(.autolinkURI, start, e))
             return
         }
-        if let (e, cs, ce) = scanAutolinkEmail(pos + 1) {
+        if let e = scanAutolinkEmail(pos + 1) {
             pos = e
-            makeAutolink(start: start, cs, ce, email: true)
+            _ = appendMark(InlineMark(.autolinkEmail, start, e))
             return
         }
         if let e = scanHTMLTag(pos + 1) {
-            let n = append(.htmlInline, from: start, to: e)
-            nodes[Int(n)].literalStart = Int32(base + start)
-            nodes[Int(n)].literalCount = Int32(e - start)
             pos = e
+            _ = appendMark(InlineMark(.html, start, e))
             return
         }
-        appendText(pos, pos + 1)
         pos += 1
     }
 
-    mutating func makeAutolink(start: Int, _ cs: Int, _ ce: Int, email: Bool) {
-        let n = append(.link, from: start, to: pos)
-        // Entities (not backslash escapes) are decoded in autolinks, as cmark does.
-        let ds = bytes.count
-        if email { bytes.append(contentsOf: Array("mailto:".utf8)) }
-        let ts = bytes.count
-        appendEntityDecoded(cs, ce)
-        let te = bytes.count
-        nodes[Int(n)].extra = Int32(extras.count)
-        extras.append(
-            MarkdownExtra(aStart: Int32(ds), aCount: Int32(bytes.count - ds), bStart: Int32(bytes.count), bCount: 0))
-        // child text
-        let t = Int32(nodes.count)
-        var r = MarkdownNodeRecord(kind: .text, parent: n)
-        (r.startLine, r.startColumn) = position(cs)
-        (r.endLine, r.endColumn) = position(max(cs, ce - 1))
-        r.literalStart = Int32(ts)
-        r.literalCount = Int32(te - ts)
-        nodes.append(r)
-        nodes[Int(n)].firstChild = t
-        nodes[Int(n)].lastChild = t
-    }
-
-    mutating func appendEntityDecoded(_ from: Int, _ to: Int) {
-        var i = from
-        while i < to {
-            if subj[i] == UInt8(ascii: "&") {
-                let n = MD.unescapeEntity(subj, i + 1, to, into: &bytes)
-                if n > 0 {
-                    i += 1 + n
-                    continue
-                }
-            }
-            bytes.append(subj[i])
-            i += 1
-        }
-    }
-
-    func scanAutolinkURI(_ p: Int) -> (Int, Int, Int)? {
+    /// `<scheme:…>` after the `<` at p - 1; returns the end (after `>`).
+    private func scanAutolinkURI(_ p: Int) -> Int? {
         var i = p
-        guard i < end, MD.isAlpha(subj[i]) else { return nil }
+        guard i < end, MD.isAlpha(s[i]) else { return nil }
         i += 1
-        while i < end && (MD.isAlnum(subj[i]) || subj[i] == UInt8(ascii: "+") || subj[i] == UInt8(ascii: ".")
-            || subj[i] == UInt8(ascii: "-"))
-        {
+        while i < end && (MD.isAlnum(s[i]) || s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: ".") || s[i] == UInt8(ascii: "-")) {
             i += 1
         }
         let schemeLen = i - p
-        guard schemeLen >= 2 && schemeLen <= 32, i < end, subj[i] == UInt8(ascii: ":") else { return nil }
+        guard schemeLen >= 2 && schemeLen <= 32, i < end, s[i] == UInt8(ascii: ":") else { return nil }
         i += 1
         while i < end {
-            let c = subj[i]
-            if c == UInt8(ascii: ">") { return (i + 1, p, i) }
+            let c = s[i]
+            if c == UInt8(ascii: ">") { return i + 1 }
             if c <= 0x20 || c == UInt8(ascii: "<") || c == 0x7F { return nil }
             i += 1
         }
         return nil
     }
 
-    func scanAutolinkEmail(_ p: Int) -> (Int, Int, Int)? {
+    private func scanAutolinkEmail(_ p: Int) -> Int? {
         var i = p
         while i < end {
-            let c = subj[i]
+            let c = s[i]
             if MD.isAlnum(c) || c == UInt8(ascii: ".") || c == UInt8(ascii: "!") || c == UInt8(ascii: "#")
                 || c == UInt8(ascii: "$") || c == UInt8(ascii: "%") || c == UInt8(ascii: "&") || c == UInt8(ascii: "'")
                 || c == UInt8(ascii: "*") || c == UInt8(ascii: "+") || c == UInt8(ascii: "/") || c == UInt8(ascii: "=")
@@ -477,18 +511,18 @@ struct InlineParser {
                 break
             }
         }
-        guard i > p, i < end, subj[i] == UInt8(ascii: "@") else { return nil }
+        guard i > p, i < end, s[i] == UInt8(ascii: "@") else { return nil }
         i += 1
         // domain labels
         while true {
             let ls = i
-            guard i < end, MD.isAlnum(subj[i]) else { return nil }
+            guard i < end, MD.isAlnum(s[i]) else { return nil }
             i += 1
-            while i < end && (MD.isAlnum(subj[i]) || subj[i] == UInt8(ascii: "-")) && i - ls < 63 { i += 1 }
-            if subj[i - 1] == UInt8(ascii: "-") { return nil }
+            while i < end && (MD.isAlnum(s[i]) || s[i] == UInt8(ascii: "-")) && i - ls < 63 { i += 1 }
+            if s[i - 1] == UInt8(ascii: "-") { return nil }
             guard i < end else { return nil }
-            if subj[i] == UInt8(ascii: ">") { return (i + 1, p, i) }
-            if subj[i] == UInt8(ascii: ".") {
+            if s[i] == UInt8(ascii: ">") { return i + 1 }
+            if s[i] == UInt8(ascii: ".") {
                 i += 1
                 continue
             }
@@ -497,45 +531,45 @@ struct InlineParser {
     }
 
     /// Raw HTML after '<' at p. Returns end index (after '>').
-    mutating func scanHTMLTag(_ p: Int) -> Int? {
+    private mutating func scanHTMLTag(_ p: Int) -> Int? {
         guard p < end else { return nil }
-        let c = subj[p]
+        let c = s[p]
         if MD.isAlpha(c) {
             return scanOpenTagLinear(p)
         }
         if c == UInt8(ascii: "/") {
-            return MD.scanClosingTag(subj, p + 1, end)
+            return MD.scanClosingTag(s, p + 1, end)
         }
         if c == UInt8(ascii: "?") {
             if noPIEnd { return nil }
-            if let e = MD.find(subj, p + 1, end, UInt8(ascii: "?"), UInt8(ascii: ">")) { return e }
+            if let e = MD.find(s, p + 1, end, UInt8(ascii: "?"), UInt8(ascii: ">")) { return e }
             noPIEnd = true
             return nil
         }
         if c == UInt8(ascii: "!") {
-            if p + 2 < end && subj[p + 1] == UInt8(ascii: "-") && subj[p + 2] == UInt8(ascii: "-") {
+            if p + 2 < end && s[p + 1] == UInt8(ascii: "-") && s[p + 2] == UInt8(ascii: "-") {
                 // <!--> and <!---> are complete comments
-                if p + 3 < end && subj[p + 3] == UInt8(ascii: ">") { return p + 4 }
-                if p + 4 < end && subj[p + 3] == UInt8(ascii: "-") && subj[p + 4] == UInt8(ascii: ">") { return p + 5 }
+                if p + 3 < end && s[p + 3] == UInt8(ascii: ">") { return p + 4 }
+                if p + 4 < end && s[p + 3] == UInt8(ascii: "-") && s[p + 4] == UInt8(ascii: ">") { return p + 5 }
                 if noCommentEnd { return nil }
-                if let e = MD.find(subj, p + 3, end, UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: ">")) {
+                if let e = MD.find(s, p + 3, end, UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: ">")) {
                     return e
                 }
                 noCommentEnd = true
                 return nil
             }
-            if p + 8 <= end && Array(subj[(p - 1)..<(p + 8)]) == Array("<![CDATA[".utf8) {
+            if p + 8 <= end && MD.matchesExactly(s, p - 1, "<![CDATA[") {
                 if noCDATAEnd { return nil }
-                if let e = MD.find(subj, p + 8, end, UInt8(ascii: "]"), UInt8(ascii: "]"), UInt8(ascii: ">")) {
+                if let e = MD.find(s, p + 8, end, UInt8(ascii: "]"), UInt8(ascii: "]"), UInt8(ascii: ">")) {
                     return e
                 }
                 noCDATAEnd = true
                 return nil
             }
-            if p + 1 < end && MD.isAlpha(subj[p + 1]) {
+            if p + 1 < end && MD.isAlpha(s[p + 1]) {
                 if noDeclEnd { return nil }
                 var i = p + 2
-                while i < end && subj[i] != UInt8(ascii: ">") { i += 1 }
+                while i < end && s[i] != UInt8(ascii: ">") { i += 1 }
                 if i < end { return i + 1 }
                 noDeclEnd = true
                 return nil
@@ -545,20 +579,20 @@ struct InlineParser {
     }
 
     /// Open tag scan with memo of failed quote searches (keeps `<a b="` repeated linear).
-    mutating func scanOpenTagLinear(_ p: Int) -> Int? {
+    private mutating func scanOpenTagLinear(_ p: Int) -> Int? {
         var j = p + 1
-        while j < end && (MD.isAlnum(subj[j]) || subj[j] == UInt8(ascii: "-")) { j += 1 }
+        while j < end && (MD.isAlnum(s[j]) || s[j] == UInt8(ascii: "-")) { j += 1 }
         while true {
             var k = j
-            while k < end && MD.isSpace(subj[k]) { k += 1 }
-            if k < end && subj[k] == UInt8(ascii: ">") { return k + 1 }
-            if k + 1 < end && subj[k] == UInt8(ascii: "/") && subj[k + 1] == UInt8(ascii: ">") { return k + 2 }
+            while k < end && MD.isSpace(s[k]) { k += 1 }
+            if k < end && s[k] == UInt8(ascii: ">") { return k + 1 }
+            if k + 1 < end && s[k] == UInt8(ascii: "/") && s[k + 1] == UInt8(ascii: ">") { return k + 2 }
             if k == j || k >= end { return nil }
-            let c = subj[k]
+            let c = s[k]
             guard MD.isAlpha(c) || c == UInt8(ascii: "_") || c == UInt8(ascii: ":") else { return nil }
             k += 1
             while k < end {
-                let d = subj[k]
+                let d = s[k]
                 if MD.isAlnum(d) || d == UInt8(ascii: "_") || d == UInt8(ascii: ".") || d == UInt8(ascii: ":")
                     || d == UInt8(ascii: "-")
                 {
@@ -569,27 +603,27 @@ struct InlineParser {
             }
             j = k
             var m = k
-            while m < end && MD.isSpace(subj[m]) { m += 1 }
-            if m < end && subj[m] == UInt8(ascii: "=") {
+            while m < end && MD.isSpace(s[m]) { m += 1 }
+            if m < end && s[m] == UInt8(ascii: "=") {
                 m += 1
-                while m < end && MD.isSpace(subj[m]) { m += 1 }
+                while m < end && MD.isSpace(s[m]) { m += 1 }
                 guard m < end else { return nil }
-                let q = subj[m]
+                let q = s[m]
                 if q == UInt8(ascii: "\"") || q == UInt8(ascii: "'") {
-                    let qi = q == UInt8(ascii: "\"") ? 0 : 1
-                    if m >= (qi == 0 ? noQuoteFrom.0 : noQuoteFrom.1) { return nil }
+                    let doubleQuote = q == UInt8(ascii: "\"")
+                    if m >= (doubleQuote ? noQuoteFrom.0 : noQuoteFrom.1) { return nil }
                     let from = m
                     m += 1
-                    while m < end && subj[m] != q { m += 1 }
+                    while m < end && s[m] != q { m += 1 }
                     guard m < end else {
-                        if qi == 0 { noQuoteFrom.0 = from } else { noQuoteFrom.1 = from }
+                        if doubleQuote { noQuoteFrom.0 = from } else { noQuoteFrom.1 = from }
                         return nil
                     }
                     j = m + 1
                 } else {
                     let vs = m
                     while m < end {
-                        let d = subj[m]
+                        let d = s[m]
                         if MD.isSpace(d) || d == UInt8(ascii: "\"") || d == UInt8(ascii: "'") || d == UInt8(ascii: "=")
                             || d == UInt8(ascii: "<") || d == UInt8(ascii: ">") || d == UInt8(ascii: "`")
                         {
@@ -606,20 +640,22 @@ struct InlineParser {
 
     // MARK: Emphasis delimiters
 
-    mutating func handleDelim(_ c: UInt8) {
+    private mutating func handleDelim<Sink: InlineSink & ~Copyable>(_ c: UInt8, _ sink: inout Sink) {
         let start = pos
-        let before = MD.scalarBefore(subj, pos, 0)
-        while pos < end && subj[pos] == c { pos += 1 }
+        let before = MD.scalarBefore(s, pos, 0)
+        while pos < end && s[pos] == c { pos += 1 }
         let n = pos - start
-        let after: UInt32 = pos < end ? MD.decode(subj, pos, end).0 : 0x0A
+        // GFM strikethrough: runs of one or two tildes only.
+        if c == UInt8(ascii: "~") && n > 2 { return }
+        let after: UInt32 = pos < end ? MD.decode(s, pos, end).0 : 0x0A
         let afterSpace = MD.isUnicodeSpace(after)
         let beforeSpace = MD.isUnicodeSpace(before)
         let afterPunct = MD.isUnicodePunctOrSymbol(after)
         let beforePunct = MD.isUnicodePunctOrSymbol(before)
         let leftFlanking = !afterSpace && (!afterPunct || beforeSpace || beforePunct)
         let rightFlanking = !beforeSpace && (!beforePunct || afterSpace || afterPunct)
-        var canOpen: Bool
-        var canClose: Bool
+        let canOpen: Bool
+        let canClose: Bool
         if c == UInt8(ascii: "_") {
             canOpen = leftFlanking && (!rightFlanking || beforePunct)
             canClose = rightFlanking && (!leftFlanking || afterPunct)
@@ -627,58 +663,69 @@ struct InlineParser {
             canOpen = leftFlanking
             canClose = rightFlanking
         }
-        let node = appendText(start, pos)
-        if c == UInt8(ascii: "~") {
-            // GFM strikethrough: runs of one or two tildes only.
-            if n > 2 { return }
-        }
-        if canOpen || canClose {
-            let idx = Int32(delims.count)
-            delims.append(
-                Delimiter(char: c, canOpen: canOpen, canClose: canClose, origLength: Int32(n), node: node,
-                    prev: lastDelim, next: -1))
-            if lastDelim >= 0 { delims[Int(lastDelim)].next = idx }
-            lastDelim = idx
+        guard canOpen || canClose else { return }
+        var m = InlineMark(.delimiter, start, pos)
+        m.flags = (canOpen ? InlineMark.Flag.canOpen : 0) | (canClose ? InlineMark.Flag.canClose : 0) | InlineMark.Flag.live
+        m.prev = lastDelim
+        let index = appendMark(m)
+        if lastDelim >= 0 { marks[Int(lastDelim)].next = index } else { firstDelim = index }
+        lastDelim = index
+        if firstUnprocessed < 0 { firstUnprocessed = index }
+        if canClose && activeBrackets == 0 {
+            processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
+            firstUnprocessed = -1
+            emitFinished(&sink)
         }
     }
 
-    mutating func removeDelimiter(_ d: Int32) {
-        let r = delims[Int(d)]
-        if r.next >= 0 { delims[Int(r.next)].prev = r.prev } else { lastDelim = r.prev }
-        if r.prev >= 0 { delims[Int(r.prev)].next = r.next }
+    private mutating func removeDelimiter(_ d: Int32) {
+        let m = marks[Int(d)]
+        if m.next >= 0 { marks[Int(m.next)].prev = m.prev } else { lastDelim = m.prev }
+        if m.prev >= 0 { marks[Int(m.prev)].next = m.next } else { firstDelim = m.next }
+        marks[Int(d)].flags &= ~InlineMark.Flag.live
     }
 
     @inline(__always)
-    fileprivate func bottomIndex(_ d: Delimiter) -> Int {
+    private func bottomIndex(_ m: InlineMark) -> Int {
         // As cmark / commonmark.js 0.31: one bound for '_', six for '*' (by can-open and
         // length mod 3); '~' (cmark-gfm) by length mod 3. The single '_' bound is part of the
         // reference behaviour, not only an optimisation.
-        switch d.char {
-        case UInt8(ascii: "*"): return (d.canOpen ? 3 : 0) + Int(d.origLength % 3)
+        switch s[Int(m.start)] {
+        case UInt8(ascii: "*"): return (m.flags & InlineMark.Flag.canOpen != 0 ? 3 : 0) + Int((m.end - m.start) % 3)
         case UInt8(ascii: "_"): return 6
-        default: return 7 + Int(d.origLength % 3)
+        default: return 7 + Int((m.end - m.start) % 3)
         }
     }
 
-    mutating func processEmphasis(_ stackBottom: Int32) {
-        var openersBottom = [Int32](repeating: stackBottom, count: 10)
-        // find first closer above stackBottom
-        var closer = lastDelim
-        while closer >= 0 && delims[Int(closer)].prev > stackBottom && delims[Int(closer)].prev >= 0 {
-            closer = delims[Int(closer)].prev
-        }
-        if closer >= 0 && closer <= stackBottom { closer = -1 }
+    @inline(__always)
+    private func remaining(_ d: Int32) -> Int32 {
+        let m = marks[Int(d)]
+        return m.data < 0 ? m.end - m.start : emphasis[Int(m.data)].remaining
+    }
+
+    /// cmark's process_emphasis over the closers from `start` on, above `stackBottom`. The block-wide
+    /// pass leaves the delimiters that may still open in the stack; a link's pass removes everything above
+    /// its bottom, as cmark does.
+    private mutating func processEmphasis(stackBottom: Int32, from start: Int32, link: Bool) {
+        // The openers_bottom array in use, swapped out of `self` for the pass (no copy).
+        var bottoms: [Int32] = []
+        if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) }
+        defer { if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) } }
+        var closer = start
         while closer >= 0 {
-            let cd = delims[Int(closer)]
-            if cd.canClose {
+            let cd = marks[Int(closer)]
+            if cd.flags & InlineMark.Flag.canClose != 0 {
                 let bi = bottomIndex(cd)
+                let cChar = s[Int(cd.start)]
+                let cLen = cd.end - cd.start
                 var opener = cd.prev
                 var found = false
-                while opener >= 0 && opener > stackBottom && opener > openersBottom[bi] {
-                    let od = delims[Int(opener)]
-                    if od.canOpen && od.char == cd.char {
-                        if !(cd.canOpen || od.canClose) || cd.origLength % 3 == 0
-                            || (od.origLength + cd.origLength) % 3 != 0
+                while opener >= 0 && opener > stackBottom && opener > bottoms[bi] {
+                    let od = marks[Int(opener)]
+                    if od.flags & InlineMark.Flag.canOpen != 0 && s[Int(od.start)] == cChar {
+                        let oLen = od.end - od.start
+                        if !(cd.flags & InlineMark.Flag.canOpen != 0 || od.flags & InlineMark.Flag.canClose != 0)
+                            || cLen % 3 == 0 || (oLen + cLen) % 3 != 0
                         {
                             found = true
                             break
@@ -686,109 +733,74 @@ struct InlineParser {
                     }
                     opener = od.prev
                 }
-                let oldCloser = closer
                 if found {
-                    if cd.char == UInt8(ascii: "~") {
+                    if cChar == UInt8(ascii: "~") {
                         closer = insertStrikethrough(opener, closer)
                     } else {
-                        closer = insertEmph(opener, closer)
+                        closer = insertEmphasis(opener, closer)
                     }
                 } else {
+                    let old = closer
                     closer = cd.next
-                    openersBottom[bi] = cd.prev
-                    if !cd.canOpen { removeDelimiter(oldCloser) }
+                    bottoms[bi] = cd.prev
+                    if cd.flags & InlineMark.Flag.canOpen == 0 { removeDelimiter(old) }
                 }
             } else {
                 closer = cd.next
             }
         }
-        while lastDelim >= 0 && lastDelim > stackBottom {
-            removeDelimiter(lastDelim)
-        }
     }
 
-    mutating func insertEmph(_ opener: Int32, _ closer: Int32) -> Int32 {
-        let oNode = delims[Int(opener)].node
-        let cNode = delims[Int(closer)].node
-        var oChars = nodes[Int(oNode)].literalCount
-        var cChars = nodes[Int(cNode)].literalCount
-        let use: Int32 = (cChars >= 2 && oChars >= 2) ? 2 : 1
-        oChars -= use
-        cChars -= use
-        nodes[Int(oNode)].literalCount = oChars
-        nodes[Int(cNode)].literalCount = cChars
-        nodes[Int(cNode)].literalStart += use
-        // remove delimiters between
-        var d = delims[Int(closer)].prev
+    private mutating func emphasisRecord(_ d: Int32) -> Int {
+        let e = marks[Int(d)].data
+        if e >= 0 { return Int(e) }
+        let m = marks[Int(d)]
+        emphasis.append(InlineEmphasis(remaining: m.end - m.start, closeFirst: -1, closeCount: 0, lastOpen: -1))
+        marks[Int(d)].data = Int32(emphasis.count - 1)
+        return emphasis.count - 1
+    }
+
+    private mutating func recordMatch(opener: Int32, closer: Int32, count: Int32) {
+        let o = emphasisRecord(opener)
+        let c = emphasisRecord(closer)
+        let index = Int32(matches.count)
+        matches.append(InlineMatch(count: count, previousOpen: emphasis[o].lastOpen))
+        emphasis[o].lastOpen = index
+        emphasis[o].remaining -= count
+        if emphasis[c].closeCount == 0 { emphasis[c].closeFirst = index }
+        emphasis[c].closeCount += 1
+        emphasis[c].remaining -= count
+    }
+
+    private mutating func removeDelimiters(between opener: Int32, and closer: Int32) {
+        var d = marks[Int(closer)].prev
         while d >= 0 && d != opener {
-            let p = delims[Int(d)].prev
+            let p = marks[Int(d)].prev
             removeDelimiter(d)
             d = p
         }
-        // create emph node between opener and closer nodes
-        let emph = Int32(nodes.count)
-        var r = MarkdownNodeRecord(kind: use == 1 ? .emphasis : .strong, parent: block)
-        let o = nodes[Int(oNode)]
-        let c = nodes[Int(cNode)]
-        r.startLine = o.startLine
-        r.startColumn = o.startColumn + oChars
-        r.endLine = c.endLine
-        r.endColumn = c.startColumn + use - 1
-        nodes[Int(cNode)].startColumn += use
-        let first = o.next
-        let last = c.prev
-        nodes.append(r)
-        if first != cNode {
-            adopt(emph, first: first, last: last)
-        }
-        nodes[Int(oNode)].next = emph
-        nodes[Int(emph)].prev = oNode
-        nodes[Int(emph)].next = cNode
-        nodes[Int(cNode)].prev = emph
+    }
+
+    private mutating func insertEmphasis(_ opener: Int32, _ closer: Int32) -> Int32 {
+        let use: Int32 = (remaining(closer) >= 2 && remaining(opener) >= 2) ? 2 : 1
+        recordMatch(opener: opener, closer: closer, count: use)
+        removeDelimiters(between: opener, and: closer)
         var result = closer
-        let parent = nodes[Int(oNode)].parent
-        nodes[Int(emph)].parent = parent
-        if oChars == 0 {
-            unlink(oNode, parent: parent)
-            removeDelimiter(opener)
-        }
-        if cChars == 0 {
-            unlink(cNode, parent: parent)
-            let next = delims[Int(closer)].next
+        if remaining(opener) == 0 { removeDelimiter(opener) }
+        if remaining(closer) == 0 {
+            result = marks[Int(closer)].next
             removeDelimiter(closer)
-            result = next
         }
         return result
     }
 
-    mutating func insertStrikethrough(_ opener: Int32, _ closer: Int32) -> Int32 {
-        let oNode = delims[Int(opener)].node
-        let cNode = delims[Int(closer)].node
-        let next = delims[Int(closer)].next
-        if nodes[Int(oNode)].literalCount == nodes[Int(cNode)].literalCount {
+    private mutating func insertStrikethrough(_ opener: Int32, _ closer: Int32) -> Int32 {
+        let next = marks[Int(closer)].next
+        let count = remaining(closer)
+        if remaining(opener) == count {
             // Delimiters between opener and closer end up inside the new node: drop them.
-            var d = delims[Int(closer)].prev
-            while d >= 0 && d != opener {
-                let p = delims[Int(d)].prev
-                removeDelimiter(d)
-                d = p
-            }
-            // opener's text node becomes the strikethrough node
-            let first = nodes[Int(oNode)].next
-            let last = nodes[Int(cNode)].prev
-            nodes[Int(oNode)].kind = .strikethrough
-            nodes[Int(oNode)].literalCount = 0
-            nodes[Int(oNode)].endLine = nodes[Int(cNode)].endLine
-            nodes[Int(oNode)].endColumn = nodes[Int(cNode)].endColumn
-            let after = nodes[Int(cNode)].next
-            let parent = nodes[Int(oNode)].parent
-            if first != cNode {
-                adopt(oNode, first: first, last: last)
-            }
-            nodes[Int(oNode)].next = after
-            if after >= 0 { nodes[Int(after)].prev = oNode } else { nodes[Int(parent)].lastChild = oNode }
-            nodes[Int(cNode)].prev = -1
-            nodes[Int(cNode)].next = -1
+            removeDelimiters(between: opener, and: closer)
+            recordMatch(opener: opener, closer: closer, count: count)
             removeDelimiter(closer)
             removeDelimiter(opener)
             return next
@@ -800,55 +812,56 @@ struct InlineParser {
 
     // MARK: Brackets and links
 
-    mutating func popBracket() {
-        if let b = brackets.popLast(), !b.image { linkOpeners.removeLast() }
-    }
-
-    mutating func pushBracket(image: Bool, node: Int32) {
-        if !image { linkOpeners.append(brackets.count) }
+    private mutating func pushBracket(image: Bool, start: Int) {
+        let mark = appendMark(InlineMark(image ? .imageBracket : .bracket, start, pos))
+        if !image { linkOpeners.append(Int32(brackets.count)) }
         if !brackets.isEmpty { brackets[brackets.count - 1].bracketAfter = true }
-        brackets.append(
-            Bracket(node: node, prevDelim: lastDelim, position: pos, image: image, active: true, bracketAfter: false))
+        brackets.append(Bracket(mark: mark, prevDelim: lastDelim, image: image))
+        activeBrackets += 1
     }
 
-    mutating func handleCloseBracket() {
+    private mutating func popBracket() {
+        guard let b = brackets.popLast() else { return }
+        if !b.image { linkOpeners.removeLast() }
+        if b.active { activeBrackets -= 1 }
+        inactiveFloor = min(inactiveFloor, brackets.count)
+        if marks[Int(b.mark)].kind == .bracket || marks[Int(b.mark)].kind == .imageBracket {
+            marks[Int(b.mark)].kind = .literal
+        }
+    }
+
+    private mutating func handleCloseBracket<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
         let closeStart = pos
         pos += 1
         let initialPos = pos
-        guard let opener = brackets.last else {
-            appendText(closeStart, pos)
-            return
-        }
+        guard let opener = brackets.last else { return }
         if !opener.active {
             popBracket()
-            appendText(closeStart, pos)
+            bracketsChanged(&sink)
             return
         }
         let isImage = opener.image
-        var destRange: (Int, Int) = (0, 0)
-        var titleRange: (Int, Int) = (0, 0)
+        var link = InlineLink(destinationStart: 0, destinationCount: 0, titleStart: 0, titleCount: 0, inSubject: true)
         var matched = false
 
         // Inline link
-        if pos < end && subj[pos] == UInt8(ascii: "(") {
-            let sp = MD.skipSpacechars(subj, pos + 1, end)
-            if let (destEnd, ds, de) = MD.scanLinkDestination(subj, sp, end) ?? emptyDest(sp) {
-                let startTitle = MD.skipSpacechars(subj, destEnd, end)
+        if pos < end && s[pos] == UInt8(ascii: "(") {
+            let sp = MD.skipSpacechars(s, pos + 1, end)
+            if let (destEnd, ds, de) = MD.scanLinkDestination(s, sp, end) ?? emptyDestination(sp) {
+                let startTitle = MD.skipSpacechars(s, destEnd, end)
                 var endTitle = startTitle
                 if startTitle != destEnd, let te = scanTitleMemo(startTitle) {
                     endTitle = te
                 }
-                let endAll = MD.skipSpacechars(subj, endTitle, end)
-                if endAll < end && subj[endAll] == UInt8(ascii: ")") {
+                let endAll = MD.skipSpacechars(s, endTitle, end)
+                if endAll < end && s[endAll] == UInt8(ascii: ")") {
                     pos = endAll + 1
-                    let d0 = bytes.count
-                    MD.appendUnescaped(subj, ds, de, into: &bytes)
-                    destRange = (d0, bytes.count)
-                    let t0 = bytes.count
+                    link.destinationStart = Int32(ds)
+                    link.destinationCount = Int32(de - ds)
                     if endTitle > startTitle {
-                        MD.appendUnescaped(subj, startTitle + 1, endTitle - 1, into: &bytes)
+                        link.titleStart = Int32(startTitle + 1)
+                        link.titleCount = Int32(endTitle - 1 - (startTitle + 1))
                     }
-                    titleRange = (t0, bytes.count)
                     matched = true
                 } else {
                     pos = initialPos
@@ -859,11 +872,11 @@ struct InlineParser {
             // Reference link: full, collapsed or shortcut.
             var labelRange: (Int, Int)? = nil
             var foundLabel = false
-            if let (le, ls, lend) = MD.scanLinkLabel(subj, pos, end) {
+            if let (le, ls, lend) = MD.scanLinkLabel(s, pos, end) {
                 labelRange = (ls, lend)
                 foundLabel = true
                 pos = le
-            } else if pos + 1 < end && subj[pos] == UInt8(ascii: "[") && subj[pos + 1] == UInt8(ascii: "]") {
+            } else if pos + 1 < end && s[pos] == UInt8(ascii: "[") && s[pos + 1] == UInt8(ascii: "]") {
                 // collapsed "[]": empty label
                 labelRange = (pos + 1, pos + 1)
                 foundLabel = true
@@ -871,26 +884,27 @@ struct InlineParser {
             }
             if !foundLabel { pos = initialPos }
             if (!foundLabel || labelRange!.0 == labelRange!.1) && !opener.bracketAfter {
-                labelRange = (opener.position, initialPos - 1)
+                labelRange = (Int(marks[Int(opener.mark)].end), initialPos - 1)
                 foundLabel = true
             }
-            if foundLabel, let (ls, le) = labelRange, le - ls <= maxLinkLabelLength, le > ls, !refmap.isEmpty {
-                let key = MD.normalizeLabel(subj, ls, le)
-                if let ref = refmap[key] {
-                    destRange = (Int(ref.destStart), Int(ref.destStart + ref.destCount))
-                    titleRange = (Int(ref.titleStart), Int(ref.titleStart + ref.titleCount))
+            if foundLabel, let (ls, le) = labelRange, le - ls <= maxLinkLabelLength, le > ls, !references.isEmpty {
+                MD.normalizeLabel(s, ls, le, into: &label)
+                if let ref = label.withUnsafeBufferPointer({ references.value($0) }) {
+                    link = InlineLink(
+                        destinationStart: ref.destStart, destinationCount: ref.destCount, titleStart: ref.titleStart,
+                        titleCount: ref.titleCount, inSubject: false)
                     matched = true
                 }
             }
             if !matched && options.footnotes {
                 // Footnote reference [^label]
-                let ls = opener.position
+                let ls = Int(marks[Int(opener.mark)].end)
                 let le = initialPos - 1
-                if le - ls >= 2 && subj[ls] == UInt8(ascii: "^") && le - ls <= maxLinkLabelLength {
-                    let key = MD.normalizeLabel(subj, ls + 1, le)
-                    if footnoteMap[key] != nil {
+                if le - ls >= 2 && s[ls] == UInt8(ascii: "^") && le - ls <= maxLinkLabelLength {
+                    MD.normalizeLabel(s, ls + 1, le, into: &label)
+                    if let definition = label.withUnsafeBufferPointer({ footnotes.value($0) }) {
                         pos = initialPos
-                        makeFootnoteReference(opener, labelStart: ls + 1, labelEnd: le)
+                        makeFootnoteReference(opener, definition: definition, end: initialPos, &sink)
                         return
                     }
                 }
@@ -898,126 +912,117 @@ struct InlineParser {
             if !matched {
                 popBracket()
                 pos = initialPos
-                appendText(closeStart, initialPos)
+                bracketsChanged(&sink)
                 return
             }
         }
 
-        // Build the link / image node in place of the opener's text node.
-        let oNode = opener.node
-        let link = Int32(nodes.count)
-        var r = MarkdownNodeRecord(kind: isImage ? .image : .link, parent: block)
-        r.startLine = nodes[Int(oNode)].startLine
-        r.startColumn = nodes[Int(oNode)].startColumn
-        (r.endLine, r.endColumn) = position(pos - 1)
-        r.extra = Int32(extras.count)
-        extras.append(
-            MarkdownExtra(
-                aStart: Int32(destRange.0), aCount: Int32(destRange.1 - destRange.0), bStart: Int32(titleRange.0),
-                bCount: Int32(titleRange.1 - titleRange.0)))
-        nodes.append(r)
-        let first = nodes[Int(oNode)].next
-        let last = nodes[Int(block)].lastChild
-        let before = nodes[Int(oNode)].prev
-        // replace oNode by link
-        nodes[Int(link)].prev = before
-        if before >= 0 { nodes[Int(before)].next = link } else { nodes[Int(block)].firstChild = link }
-        nodes[Int(block)].lastChild = link
-        if first >= 0 {
-            adopt(link, first: first, last: last)
-            var c = first
-            while c >= 0 {
-                nodes[Int(c)].parent = link
-                c = nodes[Int(c)].next
-            }
-        }
-        nodes[Int(oNode)].next = -1
-        nodes[Int(oNode)].prev = -1
+        // The opener becomes the link's start, and `]…` its end.
+        let o = Int(opener.mark)
+        marks[o].kind = isImage ? .imageOpen : .linkOpen
+        marks[o].data = Int32(links.count)
+        links.append(link)
+        var close = InlineMark(isImage ? .imageClose : .linkClose, closeStart, pos)
+        close.data = opener.mark
+        _ = appendMark(close)
 
-        processEmphasis(opener.prevDelim)
+        processLinkEmphasis(opener.prevDelim)
         popBracket()
         if !isImage {
             // Deactivate earlier link openers. Link openers form a stack of
             // [inactive..., active...], so stop at the first inactive one (linear overall).
             var i = linkOpeners.count - 1
             while i >= 0 {
-                let b = linkOpeners[i]
+                let b = Int(linkOpeners[i])
                 if !brackets[b].active { break }
                 brackets[b].active = false
+                activeBrackets -= 1
                 i -= 1
             }
         }
+        bracketsChanged(&sink)
     }
 
-    func emptyDest(_ sp: Int) -> (Int, Int, Int)? {
+    /// After a bracket left the stack or was deactivated: closers that waited behind active brackets are
+    /// processed once none is left, and what is final is emitted.
+    private mutating func bracketsChanged<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
+        if activeBrackets == 0 && firstUnprocessed >= 0 {
+            processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
+            firstUnprocessed = -1
+        }
+        emitFinished(&sink)
+    }
+
+    /// Emphasis inside a link's text: matched on its own (its own openers_bottom), then every delimiter
+    /// above `bottom` leaves the stack.
+    private mutating func processLinkEmphasis(_ bottom: Int32) {
+        // The first delimiter above the bottom.
+        var first = lastDelim
+        while first >= 0 && marks[Int(first)].prev > bottom { first = marks[Int(first)].prev }
+        if first >= 0 && first <= bottom { first = -1 }
+        for i in 0..<10 { linkBottoms[i] = bottom }
+        processEmphasis(stackBottom: bottom, from: first, link: true)
+        while lastDelim >= 0 && lastDelim > bottom {
+            removeDelimiter(lastDelim)
+        }
+        // Every unprocessed delimiter was above the bracket (delimiters wait only behind an active bracket).
+        if firstUnprocessed > bottom { firstUnprocessed = -1 }
+    }
+
+    private func emptyDestination(_ sp: Int) -> (Int, Int, Int)? {
         // An empty destination is allowed before ')' or whitespace.
-        if sp < end && (subj[sp] == UInt8(ascii: ")") || MD.isSpace(subj[sp])) { return (sp, sp, sp) }
+        if sp < end && (s[sp] == UInt8(ascii: ")") || MD.isSpace(s[sp])) { return (sp, sp, sp) }
         return nil
     }
 
-    mutating func scanTitleMemo(_ p: Int) -> Int? {
+    private mutating func scanTitleMemo(_ p: Int) -> Int? {
         guard p < end else { return nil }
         let qi: Int
-        switch subj[p] {
+        switch s[p] {
         case UInt8(ascii: "\""): qi = 0
         case UInt8(ascii: "'"): qi = 1
         case UInt8(ascii: "("): qi = 2
         default: return nil
         }
-        let failedFrom = qi == 0 ? noTitleFrom.0 : (qi == 1 ? noTitleFrom.1 : noTitleFrom.2)
-        if p >= failedFrom { return nil }
-        if let e = MD.scanLinkTitle(subj, p, end) { return e }
+        if qi == 0 && p >= noTitleFrom.0 { return nil }
+        if qi == 1 && p >= noTitleFrom.1 { return nil }
+        if let e = MD.scanLinkTitle(s, p, end) { return e }
         // A title that runs off the end without its closing delimiter can't close from any later
         // position either (for parentheses: unless a '(' intervenes, so only memoise quotes).
         if qi == 0 { noTitleFrom.0 = p } else if qi == 1 { noTitleFrom.1 = p }
         return nil
     }
 
-    fileprivate mutating func makeFootnoteReference(_ opener: Bracket, labelStart: Int, labelEnd: Int) {
-        let oNode = opener.node
-        let ref = Int32(nodes.count)
-        var r = MarkdownNodeRecord(kind: .footnoteReference, parent: block)
-        r.startLine = nodes[Int(oNode)].startLine
-        r.startColumn = nodes[Int(oNode)].startColumn
-        (r.endLine, r.endColumn) = position(pos - 1)
-        let st = bytes.count
-        bytes.append(contentsOf: subj[labelStart..<labelEnd])
-        r.literalStart = Int32(st)
-        r.literalCount = Int32(labelEnd - labelStart)
-        nodes.append(r)
-        processEmphasis(opener.prevDelim)
-        // Replace opener and everything after it by the reference (keeping "!" of an image opener).
-        let before = nodes[Int(oNode)].prev
-        var prevNode = before
-        if opener.image {
-            nodes[Int(oNode)].literalCount = 1
-            prevNode = oNode
-        }
-        if prevNode >= 0 {
-            nodes[Int(prevNode)].next = ref
-        } else {
-            nodes[Int(block)].firstChild = ref
-        }
-        nodes[Int(ref)].prev = prevNode
-        nodes[Int(block)].lastChild = ref
+    private mutating func makeFootnoteReference<Sink: InlineSink & ~Copyable>(
+        _ opener: Bracket, definition: Int32, end referenceEnd: Int, _ sink: inout Sink
+    ) {
+        processLinkEmphasis(opener.prevDelim)
+        // The reference replaces the opener and everything after it (an image opener's "!" stays text).
+        let o = Int(opener.mark)
+        marks.removeSubrange((o + 1)...)
+        let start = Int(marks[o].start) + (opener.image ? 1 : 0)
+        var m = InlineMark(.footnoteReference, start, referenceEnd)
+        m.data = definition
+        marks[o] = m
         popBracket()
+        bracketsChanged(&sink)
     }
 
     // MARK: GFM extended autolinks
 
-    func isValidHostChar(_ p: Int) -> Bool {
-        let (cp, _) = MD.decode(subj, p, end)
+    private func isValidHostChar(_ p: Int) -> Bool {
+        let (cp, _) = MD.decode(s, p, end)
         return !MD.isUnicodeSpace(cp) && !MD.isUnicodePunct(cp)
     }
 
-    func checkDomain(_ start: Int, _ size: Int, allowShort: Bool) -> Int {
+    private func checkDomain(_ start: Int, _ size: Int, allowShort: Bool) -> Int {
         var np = 0
         var uscore1 = 0
         var uscore2 = 0
         var i = 1
         while i < size - 1 {
-            if subj[start + i] == UInt8(ascii: "\\") && i < size - 2 { i += 1 }
-            let c = subj[start + i]
+            if s[start + i] == UInt8(ascii: "\\") && i < size - 2 { i += 1 }
+            let c = s[start + i]
             if c == UInt8(ascii: "_") {
                 uscore2 += 1
             } else if c == UInt8(ascii: ".") {
@@ -1034,12 +1039,12 @@ struct InlineParser {
         return np > 0 ? i : 0
     }
 
-    func autolinkDelim(_ start: Int, _ linkEndIn: Int) -> Int {
+    private func autolinkDelim(_ start: Int, _ linkEndIn: Int) -> Int {
         var linkEnd = linkEndIn
         var opening = 0
         var closing = 0
         for i in 0..<linkEnd {
-            let c = subj[start + i]
+            let c = s[start + i]
             if c == UInt8(ascii: "<") {
                 linkEnd = i
                 break
@@ -1050,7 +1055,7 @@ struct InlineParser {
             }
         }
         while linkEnd > 0 {
-            let c = subj[start + linkEnd - 1]
+            let c = s[start + linkEnd - 1]
             switch c {
             case UInt8(ascii: ")"):
                 if closing <= opening { return linkEnd }
@@ -1061,8 +1066,8 @@ struct InlineParser {
                 linkEnd -= 1
             case UInt8(ascii: ";"):
                 var newEnd = linkEnd - 2
-                while newEnd > 0 && MD.isAlpha(subj[start + newEnd]) { newEnd -= 1 }
-                if newEnd < linkEnd - 2 && subj[start + newEnd] == UInt8(ascii: "&") {
+                while newEnd > 0 && MD.isAlpha(s[start + newEnd]) { newEnd -= 1 }
+                if newEnd < linkEnd - 2 && s[start + newEnd] == UInt8(ascii: "&") {
                     linkEnd = newEnd
                 } else {
                     linkEnd -= 1
@@ -1074,10 +1079,10 @@ struct InlineParser {
         return linkEnd
     }
 
-    /// Inside a link? (autolinks are not created inside links; brackets may still be pending)
-    mutating func wwwMatch() -> Bool {
+    /// `www.` autolink at `pos` (autolinks are made only outside brackets).
+    private mutating func wwwMatch() -> Bool {
         if pos > 0 {
-            let b = subj[pos - 1]
+            let b = s[pos - 1]
             if !(b == UInt8(ascii: "*") || b == UInt8(ascii: "_") || b == UInt8(ascii: "~") || b == UInt8(ascii: "(")
                 || MD.isSpace(b))
             {
@@ -1085,261 +1090,488 @@ struct InlineParser {
             }
         }
         let size = end - pos
-        guard size >= 4, MD.lower(subj[pos]) == UInt8(ascii: "w"), MD.lower(subj[pos + 1]) == UInt8(ascii: "w"),
-            MD.lower(subj[pos + 2]) == UInt8(ascii: "w"), subj[pos + 3] == UInt8(ascii: ".")
-        else { return false }
         // cmark-gfm compares "www." case-sensitively
-        guard subj[pos] == UInt8(ascii: "w"), subj[pos + 1] == UInt8(ascii: "w"), subj[pos + 2] == UInt8(ascii: "w")
+        guard size >= 4, s[pos] == UInt8(ascii: "w"), s[pos + 1] == UInt8(ascii: "w"), s[pos + 2] == UInt8(ascii: "w"),
+            s[pos + 3] == UInt8(ascii: ".")
         else { return false }
         var linkEnd = checkDomain(pos, size, allowShort: false)
         if linkEnd == 0 { return false }
-        while linkEnd < size && !MD.isSpace(subj[pos + linkEnd]) && subj[pos + linkEnd] != UInt8(ascii: "<") {
+        while linkEnd < size && !MD.isSpace(s[pos + linkEnd]) && s[pos + linkEnd] != UInt8(ascii: "<") {
             linkEnd += 1
         }
         linkEnd = autolinkDelim(pos, linkEnd)
         if linkEnd == 0 { return false }
-        let start = pos
+        _ = appendMark(InlineMark(.wwwLink, pos, pos + linkEnd))
         pos += linkEnd
-        let n = append(.link, from: start, to: pos)
-        let ds = bytes.count
-        bytes.append(contentsOf: Array("http://".utf8))
-        bytes.append(contentsOf: subj[start..<pos])
-        nodes[Int(n)].extra = Int32(extras.count)
-        extras.append(MarkdownExtra(aStart: Int32(ds), aCount: Int32(bytes.count - ds), bStart: 0, bCount: 0))
-        addTextChild(n, start, pos)
         return true
     }
 
-    mutating func addTextChild(_ n: Int32, _ from: Int, _ to: Int) {
-        let t = Int32(nodes.count)
-        var r = MarkdownNodeRecord(kind: .text, parent: n)
-        (r.startLine, r.startColumn) = position(from)
-        (r.endLine, r.endColumn) = position(max(from, to - 1))
-        r.literalStart = Int32(base + from)
-        r.literalCount = Int32(to - from)
-        nodes.append(r)
-        nodes[Int(n)].firstChild = t
-        nodes[Int(n)].lastChild = t
-    }
-
-    mutating func urlMatch() -> Bool {
+    /// `http://`, `https://`, `ftp://` autolink whose `:` is at `pos`: the scheme is the letters before it.
+    private mutating func urlMatch() -> Bool {
         let size = end - pos
-        guard size >= 4, subj[pos + 1] == UInt8(ascii: "/"), subj[pos + 2] == UInt8(ascii: "/") else { return false }
-        // Rewind over the scheme letters already emitted as text.
+        guard size >= 4, s[pos + 1] == UInt8(ascii: "/"), s[pos + 2] == UInt8(ascii: "/") else { return false }
         var rewind = 0
-        while rewind < pos && MD.isAlpha(subj[pos - rewind - 1]) { rewind += 1 }
+        while rewind < pos && MD.isAlpha(s[pos - rewind - 1]) { rewind += 1 }
         let schemeStart = pos - rewind
-        let scheme = subj[schemeStart..<pos].map { MD.lower($0) }
-        guard scheme == Array("http".utf8) || scheme == Array("https".utf8) || scheme == Array("ftp".utf8) else {
-            return false
-        }
+        guard MD.matchesCI(s, schemeStart, pos, "http") && rewind == 4 || MD.matchesCI(s, schemeStart, pos, "https") && rewind == 5
+            || MD.matchesCI(s, schemeStart, pos, "ftp") && rewind == 3
+        else { return false }
         guard pos + 3 < end, isValidHostChar(pos + 3) else { return false }
         var linkEnd = 3
         let domainLen = checkDomain(pos + 3, size - 3, allowShort: true)
         if domainLen == 0 { return false }
         linkEnd += domainLen
-        while linkEnd < size && !MD.isSpace(subj[pos + linkEnd]) && subj[pos + linkEnd] != UInt8(ascii: "<") {
+        while linkEnd < size && !MD.isSpace(s[pos + linkEnd]) && s[pos + linkEnd] != UInt8(ascii: "<") {
             linkEnd += 1
         }
         linkEnd = autolinkDelim(pos, linkEnd)
         if linkEnd == 0 { return false }
-        // Remove `rewind` bytes from the preceding text node.
-        let last = nodes[Int(block)].lastChild
-        guard last >= 0, nodes[Int(last)].kind == .text, nodes[Int(last)].literalCount >= Int32(rewind),
-            Int(nodes[Int(last)].literalStart + nodes[Int(last)].literalCount) == base + pos
-        else { return false }
-        nodes[Int(last)].literalCount -= Int32(rewind)
-        if nodes[Int(last)].literalCount == 0 {
-            // keep delimiter bookkeeping simple: an empty text node renders nothing
-        }
+        // The scheme's letters are text just scanned; no mark lies in them (letters start none).
+        _ = appendMark(InlineMark(.urlLink, schemeStart, pos + linkEnd))
         pos += linkEnd
-        let n = append(.link, from: schemeStart, to: pos)
-        let ds = bytes.count
-        bytes.append(contentsOf: subj[schemeStart..<pos])
-        nodes[Int(n)].extra = Int32(extras.count)
-        extras.append(MarkdownExtra(aStart: Int32(ds), aCount: Int32(bytes.count - ds), bStart: 0, bCount: 0))
-        addTextChild(n, schemeStart, pos)
         return true
     }
 
-    /// E-mail autolinks in text nodes (cmark-gfm's postprocess_text), after merging adjacent
-    /// text nodes; not inside links.
-    mutating func postprocessEmails(_ b: Int32) {
-        var stack: [Int32] = [b]
-        while let p = stack.popLast() {
-            // merge adjacent text children
-            var c = nodes[Int(p)].firstChild
-            while c >= 0 {
-                if nodes[Int(c)].kind == .text {
-                    // Merge a run of adjacent text nodes when it holds an '@' (as cmark-gfm
-                    // consolidates text before looking for e-mail addresses).
-                    var n = nodes[Int(c)].next
-                    var hasAt = false
-                    var m = c
-                    while m >= 0 && nodes[Int(m)].kind == .text {
-                        let r = nodes[Int(m)]
-                        var k = Int(r.literalStart)
-                        let ke = Int(r.literalStart + r.literalCount)
-                        while k < ke && bytes[k] != 0x40 { k += 1 }
-                        if k < ke {
-                            hasAt = true
-                            break
-                        }
-                        m = r.next
+    // MARK: Emission
+
+    /// Emits what can no longer change: the marks before the first delimiter still in the stack and the
+    /// first active bracket. Resets the arrays when nothing is pending.
+    private mutating func emitFinished<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
+        var limit = marks.count
+        if firstDelim >= 0 { limit = min(limit, Int(firstDelim)) }
+        while inactiveFloor < brackets.count && !brackets[inactiveFloor].active { inactiveFloor += 1 }
+        if inactiveFloor < brackets.count { limit = min(limit, Int(brackets[inactiveFloor].mark)) }
+        if limit - emitted < 64 && limit < marks.count { return }
+        emit(upTo: limit, final: false, &sink)
+        if emitted == marks.count && firstDelim < 0 && brackets.isEmpty {
+            resetMarks()
+            emitted = 0
+        }
+    }
+
+    /// Emits marks `emitted..<limit` and the text before them; with `final`, the text after them too.
+    private mutating func emit<Sink: InlineSink & ~Copyable>(upTo limit: Int, final: Bool, _ sink: inout Sink) {
+        var i = emitted
+        while i < limit {
+            let m = marks[i]
+            let start = Int(m.start)
+            let mEnd = Int(m.end)
+            switch m.kind {
+            case .delimiter:
+                guard m.data >= 0 else { break }
+                let e = emphasis[Int(m.data)]
+                let isTilde = s[start] == UInt8(ascii: "~")
+                var p = start
+                if e.closeCount > 0 {
+                    emitText(upTo: start, &sink)
+                    for k in Int(e.closeFirst)..<Int(e.closeFirst + e.closeCount) {
+                        let count = Int(matches[k].count)
+                        sink.exit(isTilde ? .strikethrough : count == 1 ? .emphasis : .strong, at: p + count - 1)
+                        p += count
                     }
-                    if !hasAt {
-                        while n >= 0 && nodes[Int(n)].kind == .text { n = nodes[Int(n)].next }
-                        c = n
-                        continue
-                    }
-                    if n >= 0 && nodes[Int(n)].kind == .text {
-                        var merged: [UInt8] = []
-                        let r0 = nodes[Int(c)]
-                        merged.append(contentsOf: bytes[Int(r0.literalStart)..<Int(r0.literalStart + r0.literalCount)])
-                        while n >= 0 && nodes[Int(n)].kind == .text {
-                            let r = nodes[Int(n)]
-                            merged.append(contentsOf: bytes[Int(r.literalStart)..<Int(r.literalStart + r.literalCount)])
-                            nodes[Int(c)].endLine = r.endLine
-                            nodes[Int(c)].endColumn = r.endColumn
-                            let nn = r.next
-                            unlink(n, parent: p)
-                            n = nn
-                        }
-                        let st = bytes.count
-                        bytes.append(contentsOf: merged)
-                        nodes[Int(c)].literalStart = Int32(st)
-                        nodes[Int(c)].literalCount = Int32(bytes.count - st)
-                    }
-                    emailScan(c, parent: p)
-                } else if nodes[Int(c)].kind != .link && nodes[Int(c)].firstChild >= 0 {
-                    stack.append(c)
+                    textStart = p
                 }
-                c = nodes[Int(c)].next
+                if e.lastOpen >= 0 {
+                    var q = p + Int(e.remaining)
+                    emitText(upTo: q, &sink)
+                    var k = Int(e.lastOpen)
+                    while k >= 0 {
+                        let count = Int(matches[k].count)
+                        sink.enter(isTilde ? .strikethrough : count == 1 ? .emphasis : .strong, at: q)
+                        q += count
+                        k = Int(matches[k].previousOpen)
+                    }
+                    textStart = mEnd
+                }
+            case .linkOpen, .imageOpen:
+                emitText(upTo: start, &sink)
+                emitLinkStart(links[Int(m.data)], image: m.kind == .imageOpen, at: start, &sink)
+                textStart = mEnd
+            case .linkClose, .imageClose:
+                emitText(upTo: start, &sink)
+                let image = m.kind == .imageClose
+                if !image { linkDepth -= 1 }
+                sink.exitLink(image: image, at: mEnd - 1)
+                textStart = mEnd
+            case .code:
+                emitText(upTo: start, &sink)
+                emitCode(m, &sink)
+                textStart = mEnd
+            case .html:
+                emitText(upTo: start, &sink)
+                sink.rawHTML(s, from: start, to: mEnd)
+                textStart = mEnd
+            case .autolinkURI, .autolinkEmail:
+                emitText(upTo: start, &sink)
+                scratch.removeAll(keepingCapacity: true)
+                if m.kind == .autolinkEmail { scratch.append(contentsOf: "mailto:".utf8) }
+                let textOffset = scratch.count
+                // Entities (not backslash escapes) are decoded in autolinks, as cmark does.
+                var k = start + 1
+                while k < mEnd - 1 {
+                    if s[k] == UInt8(ascii: "&") {
+                        let n = MD.unescapeEntity(s, k + 1, mEnd - 1, into: &scratch)
+                        if n > 0 {
+                            k += 1 + n
+                            continue
+                        }
+                    }
+                    scratch.append(s[k])
+                    k += 1
+                }
+                scratch.withUnsafeBufferPointer { d in
+                    sink.enterLink(image: false, destination: d, title: MDBytes(start: nil, count: 0), at: start)
+                    sink.decodedText(MDBytes(rebasing: d[textOffset...]), from: start + 1, to: mEnd - 1)
+                    sink.exitLink(image: false, at: mEnd - 1)
+                }
+                textStart = mEnd
+            case .wwwLink, .urlLink:
+                emitText(upTo: start, &sink)
+                scratch.removeAll(keepingCapacity: true)
+                if m.kind == .wwwLink { scratch.append(contentsOf: "http://".utf8) }
+                scratch.append(contentsOf: MDBytes(rebasing: s[start..<mEnd]))
+                scratch.withUnsafeBufferPointer { d in
+                    sink.enterLink(image: false, destination: d, title: MDBytes(start: nil, count: 0), at: start)
+                }
+                sink.text(s, from: start, to: mEnd, plain: false)
+                sink.exitLink(image: false, at: mEnd - 1)
+                textStart = mEnd
+            case .footnoteReference:
+                emitText(upTo: start, &sink)
+                sink.footnoteReference(label: MDBytes(rebasing: s[(start + 2)..<(mEnd - 1)]), definition: m.data, from: start, to: mEnd)
+                textStart = mEnd
+            case .bracket, .imageBracket, .literal:
+                break
+            }
+            i += 1
+        }
+        emitted = limit
+        if final { emitText(upTo: end, &sink) }
+    }
+
+    private mutating func emitLinkStart<Sink: InlineSink & ~Copyable>(_ link: InlineLink, image: Bool, at: Int, _ sink: inout Sink) {
+        if !image { linkDepth += 1 }
+        if !link.inSubject {
+            let d = MDBytes(rebasing: storage[Int(link.destinationStart)..<Int(link.destinationStart + link.destinationCount)])
+            let t = MDBytes(rebasing: storage[Int(link.titleStart)..<Int(link.titleStart + link.titleCount)])
+            sink.enterLink(image: image, destination: d, title: t, at: at)
+            return
+        }
+        let ds = Int(link.destinationStart)
+        let de = ds + Int(link.destinationCount)
+        let ts = Int(link.titleStart)
+        let te = ts + Int(link.titleCount)
+        scratch.removeAll(keepingCapacity: true)
+        titleScratch.removeAll(keepingCapacity: true)
+        MD.appendUnescaped(s, ds, de, into: &scratch)
+        MD.appendUnescaped(s, ts, te, into: &titleScratch)
+        scratch.withUnsafeBufferPointer { d in
+            titleScratch.withUnsafeBufferPointer { t in
+                sink.enterLink(image: image, destination: d, title: t, at: at)
             }
         }
     }
 
-    mutating func emailScan(_ textNode: Int32, parent: Int32) {
-        var node = textNode
-        var offset = 0
-        var depth = 0
-        while depth < 1000 {
-            depth += 1
-            let r = nodes[Int(node)]
-            let ds = Int(r.literalStart)
-            let size = Int(r.literalCount)
-            guard offset < size else { return }
-            var at = -1
-            var i = ds + offset
-            while i < ds + size {
-                if bytes[i] == UInt8(ascii: "@") {
-                    at = i
+    private func emitCode<Sink: InlineSink & ~Copyable>(_ m: InlineMark, _ sink: inout Sink) {
+        let open = Int(m.width)
+        var a = Int(m.start) + open
+        var b = Int(m.end) - open
+        // Strip one space (or line ending) from each side when both are there and the content is not all spaces.
+        if b - a >= 2 {
+            let first = s[a]
+            let last = s[b - 1]
+            if (first == 0x20 || first == 0x0A) && (last == 0x20 || last == 0x0A) {
+                var allSpace = true
+                for k in a..<b where s[k] != 0x20 && s[k] != 0x0A {
+                    allSpace = false
                     break
                 }
-                i += 1
+                if !allSpace {
+                    a += 1
+                    b -= 1
+                }
             }
-            if at < 0 { return }
-            let maxRewind = at - (ds + offset)
-            var rewind = 0
-            while rewind < maxRewind {
-                let c = bytes[at - rewind - 1]
-                if MD.isAlnum(c) || c == UInt8(ascii: ".") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-")
-                    || c == UInt8(ascii: "_")
-                {
-                    rewind += 1
+        }
+        sink.code(s, contentFrom: a, contentTo: b, from: Int(m.start), to: Int(m.end))
+    }
+
+    // MARK: Text
+
+    /// Emits the text from `textStart` to `limit`: backslash escapes and entities decoded, line endings as
+    /// soft or hard breaks (spaces and tabs before them dropped, leading ones after them skipped), and,
+    /// with GFM autolinks, e-mail addresses (outside links) as links.
+    private mutating func emitText<Sink: InlineSink & ~Copyable>(upTo limit: Int, _ sink: inout Sink) {
+        var i = textStart
+        textStart = limit
+        guard i < limit else { return }
+        if blockHasAt && linkDepth == 0 {
+            emitTextByLine(i, limit, &sink)
+            return
+        }
+        // One pass: runs of plain bytes go out whole; escapes, entities and line endings split them.
+        var run = i
+        var plain = true
+        let table = textClass
+        table.withUnsafeBufferPointer { t in
+            while i < limit {
+                let k = t[Int(s[i])]
+                if k == 0 {
+                    i += 1
                     continue
                 }
+                switch k {
+                case 4:
+                    plain = false
+                    i += 1
+                case 1:
+                    // A line ending: the spaces and tabs before it are dropped, those after it skipped.
+                    var te = i
+                    while te > run && (s[te - 1] == 0x20 || s[te - 1] == 0x09) { te -= 1 }
+                    if run < te { sink.text(s, from: run, to: te, plain: plain) }
+                    if i > 1 && s[i - 1] == 0x20 && s[i - 2] == 0x20 {
+                        sink.lineBreak(from: i, to: i + 1)
+                    } else {
+                        sink.softBreak(at: i)
+                    }
+                    i += 1
+                    while i < limit && (s[i] == 0x20 || s[i] == 0x09) { i += 1 }
+                    run = i
+                    plain = true
+                case 2:
+                    guard i + 1 < limit else {
+                        i += 1
+                        break
+                    }
+                    let d = s[i + 1]
+                    if d == 0x0A {
+                        // Backslash before a line ending: a hard break.
+                        if run < i { sink.text(s, from: run, to: i, plain: plain) }
+                        sink.lineBreak(from: i, to: i + 2)
+                        i += 2
+                        while i < limit && (s[i] == 0x20 || s[i] == 0x09) { i += 1 }
+                        run = i
+                        plain = true
+                    } else if MD.isASCIIPunct(d) {
+                        if run < i { sink.text(s, from: run, to: i, plain: plain) }
+                        sink.text(s, from: i + 1, to: i + 2, plain: t[Int(d)] == 0)
+                        i += 2
+                        run = i
+                        plain = true
+                    } else {
+                        i += 1
+                    }
+                default:
+                    // `&`: an entity, or a literal ampersand.
+                    lineScratch.removeAll(keepingCapacity: true)
+                    let n = MD.unescapeEntity(s, i + 1, limit, into: &lineScratch)
+                    if n > 0 {
+                        if run < i { sink.text(s, from: run, to: i, plain: plain) }
+                        let decoded = lineScratch
+                        decoded.withUnsafeBufferPointer { sink.decodedText($0, from: i, to: i + 1 + n) }
+                        i += 1 + n
+                        run = i
+                        plain = true
+                    } else {
+                        plain = false
+                        i += 1
+                    }
+                }
+            }
+        }
+        if run < limit { sink.text(s, from: run, to: limit, plain: plain) }
+    }
+
+    /// `emitText` a line at a time, for text where cmark-gfm looks for e-mail addresses.
+    private mutating func emitTextByLine<Sink: InlineSink & ~Copyable>(_ start: Int, _ limit: Int, _ sink: inout Sink) {
+        var i = start
+        let emails = true
+        var lineStart = i
+        while i < limit {
+            // One line (or what is left of the region on it).
+            var e = i
+            while e < limit {
+                let c = s[e]
+                if c == 0x0A { break }
+                if c == UInt8(ascii: "\\") && e + 1 < limit {
+                    let d = s[e + 1]
+                    if d == 0x0A { break }
+                    if MD.isASCIIPunct(d) {
+                        e += 2
+                        continue
+                    }
+                }
+                e += 1
+            }
+            if e < limit && s[e] == 0x0A {
+                // Drop the spaces and tabs before a line ending.
+                var te = e
+                while te > lineStart && (s[te - 1] == 0x20 || s[te - 1] == 0x09) { te -= 1 }
+                emitSegment(lineStart, te, emails: emails, &sink)
+                if e > 1 && s[e - 1] == 0x20 && s[e - 2] == 0x20 {
+                    sink.lineBreak(from: e, to: e + 1)
+                } else {
+                    sink.softBreak(at: e)
+                }
+                i = e + 1
+            } else if e < limit {
+                // Backslash before a line ending: a hard break.
+                emitSegment(lineStart, e, emails: emails, &sink)
+                sink.lineBreak(from: e, to: e + 2)
+                i = e + 2
+            } else {
+                emitSegment(lineStart, e, emails: emails, &sink)
+                i = e
                 break
             }
-            if rewind == 0 {
-                offset = at - ds + 1
-                continue
+            while i < limit && (s[i] == 0x20 || s[i] == 0x09) { i += 1 }
+            lineStart = i
+        }
+    }
+
+    /// Text of one line: `s[from..<to]` holds no line ending.
+    private mutating func emitSegment<Sink: InlineSink & ~Copyable>(_ from: Int, _ to: Int, emails: Bool, _ sink: inout Sink) {
+        guard from < to else { return }
+        if emails {
+            var special = false
+            for k in from..<to where s[k] == UInt8(ascii: "@") || s[k] == UInt8(ascii: "&") {
+                special = true
+                break
             }
-            var linkEnd = 0
-            var nb = 0
-            var np = 0
-            let rest = ds + size - at
-            while linkEnd < rest {
-                let c = bytes[at + linkEnd]
-                if MD.isAlnum(c) {
-                    linkEnd += 1
-                    continue
-                }
-                if c == UInt8(ascii: "@") {
-                    nb += 1
-                } else if c == UInt8(ascii: ".") && linkEnd < rest - 1 && MD.isAlnum(bytes[at + linkEnd + 1]) {
-                    np += 1
-                } else if c != UInt8(ascii: "-") && c != UInt8(ascii: "_") {
-                    break
-                }
-                linkEnd += 1
-            }
-            if linkEnd < 2 || nb != 1 || np == 0
-                || (!MD.isAlpha(bytes[at + linkEnd - 1]) && bytes[at + linkEnd - 1] != UInt8(ascii: "."))
-            {
-                offset = at - ds + 1
-                continue
-            }
-            // autolink_delim on bytes
-            linkEnd = autolinkDelimBytes(at, linkEnd)
-            if linkEnd == 0 {
-                offset = at - ds + 1
-                continue
-            }
-            let emailStart = at - rewind
-            let emailEnd = at + linkEnd
-            // split: [ds, emailStart) stays, link, [emailEnd, ds+size) new text
-            let tailStart = emailEnd
-            let tailCount = ds + size - emailEnd
-            nodes[Int(node)].literalCount = Int32(emailStart - ds)
-            let link = Int32(nodes.count)
-            var lr = MarkdownNodeRecord(kind: .link, parent: parent)
-            lr.startLine = r.startLine
-            lr.startColumn = r.startColumn + Int32(emailStart - ds)
-            lr.endLine = r.startLine
-            lr.endColumn = r.startColumn + Int32(emailEnd - ds) - 1
-            let d0 = bytes.count
-            bytes.append(contentsOf: Array("mailto:".utf8))
-            let email = Array(bytes[emailStart..<emailEnd])
-            bytes.append(contentsOf: email)
-            lr.extra = Int32(extras.count)
-            extras.append(MarkdownExtra(aStart: Int32(d0), aCount: Int32(bytes.count - d0), bStart: 0, bCount: 0))
-            nodes.append(lr)
-            let t = Int32(nodes.count)
-            var tr = MarkdownNodeRecord(kind: .text, parent: link)
-            tr.literalStart = Int32(emailStart)
-            tr.literalCount = Int32(emailEnd - emailStart)
-            tr.startLine = lr.startLine
-            tr.startColumn = lr.startColumn
-            tr.endLine = lr.endLine
-            tr.endColumn = lr.endColumn
-            nodes.append(tr)
-            nodes[Int(link)].firstChild = t
-            nodes[Int(link)].lastChild = t
-            insertAfter(node, link, parent: parent)
-            if tailCount > 0 {
-                let tail = Int32(nodes.count)
-                var rr = MarkdownNodeRecord(kind: .text, parent: parent)
-                rr.literalStart = Int32(tailStart)
-                rr.literalCount = Int32(tailCount)
-                rr.startLine = r.startLine
-                rr.startColumn = lr.endColumn + 1
-                rr.endLine = r.endLine
-                rr.endColumn = r.endColumn
-                nodes.append(rr)
-                insertAfter(link, tail, parent: parent)
-                node = tail
-                offset = 0
-            } else {
+            if special {
+                emitSegmentWithEmails(from, to, &sink)
                 return
             }
         }
+        var i = from
+        var run = from
+        let emitTable = emitClass
+        emitTable.withUnsafeBufferPointer { table in
+            while i < to {
+                if !table[Int(s[i])] {
+                    i += 1
+                    continue
+                }
+                let c = s[i]
+                if c == UInt8(ascii: "\\") {
+                    if i + 1 < to && MD.isASCIIPunct(s[i + 1]) {
+                        if run < i { sink.text(s, from: run, to: i, plain: false) }
+                        sink.text(s, from: i + 1, to: i + 2, plain: false)
+                        i += 2
+                        run = i
+                    } else {
+                        i += 1
+                    }
+                } else {
+                    // `&`
+                    lineScratch.removeAll(keepingCapacity: true)
+                    let n = MD.unescapeEntity(s, i + 1, to, into: &lineScratch)
+                    if n > 0 {
+                        if run < i { sink.text(s, from: run, to: i, plain: false) }
+                        lineScratch.withUnsafeBufferPointer { sink.decodedText($0, from: i, to: i + 1 + n) }
+                        i += 1 + n
+                        run = i
+                    } else {
+                        i += 1
+                    }
+                }
+            }
+        }
+        if run < to { sink.text(s, from: run, to: to, plain: false) }
     }
 
-    func autolinkDelimBytes(_ start: Int, _ linkEndIn: Int) -> Int {
+    /// cmark-gfm's e-mail autolinks (its postprocess_text) on one line of text, decoded first, as cmark-gfm
+    /// looks for them in the text nodes it has merged.
+    private mutating func emitSegmentWithEmails<Sink: InlineSink & ~Copyable>(_ from: Int, _ to: Int, _ sink: inout Sink) {
+        lineScratch.removeAll(keepingCapacity: true)
+        MD.appendUnescaped(s, from, to, into: &lineScratch)
+        let decoded = lineScratch
+        decoded.withUnsafeBufferPointer { t in
+            let size = t.count
+            var offset = 0
+            var done = 0
+            var depth = 0
+            while depth < 1000 {
+                depth += 1
+                guard offset < size else { break }
+                var at = -1
+                var i = offset
+                while i < size {
+                    if t[i] == UInt8(ascii: "@") {
+                        at = i
+                        break
+                    }
+                    i += 1
+                }
+                if at < 0 { break }
+                let maxRewind = at - offset
+                var rewind = 0
+                while rewind < maxRewind {
+                    let c = t[at - rewind - 1]
+                    if MD.isAlnum(c) || c == UInt8(ascii: ".") || c == UInt8(ascii: "+") || c == UInt8(ascii: "-")
+                        || c == UInt8(ascii: "_")
+                    {
+                        rewind += 1
+                        continue
+                    }
+                    break
+                }
+                if rewind == 0 {
+                    offset = at + 1
+                    continue
+                }
+                var linkEnd = 0
+                var nb = 0
+                var np = 0
+                let rest = size - at
+                while linkEnd < rest {
+                    let c = t[at + linkEnd]
+                    if MD.isAlnum(c) {
+                        linkEnd += 1
+                        continue
+                    }
+                    if c == UInt8(ascii: "@") {
+                        nb += 1
+                    } else if c == UInt8(ascii: ".") && linkEnd < rest - 1 && MD.isAlnum(t[at + linkEnd + 1]) {
+                        np += 1
+                    } else if c != UInt8(ascii: "-") && c != UInt8(ascii: "_") {
+                        break
+                    }
+                    linkEnd += 1
+                }
+                if linkEnd < 2 || nb != 1 || np == 0
+                    || (!MD.isAlpha(t[at + linkEnd - 1]) && t[at + linkEnd - 1] != UInt8(ascii: "."))
+                {
+                    offset = at + 1
+                    continue
+                }
+                linkEnd = Self.trimEmailEnd(t, at, linkEnd)
+                if linkEnd == 0 {
+                    offset = at + 1
+                    continue
+                }
+                let emailStart = at - rewind
+                let emailEnd = at + linkEnd
+                if done < emailStart { sink.decodedText(MDBytes(rebasing: t[done..<emailStart]), from: from, to: to) }
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: "mailto:".utf8)
+                scratch.append(contentsOf: MDBytes(rebasing: t[emailStart..<emailEnd]))
+                scratch.withUnsafeBufferPointer { d in
+                    sink.enterLink(image: false, destination: d, title: MDBytes(start: nil, count: 0), at: from)
+                }
+                sink.decodedText(MDBytes(rebasing: t[emailStart..<emailEnd]), from: from, to: to)
+                sink.exitLink(image: false, at: max(from, to - 1))
+                done = emailEnd
+                offset = emailEnd
+                if offset >= size { break }
+            }
+            if done < size { sink.decodedText(MDBytes(rebasing: t[done..<size]), from: from, to: to) }
+        }
+    }
+
+    private static func trimEmailEnd(_ t: MDBytes, _ start: Int, _ linkEndIn: Int) -> Int {
         var linkEnd = linkEndIn
         while linkEnd > 0 {
-            let c = bytes[start + linkEnd - 1]
+            let c = t[start + linkEnd - 1]
             switch c {
             case UInt8(ascii: "?"), UInt8(ascii: "!"), UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: ":"),
                 UInt8(ascii: "*"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "'"), UInt8(ascii: "\""):
@@ -1350,15 +1582,4 @@ struct InlineParser {
         }
         return linkEnd
     }
-
-    mutating func insertAfter(_ a: Int32, _ n: Int32, parent: Int32) {
-        let next = nodes[Int(a)].next
-        nodes[Int(n)].prev = a
-        nodes[Int(n)].next = next
-        nodes[Int(a)].next = n
-        if next >= 0 { nodes[Int(next)].prev = n } else { nodes[Int(parent)].lastChild = n }
-        nodes[Int(n)].parent = parent
-    }
-
-    mutating func finishDocument() {}
 }

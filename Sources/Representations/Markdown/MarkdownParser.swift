@@ -21,10 +21,11 @@ import Foundation
 /// rules). The document is a value (`Sendable`); see `MarkdownDocument` for traversal and
 /// `MarkdownDocument.Builder` for building documents in code.
 ///
+/// Straight to HTML, without the document's inline nodes (the same bytes, faster, in memory bounded by
+/// the input; the output can be taken in chunks as it is made):
 /// ```swift
-/// let doc = MarkdownParser.parse(Array("# Hi\n".utf8), options: .gfm)
-/// let html: [UInt8] = HTMLWriter.render(doc, options: .gfm)
-/// // or, in one step:
+/// let html: [UInt8] = MarkdownParser.renderHTML(bytes, options: .gfm)
+/// MarkdownParser.renderHTML(buffer, options: .gfm) { chunk in write(chunk) }
 /// let html2: String = MarkdownParser.renderHTML("# Hi\n", options: .gfm)
 /// ```
 public enum MarkdownParser {
@@ -33,32 +34,148 @@ public enum MarkdownParser {
     public static let maximumInputLength = 1 << 30
 
     public static func parse(_ bytes: [UInt8], options: MarkdownOptions = .commonmark) -> MarkdownDocument {
-        if bytes.count > maximumInputLength {
-            return parse(Array(bytes[0..<maximumInputLength]), options: options)
-        }
-        var p = BlockParser(input: bytes, options: options)
-        return p.run()
+        bytes.withUnsafeBufferPointer { parse($0, options: options) }
     }
 
-    /// Parses any byte collection (e.g. `Data`, `ArraySlice<UInt8>`).
+    /// Parses any byte collection (e.g. `Data`, `ArraySlice<UInt8>`), in place when its bytes are contiguous.
     public static func parse<Bytes: Collection>(_ bytes: Bytes, options: MarkdownOptions = .commonmark)
         -> MarkdownDocument where Bytes.Element == UInt8
     {
-        parse(Array(bytes), options: options)
+        if let document = bytes.withContiguousStorageIfAvailable({ parse($0, options: options) }) { return document }
+        return parse(Array(bytes), options: options)
     }
 
     /// Parses a string.
     public static func parse(_ string: String, options: MarkdownOptions = .commonmark) -> MarkdownDocument {
-        parse(Array(string.utf8), options: options)
+        var text = string
+        return text.withUTF8 { parse($0, options: options) }
+    }
+
+    /// Parses the bytes behind a buffer pointer (valid for the call).
+    public static func parse(_ input: UnsafeBufferPointer<UInt8>, options: MarkdownOptions = .commonmark) -> MarkdownDocument {
+        let input = capped(input)
+        let scratch = MarkdownScratch.take()
+        var blocks = scratch.blockParser(options: options, positions: true)
+        blocks.parseBlocks(input, nodesPerByte: 12)
+        var inline = scratch.inlineParser(options: options)
+        inline.references = blocks.refmap
+        inline.footnotes = blocks.footnoteMap
+        var builder = InlineTreeBuilder(nodes: [], extras: [])
+        swap(&builder.parents, &scratch.parents)
+        swap(&builder.newBytes, &scratch.newBytes)
+        swap(&builder.nodes, &blocks.nodes)
+        swap(&builder.extras, &blocks.extras)
+        swap(&builder.segments, &blocks.segments)
+        var bytes: [UInt8] = []
+        swap(&bytes, &blocks.bytes)
+        for b in blocks.inlineBlocks {
+            let r = builder.nodes[Int(b)]
+            let base = Int(r.literalStart)
+            let count = Int(r.literalCount)
+            // A leaf's content is parsed into its children: the leaf keeps no literal of its own.
+            builder.nodes[Int(b)].literalCount = 0
+            let info = blocks.info[Int(b)]
+            bytes.withUnsafeBufferPointer { all in
+                inline.storage = all
+                let subject = MDBytes(rebasing: all[base..<(base + count)])
+                builder.begin(
+                    block: b, subject: subject, subjectBase: Int32(base), bytesBase: Int32(all.count),
+                    segStart: Int(info.segStart), segCount: Int(info.segCount))
+                inline.parse(subject, into: &builder)
+            }
+            if !builder.newBytes.isEmpty { bytes.append(contentsOf: builder.newBytes) }
+        }
+        let document = MarkdownDocument(nodes: builder.nodes, bytes: bytes, extras: builder.extras)
+        swap(&builder.parents, &scratch.parents)
+        swap(&builder.newBytes, &scratch.newBytes)
+        inline.detach()
+        scratch.blocks = blocks
+        scratch.inline = inline
+        MarkdownScratch.give(scratch, inputSize: input.count)
+        return document
     }
 
     /// Parses and renders to HTML bytes in one step.
     public static func renderHTML(_ bytes: [UInt8], options: MarkdownOptions = .commonmark) -> [UInt8] {
-        HTMLWriter.render(parse(bytes, options: options), options: options)
+        bytes.withUnsafeBufferPointer { render($0, options: options, consumer: nil) }
+    }
+
+    /// Parses and renders to HTML bytes in one step, from the bytes behind a buffer pointer.
+    public static func renderHTML(_ input: UnsafeBufferPointer<UInt8>, options: MarkdownOptions = .commonmark) -> [UInt8] {
+        render(input, options: options, consumer: nil)
+    }
+
+    /// Parses and renders to HTML bytes in one step, from any contiguous byte collection (e.g. `Data`).
+    public static func renderHTML<Bytes: Collection>(_ bytes: Bytes, options: MarkdownOptions = .commonmark) -> [UInt8]
+    where Bytes.Element == UInt8 {
+        if let html = bytes.withContiguousStorageIfAvailable({ render($0, options: options, consumer: nil) }) { return html }
+        return renderHTML(Array(bytes), options: options)
     }
 
     /// Parses and renders to an HTML string in one step.
     public static func renderHTML(_ string: String, options: MarkdownOptions = .commonmark) -> String {
-        String(decoding: renderHTML(Array(string.utf8), options: options), as: UTF8.self)
+        var text = string
+        return String(decoding: text.withUTF8 { render($0, options: options, consumer: nil) }, as: UTF8.self)
+    }
+
+    /// Parses and renders to HTML, handing the HTML to `write` in chunks of about 64 KiB as it is made, so
+    /// the whole output never exists at once. Each chunk is valid only during the call.
+    public static func renderHTML(
+        _ input: UnsafeBufferPointer<UInt8>, options: MarkdownOptions = .commonmark,
+        into write: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        withoutActuallyEscaping(write) { write in
+            _ = render(input, options: options, consumer: write)
+        }
+    }
+
+    static func capped(_ input: MDBytes) -> MDBytes {
+        input.count > maximumInputLength ? MDBytes(rebasing: input[0..<maximumInputLength]) : input
+    }
+
+    /// The direct path: blocks, then each leaf through the inline parser into the HTML renderer.
+    static func render(_ input: MDBytes, options: MarkdownOptions, consumer: ((MDBytes) -> Void)?) -> [UInt8] {
+        let input = capped(input)
+        if let last = input.last, last != 0x0A {
+            // Lines are read in place, and leaves refer to them, but the last one needs its line ending:
+            // one copy of the input with it, rather than copies of that line's text in three buffers.
+            var terminated: [UInt8] = []
+            terminated.reserveCapacity(input.count + 1)
+            terminated.append(contentsOf: input)
+            terminated.append(0x0A)
+            return terminated.withUnsafeBufferPointer { render($0, options: options, consumer: consumer) }
+        }
+        let scratch = MarkdownScratch.take()
+        var blocks = scratch.blockParser(options: options, positions: false)
+        blocks.referenceInput = true
+        blocks.streaming = true
+        blocks.parseBlocks(input, nodesPerByte: 64)
+        var inline: InlineParser? = scratch.inlineParser(options: options)
+        inline!.references = blocks.refmap
+        inline!.footnotes = blocks.footnoteMap
+        let records = blocks.records.bytes
+        let bytes = blocks.bytes
+        let extras = blocks.extras
+        var result: [UInt8] = []
+        records.withUnsafeBufferPointer { records in
+            bytes.withUnsafeBufferPointer { bytes in
+                extras.withUnsafeBufferPointer { extras in
+                    inline!.storage = bytes
+                    var renderer = HTMLRenderer(
+                        nodes: UnsafeBufferPointer<MarkdownNodeRecord>(start: nil, count: 0), bytes: bytes, extras: extras,
+                        output: HTMLOutput(options: options, capacity: input.count + input.count / 4 + 4096, consumer: consumer))
+                    renderer.records = records
+                    renderer.input = input
+                    renderer.run(inline: &inline)
+                    result = renderer.output.out.array()
+                }
+            }
+        }
+        inline!.detach()
+        blocks.input = MDBytes(start: nil, count: 0)
+        scratch.blocks = blocks
+        scratch.inline = inline
+        MarkdownScratch.give(scratch, inputSize: input.count)
+        return result
     }
 }

@@ -332,6 +332,9 @@ struct MarkdownNodeRecord: Sendable {
         /// An ordered list's ``MarkdownListStyle``, in bits 4–6.
         @usableFromInline static let listStyleShift: UInt8 = 4
         @usableFromInline static let listStyleMask: UInt8 = 0x70
+        /// The literal is a range of the parser's input, not of `bytes` (leaves of the direct path to HTML
+        /// only; never in a `MarkdownDocument`).
+        @usableFromInline static let literalInInput: UInt8 = 0x80
     }
 
     @inlinable

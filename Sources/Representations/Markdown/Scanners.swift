@@ -1,6 +1,10 @@
 // Byte-level scanners shared by the block and inline parsers (the hand-written
 // equivalents of cmark's re2c scanners.re), entity and escape decoding, and
-// link-label normalisation. Everything works on UTF-8 bytes.
+// link-label normalisation. Everything works on UTF-8 bytes behind buffer pointers:
+// no scanner allocates, and none copies its input.
+
+/// Bytes the scanners read: the current line, a leaf block's content, or an inline subject.
+typealias MDBytes = UnsafeBufferPointer<UInt8>
 
 @usableFromInline
 enum MD {
@@ -54,9 +58,15 @@ enum MD {
     }
 
     /// Decodes the scalar starting at `i` (input is valid UTF-8). Returns (scalar, length).
-    static func decode(_ s: [UInt8], _ i: Int, _ end: Int) -> (UInt32, Int) {
+    @inline(__always)
+    static func decode(_ s: MDBytes, _ i: Int, _ end: Int) -> (UInt32, Int) {
         let c0 = UInt32(s[i])
         if c0 < 0x80 { return (c0, 1) }
+        return decodeMultibyte(s, i, end)
+    }
+
+    static func decodeMultibyte(_ s: MDBytes, _ i: Int, _ end: Int) -> (UInt32, Int) {
+        let c0 = UInt32(s[i])
         if c0 < 0xE0, i + 1 < end { return (((c0 & 0x1F) << 6) | (UInt32(s[i + 1]) & 0x3F), 2) }
         if c0 < 0xF0, i + 2 < end {
             return (((c0 & 0x0F) << 12) | ((UInt32(s[i + 1]) & 0x3F) << 6) | (UInt32(s[i + 2]) & 0x3F), 3)
@@ -71,8 +81,10 @@ enum MD {
     }
 
     /// The scalar ending just before `i` (valid UTF-8), or `\n` at the start.
-    static func scalarBefore(_ s: [UInt8], _ i: Int, _ start: Int) -> UInt32 {
+    @inline(__always)
+    static func scalarBefore(_ s: MDBytes, _ i: Int, _ start: Int) -> UInt32 {
         if i <= start { return 0x0A }
+        if s[i - 1] < 0x80 { return UInt32(s[i - 1]) }
         var j = i - 1
         while j > start && s[j] & 0xC0 == 0x80 && i - j < 4 { j -= 1 }
         return decode(s, j, i).0
@@ -84,157 +96,66 @@ enum MD {
         UTF8.append(cp == 0 ? "\u{FFFD}" : Unicode.Scalar(cp) ?? "\u{FFFD}", to: &out)
     }
 
-    // MARK: Input sanitising
-
-    /// Replaces invalid UTF-8 and U+0000 with U+FFFD, turns CRLF / CR into LF and makes
-    /// the input end with LF (unless empty). Returns the input unchanged (no copy) when
-    /// nothing needs fixing.
-    static func sanitize(_ input: [UInt8]) -> [UInt8] {
-        // Fast path: valid UTF-8 without NUL or CR needs no copy.
-        let clean = input.withUnsafeBufferPointer { p -> Bool in
-            var i = 0
-            let n = p.count
-            while i < n {
-                let c = p[i]
-                if c < 0x80 {
-                    if c == 0 || c == 0x0D { return false }
-                    i += 1
-                    continue
-                }
-                let len: Int
-                if c >= 0xC2 && c <= 0xDF {
-                    len = 2
-                } else if c >= 0xE0 && c <= 0xEF {
-                    len = 3
-                } else if c >= 0xF0 && c <= 0xF4 {
-                    len = 4
-                } else {
-                    return false
-                }
-                if i + len > n { return false }
-                let c1 = p[i + 1]
-                switch c {
-                case 0xE0: if c1 < 0xA0 || c1 > 0xBF { return false }
-                case 0xED: if c1 < 0x80 || c1 > 0x9F { return false }
-                case 0xF0: if c1 < 0x90 || c1 > 0xBF { return false }
-                case 0xF4: if c1 < 0x80 || c1 > 0x8F { return false }
-                default: if c1 & 0xC0 != 0x80 { return false }
-                }
-                if len > 2 && p[i + 2] & 0xC0 != 0x80 { return false }
-                if len > 3 && p[i + 3] & 0xC0 != 0x80 { return false }
-                i += len
-            }
-            return true
-        }
-        if clean {
-            if input.isEmpty || input[input.count - 1] == 0x0A { return input }
-            var out = input
-            out.append(0x0A)
-            return out
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(input.count + 16)
-        input.withUnsafeBufferPointer { p in
-            let n = p.count
-            var i = 0
-            while i < n {
-                let c = p[i]
-                if c < 0x80 {
-                    if c == 0 {
-                        out.append(contentsOf: [0xEF, 0xBF, 0xBD])
-                    } else if c == 0x0D {
-                        out.append(0x0A)
-                        if i + 1 < n && p[i + 1] == 0x0A { i += 1 }
-                    } else {
-                        out.append(c)
-                    }
-                    i += 1
-                    continue
-                }
-                // Validate one multi-byte sequence (Unicode Table 3-7).
-                var len = 0
-                if c >= 0xC2 && c <= 0xDF {
-                    len = 2
-                } else if c >= 0xE0 && c <= 0xEF {
-                    len = 3
-                } else if c >= 0xF0 && c <= 0xF4 {
-                    len = 4
-                }
-                var ok = len > 0 && i + len <= n
-                if ok {
-                    let c1 = p[i + 1]
-                    switch c {
-                    case 0xE0: ok = c1 >= 0xA0 && c1 <= 0xBF
-                    case 0xED: ok = c1 >= 0x80 && c1 <= 0x9F
-                    case 0xF0: ok = c1 >= 0x90 && c1 <= 0xBF
-                    case 0xF4: ok = c1 >= 0x80 && c1 <= 0x8F
-                    default: ok = c1 & 0xC0 == 0x80
-                    }
-                    var k = 2
-                    while ok && k < len {
-                        ok = p[i + k] & 0xC0 == 0x80
-                        k += 1
-                    }
-                }
-                if ok {
-                    for k in 0..<len { out.append(p[i + k]) }
-                    i += len
-                } else {
-                    out.append(contentsOf: [0xEF, 0xBF, 0xBD])
-                    // Skip the maximal invalid prefix: the lead byte plus continuation bytes that fit.
-                    i += 1
-                    if len > 0 {
-                        var k = 1
-                        // (WHATWG: consume continuation bytes only while still a valid prefix)
-                        while k < len && i < n && p[i] & 0xC0 == 0x80 {
-                            if k == 1 {
-                                let c1 = p[i]
-                                let valid: Bool
-                                switch c {
-                                case 0xE0: valid = c1 >= 0xA0
-                                case 0xED: valid = c1 <= 0x9F
-                                case 0xF0: valid = c1 >= 0x90
-                                case 0xF4: valid = c1 <= 0x8F
-                                default: valid = true
-                                }
-                                if !valid { break }
-                            }
-                            i += 1
-                            k += 1
-                        }
-                    }
-                }
-            }
-        }
-        if !out.isEmpty && out[out.count - 1] != 0x0A { out.append(0x0A) }
-        return out
-    }
-
     // MARK: Entities
 
-    /// name bytes -> value bytes.
-    /// Keyed by String: hashing and comparing Strings is specialised and fast, unlike [UInt8].
-    static let entities: [String: [UInt8]] = {
-        var d: [String: [UInt8]] = [:]
-        d.reserveCapacity(htmlEntityCount)
-        let bytes = Array(htmlEntityPacked.utf8)
-        var i = 0
-        while i < bytes.count {
-            var j = i
-            while j < bytes.count && bytes[j] != 1 { j += 1 }
-            var k = j + 1
-            while k < bytes.count && bytes[k] != 2 { k += 1 }
-            if j < bytes.count && k <= bytes.count {
-                d[String(decoding: bytes[i..<j], as: UTF8.self)] = Array(bytes[(j + 1)..<min(k, bytes.count)])
+    /// Offsets into `htmlEntityPacked`'s UTF-8 of each entry ("name\u{1}value\u{2}"), in name order, for a
+    /// binary search that needs no dictionary, no key string and no allocation per lookup.
+    static let entityOffsets: [UInt32] = {
+        var offsets: [UInt32] = []
+        offsets.reserveCapacity(htmlEntityCount + 1)
+        var table = htmlEntityPacked
+        table.withUTF8 { p in
+            var i = 0
+            while i < p.count {
+                offsets.append(UInt32(i))
+                while i < p.count && p[i] != 2 { i += 1 }
+                i += 1
             }
-            i = k + 1
+            offsets.append(UInt32(p.count))
         }
-        return d
+        return offsets
     }()
+
+    /// The value (UTF-8) of the named character reference `s[i..<j]` (the name without `&` and `;`), or nil.
+    static func withEntityValue<R>(_ s: MDBytes, _ i: Int, _ j: Int, _ body: (MDBytes) -> R) -> R? {
+        let offsets = entityOffsets
+        var table = htmlEntityPacked
+        return table.withUTF8 { p -> R? in
+            var lo = 0
+            var hi = offsets.count - 2
+            let n = j - i
+            while lo <= hi {
+                let mid = (lo + hi) >> 1
+                let e = Int(offsets[mid])
+                // Compare s[i..<j] with the entry's name (which ends at byte 1).
+                var k = 0
+                var order = 0
+                while true {
+                    let a: Int = k < n ? Int(s[i + k]) : -1
+                    let b0 = p[e + k]
+                    let b: Int = b0 == 1 ? -1 : Int(b0)
+                    if a != b {
+                        order = a < b ? -1 : 1
+                        break
+                    }
+                    if a == -1 { break }
+                    k += 1
+                }
+                if order == 0 {
+                    let valueStart = e + n + 1
+                    var valueEnd = valueStart
+                    while p[valueEnd] != 2 { valueEnd += 1 }
+                    return body(MDBytes(rebasing: p[valueStart..<valueEnd]))
+                }
+                if order < 0 { hi = mid - 1 } else { lo = mid + 1 }
+            }
+            return nil
+        }
+    }
 
     /// Tries to decode an entity or numeric character reference at `s[i]` (just after `&`).
     /// Returns the number of bytes consumed after `&` (0 if none), appending the decoded bytes.
-    static func unescapeEntity(_ s: [UInt8], _ i: Int, _ end: Int, into out: inout [UInt8]) -> Int {
+    static func unescapeEntity(_ s: MDBytes, _ i: Int, _ end: Int, into out: inout [UInt8]) -> Int {
         guard i < end else { return 0 }
         if s[i] == UInt8(ascii: "#") {
             var j = i + 1
@@ -265,26 +186,28 @@ enum MD {
         var j = i
         while j < end && j - i <= htmlEntityMaxNameLength && isAlnum(s[j]) { j += 1 }
         guard j > i, j < end, s[j] == UInt8(ascii: ";"), j - i <= htmlEntityMaxNameLength else { return 0 }
-        guard let v = entities[String(decoding: s[i..<j], as: UTF8.self)] else { return 0 }
-        out.append(contentsOf: v)
-        return j + 1 - i
+        let found: Bool? = withEntityValue(s, i, j) { value in
+            out.append(contentsOf: value)
+            return true
+        }
+        return found == nil ? 0 : j + 1 - i
     }
 
     /// Appends `s[start..<end]` with backslash escapes and entities decoded (cmark's
     /// houdini_unescape_html_f followed by cmark_strbuf_unescape, done in one pass as
     /// commonmark.js's unescapeString does).
-    static func appendUnescaped(_ s: [UInt8], _ start: Int, _ end: Int, into out: inout [UInt8]) {
+    static func appendUnescaped(_ s: MDBytes, _ start: Int, _ end: Int, into out: inout [UInt8]) {
         var i = start
         var run = start
         while i < end {
             let c = s[i]
             if c == UInt8(ascii: "\\") && i + 1 < end && isASCIIPunct(s[i + 1]) {
-                out.append(contentsOf: s[run..<i])
+                if run < i { out.append(contentsOf: MDBytes(rebasing: s[run..<i])) }
                 out.append(s[i + 1])
                 i += 2
                 run = i
             } else if c == UInt8(ascii: "&") {
-                out.append(contentsOf: s[run..<i])
+                if run < i { out.append(contentsOf: MDBytes(rebasing: s[run..<i])) }
                 let n = unescapeEntity(s, i + 1, end, into: &out)
                 if n > 0 {
                     i += 1 + n
@@ -297,15 +220,27 @@ enum MD {
                 i += 1
             }
         }
-        out.append(contentsOf: s[run..<end])
+        if run < end { out.append(contentsOf: MDBytes(rebasing: s[run..<end])) }
+    }
+
+    /// Whether `appendUnescaped` would change `s[start..<end]` (a backslash or an ampersand in it).
+    @inline(__always)
+    static func needsUnescaping(_ s: MDBytes, _ start: Int, _ end: Int) -> Bool {
+        var i = start
+        while i < end {
+            let c = s[i]
+            if c == UInt8(ascii: "\\") || c == UInt8(ascii: "&") { return true }
+            i += 1
+        }
+        return false
     }
 
     // MARK: Link labels
 
-    /// Normalises a link label for matching: trim, collapse internal whitespace, Unicode case fold.
-    static func normalizeLabel(_ s: [UInt8], _ start: Int, _ end: Int) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(end - start)
+    /// Normalises a link label for matching into `out` (replacing its contents): trim, collapse internal
+    /// whitespace, Unicode case fold. ASCII labels allocate nothing.
+    static func normalizeLabel(_ s: MDBytes, _ start: Int, _ end: Int, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
         var i = start
         var pendingSpace = false
         var ascii = true
@@ -321,17 +256,25 @@ enum MD {
             }
             i += 1
         }
-        if ascii { return String(decoding: out, as: UTF8.self) }
+        if ascii { return }
         // Unicode case folding approximation: lower(upper(lower(x))) maps ẞ and ß to "ss".
-        return String(decoding: out, as: UTF8.self).lowercased().uppercased().lowercased()
+        let folded = String(decoding: out, as: UTF8.self).lowercased().uppercased().lowercased()
+        out.removeAll(keepingCapacity: true)
+        out.append(contentsOf: folded.utf8)
+    }
+
+    /// The normalised label as a string (for callers outside the parser's hot paths).
+    static func normalizeLabel(_ bytes: [UInt8], _ start: Int, _ end: Int) -> String {
+        var out: [UInt8] = []
+        bytes.withUnsafeBufferPointer { normalizeLabel($0, start, end, into: &out) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: Inline link pieces (used by the inline parser and for reference definitions)
 
-    /// Skips spaces, tabs and at most one line ending. Returns new index, or nil if a second
-    /// line ending (blank line) is hit... (cmark's scan_spacechars allows any whitespace run.)
+    /// Skips any run of whitespace (cmark's scan_spacechars).
     @inline(__always)
-    static func skipSpacechars(_ s: [UInt8], _ i: Int, _ end: Int) -> Int {
+    static func skipSpacechars(_ s: MDBytes, _ i: Int, _ end: Int) -> Int {
         var j = i
         while j < end && isSpace(s[j]) { j += 1 }
         return j
@@ -339,7 +282,7 @@ enum MD {
 
     /// Link destination at `i`. Returns (end index, content start, content end) or nil.
     /// Pointy form `<...>` or a balanced-parentheses run (cmark's manual_scan_link_url).
-    static func scanLinkDestination(_ s: [UInt8], _ i: Int, _ end: Int) -> (Int, Int, Int)? {
+    static func scanLinkDestination(_ s: MDBytes, _ i: Int, _ end: Int) -> (Int, Int, Int)? {
         if i < end && s[i] == UInt8(ascii: "<") {
             var j = i + 1
             while j < end {
@@ -379,7 +322,7 @@ enum MD {
 
     /// Link title at `i` ("...", '...' or (...)). Returns end index (after the closing
     /// delimiter) or nil.
-    static func scanLinkTitle(_ s: [UInt8], _ i: Int, _ end: Int) -> Int? {
+    static func scanLinkTitle(_ s: MDBytes, _ i: Int, _ end: Int) -> Int? {
         guard i < end else { return nil }
         let open = s[i]
         let close: UInt8
@@ -405,7 +348,7 @@ enum MD {
 
     /// Link label `[...]` at `i` (s[i] == '['). Returns (end after ']', content start, content end).
     /// At most 999 characters, no unescaped brackets, not blank.
-    static func scanLinkLabel(_ s: [UInt8], _ i: Int, _ end: Int) -> (Int, Int, Int)? {
+    static func scanLinkLabel(_ s: MDBytes, _ i: Int, _ end: Int) -> (Int, Int, Int)? {
         guard i < end, s[i] == UInt8(ascii: "[") else { return nil }
         var j = i + 1
         var nonBlank = false
@@ -430,18 +373,35 @@ enum MD {
 
     // MARK: HTML
 
-    static let blockTagNames: Set<String> = Set(
-        [
-            "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center", "col",
-            "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
-            "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr",
-            "html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav", "noframes", "ol",
-            "optgroup", "option", "p", "param", "search", "section", "summary", "table", "tbody", "td", "tfoot",
-            "th", "thead", "title", "tr", "track", "ul",
-        ])
+    /// The tag names of HTML block start condition 6, each packed as `packTagName` packs a name.
+    static let blockTagNames: [UInt128] = ([
+        "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center", "col",
+        "colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+        "footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr",
+        "html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "nav", "noframes", "ol",
+        "optgroup", "option", "p", "param", "search", "section", "summary", "table", "tbody", "td", "tfoot",
+        "th", "thead", "title", "tr", "track", "ul",
+    ] as [StaticString]).map { name in
+        name.withUTF8Buffer { packTagName($0, 0, $0.count) }
+    }
+
+    /// Up to 15 bytes of a tag name, lowercased, in one integer (0 for a longer name).
+    @inline(__always)
+    static func packTagName(_ s: MDBytes, _ i: Int, _ j: Int) -> UInt128 {
+        guard j - i <= 15 else { return 0 }
+        var v: UInt128 = UInt128(j - i)
+        var k = i
+        var shift = 8
+        while k < j {
+            v |= UInt128(lower(s[k])) << shift
+            shift += 8
+            k += 1
+        }
+        return v
+    }
 
     @inline(__always)
-    static func matchesCI(_ s: [UInt8], _ i: Int, _ end: Int, _ word: StaticString) -> Bool {
+    static func matchesCI(_ s: MDBytes, _ i: Int, _ end: Int, _ word: StaticString) -> Bool {
         let n = word.utf8CodeUnitCount
         if i + n > end { return false }
         let p = word.utf8Start
@@ -452,12 +412,12 @@ enum MD {
     }
 
     /// HTML block start condition 1–6 at `i` (s[i] should be '<'); 0 if none.
-    static func htmlBlockStart(_ s: [UInt8], _ i: Int, _ end: Int) -> Int {
+    static func htmlBlockStart(_ s: MDBytes, _ i: Int, _ end: Int) -> Int {
         guard i + 1 < end, s[i] == UInt8(ascii: "<") else { return 0 }
         let c1 = s[i + 1]
         if c1 == UInt8(ascii: "!") {
             if matchesCI(s, i, end, "<!--") { return 2 }
-            if i + 9 <= end && Array(s[i..<(i + 9)]) == Array("<![CDATA[".utf8) { return 5 }
+            if i + 9 <= end && matchesExactly(s, i, "<![CDATA[") { return 5 }
             if i + 2 < end && isAlpha(s[i + 2]) { return 4 }
             return 0
         }
@@ -475,9 +435,7 @@ enum MD {
         let nameStart = j
         while j < end && isAlnum(s[j]) { j += 1 }
         if j == nameStart || j - nameStart > 10 { return 0 }
-        var name = [UInt8]()
-        for k in nameStart..<j { name.append(lower(s[k])) }
-        guard blockTagNames.contains(String(decoding: name, as: UTF8.self)) else { return 0 }
+        guard blockTagNames.contains(packTagName(s, nameStart, j)) else { return 0 }
         if j >= end { return 6 }
         let c = s[j]
         if isSpace(c) || c == UInt8(ascii: ">") { return 6 }
@@ -485,9 +443,18 @@ enum MD {
         return 0
     }
 
+    @inline(__always)
+    static func matchesExactly(_ s: MDBytes, _ i: Int, _ word: StaticString) -> Bool {
+        let p = word.utf8Start
+        for k in 0..<word.utf8CodeUnitCount where s[i + k] != p[k] {
+            return false
+        }
+        return true
+    }
+
     /// HTML block start condition 7: a complete open or closing tag (not script/style/pre/textarea)
     /// followed only by whitespace to the end of the line.
-    static func htmlBlockStart7(_ s: [UInt8], _ i: Int, _ lineEnd: Int) -> Bool {
+    static func htmlBlockStart7(_ s: MDBytes, _ i: Int, _ lineEnd: Int) -> Bool {
         guard i + 1 < lineEnd, s[i] == UInt8(ascii: "<") else { return false }
         var j: Int
         if s[i + 1] == UInt8(ascii: "/") {
@@ -507,7 +474,7 @@ enum MD {
     }
 
     /// Open tag after '<' (at tag name). Returns index after '>' or nil. Whitespace may include newlines.
-    static func scanOpenTag(_ s: [UInt8], _ i: Int, _ end: Int) -> Int? {
+    static func scanOpenTag(_ s: MDBytes, _ i: Int, _ end: Int) -> Int? {
         var j = i
         guard j < end, isAlpha(s[j]) else { return nil }
         j += 1
@@ -566,7 +533,7 @@ enum MD {
     }
 
     /// Closing tag after "</". Returns index after '>' or nil.
-    static func scanClosingTag(_ s: [UInt8], _ i: Int, _ end: Int) -> Int? {
+    static func scanClosingTag(_ s: MDBytes, _ i: Int, _ end: Int) -> Int? {
         var j = i
         guard j < end, isAlpha(s[j]) else { return nil }
         j += 1
@@ -576,19 +543,28 @@ enum MD {
         return j + 1
     }
 
-    /// Finds `needle` (2 or 3 bytes) in s[i..<end]; returns index after it or nil.
-    static func find(_ s: [UInt8], _ i: Int, _ end: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8? = nil) -> Int? {
+    /// Finds `a b` in s[i..<end]; returns the index after it or nil.
+    static func find(_ s: MDBytes, _ i: Int, _ end: Int, _ a: UInt8, _ b: UInt8) -> Int? {
         var j = i
-        let n = c == nil ? 2 : 3
-        while j + n <= end {
-            if s[j] == a && s[j + 1] == b && (c == nil || s[j + 2] == c!) { return j + n }
+        while j + 2 <= end {
+            if s[j] == a && s[j + 1] == b { return j + 2 }
+            j += 1
+        }
+        return nil
+    }
+
+    /// Finds `a b c` in s[i..<end]; returns the index after it or nil.
+    static func find(_ s: MDBytes, _ i: Int, _ end: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
+        var j = i
+        while j + 3 <= end {
+            if s[j] == a && s[j + 1] == b && s[j + 2] == c { return j + 3 }
             j += 1
         }
         return nil
     }
 
     /// End condition of HTML block types 1–5 on the line s[i..<end].
-    static func htmlBlockEnd(_ type: Int, _ s: [UInt8], _ i: Int, _ end: Int) -> Bool {
+    static func htmlBlockEnd(_ type: Int, _ s: MDBytes, _ i: Int, _ end: Int) -> Bool {
         switch type {
         case 1:
             var j = i

@@ -79,13 +79,23 @@ let convertCommand = Command(
     run: { context, arguments in
         let options = try ConvertArguments(arguments, context)
         let input = try options.input.map { try POSIX.readFile($0) } ?? context.terminal.readStandardInput()
-        let output = try options.images.map { images in
-            try ImageRepresentations.convert(input, from: images.from, to: images.to, quality: options.options.imageQuality)
-        } ?? Conversion.convert(input, from: options.from, to: options.to, options: options.options)
+        if let images = options.images {
+            let output = try ImageRepresentations.convert(input, from: images.from, to: images.to, quality: options.options.imageQuality)
+            if let path = options.output {
+                try POSIX.writeFile(path, output)
+            } else {
+                try context.terminal.out(output)
+            }
+            return ExitCode.ok
+        }
+        // Written as it is made where the conversion streams (Markdown to HTML): the whole output never
+        // has to fit in memory at once.
         if let path = options.output {
-            try POSIX.writeFile(path, output)
+            try POSIX.writeFile(path) { write in
+                try Conversion.convert(input, from: options.from, to: options.to, options: options.options, writingTo: write)
+            }
         } else {
-            try context.terminal.out(output)
+            try Conversion.convert(input, from: options.from, to: options.to, options: options.options) { try context.terminal.out($0) }
         }
         return ExitCode.ok
     })
