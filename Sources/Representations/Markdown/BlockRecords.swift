@@ -131,6 +131,11 @@ struct BlockRecordReader {
         return Int32(bitPattern: value)
     }
 
+    /// The kind of the next record, without reading it (nil at the end).
+    func peekKind() -> MarkdownNodeKind? {
+        position.offset < bytes.count ? MarkdownNodeKind(rawValue: bytes[position.offset] & 0x7F) : nil
+    }
+
     mutating func next() -> BlockRecord {
         let k = bytes[position.offset]
         position.offset += 1

@@ -339,7 +339,15 @@ struct HTMLRenderer: InlineSink, ~Copyable {
     /// footnote definition node -> number (1-based), in order of first reference.
     var footnoteNumber: [Int32: Int] = [:]
     var footnoteOrder: [Int32] = []
+    /// Definition -> its references so far; once the main pass is over, all of them (cmark-gfm counts every
+    /// reference, those inside definitions included, before writing any definition).
     var footnoteRefCount: [Int32: Int] = [:]
+    /// A reference written out of document order (inside a definition, written at the end) -> its index
+    /// among its definition's references in document order: keyed by node on the tree path, by leaf record
+    /// and offset in the leaf on the direct path (`referenceKey`).
+    var referenceIndex: [Int64: Int] = [:]
+    /// The record of the leaf whose inlines are being parsed (the direct path).
+    var currentLeaf: Int32 = 0
     /// Label -> first definition (the tree path; the inline parser resolves references itself).
     var footnoteByLabel = LabelMap<Int32>()
     var labelScratch: [UInt8] = []
@@ -400,6 +408,9 @@ struct HTMLRenderer: InlineSink, ~Copyable {
             let r = nodes[Int(current)]
             if entering && r.kind == .footnoteReference, let def = definition(of: current) {
                 number(def)
+                let count = (footnoteRefCount[def] ?? 0) + 1
+                footnoteRefCount[def] = count
+                referenceIndex[Int64(current)] = count
             }
             if entering && !r.kind.isLeaf && r.firstChild >= 0 {
                 current = r.firstChild
@@ -449,12 +460,14 @@ struct HTMLRenderer: InlineSink, ~Copyable {
             var i = 0
             while i < footnoteOrder.count {
                 let def = footnoteOrder[i]
+                // Definitions nested in this one are not part of it: each is written on its own (cmark-gfm
+                // moves every definition to the end, out of the one it was in).
                 if inline == nil {
-                    renderTree(def, skipFootnoteDefinitions: false)
-                } else {
-                    var reader = BlockRecordReader(records, at: definitionPositions[def] ?? BlockRecords.Position())
+                    renderTree(def, skipFootnoteDefinitions: true)
+                } else if let position = definitionPositions[def] {
+                    var reader = BlockRecordReader(records, at: position)
                     let depth = reader.peekDepth() ?? 0
-                    renderRecords(&reader, depth: depth - 1, skipFootnoteDefinitions: false, inline: &inline, single: true)
+                    renderRecords(&reader, depth: depth - 1, skipFootnoteDefinitions: true, inline: &inline, single: true)
                 }
                 i += 1
             }
@@ -714,7 +727,7 @@ struct HTMLRenderer: InlineSink, ~Copyable {
             var descend = entering && !r.kind.isLeaf && r.firstChild >= 0
             if r.kind.isBlock {
                 if entering {
-                    if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
+                    if r.kind == .footnoteDefinition && skipFootnoteDefinitions && current != start {
                         descend = false
                     } else {
                         enterBlock(Self.record(r), id: current, inline: &none)
@@ -726,7 +739,7 @@ struct HTMLRenderer: InlineSink, ~Copyable {
                 } else {
                     if !Self.isContainer(r.kind) { open.removeLast() }
                     prepareExit(current)
-                    exitBlock(Self.record(r), isLastChild: r.next < 0)
+                    exitBlock(Self.record(r), isLastChild: nextWritten(r.next) < 0)
                 }
             } else if entering {
                 if plainDepth > 0 { renderPlain(current, r) } else { renderInlineNode(current, r) }
@@ -748,7 +761,7 @@ struct HTMLRenderer: InlineSink, ~Copyable {
                 entering = true
                 continue
             }
-            if entering && !r.kind.isLeaf && !(r.kind == .footnoteDefinition && skipFootnoteDefinitions) {
+            if entering && !r.kind.isLeaf && !(r.kind == .footnoteDefinition && skipFootnoteDefinitions && current != start) {
                 // empty container: emit its exit
                 entering = false
                 continue
@@ -769,7 +782,16 @@ struct HTMLRenderer: InlineSink, ~Copyable {
     mutating func prepareExit(_ node: Int32) {
         let r = nodes[Int(node)]
         exitedID = node
-        lastChildOfExited = r.lastChild >= 0 ? nodes[Int(r.lastChild)].kind : nil
+        var last = r.lastChild
+        while last >= 0 && nodes[Int(last)].kind == .footnoteDefinition { last = nodes[Int(last)].prev }
+        lastChildOfExited = last >= 0 ? nodes[Int(last)].kind : nil
+    }
+
+    /// The first of `node` and its next siblings that is written in place (footnote definitions are not), or -1.
+    func nextWritten(_ node: Int32) -> Int32 {
+        var n = node
+        while n >= 0 && nodes[Int(n)].kind == .footnoteDefinition { n = nodes[Int(n)].next }
+        return n
     }
 
     /// Inline nodes (the tree path).
@@ -798,7 +820,7 @@ struct HTMLRenderer: InlineSink, ~Copyable {
             linkStart(image: r.kind == .image, storage(e.aStart, e.aCount), storage(e.bStart, e.bCount))
         case .footnoteReference:
             if let def = definition(of: current) {
-                footnoteReference(label: storage(r.literalStart, r.literalCount), definition: def)
+                footnoteReference(label: storage(r.literalStart, r.literalCount), definition: def, index: referenceIndex[Int64(current)])
             } else {
                 output.lit("[^")
                 output.escape(storage(r.literalStart, r.literalCount))
@@ -821,26 +843,53 @@ struct HTMLRenderer: InlineSink, ~Copyable {
         let base = open.count
         var first = true
         while let nextDepth = reader.peekDepth(), nextDepth > depth, first || !single || nextDepth > depth + 1 {
+            let isStart = first && single
             first = false
             let before = reader.position
             let r = reader.next()
             while open.count > base, let top = open.last, top.depth >= r.depth { exitOpen() }
-            if r.kind == .footnoteDefinition && skipFootnoteDefinitions {
+            if r.kind == .footnoteDefinition && skipFootnoteDefinitions && !isStart {
+                if single {
+                    // Nested in the definition being written: written on its own.
+                    while let d = reader.peekDepth(), d > r.depth { _ = reader.next() }
+                    continue
+                }
                 definitionPositions[Int32(before.offset)] = before
                 countingOnly = true
                 while let d = reader.peekDepth(), d > r.depth {
+                    let position = reader.position
                     let leaf = reader.next()
-                    if leaf.kind == .paragraph || leaf.kind == .heading || leaf.kind == .tableCell { renderInlines(leaf, &inline) }
+                    if leaf.kind == .footnoteDefinition {
+                        definitionPositions[Int32(position.offset)] = position
+                    } else if leaf.kind == .paragraph || leaf.kind == .heading || leaf.kind == .tableCell {
+                        currentLeaf = Int32(position.offset)
+                        renderInlines(leaf, &inline)
+                    }
                 }
                 countingOnly = false
                 continue
             }
+            currentLeaf = Int32(before.offset)
             enterBlock(r, id: Int32(before.offset), inline: &inline)
             if !Self.isContainer(r.kind) {
-                exitBlock(r, isLastChild: (reader.peekDepth() ?? 0) < r.depth)
+                let next = reader.peekDepth() ?? 0
+                var isLast = next < r.depth
+                if next == r.depth && reader.peekKind() == .footnoteDefinition { isLast = Self.onlyDefinitionsFollow(reader, depth: r.depth) }
+                exitBlock(r, isLastChild: isLast)
             }
         }
         while open.count > base { exitOpen() }
+    }
+
+    /// Whether every sibling left at `depth` is a footnote definition (written elsewhere, so a block before them
+    /// is its parent's last).
+    static func onlyDefinitionsFollow(_ reader: BlockRecordReader, depth: Int32) -> Bool {
+        var probe = reader
+        while let d = probe.peekDepth(), d >= depth {
+            let r = probe.next()
+            if d == depth && r.kind != .footnoteDefinition { return false }
+        }
+        return true
     }
 
     /// Ends the innermost open container of the records' walk.
@@ -858,6 +907,8 @@ struct HTMLRenderer: InlineSink, ~Copyable {
         case .softBreak, .lineBreak: output.byte(0x20)
         case .image: plainDepth += 1
         case .footnoteReference:
+            // One with a definition is counted (`prepareFootnotes`) but has no text, as in cmark-gfm.
+            guard definition(of: current) == nil else { break }
             output.lit("[^")
             output.escape(storage(r.literalStart, r.literalCount))
             output.lit("]")
@@ -902,11 +953,18 @@ struct HTMLRenderer: InlineSink, ~Copyable {
         output.lit(" />")
     }
 
-    mutating func footnoteReference(label: MDBytes, definition def: Int32) {
+    /// A reference: numbered and counted now when it is met in document order (`index` nil), else with the
+    /// index it was given then.
+    mutating func footnoteReference(label: MDBytes, definition def: Int32, index: Int?) {
         number(def)
         let num = footnoteNumber[def] ?? 0
-        let count = (footnoteRefCount[def] ?? 0) + 1
-        footnoteRefCount[def] = count
+        let count: Int
+        if let index {
+            count = index
+        } else {
+            count = (footnoteRefCount[def] ?? 0) + 1
+            footnoteRefCount[def] = count
+        }
         let label = definitionLabel(def)
         output.lit("<sup class=\"footnote-ref\"><a href=\"#fn-")
         output.escapeHref(label)
@@ -1030,17 +1088,18 @@ struct HTMLRenderer: InlineSink, ~Copyable {
     }
 
     mutating func footnoteReference(label: MDBytes, definition: Int32, from: Int, to: Int) {
-        if countingOnly {
+        let key = Int64(currentLeaf) << 32 | Int64(UInt32(truncatingIfNeeded: from))
+        if countingOnly || plainDepth > 0 {
+            // Counted where it is met in document order; inside an image's description it has no text.
             number(definition)
+            if referenceIndex[key] == nil {
+                let count = (footnoteRefCount[definition] ?? 0) + 1
+                footnoteRefCount[definition] = count
+                if countingOnly { referenceIndex[key] = count }
+            }
             return
         }
-        if plainDepth > 0 {
-            output.lit("[^")
-            output.escape(label)
-            output.lit("]")
-            return
-        }
-        footnoteReference(label: label, definition: definition)
+        footnoteReference(label: label, definition: definition, index: referenceIndex[key])
         output.flushIfNeeded()
     }
 }

@@ -199,4 +199,31 @@ final class MarkdownASTTests: XCTestCase {
     func testCRLFInput() {
         XCTAssertEqual(MarkdownParser.renderHTML("a\r\nb\rc\r\n\r\n# h\r\n"), "<p>a\nb\nc</p>\n<h1>h</h1>\n")
     }
+
+    /// The direct path to HTML (`renderHTML`: packed block records, compaction) gives the bytes the document
+    /// gives, on the shapes where its bookkeeping differs most: footnote definitions nested in one another, in
+    /// quotes and lists, referenced before and after, unused, and quotes nested many levels on one line.
+    func testDirectPathAgreesWithTheDocumentOnNestedShapes() {
+        let documents = [
+            "[^a]\n\n[^a]: x\n    [^b]: y\n\n[^b]\n",
+            "[^b] [^a]\n\n[^a]: one\n\n    [^b]: two\n\n        [^c]: three [^c]\n",
+            "> [^a]: quoted\n> > [^b]: deeper [^a]\n\n[^b][^a]\n",
+            "- [^a]: in a list\n  - [^b]: nested [^a]\n\n[^b]\n",
+            "[^a]: unused\n    [^b]: used\n\n[^b]\n",
+            ">>>>>> deep\n>>> less\n> one\n\n>>>>\n",
+            "> > > a\n> > b\n> c\n>\n> > d\n",
+            "[^x]\n\n[^x]: a\n    > [^y]: b\n    > - [^z]: c [^y]\n\n[^z] [^y]\n",
+            "[^b] [^a]\n\n[^b]: y\n\n[^a]: x [^b]\n",
+            "![x [^a]](u) [^a]\n\n[^a]: y ![z [^a]](v)\n",
+        ]
+        for text in documents {
+            for options in [MarkdownOptions.gfm, .commonmark] {
+                let bytes = Array(text.utf8)
+                XCTAssertEqual(
+                    String(decoding: MarkdownParser.renderHTML(bytes, options: options), as: UTF8.self),
+                    String(decoding: HTMLWriter.render(MarkdownParser.parse(bytes, options: options), options: options), as: UTF8.self),
+                    text)
+            }
+        }
+    }
 }
