@@ -344,11 +344,63 @@ struct BlockParser {
         r.prev = last
         nodes.append(r)
         var blockInfo = BlockInfo()
-        blockInfo.depth = info[Int(parent)].depth + 1
+        blockInfo.depth = info[Int(parent)].depth + levels(parent)
         info.append(blockInfo)
         if last >= 0 { nodes[Int(last)].next = index } else { nodes[Int(parent)].firstChild = index }
         nodes[Int(parent)].lastChild = index
         return index
+    }
+
+    /// The nesting levels node `n` stands for: on the direct path, block quotes opened together on one line
+    /// are one node (`>>>>` a million times is one node, not a million), their count in `literalCount`;
+    /// everything else is one level.
+    @inline(__always) func levels(_ n: Int32) -> Int32 {
+        streaming && nodes[Int(n)].kind == .blockQuote ? max(1, nodes[Int(n)].literalCount) : 1
+    }
+
+    /// A line continues the first `matched` levels of the block quote run `run`, not the rest: the run
+    /// becomes two, the continued levels on top (a new node in its place, with its record if it has one,
+    /// patched) and the others below (`run`, keeping its content). Returns the lower part.
+    mutating func splitRun(_ run: Int32, matched: Int32) -> Int32 {
+        let r = nodes[Int(run)]
+        let upper = Int32(nodes.count)
+        var u = MarkdownNodeRecord(kind: .blockQuote, parent: r.parent)
+        u.flags = r.flags
+        u.startLine = r.startLine
+        u.startColumn = r.startColumn
+        u.endLine = r.endLine
+        u.literalCount = matched
+        u.prev = r.prev
+        u.next = r.next
+        u.firstChild = run
+        u.lastChild = run
+        nodes.append(u)
+        var upperInfo = BlockInfo()
+        upperInfo.depth = info[Int(run)].depth
+        upperInfo.record = info[Int(run)].record
+        info.append(upperInfo)
+        if r.prev >= 0 { nodes[Int(r.prev)].next = upper }
+        if r.next >= 0 { nodes[Int(r.next)].prev = upper }
+        if nodes[Int(r.parent)].firstChild == run { nodes[Int(r.parent)].firstChild = upper }
+        if nodes[Int(r.parent)].lastChild == run { nodes[Int(r.parent)].lastChild = upper }
+        nodes[Int(run)].parent = upper
+        nodes[Int(run)].prev = -1
+        nodes[Int(run)].next = -1
+        nodes[Int(run)].literalCount = r.literalCount - matched
+        info[Int(run)].depth += matched
+        if upperInfo.record >= 0 {
+            // The written record now stands for the upper levels. When it is the last one, the lower levels
+            // get theirs right after it; else content of theirs follows it, and they get none (-2): the
+            // renderer opens them where that content, deeper than it expects, comes.
+            records.setCount(at: upperInfo.record, matched)
+            if records.lastOffset == upperInfo.record {
+                info[Int(run)].record = -1
+                writeOpen(run)
+            } else {
+                info[Int(run)].record = -2
+            }
+        }
+        return run
     }
 
     /// Closes the open blocks the current line does not continue. cmark closes them once the line's new
@@ -694,7 +746,10 @@ struct BlockParser {
     /// Writes the record of `node` unless it is written (a container's when its first child comes or it
     /// ends; a leaf's when it ends). Its parent's is always out by then (`appendChild` writes it).
     mutating func writeOpen(_ node: Int32) {
-        guard node > 0, info[Int(node)].record < 0 else { return }
+        guard node > 0, info[Int(node)].record == -1 else { return }
+        // A run split before its first child leaves an upper part without a record: write it first.
+        let parent = nodes[Int(node)].parent
+        if parent > 0 && info[Int(parent)].record == -1 { writeOpen(parent) }
         let r = nodes[Int(node)]
         let parseFlags = MarkdownNodeRecord.Flag.open | MarkdownNodeRecord.Flag.lastLineBlank | MarkdownNodeRecord.Flag.lastLineChecked
         let index = records.append(
@@ -920,10 +975,20 @@ struct BlockParser {
             var ok = true
             switch kind(container) {
             case .blockQuote:
-                if indent <= 3 && s[firstNonspace] == UInt8(ascii: ">") {
+                let count = levels(container)
+                var matched: Int32 = 0
+                while indent <= 3 && s[firstNonspace] == UInt8(ascii: ">") {
                     advanceOffset(indent + 1, columns: true)
                     if MD.isSpaceOrTab(peek(offset)) { advanceOffset(1, columns: true) }
-                } else {
+                    matched += 1
+                    if matched == count { break }
+                    findFirstNonspace()
+                }
+                if matched == 0 {
+                    ok = false
+                } else if matched < count {
+                    // Part of a run continues: the rest is the first block this line does not continue.
+                    container = splitRun(container, matched: matched)
                     ok = false
                 }
             case .item:
@@ -1011,7 +1076,15 @@ struct BlockParser {
             if !indented && c == UInt8(ascii: ">") {
                 advanceOffset(firstNonspace + 1 - offset, columns: false)
                 if MD.isSpaceOrTab(peek(offset)) { advanceOffset(1, columns: true) }
-                container = addChild(container, .blockQuote, startColumn: firstNonspace - lineStart + 1)
+                if streaming && kind(container) == .blockQuote && nodes[Int(container)].firstChild < 0
+                    && nodes[Int(container)].startLine == lineNumber
+                {
+                    // A quote opened on this line and still empty: one more level of the same run.
+                    nodes[Int(container)].literalCount += 1
+                } else {
+                    container = addChild(container, .blockQuote, startColumn: firstNonspace - lineStart + 1)
+                    if streaming { nodes[Int(container)].literalCount = 1 }
+                }
             } else if !indented && c == UInt8(ascii: "#"), case let m = scanATXHeadingStart(firstNonspace), m > 0 {
                 let headingStart = firstNonspace
                 advanceOffset(firstNonspace + m - offset, columns: false)

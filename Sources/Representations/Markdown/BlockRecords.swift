@@ -30,18 +30,22 @@ struct BlockRecords {
     }
 
     private var writer = Position()
+    /// The offset of the last record appended (-1: none).
+    private(set) var lastOffset: Int32 = -1
 
     var count: Int { bytes.count }
 
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
         writer = Position()
+        lastOffset = -1
     }
 
     /// Appends a record; returns its offset.
     @discardableResult
     mutating func append(_ r: BlockRecord) -> Int32 {
         let offset = Int32(bytes.count)
+        lastOffset = offset
         if r.flags != 0 || r.kind == .list {
             bytes.append(r.kind.rawValue | 0x80)
             bytes.append(r.flags)
@@ -55,6 +59,10 @@ struct BlockRecords {
             appendVarint(zigzag(r.extra))
         case .item:
             bytes.append(r.a)
+        case .blockQuote:
+            // Its levels (a run of quotes), four bytes as they may be rewritten (`setCount`).
+            let count = UInt32(bitPattern: max(1, r.literalCount))
+            for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
         case .heading:
             bytes.append(r.a)
             appendLiteral(r)
@@ -73,6 +81,15 @@ struct BlockRecords {
             break
         }
         return offset
+    }
+
+    /// Rewrites the level count of the block quote record at `offset` (a run split by a later line).
+    mutating func setCount(at offset: Int32, _ count: Int32) {
+        var i = Int(offset) + (bytes[Int(offset)] & 0x80 != 0 ? 2 : 1)
+        while bytes[i] & 0x80 != 0 { i += 1 }
+        i += 1
+        let value = UInt32(bitPattern: count)
+        for k in 0..<4 { bytes[i + k] = UInt8(truncatingIfNeeded: value >> UInt32(8 * k)) }
     }
 
     /// Rewrites the flags of the record at `offset` (a list's tightness, known when it ends; lists always
@@ -152,6 +169,10 @@ struct BlockRecordReader {
             r.extra = unzigzag(varint())
         case .item:
             r.a = byte()
+        case .blockQuote:
+            var count: UInt32 = 0
+            for k in 0..<4 { count |= UInt32(byte()) << UInt32(8 * k) }
+            r.literalCount = Int32(bitPattern: count)
         case .heading:
             r.a = byte()
             readLiteral(&r)

@@ -501,6 +501,8 @@ struct HTMLRenderer: InlineSink, ~Copyable {
         var lastChild: MarkdownNodeKind? = nil
         /// The block itself (the records' walk ends it from here).
         var record: BlockRecord? = nil
+        /// The nesting levels it stands for (a run of block quotes; 1 for anything else).
+        var levels: Int32 = 1
     }
 
     /// A block starts: its start tag, and for the direct path a leaf's whole content.
@@ -508,8 +510,11 @@ struct HTMLRenderer: InlineSink, ~Copyable {
         switch r.kind {
         case .document: break
         case .blockQuote:
-            output.cr()
-            output.lit("<blockquote>\n")
+            for _ in 0..<max(1, r.literalCount) {
+                output.cr()
+                output.lit("<blockquote>\n")
+                output.flushIfNeeded()
+            }
         case .list:
             output.cr()
             if r.a == 1 {
@@ -623,7 +628,10 @@ struct HTMLRenderer: InlineSink, ~Copyable {
             break
         }
         if Self.isContainer(r.kind) {
-            open.append(OpenBlock(kind: r.kind, flags: r.flags, extra: r.extra, depth: r.depth, id: id, record: r))
+            open.append(
+                OpenBlock(
+                    kind: r.kind, flags: r.flags, extra: r.extra, depth: r.depth, id: id, record: r,
+                    levels: r.kind == .blockQuote ? max(1, r.literalCount) : 1))
         }
     }
 
@@ -632,8 +640,11 @@ struct HTMLRenderer: InlineSink, ~Copyable {
         if Self.isContainer(r.kind) { open.removeLast() }
         switch r.kind {
         case .blockQuote:
-            output.cr()
-            output.lit("</blockquote>\n")
+            for _ in 0..<max(1, r.literalCount) {
+                output.cr()
+                output.lit("</blockquote>\n")
+                output.flushIfNeeded()
+            }
         case .list:
             output.cr()
             if r.a == 1 { output.lit("</ol>\n") } else { output.lit("</ul>\n") }
@@ -848,6 +859,24 @@ struct HTMLRenderer: InlineSink, ~Copyable {
             let before = reader.position
             let r = reader.next()
             while open.count > base, let top = open.last, top.depth >= r.depth { exitOpen() }
+            if open.count > base, let top = open.last, top.depth + top.levels > r.depth {
+                // Content of a level inside a run opened in one piece (levels split by later lines):
+                // the levels below it end here.
+                for _ in 0..<(top.depth + top.levels - r.depth) {
+                    output.cr()
+                    output.lit("</blockquote>\n")
+                    output.flushIfNeeded()
+                }
+                open[open.count - 1].levels = r.depth - top.depth
+            }
+            if open.count > base, let top = open.last, top.depth + top.levels < r.depth {
+                // Deeper than the innermost open block's content: levels of a block quote run split by a
+                // later line, which kept no record of their own.
+                let gap = BlockRecord(
+                    kind: .blockQuote, flags: 0, a: 0, b: 0, depth: top.depth + top.levels, literalStart: 0,
+                    literalCount: r.depth - top.depth - top.levels, extra: -1)
+                enterBlock(gap, id: top.id, inline: &inline)
+            }
             if r.kind == .footnoteDefinition && skipFootnoteDefinitions && !isStart {
                 if single {
                     // Nested in the definition being written: written on its own.
@@ -897,7 +926,9 @@ struct HTMLRenderer: InlineSink, ~Copyable {
         let top = open[open.count - 1]
         exitedID = top.id
         lastChildOfExited = top.lastChild
-        exitBlock(top.record!, isLastChild: false)
+        var r = top.record!
+        if r.kind == .blockQuote { r.literalCount = top.levels }
+        exitBlock(r, isLastChild: false)
     }
 
     /// Inline nodes inside an image's description: their text only (the tree path).
