@@ -750,7 +750,9 @@ struct HTMLRenderer: InlineSink, ~Copyable {
                 } else {
                     if !Self.isContainer(r.kind) { open.removeLast() }
                     prepareExit(current)
-                    exitBlock(Self.record(r), isLastChild: nextWritten(r.next) < 0)
+                    // Only a paragraph asks (for a footnote's back-references); asking for every block would walk a
+                    // run of definitions once for each of them.
+                    exitBlock(Self.record(r), isLastChild: r.kind == .paragraph && current != start ? nextWritten(r.next) < 0 : r.next < 0)
                 }
             } else if entering {
                 if plainDepth > 0 { renderPlain(current, r) } else { renderInlineNode(current, r) }
