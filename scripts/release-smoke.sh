@@ -48,6 +48,19 @@ PBCTL_BACKEND=store "$pbctl" paste | cmp -s - "$work/text.txt" || fail "a refuse
 ! ls "$XDG_RUNTIME_DIR/pbctl/general.pasteboard" | grep -q spool || fail "a refused copy left its spool file"
 [ "$(stat -c %a "$XDG_RUNTIME_DIR/pbctl")" = 700 ] || fail "the store is not private"
 
+# The start-up layout (Makefile RELEASE_FLAGS: lld with scripts/startup.order): a 12-byte paste from
+# the store touches few pages of the binary. Page faults are counted, not timed: about 95 with the
+# layout, 150 without it (a gold link, or an order file gone stale after large changes:
+# `make startup-order` writes it again).
+printf 'hello world\n' > "$work/small.txt"
+PBCTL_BACKEND=store "$pbctl" copy "$work/small.txt" || fail "small copy failed"
+faults=$(PBCTL_BACKEND=store python3 -c 'import os, sys
+out = os.open(os.devnull, os.O_WRONLY)
+pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, out, 1)])
+_, status, usage = os.wait4(pid, 0)
+sys.exit(1) if status else print(usage.ru_minflt)' "$pbctl" paste) || fail "small paste failed"
+[ "$faults" -le 125 ] 2>/dev/null || fail "a 12-byte paste took $faults page faults (over 125): is the start-up order stale? run make startup-order"
+
 # The history (flock, hard links, the index) and files on the clipboard (kernel copies) with this binary,
 # in a history of its own (the demo above recorded its copies in the default one).
 export PBCTL_HISTORY="$work/history"

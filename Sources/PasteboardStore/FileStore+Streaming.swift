@@ -292,8 +292,12 @@ extension FileStore: InputSpooling, StoredFiles {
         else { return nil }
         var texts: [StoredText] = []
         for item in items {
+            // The full paste's first choice is UTF-8 plain text; an item that holds nothing but plain text
+            // of no declared encoding (`pbctl copy notes.txt`) pastes that, byte for byte.
             guard let representations = item["representations"]?.array,
-                let text = representations.first(where: { $0["type"]?.string == TypeIdentifier.utf8PlainText.rawValue }),
+                let text = representations.first(where: { $0["type"]?.string == TypeIdentifier.utf8PlainText.rawValue })
+                    ?? (representations.count == 1 && representations[0]["type"]?.string == TypeIdentifier.plainText.rawValue
+                        ? representations[0] : nil),
                 text["held"] == nil, let name = text["file"]?.string, isPackageFileName(name), let size = text["size"]?.int,
                 (0...maximumStoredSize).contains(size)
             else { return nil }
