@@ -217,13 +217,15 @@ struct InlineParser {
     private var s = MDBytes(start: nil, count: 0)
     private var pos = 0
     private var end = 0
-    private var marks: [InlineMark] = []
-    private var emphasis: [InlineEmphasis] = []
-    private var matches: [InlineMatch] = []
-    private var links: [InlineLink] = []
-    private var brackets: [Bracket] = []
+    // Grown with realloc, not by copying (GrowableBuffer): a paragraph of a million open brackets or
+    // unmatched openers holds its marks once, not twice while they move.
+    private var marks = GrowableBuffer<InlineMark>()
+    private var emphasis = GrowableBuffer<InlineEmphasis>()
+    private var matches = GrowableBuffer<InlineMatch>()
+    private var links = GrowableBuffer<InlineLink>()
+    private var brackets = GrowableBuffer<Bracket>()
     /// Indices into `brackets` of the link (non-image) openers.
-    private var linkOpeners: [Int32] = []
+    private var linkOpeners = GrowableBuffer<Int32>()
     private var activeBrackets = 0
     /// Every bracket below this index is inactive (brackets never become active again).
     private var inactiveFloor = 0
@@ -294,8 +296,8 @@ struct InlineParser {
         pos = 0
         end = subject.count
         resetMarks()
-        if !brackets.isEmpty { brackets.removeAll(keepingCapacity: true) }
-        if !linkOpeners.isEmpty { linkOpeners.removeAll(keepingCapacity: true) }
+        if !brackets.isEmpty { brackets.removeAll() }
+        if !linkOpeners.isEmpty { linkOpeners.removeAll() }
         activeBrackets = 0
         inactiveFloor = 0
         if scannedForBackticks {
@@ -327,12 +329,12 @@ struct InlineParser {
     }
 
     private mutating func resetMarks() {
-        if !marks.isEmpty { marks.removeAll(keepingCapacity: true) }
+        if !marks.isEmpty { marks.removeAll() }
         if !emphasis.isEmpty {
-            emphasis.removeAll(keepingCapacity: true)
-            matches.removeAll(keepingCapacity: true)
+            emphasis.removeAll()
+            matches.removeAll()
         }
-        if !links.isEmpty { links.removeAll(keepingCapacity: true) }
+        if !links.isEmpty { links.removeAll() }
         bottoms.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         firstDelim = -1
         lastDelim = -1
@@ -999,7 +1001,7 @@ struct InlineParser {
         processLinkEmphasis(opener.prevDelim)
         // The reference replaces the opener and everything after it (an image opener's "!" stays text).
         let o = Int(opener.mark)
-        marks.removeSubrange((o + 1)...)
+        marks.truncate(to: o + 1)
         let start = Int(marks[o].start) + (opener.image ? 1 : 0)
         var m = InlineMark(.footnoteReference, start, referenceEnd)
         m.data = definition
