@@ -78,37 +78,38 @@ struct InlineMark {
     enum Flag {
         static let canOpen: UInt8 = 1
         static let canClose: UInt8 = 2
-        /// Still in the delimiter stack.
-        static let live: UInt8 = 4
     }
 
+    // 12 bytes: a paragraph can hold one mark per two bytes of its input (unmatched openers, open
+    // brackets), and their size is what bounds its memory. Where a mark ends is not stored but follows
+    // from its kind (`InlineParser.markEnd`).
     var start: Int32
-    var end: Int32
+    /// Per kind: delimiters, their `InlineEmphasis` record once matched (-1 before); brackets, the top
+    /// of the delimiter stack when they were pushed; links and images, their `InlineLink`; link and
+    /// image ends, their opener's mark; footnote references, the definition node; code spans, raw HTML
+    /// and autolinks, their end.
+    var data: Int32
     var kind: Kind
     var flags: UInt8
+    /// Per kind: delimiters, the run's length (0 when longer than 65535: then its record has it, made
+    /// with the mark); brackets, how many `[` the run holds (2 for `![`); links and images, the length
+    /// of `[` or `![`; code spans, the backtick count; footnote references, their length.
     var width: UInt16
-    /// Delimiters: the previous and next delimiter of the stack.
-    var prev: Int32
-    var next: Int32
-    /// Delimiters: their `InlineEmphasis` record once matched (-1 before); links: their `InlineLink`;
-    /// footnote references: the definition node.
-    var data: Int32
 
     @inline(__always)
-    init(_ kind: Kind, _ start: Int, _ end: Int) {
+    init(_ kind: Kind, _ start: Int, data: Int32 = -1, width: Int = 0) {
         self.start = Int32(truncatingIfNeeded: start)
-        self.end = Int32(truncatingIfNeeded: end)
+        self.data = data
         self.kind = kind
         self.flags = 0
-        self.width = 0
-        self.prev = -1
-        self.next = -1
-        self.data = -1
+        self.width = UInt16(truncatingIfNeeded: width)
     }
 }
 
 /// What matching did to one delimiter run: characters left, and its matches on both edges.
 struct InlineEmphasis {
+    /// The run's length (its mark keeps it when it is at most 65535).
+    var length: Int32
     var remaining: Int32
     /// Its matches as a closer: `count` consecutive entries of the match log from `first`
     /// (chronological, i.e. innermost first, which is the order their end tags are written).
@@ -133,31 +134,20 @@ struct InlineLink {
     var destinationCount: Int32
     var titleStart: Int32
     var titleCount: Int32
+    /// Where the `](…)`, `][label]` or `]` that closed it ends, in the subject.
+    var closeEnd: Int32 = 0
     /// True: the ranges are in the subject and need unescaping; false: in the storage, decoded.
     var inSubject: Bool
 }
 
-/// An open bracket (12 bytes: a document can hold one per byte of its input). Where its text starts
-/// (just after `[` or `![`) is its mark's end.
+/// An open bracket (8 bytes: a document can hold one per byte of its input): its mark and where it
+/// is. A run of `[` with nothing between them shares one mark, so `[[[[…` costs a bracket per `[` and
+/// no mark. Whether it is an image's is its mark's kind (`imageBracket`, never shared); whether it is
+/// active, the parser's `linkFloor`; the top of the delimiter stack when it was pushed, its mark's
+/// `data`.
 private struct Bracket {
     var mark: Int32
-    var prevDelim: Int32
-    private var bits: UInt8
-    var image: Bool { bits & 1 != 0 }
-    var active: Bool {
-        get { bits & 2 != 0 }
-        set { bits = newValue ? bits | 2 : bits & ~2 }
-    }
-    var bracketAfter: Bool {
-        get { bits & 4 != 0 }
-        set { bits = newValue ? bits | 4 : bits & ~4 }
-    }
-
-    init(mark: Int32, prevDelim: Int32, image: Bool) {
-        self.mark = mark
-        self.prevDelim = prevDelim
-        self.bits = (image ? 1 : 0) | 2
-    }
+    var position: Int32
 }
 
 /// Bytes that end a plain text run in the scan: line ending, `\`, `` ` ``, `&`, `<`, `*`, `_`, `[`, `]`,
@@ -224,15 +214,25 @@ struct InlineParser {
     private var matches = GrowableBuffer<InlineMatch>()
     private var links = GrowableBuffer<InlineLink>()
     private var brackets = GrowableBuffer<Bracket>()
-    /// Indices into `brackets` of the link (non-image) openers.
-    private var linkOpeners = GrowableBuffer<Int32>()
-    private var activeBrackets = 0
+    /// Link (`[`) brackets below this index are inactive: a link was made above them (cmark deactivates
+    /// every earlier link opener). Image brackets stay active.
+    private var linkFloor = 0
+    private var imageBrackets = 0
+    /// Link brackets from `linkFloor` up.
+    private var activeLinkBrackets = 0
+    private var activeBrackets: Int { imageBrackets + activeLinkBrackets }
+    /// Whether a bracket was pushed after the top one (cmark's `bracket_after`): only the top can have
+    /// none, since every other one has at least the bracket above it.
+    private var topBracketAfter = false
     /// Every bracket below this index is inactive (brackets never become active again).
     private var inactiveFloor = 0
-    private var firstDelim: Int32 = -1
-    private var lastDelim: Int32 = -1
-    /// The first delimiter not yet processed as a closer (-1: none).
-    private var firstUnprocessed: Int32 = -1
+    /// The delimiter stack: the marks of the delimiters still in it, in order (cmark's doubly linked
+    /// list, kept as an array: a pass over the closers compacts it as it goes, see `processEmphasis`).
+    private var delimiters = GrowableBuffer<Int32>()
+    private var firstDelim: Int32 { delimiters.isEmpty ? -1 : delimiters[0] }
+    private var lastDelim: Int32 { delimiters.last ?? -1 }
+    /// The index in `delimiters` of the first delimiter not yet processed as a closer (-1: none).
+    private var firstUnprocessed = -1
     /// openers_bottom of the block-wide emphasis pass (persisting across its eager steps).
     private var bottoms = [Int32](repeating: -1, count: 10)
     private var linkBottoms = [Int32](repeating: -1, count: 10)
@@ -269,7 +269,7 @@ struct InlineParser {
         swap(&matches, &old.matches)
         swap(&links, &old.links)
         swap(&brackets, &old.brackets)
-        swap(&linkOpeners, &old.linkOpeners)
+        swap(&delimiters, &old.delimiters)
         swap(&bottoms, &old.bottoms)
         swap(&linkBottoms, &old.linkBottoms)
         swap(&backticks, &old.backticks)
@@ -297,8 +297,10 @@ struct InlineParser {
         end = subject.count
         resetMarks()
         if !brackets.isEmpty { brackets.removeAll() }
-        if !linkOpeners.isEmpty { linkOpeners.removeAll() }
-        activeBrackets = 0
+        linkFloor = 0
+        imageBrackets = 0
+        activeLinkBrackets = 0
+        topBracketAfter = false
         inactiveFloor = 0
         if scannedForBackticks {
             for i in 0...maxBackticks { backticks[i] = 0 }
@@ -336,8 +338,7 @@ struct InlineParser {
         }
         if !links.isEmpty { links.removeAll() }
         bottoms.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
-        firstDelim = -1
-        lastDelim = -1
+        delimiters.removeAll()
         firstUnprocessed = -1
     }
 
@@ -452,26 +453,24 @@ struct InlineParser {
         let openLen = pos - start
         guard let closeEnd = scanToClosingBackticks(openLen) else { return }
         pos = closeEnd
-        var m = InlineMark(.code, start, closeEnd)
-        m.width = UInt16(openLen)
-        _ = appendMark(m)
+        _ = appendMark(InlineMark(.code, start, data: Int32(truncatingIfNeeded: closeEnd), width: openLen))
     }
 
     private mutating func handlePointyBrace() {
         let start = pos
         if let e = scanAutolinkURI(pos + 1) {
             pos = e
-            _ = appendMark(InlineMark(.autolinkURI, start, e))
+            _ = appendMark(InlineMark(.autolinkURI, start, data: Int32(truncatingIfNeeded: e)))
             return
         }
         if let e = scanAutolinkEmail(pos + 1) {
             pos = e
-            _ = appendMark(InlineMark(.autolinkEmail, start, e))
+            _ = appendMark(InlineMark(.autolinkEmail, start, data: Int32(truncatingIfNeeded: e)))
             return
         }
         if let e = scanHTMLTag(pos + 1) {
             pos = e
-            _ = appendMark(InlineMark(.html, start, e))
+            _ = appendMark(InlineMark(.html, start, data: Int32(truncatingIfNeeded: e)))
             return
         }
         pos += 1
@@ -666,13 +665,17 @@ struct InlineParser {
             canClose = rightFlanking
         }
         guard canOpen || canClose else { return }
-        var m = InlineMark(.delimiter, start, pos)
-        m.flags = (canOpen ? InlineMark.Flag.canOpen : 0) | (canClose ? InlineMark.Flag.canClose : 0) | InlineMark.Flag.live
-        m.prev = lastDelim
+        var m = InlineMark(.delimiter, start, width: n <= Int(UInt16.max) ? n : 0)
+        m.flags = (canOpen ? InlineMark.Flag.canOpen : 0) | (canClose ? InlineMark.Flag.canClose : 0)
+        if n > Int(UInt16.max) {
+            // Too long for the mark's width: its record, made now, keeps the length.
+            m.data = Int32(emphasis.count)
+            emphasis.append(
+                InlineEmphasis(length: Int32(truncatingIfNeeded: n), remaining: Int32(truncatingIfNeeded: n), closeFirst: -1, closeCount: 0, lastOpen: -1))
+        }
         let index = appendMark(m)
-        if lastDelim >= 0 { marks[Int(lastDelim)].next = index } else { firstDelim = index }
-        lastDelim = index
-        if firstUnprocessed < 0 { firstUnprocessed = index }
+        if firstUnprocessed < 0 { firstUnprocessed = delimiters.count }
+        delimiters.append(index)
         if canClose && activeBrackets == 0 {
             processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
             firstUnprocessed = -1
@@ -680,11 +683,21 @@ struct InlineParser {
         }
     }
 
-    private mutating func removeDelimiter(_ d: Int32) {
-        let m = marks[Int(d)]
-        if m.next >= 0 { marks[Int(m.next)].prev = m.prev } else { lastDelim = m.prev }
-        if m.prev >= 0 { marks[Int(m.prev)].next = m.next } else { firstDelim = m.next }
-        marks[Int(d)].flags &= ~InlineMark.Flag.live
+    /// A delimiter run's length as scanned.
+    @inline(__always)
+    private func delimiterLength(_ m: InlineMark) -> Int32 {
+        m.width != 0 ? Int32(m.width) : emphasis[Int(m.data)].length
+    }
+
+    /// Where a mark ends in the subject (see `InlineMark`).
+    @inline(__always)
+    private func markEnd(_ m: InlineMark) -> Int {
+        switch m.kind {
+        case .code, .html, .autolinkURI, .autolinkEmail, .wwwLink, .urlLink: return Int(m.data)
+        case .linkClose, .imageClose: return Int(links[Int(marks[Int(m.data)].data)].closeEnd)
+        case .delimiter: return Int(m.start) + Int(delimiterLength(m))
+        case .bracket, .imageBracket, .literal, .linkOpen, .imageOpen, .footnoteReference: return Int(m.start) + Int(m.width)
+        }
     }
 
     @inline(__always)
@@ -693,71 +706,99 @@ struct InlineParser {
         // length mod 3); '~' (cmark-gfm) by length mod 3. The single '_' bound is part of the
         // reference behaviour, not only an optimisation.
         switch s[Int(m.start)] {
-        case UInt8(ascii: "*"): return (m.flags & InlineMark.Flag.canOpen != 0 ? 3 : 0) + Int((m.end - m.start) % 3)
+        case UInt8(ascii: "*"): return (m.flags & InlineMark.Flag.canOpen != 0 ? 3 : 0) + Int(delimiterLength(m) % 3)
         case UInt8(ascii: "_"): return 6
-        default: return 7 + Int((m.end - m.start) % 3)
+        default: return 7 + Int(delimiterLength(m) % 3)
         }
     }
 
     @inline(__always)
     private func remaining(_ d: Int32) -> Int32 {
         let m = marks[Int(d)]
-        return m.data < 0 ? m.end - m.start : emphasis[Int(m.data)].remaining
+        return m.data < 0 ? delimiterLength(m) : emphasis[Int(m.data)].remaining
     }
 
-    /// cmark's process_emphasis over the closers from `start` on, above `stackBottom`. The block-wide
-    /// pass leaves the delimiters that may still open in the stack; a link's pass removes everything above
-    /// its bottom, as cmark does.
-    private mutating func processEmphasis(stackBottom: Int32, from start: Int32, link: Bool) {
+    /// cmark's process_emphasis over the closers from `delimiters[start]` on, above `stackBottom` (a
+    /// mark). The block-wide pass leaves the delimiters that may still open in the stack; a link's pass
+    /// removes everything above its bottom, as cmark does.
+    ///
+    /// cmark's stack is a doubly linked list; here it is an array, compacted in the one pass: the closers
+    /// are read in order from `start`, and what stays in the stack is written back below them. Every
+    /// removal cmark makes is of delimiters between an opener and the closer being processed, all of
+    /// them at the top of what has been written, so removing them is moving the write position down.
+    private mutating func processEmphasis(stackBottom: Int32, from start: Int, link: Bool) {
+        guard start >= 0 && start < delimiters.count else { return }
         // The openers_bottom array in use, swapped out of `self` for the pass (no copy).
         var bottoms: [Int32] = []
         if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) }
         defer { if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) } }
-        var closer = start
-        while closer >= 0 {
+        var write = start
+        var read = start
+        let count = delimiters.count
+        while read < count {
+            let closer = delimiters[read]
+            read += 1
             let cd = marks[Int(closer)]
-            if cd.flags & InlineMark.Flag.canClose != 0 {
-                let bi = bottomIndex(cd)
-                let cChar = s[Int(cd.start)]
-                let cLen = cd.end - cd.start
-                var opener = cd.prev
-                var found = false
-                while opener >= 0 && opener > stackBottom && opener > bottoms[bi] {
-                    let od = marks[Int(opener)]
-                    if od.flags & InlineMark.Flag.canOpen != 0 && s[Int(od.start)] == cChar {
-                        let oLen = od.end - od.start
-                        if !(cd.flags & InlineMark.Flag.canOpen != 0 || od.flags & InlineMark.Flag.canClose != 0)
-                            || cLen % 3 == 0 || (oLen + cLen) % 3 != 0
-                        {
-                            found = true
-                            break
-                        }
+            guard cd.flags & InlineMark.Flag.canClose != 0 else {
+                delimiters[write] = closer
+                write += 1
+                continue
+            }
+            let bi = bottomIndex(cd)
+            let cChar = s[Int(cd.start)]
+            let cLen = delimiterLength(cd)
+            var k = write - 1
+            var found = false
+            while k >= 0 {
+                let opener = delimiters[k]
+                guard opener > stackBottom && opener > bottoms[bi] else { break }
+                let od = marks[Int(opener)]
+                if od.flags & InlineMark.Flag.canOpen != 0 && s[Int(od.start)] == cChar {
+                    let oLen = delimiterLength(od)
+                    if !(cd.flags & InlineMark.Flag.canOpen != 0 || od.flags & InlineMark.Flag.canClose != 0)
+                        || cLen % 3 == 0 || (oLen + cLen) % 3 != 0
+                    {
+                        found = true
+                        break
                     }
-                    opener = od.prev
                 }
-                if found {
-                    if cChar == UInt8(ascii: "~") {
-                        closer = insertStrikethrough(opener, closer)
-                    } else {
-                        closer = insertEmphasis(opener, closer)
-                    }
-                } else {
-                    let old = closer
-                    closer = cd.next
-                    bottoms[bi] = cd.prev
-                    if cd.flags & InlineMark.Flag.canOpen == 0 { removeDelimiter(old) }
+                k -= 1
+            }
+            guard found else {
+                bottoms[bi] = write > 0 ? delimiters[write - 1] : -1
+                if cd.flags & InlineMark.Flag.canOpen != 0 {
+                    delimiters[write] = closer
+                    write += 1
                 }
-            } else {
-                closer = cd.next
+                continue
+            }
+            let opener = delimiters[k]
+            if cChar == UInt8(ascii: "~") {
+                let count = remaining(closer)
+                if remaining(opener) == count {
+                    // The delimiters between them end up inside the new node: they leave, and so do both.
+                    recordMatch(opener: opener, closer: closer, count: count)
+                    write = k
+                }
+                // Different lengths (~ vs ~~): as cmark-gfm, the closer is dropped and the opener stays.
+                continue
+            }
+            let use: Int32 = (remaining(closer) >= 2 && remaining(opener) >= 2) ? 2 : 1
+            recordMatch(opener: opener, closer: closer, count: use)
+            write = remaining(opener) == 0 ? k : k + 1
+            if remaining(closer) > 0 {
+                // The closer is processed again (it is still at read - 1).
+                read -= 1
             }
         }
+        delimiters.truncate(to: write)
     }
 
     private mutating func emphasisRecord(_ d: Int32) -> Int {
         let e = marks[Int(d)].data
         if e >= 0 { return Int(e) }
-        let m = marks[Int(d)]
-        emphasis.append(InlineEmphasis(remaining: m.end - m.start, closeFirst: -1, closeCount: 0, lastOpen: -1))
+        let length = delimiterLength(marks[Int(d)])
+        emphasis.append(InlineEmphasis(length: length, remaining: length, closeFirst: -1, closeCount: 0, lastOpen: -1))
         marks[Int(d)].data = Int32(emphasis.count - 1)
         return emphasis.count - 1
     }
@@ -774,60 +815,46 @@ struct InlineParser {
         emphasis[c].remaining -= count
     }
 
-    private mutating func removeDelimiters(between opener: Int32, and closer: Int32) {
-        var d = marks[Int(closer)].prev
-        while d >= 0 && d != opener {
-            let p = marks[Int(d)].prev
-            removeDelimiter(d)
-            d = p
-        }
-    }
-
-    private mutating func insertEmphasis(_ opener: Int32, _ closer: Int32) -> Int32 {
-        let use: Int32 = (remaining(closer) >= 2 && remaining(opener) >= 2) ? 2 : 1
-        recordMatch(opener: opener, closer: closer, count: use)
-        removeDelimiters(between: opener, and: closer)
-        var result = closer
-        if remaining(opener) == 0 { removeDelimiter(opener) }
-        if remaining(closer) == 0 {
-            result = marks[Int(closer)].next
-            removeDelimiter(closer)
-        }
-        return result
-    }
-
-    private mutating func insertStrikethrough(_ opener: Int32, _ closer: Int32) -> Int32 {
-        let next = marks[Int(closer)].next
-        let count = remaining(closer)
-        if remaining(opener) == count {
-            // Delimiters between opener and closer end up inside the new node: drop them.
-            removeDelimiters(between: opener, and: closer)
-            recordMatch(opener: opener, closer: closer, count: count)
-            removeDelimiter(closer)
-            removeDelimiter(opener)
-            return next
-        }
-        // Different lengths (~ vs ~~): as cmark-gfm, the closer is dropped and the opener stays.
-        removeDelimiter(closer)
-        return next
-    }
-
     // MARK: Brackets and links
 
     private mutating func pushBracket(image: Bool, start: Int) {
-        let mark = appendMark(InlineMark(image ? .imageBracket : .bracket, start, pos))
-        if !image { linkOpeners.append(Int32(brackets.count)) }
-        if !brackets.isEmpty { brackets[brackets.count - 1].bracketAfter = true }
-        brackets.append(Bracket(mark: mark, prevDelim: lastDelim, image: image))
-        activeBrackets += 1
+        topBracketAfter = false
+        if !image, let top = brackets.last, Int(top.position) == start - 1, Int(top.mark) == marks.count - 1 {
+            // `[` right after the `[` on top, with no mark between them (not even a delimiter): one more
+            // bracket of its run.
+            let m = marks[Int(top.mark)]
+            if m.kind == .bracket && Int(m.start) + Int(m.width) == start && m.width < UInt16.max {
+                marks[Int(top.mark)].width += 1
+                brackets.append(Bracket(mark: top.mark, position: Int32(truncatingIfNeeded: start)))
+                activeLinkBrackets += 1
+                return
+            }
+        }
+        let mark = appendMark(InlineMark(image ? .imageBracket : .bracket, start, data: lastDelim, width: image ? 2 : 1))
+        brackets.append(Bracket(mark: mark, position: Int32(truncatingIfNeeded: start)))
+        if image { imageBrackets += 1 } else { activeLinkBrackets += 1 }
     }
 
-    private mutating func popBracket() {
+    /// Whether the bracket at `index` of the stack can still make a link or image.
+    @inline(__always)
+    private func isActive(_ index: Int) -> Bool {
+        index >= linkFloor || marks[Int(brackets[index].mark)].kind == .imageBracket
+    }
+
+    /// Takes the top bracket off the stack (`image`: it is an image's; its mark may have been made into
+    /// the image's start already). A bracket that made nothing is text: its mark says so.
+    private mutating func popBracket(image: Bool) {
         guard let b = brackets.popLast() else { return }
-        if !b.image { linkOpeners.removeLast() }
-        if b.active { activeBrackets -= 1 }
+        if image {
+            imageBrackets -= 1
+        } else if brackets.count >= linkFloor {
+            activeLinkBrackets -= 1
+        }
+        linkFloor = min(linkFloor, brackets.count)
         inactiveFloor = min(inactiveFloor, brackets.count)
+        topBracketAfter = true
         if marks[Int(b.mark)].kind == .bracket || marks[Int(b.mark)].kind == .imageBracket {
+            // (A run's other brackets may still be open: its mark being text changes nothing for them.)
             marks[Int(b.mark)].kind = .literal
         }
     }
@@ -837,12 +864,14 @@ struct InlineParser {
         pos += 1
         let initialPos = pos
         guard let opener = brackets.last else { return }
-        if !opener.active {
-            popBracket()
+        let isImage = marks[Int(opener.mark)].kind == .imageBracket
+        if !isActive(brackets.count - 1) {
+            popBracket(image: false)
             bracketsChanged(&sink)
             return
         }
-        let isImage = opener.image
+        // Where the bracket's text starts: just after `[` or `![`.
+        let textStart = Int(opener.position) + (isImage ? 2 : 1)
         var link = InlineLink(destinationStart: 0, destinationCount: 0, titleStart: 0, titleCount: 0, inSubject: true)
         var matched = false
 
@@ -885,8 +914,8 @@ struct InlineParser {
                 pos += 2
             }
             if !foundLabel { pos = initialPos }
-            if (!foundLabel || labelRange!.0 == labelRange!.1) && !opener.bracketAfter {
-                labelRange = (Int(marks[Int(opener.mark)].end), initialPos - 1)
+            if (!foundLabel || labelRange!.0 == labelRange!.1) && !topBracketAfter {
+                labelRange = (textStart, initialPos - 1)
                 foundLabel = true
             }
             if foundLabel, let (ls, le) = labelRange, le - ls <= maxLinkLabelLength, le > ls, !references.isEmpty {
@@ -900,47 +929,42 @@ struct InlineParser {
             }
             if !matched && options.footnotes {
                 // Footnote reference [^label]
-                let ls = Int(marks[Int(opener.mark)].end)
+                let ls = textStart
                 let le = initialPos - 1
                 if le - ls >= 2 && s[ls] == UInt8(ascii: "^") && le - ls <= maxLinkLabelLength {
                     MD.normalizeLabel(s, ls + 1, le, into: &label)
                     if let definition = label.withUnsafeBufferPointer({ footnotes.value($0) }) {
                         pos = initialPos
-                        makeFootnoteReference(opener, definition: definition, end: initialPos, &sink)
+                        makeFootnoteReference(opener, image: isImage, definition: definition, end: initialPos, &sink)
                         return
                     }
                 }
             }
             if !matched {
-                popBracket()
+                popBracket(image: isImage)
                 pos = initialPos
                 bracketsChanged(&sink)
                 return
             }
         }
 
-        // The opener becomes the link's start, and `]…` its end.
+        // The opener becomes the link's start (a run's brackets before it are text), and `]…` its end.
         let o = Int(opener.mark)
+        let prevDelim = marks[o].data
+        link.closeEnd = Int32(truncatingIfNeeded: pos)
         marks[o].kind = isImage ? .imageOpen : .linkOpen
+        marks[o].start = opener.position
+        marks[o].width = isImage ? 2 : 1
         marks[o].data = Int32(links.count)
         links.append(link)
-        var close = InlineMark(isImage ? .imageClose : .linkClose, closeStart, pos)
-        close.data = opener.mark
-        _ = appendMark(close)
+        _ = appendMark(InlineMark(isImage ? .imageClose : .linkClose, closeStart, data: opener.mark))
 
-        processLinkEmphasis(opener.prevDelim)
-        popBracket()
+        processLinkEmphasis(prevDelim)
+        popBracket(image: isImage)
         if !isImage {
-            // Deactivate earlier link openers. Link openers form a stack of
-            // [inactive..., active...], so stop at the first inactive one (linear overall).
-            var i = linkOpeners.count - 1
-            while i >= 0 {
-                let b = Int(linkOpeners[i])
-                if !brackets[b].active { break }
-                brackets[b].active = false
-                activeBrackets -= 1
-                i -= 1
-            }
+            // Every earlier link opener is inactive now.
+            linkFloor = brackets.count
+            activeLinkBrackets = 0
         }
         bracketsChanged(&sink)
     }
@@ -956,19 +980,17 @@ struct InlineParser {
     }
 
     /// Emphasis inside a link's text: matched on its own (its own openers_bottom), then every delimiter
-    /// above `bottom` leaves the stack.
+    /// above `bottom` (a mark) leaves the stack.
     private mutating func processLinkEmphasis(_ bottom: Int32) {
         // The first delimiter above the bottom.
-        var first = lastDelim
-        while first >= 0 && marks[Int(first)].prev > bottom { first = marks[Int(first)].prev }
-        if first >= 0 && first <= bottom { first = -1 }
+        var first = delimiters.count
+        while first > 0 && delimiters[first - 1] > bottom { first -= 1 }
         for i in 0..<10 { linkBottoms[i] = bottom }
         processEmphasis(stackBottom: bottom, from: first, link: true)
-        while lastDelim >= 0 && lastDelim > bottom {
-            removeDelimiter(lastDelim)
-        }
+        // The pass changed nothing below `first`: what is above the bottom is from there on.
+        delimiters.truncate(to: first)
         // Every unprocessed delimiter was above the bracket (delimiters wait only behind an active bracket).
-        if firstUnprocessed > bottom { firstUnprocessed = -1 }
+        if firstUnprocessed >= first { firstUnprocessed = -1 }
     }
 
     private func emptyDestination(_ sp: Int) -> (Int, Int, Int)? {
@@ -996,17 +1018,22 @@ struct InlineParser {
     }
 
     private mutating func makeFootnoteReference<Sink: InlineSink & ~Copyable>(
-        _ opener: Bracket, definition: Int32, end referenceEnd: Int, _ sink: inout Sink
+        _ opener: Bracket, image: Bool, definition: Int32, end referenceEnd: Int, _ sink: inout Sink
     ) {
-        processLinkEmphasis(opener.prevDelim)
-        // The reference replaces the opener and everything after it (an image opener's "!" stays text).
         let o = Int(opener.mark)
+        processLinkEmphasis(marks[o].data)
+        // The reference replaces the opener and everything after it (an image opener's "!" stays text).
+        let start = Int(opener.position) + (image ? 1 : 0)
+        let reference = InlineMark(.footnoteReference, start, data: definition, width: referenceEnd - start)
         marks.truncate(to: o + 1)
-        let start = Int(marks[o].start) + (opener.image ? 1 : 0)
-        var m = InlineMark(.footnoteReference, start, referenceEnd)
-        m.data = definition
-        marks[o] = m
-        popBracket()
+        if opener.position > marks[o].start {
+            // The brackets of its run before it are still open, on the run's mark, which ends before it.
+            marks[o].width = UInt16(truncatingIfNeeded: Int(opener.position - marks[o].start))
+            _ = appendMark(reference)
+        } else {
+            marks[o] = reference
+        }
+        popBracket(image: image)
         bracketsChanged(&sink)
     }
 
@@ -1103,7 +1130,7 @@ struct InlineParser {
         }
         linkEnd = autolinkDelim(pos, linkEnd)
         if linkEnd == 0 { return false }
-        _ = appendMark(InlineMark(.wwwLink, pos, pos + linkEnd))
+        _ = appendMark(InlineMark(.wwwLink, pos, data: Int32(truncatingIfNeeded: pos + linkEnd)))
         pos += linkEnd
         return true
     }
@@ -1129,7 +1156,7 @@ struct InlineParser {
         linkEnd = autolinkDelim(pos, linkEnd)
         if linkEnd == 0 { return false }
         // The scheme's letters are text just scanned; no mark lies in them (letters start none).
-        _ = appendMark(InlineMark(.urlLink, schemeStart, pos + linkEnd))
+        _ = appendMark(InlineMark(.urlLink, schemeStart, data: Int32(truncatingIfNeeded: pos + linkEnd)))
         pos += linkEnd
         return true
     }
@@ -1141,7 +1168,7 @@ struct InlineParser {
     private mutating func emitFinished<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
         var limit = marks.count
         if firstDelim >= 0 { limit = min(limit, Int(firstDelim)) }
-        while inactiveFloor < brackets.count && !brackets[inactiveFloor].active { inactiveFloor += 1 }
+        while inactiveFloor < brackets.count && !isActive(inactiveFloor) { inactiveFloor += 1 }
         if inactiveFloor < brackets.count { limit = min(limit, Int(brackets[inactiveFloor].mark)) }
         if limit - emitted < 64 && limit < marks.count { return }
         emit(upTo: limit, final: false, &sink)
@@ -1157,7 +1184,7 @@ struct InlineParser {
         while i < limit {
             let m = marks[i]
             let start = Int(m.start)
-            let mEnd = Int(m.end)
+            let mEnd = markEnd(m)
             switch m.kind {
             case .delimiter:
                 guard m.data >= 0 else { break }
@@ -1277,7 +1304,8 @@ struct InlineParser {
     private func emitCode<Sink: InlineSink & ~Copyable>(_ m: InlineMark, _ sink: inout Sink) {
         let open = Int(m.width)
         var a = Int(m.start) + open
-        var b = Int(m.end) - open
+        let mEnd = Int(m.data)
+        var b = mEnd - open
         // Strip one space (or line ending) from each side when both are there and the content is not all spaces.
         if b - a >= 2 {
             let first = s[a]
@@ -1294,7 +1322,7 @@ struct InlineParser {
                 }
             }
         }
-        sink.code(s, contentFrom: a, contentTo: b, from: Int(m.start), to: Int(m.end))
+        sink.code(s, contentFrom: a, contentTo: b, from: Int(m.start), to: mEnd)
     }
 
     // MARK: Text

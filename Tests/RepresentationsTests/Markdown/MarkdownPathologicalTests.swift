@@ -118,4 +118,43 @@ final class MarkdownPathologicalTests: XCTestCase {
             $0.hasPrefix("<p><a href=\"http://www.a.b\">")
         }
     }
+
+    /// The inline parser's marks are 12 bytes, its brackets 8 and a delimiter's place in the stack 4:
+    /// they bound what a paragraph of unmatched openers or open brackets holds (docs/benchmarks.md,
+    /// peak memory of the adversarial shapes).
+    func testInlineRecordsStaySmall() {
+        XCTAssertEqual(MemoryLayout<InlineMark>.stride, 12)
+        XCTAssertEqual(MemoryLayout<Int32>.stride, 4)
+    }
+
+    /// Delimiter runs longer than a mark's 16-bit width keep their length in their record, and runs of
+    /// `[` share one mark while links, images and footnote references form from any of them (the
+    /// expected HTML is cmark-gfm 0.29's).
+    func testLongRunsAndBracketRuns() {
+        let footnote = """
+            <section class="footnotes" data-footnotes>
+            <ol>
+            <li id="fn-1">
+            <p>n <a href="#fnref-1" class="footnote-backref" data-footnote-backref aria-label="Back to content">↩</a></p>
+            </li>
+            </ol>
+            </section>
+
+            """
+        let cases: [(String, String)] = [
+            (rep("*", 70001) + "a" + rep("*", 70001), "<p><em>" + rep("<strong>", 35000) + "a" + rep("</strong>", 35000) + "</em></p>\n"),
+            (rep("_", 65536) + "b" + rep("_", 65537), "<p>" + rep("<strong>", 32768) + "b" + rep("</strong>", 32768) + "_</p>\n"),
+            ("[[[a](x)]]", "<p>[[<a href=\"x\">a</a>]]</p>\n"),
+            ("[[^1]](x)\n\n[^1]: n\n",
+             "<p><a href=\"x\"><sup class=\"footnote-ref\"><a href=\"#fn-1\" id=\"fnref-1\" data-footnote-ref>1</a></sup></a></p>\n" + footnote),
+            ("![[[a](x)](y)", "<p>![[<a href=\"x\">a</a>](y)</p>\n"),
+            ("[[[a]][b]]\n\n[a]: /a\n[b]: /b\n", "<p>[[<a href=\"/a\">a</a>]<a href=\"/b\">b</a>]</p>\n"),
+            ("[[*a [[b](c) d*]]", "<p>[[<em>a [<a href=\"c\">b</a> d</em>]]</p>\n"),
+            (rep("[", 70000) + "a](x)" + rep("]", 69999), "<p>" + rep("[", 69999) + "<a href=\"x\">a</a>" + rep("]", 69999) + "</p>\n"),
+        ]
+        for (input, expected) in cases {
+            let html = check("runs", input, options: .gfm) { _ in true }
+            XCTAssertEqual(html, expected, String(input.prefix(40)))
+        }
+    }
 }
