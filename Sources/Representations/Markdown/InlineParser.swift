@@ -17,7 +17,8 @@ import Pasteboard
 // and before the first active bracket, are final: they are emitted to the sink and, once nothing is
 // pending, the arrays are reset. A paragraph of matched emphasis or links therefore holds a bounded
 // number of marks however long it is; memory grows only with what must wait (unmatched openers, open
-// brackets), and then by one mark per delimiter run or bracket, not per node.
+// brackets), and then by 16 bytes per delimiter run (its 12-byte mark and its place in the delimiter
+// stack) and 8 per bracket (a run of `[` shares one mark), not per node.
 //
 // `InlineSink` receives the result in document order: the HTML renderer writes it out at once, the
 // tree builder (`InlineTreeBuilder`) makes the nodes of a `MarkdownDocument`.
