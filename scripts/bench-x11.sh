@@ -94,7 +94,7 @@ owner in the same run. MB = 10^6 bytes. pbctl: $(file -b "$PBCTL" | cut -d, -f1-
 
 | measurement | pbctl | xsel | xclip | ratio | target | |
 |---|---:|---:|---:|---:|---|---|
-| paste of a 12-byte clipboard owned by pbctl (median of $small_runs, ms) | $(ms "$sp") | $(ms "$ss") | $(ms "$sc") | pbctl ÷ xsel = $small_ratio (÷ xclip = $(ratio "$sp" "$sc")) | ≤ 1.00 | $(verdict "$small_ratio" 1 le) |
+| paste of a 12-byte clipboard owned by pbctl (median of $small_runs, ms) | $(ms "$sp") | $(ms "$ss") | $(ms "$sc") | pbctl ÷ xsel = $small_ratio (÷ xclip = $(ratio "$sp" "$sc")) | ≤ 0.60 (issue #31) | $(verdict "$small_ratio" 0.6 le) |
 | paste of a 12-byte clipboard owned by xclip (median of $small_runs, ms) | $(ms "$xp") | $(ms "$xs") | $(ms "$xc") | pbctl ÷ xsel = $(ratio "$xp" "$xs") (÷ xclip = $(ratio "$xp" "$xc")) | | |
 | paste of $((size / 1048576)) MiB owned by pbctl (median of 5, ms) | $(ms "$bp") | $(ms "$bs") | $(ms "$bc") | throughput pbctl ÷ xclip = $big_ratio ($(mbps "$size" "$bp") vs $(mbps "$size" "$bc") MB/s; xsel $(mbps "$size" "$bs")) | ≥ 2.00 | $(verdict "$big_ratio" 2 ge) |
 | peak memory of that paste (MiB; \`/usr/bin/time -f %M\`) | $((rss_pbctl / 1024)) | | $((rss_xclip / 1024)) | pbctl ÷ payload = $rss_ratio | ≤ 1.50 | $(verdict "$rss_ratio" 1.5 le) |

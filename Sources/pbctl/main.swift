@@ -54,6 +54,17 @@ func run(_ arguments: [String], _ context: Context) -> Int32 {
 // Writing to a closed pipe (`pbctl paste | head -c1`) must end quietly with an error code, not a signal
 // message from the shell; EPIPE is reported by the write.
 POSIX.ignoreBrokenPipes()
+// `pbctl --version` answers before any table is built, so it measures the binary's own start-up
+// (docs/benchmarks.md, Store: start-up beside /bin/true and a static C program).
+// (Not as pbcopy or pbpaste, whose arguments are macOS's.)
+if CommandLine.argc == 2, let zero = CommandLine.unsafeArgv[0], let first = CommandLine.unsafeArgv[1],
+    strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0 || strcmp(first, "version") == 0,
+    case let name = strrchr(zero, 0x2F).map({ $0 + 1 }) ?? zero, strcmp(name, "pbcopy") != 0, strcmp(name, "pbpaste") != 0
+{
+    var line = version + "\n"
+    line.withUTF8 { _ = try? POSIX.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer($0), path: "standard output") }
+    exit(ExitCode.ok)  // as the full command: what --version writes is not checked
+}
 if let status = fastPaste(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { exit(status) }
 if let status = fastCopy(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { exit(status) }
 // Arguments as their bytes: a path that is not UTF-8 (`copy --files $'bad\xff.txt'`) reaches the system
