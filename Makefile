@@ -15,14 +15,14 @@ USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 VERSION    := $(shell sed -n 's/^let pbctlVersion = "\(.*\)"/\1/p' Sources/pbctl/BuildInfo.swift)
 # Release builds are fully static executables (the Swift runtime, Foundation, glibc and libxcb
 # linked in): no dynamic loader, no shared-library loading or symbol binding at start-up. pbctl then
-# starts in about the time of /bin/true, which is what lets a small `pbctl paste` beat xsel's
+# starts in 0.81 ms beside 0.59 ms for /bin/true (docs/benchmarks.md), which lets a small `pbctl paste` beat xsel's
 # (docs/benchmarks.md, X11). Earlier, a dynamic executable with the runtime linked statically spent
 # about 2 ms of each start-up in the loader and libstdc++. `scripts/release-smoke.sh` (run by
 # `make test`) checks that the result is static and works with the store and with X over a Unix
 # socket and TCP.
 #
 # The link is lld's, with the symbols short commands touch laid out first (scripts/startup.order, made by
-# `make startup-order`): a small paste then faults in about 90 pages of the binary instead of 145, which
+# `make startup-order`): a small paste then faults in about 95 pages of the binary instead of 150, which
 # is most of what separates it from `cat` (docs/benchmarks.md, Store). The gold link, without the
 # order, works the same, only slower to start.
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable -Xlinker -lXau -Xlinker -lXdmcp \
