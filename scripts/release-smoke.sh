@@ -59,7 +59,13 @@ out = os.open(os.devnull, os.O_WRONLY)
 pid = os.posix_spawn(sys.argv[1], sys.argv[1:], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, out, 1)])
 _, status, usage = os.wait4(pid, 0)
 sys.exit(1) if status else print(usage.ru_minflt)' "$pbctl" paste) || fail "small paste failed"
-[ "$faults" -le 125 ] 2>/dev/null || fail "a 12-byte paste took $faults page faults (over 125): is the start-up order stale? run make startup-order"
+traced=$(head -1 "$(dirname "$0")/startup.order")
+if [ "$traced" = "# $(swift --version 2>/dev/null | head -1)" ]; then
+    [ "$faults" -le 125 ] 2>/dev/null || fail "a 12-byte paste took $faults page faults (over 125): is the start-up order stale? run make startup-order"
+else
+    # Another toolchain mangles and specialises differently: the order is stale for it by nature.
+    echo "release-smoke: warning: scripts/startup.order was traced with '${traced#\# }', not this toolchain; a 12-byte paste took $faults page faults (run make startup-order)" >&2
+fi
 
 # The history (flock, hard links, the index) and files on the clipboard (kernel copies) with this binary,
 # in a history of its own (the demo above recorded its copies in the default one).

@@ -75,6 +75,8 @@ if command -v sway >/dev/null && command -v wl-copy >/dev/null; then
     fi
 fi
 ls "$work"/trace.* >/dev/null
-python3 "$repo/scripts/startup-order.py" "$bin" "$work"/trace.* > "$work/order"
+# The first line names the toolchain the symbols were traced with (lld reads it as a name it does not
+# find, and skips it); release-smoke.sh holds a build of another toolchain to no page-fault bound.
+{ echo "# $(swift --version 2>/dev/null | head -1)"; python3 "$repo/scripts/startup-order.py" "$bin" "$work"/trace.*; } > "$work/order"
 mv "$work/order" "$output"
 echo "startup-order: $(wc -l < "$output") symbols from $n traced runs in $output" >&2
