@@ -59,7 +59,7 @@ public final class X11SelectionReader {
     public func read(target: String, into sink: (Data) throws -> Void) throws -> (type: String?, format: UInt8) {
         let atom = try connection.intern(target)
         let (type, format) = try convert(target: atom, property: connection.atoms[.pbctlData], into: sink)
-        let typeName = type == PredefinedAtom.none ? nil : try connection.names(of: [type])[0]
+        let typeName = type == PredefinedAtom.none ? nil : try connection.name(of: type)
         return (typeName, format)
     }
 
@@ -78,7 +78,7 @@ public final class X11SelectionReader {
             if !typeResolved {
                 if sameType, lastReplyType != atom { throw ConversionFailure.refused }
                 typeResolved = true
-                typeName = try? connection.names(of: [lastReplyType])[0]
+                typeName = (try? connection.name(of: lastReplyType)) ?? nil
                 transcoder = TextTranscoder(mode: TextTranscoder.mode(target: target, replyType: typeName))
             }
             let out = transcoder!.feed(chunk)

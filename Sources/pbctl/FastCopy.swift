@@ -37,7 +37,7 @@ func fastCopy(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     switch source.pathExtension?.lowercased() {
     case nil: type = .utf8PlainText
     case "txt"?:
-        guard !DeclaredTypes.folders(variable: variable).contains(where: { !DeclaredTypes.plistFiles(in: $0).isEmpty }) else { return nil }
+        guard !DeclaredTypes.anyDeclarationFile(variable: variable) else { return nil }
         type = .plainText
     default: return nil
     }

@@ -32,7 +32,7 @@ func fastPaste(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CCha
     }
     func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
     // Looked for only where it matters (a display's targets): the store's fast paste does not need it.
-    let declared = { DeclaredTypes.folders(variable: variable).contains { !DeclaredTypes.plistFiles(in: $0).isEmpty } }
+    let declared = { DeclaredTypes.anyDeclarationFile(variable: variable) }
     switch BackendChoice.fastPaste(primary: primary, variable: variable, hasDeclaredTypes: declared) {
     case .pasted:
         return ExitCode.ok

@@ -419,6 +419,26 @@ final class DocumentCLITests: PbctlTestCase {
         XCTAssertTrue(text.contains("application/x-recipe"), text)
     }
 
+    /// PBCTL_TYPES_PATH lists folders separated by colons; empty and relative entries are skipped.
+    func testTypesPathListsFoldersSeparatedByColons() throws {
+        try declareRecipe()
+        let moved = scratch + "/second/types"
+        try FileManager.default.createDirectory(atPath: moved, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: scratch + "/config/pbctl/types/recipe.plist", toPath: moved + "/recipe.plist")
+        pbctl.environment["PBCTL_TYPES_PATH"] = "relative/types::" + scratch + "/nothing-here:" + moved + ":"
+        let registry = try pbctl.run("types", "--registry", "--json")
+        XCTAssertEqual(registry.status, 0, registry.stderr)
+        let rows = try JSONSerialization.jsonObject(with: registry.stdout) as? [[String: Any]]
+        XCTAssertEqual(rows?.first { $0["identifier"] as? String == "com.example.recipe" }?["declaredIn"] as? String, moved + "/recipe.plist")
+        // A copy of the declared type is recognised and pastes as its text (it conforms to public.json).
+        XCTAssertEqual(try pbctl.run("copy", try write(Data(#"{"a": 1}"#.utf8), "b.recipe")).status, 0)
+        XCTAssertEqual(try pbctl.run("paste").text, #"{"a": 1}"#)
+        pbctl.environment["PBCTL_TYPES_PATH"] = scratch + "/nothing-here"
+        let without = try JSONSerialization.jsonObject(with: try pbctl.run("types", "--registry", "--json").stdout) as? [[String: Any]]
+        XCTAssertNotNil(without)
+        XCTAssertNil(without?.first { $0["identifier"] as? String == "com.example.recipe" })
+    }
+
     func testBadDeclarationsAreReportedWithFileAndKeyAndNeverStopPbctl() throws {
         try declareRecipe(extra: "<dict><key>UTTypeIdentifier</key><string>com.example.bad</string><key>UTTypeConformsTo</key><integer>1</integer></dict>")
         _ = try write(Data("not a plist".utf8), "config/pbctl/types/broken.plist")

@@ -96,9 +96,12 @@ public final class XConnection {
         // Pipeline everything start-up needs into one round trip: the atoms, our window, the
         // zero-length append whose PropertyNotify carries a server timestamp (ICCCM §2.1). XFixes is
         // asked for when first needed (a watch, the daemon), not here.
-        let names = KnownAtom.allCases.map { $0.rawValue }
-        let cookies = names.map { name in
-            name.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
+        // (No array of names or cookies: each new array type costs a static binary a run-time lookup.)
+        let known = KnownAtom.allCases
+        let cookies = UnsafeMutableBufferPointer<xcb_intern_atom_cookie_t>.allocate(capacity: known.count)
+        defer { cookies.deallocate() }
+        for (index, atom) in known.enumerated() {
+            cookies[index] = atom.rawValue.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
         }
         let window = xcb_generate_id(c)
         var values: [UInt32] = [Self.propertyChangeMask | Self.structureNotifyMask]
@@ -231,7 +234,35 @@ public final class XConnection {
         return result
     }
 
-    public func intern(_ name: String) throws -> XAtom { try intern([name])[0] }
+    /// One name: ``intern(_:)-([String])`` without its arrays (the quick paste's one atom).
+    public func intern(_ name: String) throws -> XAtom {
+        if let atom = atoms.atom(named: name) ?? atomCache[name] { return atom }
+        let cookie = name.withCString { xcb_intern_atom(connection, 0, UInt16(min(strlen($0), 0xFFFF)), $0) }
+        var error: UnsafeMutablePointer<xcb_generic_error_t>?
+        let reply = xcb_intern_atom_reply(connection, cookie, &error)
+        defer { free(reply); free(error) }
+        if let error { throw XProtocolError(code: error.pointee.error_code, majorOpcode: error.pointee.major_code) }
+        guard let reply else { try checkAlive(); throw PasteboardError(.unavailable, "no reply to InternAtom") }
+        atomCache[name] = reply.pointee.atom
+        nameCache[reply.pointee.atom] = name
+        return reply.pointee.atom
+    }
+
+    /// One atom: ``names(of:)`` without its arrays.
+    public func name(of atom: XAtom) throws -> String? {
+        if let name = atoms.name(of: atom)?.rawValue ?? nameCache[atom] { return name }
+        guard atom != 0 else { return nil }
+        var error: UnsafeMutablePointer<xcb_generic_error_t>?
+        let reply = xcb_get_atom_name_reply(connection, xcb_get_atom_name(connection, atom), &error)
+        defer { free(reply); free(error) }
+        guard let reply else { try checkAlive(); return nil }
+        let length = Int(xcb_get_atom_name_name_length(reply))
+        guard length >= 0, let pointer = xcb_get_atom_name_name(reply) else { return nil }
+        let name = String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        nameCache[atom] = name
+        atomCache[name] = atom
+        return name
+    }
 
     /// The names of `atoms` (nil for an atom the server does not know), pipelined.
     /// The corresponding XCB request is `xcb_get_atom_name`.
