@@ -20,7 +20,8 @@ import SystemIO
 
 /// What the fast paste did.
 public enum FastPasteResult {
-    /// The text went to standard output.
+    /// The text went to standard output. The caller exits next: a display connection is left open for
+    /// the exit to close.
     case pasted
     /// It failed after it had started (a byte was written, or the failure is final): report this.
     case failed(PasteboardError)
@@ -72,6 +73,7 @@ extension BackendChoice {
                 delivered = true
                 try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output", brokenPipe: { exit(141) })
             }
+            connection.leaveOpenUntilExit()  // the caller exits next
             return .pasted
         } catch let failure as ConversionFailure {
             if case .refused = failure, !delivered { return .notHandled }

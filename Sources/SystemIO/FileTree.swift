@@ -40,6 +40,31 @@ public enum FileTree {
         return (try? entries(fd, path: path)) ?? []
     }
 
+    /// Whether the folder at `path` holds a name (not `.` or `..`) for which `matches` is true; false
+    /// when it does not exist or cannot be read. The names are offered as their bytes and no list is
+    /// built (the quick paste asks this on its way, where each new array type costs a static binary a
+    /// run-time lookup).
+    public static func containsEntry(path: String, where matches: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        let fd = PathCalls.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        guard let dir = fdopendir(fd) else {
+            close(fd)
+            return false
+        }
+        defer { closedir(dir) }
+        while let entry = readdir(dir) {
+            let found = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: UInt8.self, capacity: 256) { name -> Bool in
+                    let bytes = UnsafeBufferPointer(start: name, count: strlen(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self)))
+                    if bytes.count == 1 && bytes[0] == 0x2E || bytes.count == 2 && bytes[0] == 0x2E && bytes[1] == 0x2E { return false }
+                    return matches(bytes)
+                }
+            }
+            if found { return true }
+        }
+        return false
+    }
+
     /// Removes the folder `path` and everything in it, best effort. Links are removed, never
     /// followed, so nothing outside `path` is touched.
     public static func removeTree(_ path: String) {

@@ -36,21 +36,34 @@ enum DeclaredTypes {
     /// list of folders or of files (a static binary looks up each new array type at run time, the first
     /// time, and the quick paste would pay a tenth of its time for them).
     static func anyDeclarationFile(variable: (String) -> String?) -> Bool {
-        forEachFolder(variable: variable) { !plistFiles(in: $0).isEmpty }
+        forEachFolder(variable: variable) { folder in
+            FileTree.containsEntry(path: folder) { name in
+                // What plistFiles(in:) lists: `*.plist`, not hidden.
+                let suffix: StaticString = ".plist"
+                guard name.count > suffix.utf8CodeUnitCount, name[0] != 0x2E else { return false }
+                return memcmp(name.baseAddress! + name.count - suffix.utf8CodeUnitCount, suffix.utf8Start, suffix.utf8CodeUnitCount) == 0
+            }
+        }
     }
 
     /// Calls `body` with each folder in order until it returns true; returns whether one did.
     @discardableResult
     private static func forEachFolder(variable: (String) -> String?, _ body: (String) -> Bool) -> Bool {
-        if let explicit = variable("PBCTL_TYPES_PATH") {
-            // Split by hand, without an array of substrings.
-            var from = explicit.startIndex
-            while true {
-                let to = explicit[from...].firstIndex(of: ":") ?? explicit.endIndex
-                let folder = String(explicit[from..<to])
-                if folder.hasPrefix("/"), body(folder) { return true }
-                guard to < explicit.endIndex else { return false }
-                from = explicit.index(after: to)
+        if var explicit = variable("PBCTL_TYPES_PATH") {
+            // Split by hand, on the bytes: no array of substrings, no character boundaries.
+            return explicit.withUTF8 { bytes in
+                var from = 0
+                while true {
+                    var to = from
+                    while to < bytes.count, bytes[to] != 0x3A { to += 1 }
+                    if to > from, bytes[from] == 0x2F,
+                        body(String(decoding: UnsafeBufferPointer(rebasing: bytes[from..<to]), as: UTF8.self))
+                    {
+                        return true
+                    }
+                    guard to < bytes.count else { return false }
+                    from = to + 1
+                }
             }
         }
         if let config = variable("XDG_CONFIG_HOME"), config.hasPrefix("/") {

@@ -97,35 +97,44 @@ public final class XConnection {
         // zero-length append whose PropertyNotify carries a server timestamp (ICCCM §2.1). XFixes is
         // asked for when first needed (a watch, the daemon), not here.
         // (No array of names or cookies: each new array type costs a static binary a run-time lookup.)
-        let known = KnownAtom.allCases
-        let cookies = UnsafeMutableBufferPointer<xcb_intern_atom_cookie_t>.allocate(capacity: known.count)
+        let cookies = UnsafeMutableBufferPointer<xcb_intern_atom_cookie_t>.allocate(capacity: KnownAtom.count)
         defer { cookies.deallocate() }
-        for (index, atom) in known.enumerated() {
-            cookies[index] = atom.rawValue.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
+        for index in 0..<KnownAtom.count {
+            cookies[index] = KnownAtom.at(index).rawValue.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
         }
         let window = xcb_generate_id(c)
-        var values: [UInt32] = [Self.propertyChangeMask | Self.structureNotifyMask]
+        var eventMask = Self.propertyChangeMask | Self.structureNotifyMask
         xcb_create_window(
             c, 0, window, root, -10, -10, 1, 1, 0, UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue), 0,
-            XCB_CW_EVENT_MASK.rawValue, &values)
+            XCB_CW_EVENT_MASK.rawValue, &eventMask)
         xcb_change_property(c, UInt8(XCB_PROP_MODE_APPEND.rawValue), window, PredefinedAtom.wmName,
                             PredefinedAtom.string, 8, 0, nil)
         xcb_flush(c)
-        var values32: [UInt32] = []
-        for cookie in cookies {
-            let reply = xcb_intern_atom_reply(c, cookie, nil)
-            values32.append(reply?.pointee.atom ?? 0)
-            free(reply)
+        var missing = false
+        let interned = KnownAtoms { index in
+            let reply = xcb_intern_atom_reply(c, cookies[index], nil)
+            defer { free(reply) }
+            let atom = reply?.pointee.atom ?? 0
+            if atom == 0 { missing = true }
+            return atom
         }
-        guard xcb_connection_has_error(c) == 0, !values32.contains(0) else {
+        guard xcb_connection_has_error(c) == 0, !missing else {
             xcb_disconnect(c)
             throw PasteboardError(.unavailable, "the X server connection failed during start-up")
         }
-        atoms = KnownAtoms(values: values32)
+        atoms = interned
         utilityWindow = window
     }
 
-    deinit { xcb_disconnect(connection) }
+    /// Set by ``leaveOpenUntilExit()``.
+    private var closedByExit = false
+
+    /// For a process that exits next (the quick paste): the connection is left to the kernel, which
+    /// closes its socket at exit, so deinit spares the shutdown and the frees of `xcb_disconnect`. The
+    /// server sees the same end of the connection.
+    public func leaveOpenUntilExit() { closedByExit = true }
+
+    deinit { if !closedByExit { xcb_disconnect(connection) } }
 
     /// `xcb_connect`, retried for up to a second while a local server accepts connections but drops
     /// them during set-up. That is an X server resetting: a server started without `-noreset` (Xvfb,
@@ -297,10 +306,10 @@ public final class XConnection {
     /// `xcb_create_window`.
     public func createWindow(eventMask: UInt32 = propertyChangeMask | structureNotifyMask) -> XWindow {
         let window = xcb_generate_id(connection)
-        var values: [UInt32] = [eventMask]
+        var value = eventMask
         xcb_create_window(
             connection, 0, window, root, -10, -10, 1, 1, 0, UInt16(XCB_WINDOW_CLASS_INPUT_ONLY.rawValue), 0,
-            XCB_CW_EVENT_MASK.rawValue, &values)
+            XCB_CW_EVENT_MASK.rawValue, &value)
         return window
     }
 
@@ -310,8 +319,8 @@ public final class XConnection {
     /// Sets our event mask on a window (ours or a requestor's; each client has its own mask).
     /// The corresponding XCB request is `xcb_change_window_attributes`.
     public func selectEvents(on window: XWindow, mask: UInt32) {
-        var values: [UInt32] = [mask]
-        xcb_change_window_attributes(connection, window, XCB_CW_EVENT_MASK.rawValue, &values)
+        var value = mask
+        xcb_change_window_attributes(connection, window, XCB_CW_EVENT_MASK.rawValue, &value)
     }
 
     // MARK: Properties

@@ -48,43 +48,56 @@ public enum KnownAtom: String, CaseIterable, Sendable {
     case pbctlArchive = "_PBCTL_ARCHIVE"
 }
 
+extension KnownAtom {
+    /// How many names there are.
+    public static let count = 35
+
+    /// The case's place in declaration order (what `allCases` lists). A no-payload enum stores exactly
+    /// that number as its one-byte tag (Swift's ABI), so this needs no table and no array: making the
+    /// array of `allCases` costs a static binary a run-time type lookup, on every paste's start-up.
+    /// `KnownAtomTests` holds it against `allCases`.
+    @inline(__always)
+    public var index: Int { Int(unsafeBitCast(self, to: UInt8.self)) }
+
+    /// The case at `index` in declaration order.
+    @inline(__always)
+    public static func at(_ index: Int) -> KnownAtom {
+        precondition(index >= 0 && index < count, "no known atom at \(index)")
+        return unsafeBitCast(UInt8(truncatingIfNeeded: index), to: KnownAtom.self)
+    }
+}
+
 /// The atoms of ``KnownAtom`` as interned on one connection.
 ///
-/// Two arrays in `allCases` order, searched linearly: with about 30 entries that is as fast as a
-/// hash table, and it spares every pbctl start-up the run-time lookup of `Hashable` for two
-/// dictionary types (each such first lookup scans all of the binary's protocol conformances).
+/// One fixed-size inline table in declaration order, searched linearly: with 35 entries that is as fast
+/// as a hash table, and it spares every pbctl start-up the run-time lookups a dictionary (`Hashable`
+/// conformances) or an array (its storage class) costs a static binary the first time.
 public struct KnownAtoms: Sendable {
-    private let names: [KnownAtom]
-    private let values: [XAtom]
+    private var values: InlineArray<35, XAtom>
 
-    /// - Parameter values: one atom per ``KnownAtom`` case, in `allCases` order.
-    public init(values: [UInt32]) {
-        let names = KnownAtom.allCases
-        precondition(values.count == names.count, "one atom per KnownAtom case")
-        self.names = names
-        self.values = values
+    /// - Parameter value: the atom of each ``KnownAtom`` case, by its ``KnownAtom/index``.
+    public init(_ value: (Int) throws -> XAtom) rethrows {
+        values = InlineArray(repeating: 0)
+        for index in 0..<KnownAtom.count { values[index] = try value(index) }
     }
 
-    public subscript(_ atom: KnownAtom) -> XAtom {
-        for index in names.indices where names[index] == atom { return values[index] }
-        return 0
-    }
+    public subscript(_ atom: KnownAtom) -> XAtom { values[atom.index] }
 
     /// The known name of `atom`, if it is one of ours.
     public func name(of atom: XAtom) -> KnownAtom? {
         guard atom != 0 else { return nil }
-        for index in values.indices where values[index] == atom { return names[index] }
+        for index in 0..<KnownAtom.count where values[index] == atom { return KnownAtom.at(index) }
         return nil
     }
 
     /// The atom of the known name `name` (a ``KnownAtom`` raw value), if it is one of ours.
     public func atom(named name: String) -> XAtom? {
-        for index in names.indices where names[index].rawValue == name { return values[index] }
+        for index in 0..<KnownAtom.count where KnownAtom.at(index).rawValue == name { return values[index] }
         return nil
     }
 
     /// Stand-in atoms for tests: case *n* gets atom 1000 + n.
     public static var forTesting: KnownAtoms {
-        KnownAtoms(values: KnownAtom.allCases.indices.map { UInt32(1000 + $0) })
+        KnownAtoms { UInt32(1000 + $0) }
     }
 }
