@@ -8,9 +8,10 @@
 #
 #   scripts/startup-order.sh PBCTL_BINARY [OUTPUT]
 #
-# The traced commands, most frequent first: a paste and a copy through the store (the fast paths and
-# the full ones), `--version`, `types`, `history`; then, where Xvfb and sway are installed, a paste of
-# a clipboard owned by pbctl and by xclip/wl-copy. Needs valgrind (lackey) and binutils (nm, strip).
+# The traced commands, most frequent first: the quick pastes (the store's; where Xvfb and sway are
+# installed, X11 and Wayland of a clipboard owned by pbctl and by xclip/wl-copy), `--version`; then
+# copies and the full paste through the store, `types`, `history`, and a copy to X11. Needs valgrind
+# (lackey) and binutils (nm, strip).
 set -euo pipefail
 PBCTL=${1:?usage: scripts/startup-order.sh PBCTL_BINARY [OUTPUT]}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,8 +36,50 @@ trace() {  # trace ARGS...: one traced run of the stripped copy, its trace kept 
 printf 'hello world\n' > "$work/small.txt"
 printf 'hello world\n' > "$work/note"
 printf '# Title\n\nSome *text*.\n' > "$work/doc.md"
+# The servers first, so the quick pastes (the most frequent commands, and the ones measured against
+# cat, xsel and wl-paste) are traced first and their code and data come first, side by side.
+x11=""
+if command -v Xvfb >/dev/null && command -v xclip >/dev/null; then
+    Xvfb -displayfd 3 -nolisten tcp -noreset >/dev/null 2>&1 3>"$work/displayfd" &
+    pids+=($!)
+    for _ in $(seq 100); do [ -s "$work/displayfd" ] && break; sleep 0.05; done
+    [ -s "$work/displayfd" ] && x11=:$(head -1 "$work/displayfd")
+fi
+wayland=""
+if command -v sway >/dev/null && command -v wl-copy >/dev/null; then
+    if started=$("$repo/scripts/headless-sway.sh" "$work/runtime" 2>/dev/null); then
+        pids+=("${started##* }")
+        wayland=${started% *}
+    fi
+fi
+# 1. The quick pastes: the store's, then X11 and Wayland of a clipboard owned by pbctl and by
+#    xclip/wl-copy, then `--version` (the start-up alone).
 "$bin" copy "$work/note"
 trace paste
+# (No subshells: `trace` numbers the runs.)
+if [ -n "$x11" ]; then
+    export DISPLAY=$x11
+    unset PBCTL_BACKEND
+    "$bin" copy "$work/small.txt"
+    trace paste
+    xclip -i -selection clipboard "$work/small.txt"
+    trace paste
+    unset DISPLAY
+    export PBCTL_BACKEND=store
+fi
+if [ -n "$wayland" ]; then
+    export WAYLAND_DISPLAY=$wayland
+    unset PBCTL_BACKEND
+    "$bin" copy "$work/small.txt"
+    trace paste
+    wl-copy < "$work/small.txt"
+    trace paste
+    pkill -f wl-copy 2>/dev/null || true
+    unset WAYLAND_DISPLAY
+    export PBCTL_BACKEND=store
+fi
+trace --version
+# 2. Copies and the full paste through the store, then the listings.
 trace copy "$work/note"
 trace copy "$work/small.txt"
 trace paste
@@ -44,35 +87,13 @@ n=$((n + 1)); printf 'piped text\n' | valgrind --tool=lackey --trace-mem=yes --l
 trace copy "$work/doc.md"
 trace paste
 trace paste --type public.html
-trace --version
 trace types
 trace history
-if command -v Xvfb >/dev/null && command -v xclip >/dev/null; then
-    Xvfb -displayfd 3 -nolisten tcp -noreset >/dev/null 2>&1 3>"$work/displayfd" &
-    pids+=($!)
-    for _ in $(seq 100); do [ -s "$work/displayfd" ] && break; sleep 0.05; done
-    if [ -s "$work/displayfd" ]; then
-        export DISPLAY=:$(head -1 "$work/displayfd")
-        unset PBCTL_BACKEND
-        "$bin" copy "$work/small.txt"
-        trace paste
-        xclip -i -selection clipboard "$work/small.txt"
-        trace paste
-        trace copy "$work/small.txt"
-        unset DISPLAY
-    fi
-fi
-if command -v sway >/dev/null && command -v wl-copy >/dev/null; then
-    if started=$("$repo/scripts/headless-sway.sh" "$work/runtime" 2>/dev/null); then
-        pids+=("${started##* }")
-        export WAYLAND_DISPLAY=${started% *}
-        unset PBCTL_BACKEND
-        "$bin" copy "$work/small.txt"
-        trace paste
-        wl-copy < "$work/small.txt"
-        trace paste
-        pkill -f wl-copy 2>/dev/null || true
-    fi
+# 3. A copy to X11.
+if [ -n "$x11" ]; then
+    export DISPLAY=$x11
+    unset PBCTL_BACKEND
+    trace copy "$work/small.txt"
 fi
 ls "$work"/trace.* >/dev/null
 # The first line names the toolchain the symbols were traced with (lld reads it as a name it does not
