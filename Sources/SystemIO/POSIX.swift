@@ -29,7 +29,10 @@ public enum POSIX {
     /// A buffer of megabytes is mapped on its own, 2 MiB-aligned and advised for transparent huge pages
     /// (``ReadBuffer``): filling 8 MiB of fresh 4 KiB pages costs 2048 page faults, which took 8 ms of an
     /// 8 MiB `pbctl copy` on a virtual machine; with huge pages the read takes 2.7 ms.
-    public static func readAll(_ fd: Int32, path: String, sizeHint: Int = 0, limit: Int = Int.max) throws -> Data {
+    /// - Parameter finalLineEnding: a line ending (`\n`) is added when the bytes read do not end with one
+    ///   (for Markdown, whose meaning does not change and whose parser would otherwise copy the whole
+    ///   input to add it); it is written into the buffer's spare byte, so nothing is copied.
+    public static func readAll(_ fd: Int32, path: String, sizeHint: Int = 0, limit: Int = Int.max, finalLineEnding: Bool = false) throws -> Data {
         var buffer = try ReadBuffer(capacity: max(min(sizeHint, Int.max - 1) + 1, 1 << 16), path: path)
         var count = 0
         while true {
@@ -50,6 +53,11 @@ public enum POSIX {
         if count == 0 {
             buffer.release()
             return Data()
+        }
+        if finalLineEnding && buffer.pointer.load(fromByteOffset: count - 1, as: UInt8.self) != 0x0A {
+            if count == buffer.capacity { try buffer.grow(keeping: count, path: path) }
+            buffer.pointer.storeBytes(of: 0x0A, toByteOffset: count, as: UInt8.self)
+            count += 1
         }
         return buffer.data(count: count)
     }
@@ -78,7 +86,10 @@ public enum POSIX {
 
     /// Reads a whole file (not following a final symlink); with `limit`, a larger file is refused
     /// (`.invalidData`) before it is read.
-    public static func readFile(_ path: String, limit: Int = Int.max) throws -> Data {
+    /// - Parameter finalLineEnding: as ``readAll(_:path:sizeHint:limit:finalLineEnding:)`` (only without a
+    ///   limit: the byte added is not counted against one).
+    public static func readFile(_ path: String, limit: Int = Int.max, finalLineEnding: Bool = false) throws -> Data {
+        precondition(!finalLineEnding || limit == Int.max, "a final line ending is added only to input read without a limit")
         let fd = PathCalls.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw PasteboardError(errno == ENOENT ? .invalidData : .io, "\(path.shownPath): \(errorString())")
@@ -91,7 +102,7 @@ public enum POSIX {
         if (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) > limit {
             throw PasteboardError(.invalidData, "\(path): \(st.st_size) bytes, larger than the \(limit) allowed (--max-size); nothing was copied")
         }
-        let data = try readAll(fd, path: path, sizeHint: Int(st.st_size), limit: limit == Int.max ? limit : limit + 1)
+        let data = try readAll(fd, path: path, sizeHint: Int(st.st_size), limit: limit == Int.max ? limit : limit + 1, finalLineEnding: finalLineEnding)
         if data.count > limit {
             throw PasteboardError(.invalidData, "\(path): larger than the \(limit) bytes allowed (--max-size); nothing was copied")
         }

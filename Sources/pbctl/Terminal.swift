@@ -35,7 +35,10 @@ struct Terminal: Sendable {
         try? POSIX.writeAll(STDERR_FILENO, line, path: "standard error")
     }
 
-    func readStandardInput() throws -> Data { try POSIX.readAll(STDIN_FILENO, path: "standard input") }
+    /// - Parameter finalLineEnding: see `POSIX.readAll(_:path:sizeHint:limit:finalLineEnding:)`.
+    func readStandardInput(finalLineEnding: Bool = false) throws -> Data {
+        try POSIX.readAll(STDIN_FILENO, path: "standard input", finalLineEnding: finalLineEnding)
+    }
 
     /// Standard input, refused (exit 65) as soon as it grows past `limit` bytes, so an endless input
     /// (`pbctl copy < /dev/zero`) ends at once instead of filling memory.

@@ -5,20 +5,27 @@ import Pasteboard
 // openers_bottom; plus cmark-gfm's strikethrough, extended autolinks and footnote references).
 //
 // The parser builds no node per text run. A left-to-right scan records *marks* in one array, in
-// source order: delimiter runs (`*`, `_`, `~`), brackets, and the constructs resolved on the spot
-// (code spans, autolinks, raw HTML, links once their `]` is seen). Text is implicit: whatever lies
-// between marks, decoded (escapes, entities, line breaks) only when it is emitted. Emphasis is
-// matched on the marks themselves, and a match is a small record (how many delimiter characters it
-// used) chained to its delimiter runs, so a run knows which tags to emit at its two edges.
+// source order, for the constructs resolved on the spot (code spans, autolinks, raw HTML, a link's or
+// image's end once its `]` is seen). Text is implicit: whatever lies between marks, decoded (escapes,
+// entities, line breaks) only when it is emitted. What may still change waits in two stacks without
+// marks: delimiter runs (`Delimiter`, 8 bytes: where, how long, can open or close, and the matches
+// made so far, packed) and brackets (`Bracket`, 4 bytes: where, and whether an image's). Emphasis is
+// matched on the stack itself; a run that leaves it having matched becomes a mark then, and so does a
+// bracket that makes a link (its start). Those *late* marks start before marks already made, so they
+// are kept apart, as a sorted run plus a heap for the few that come out of order, and merged with
+// the array as marks are emitted. A run that matched nothing, and a bracket that made nothing, were
+// text all along and leave nothing.
 //
 // Closers are matched as soon as nothing can change their outcome (no active link bracket before
 // them): the result is the same as cmark's one pass at the end, since closers are still processed in
-// source order against the same delimiters. Marks before the first delimiter that may still open,
-// and before the first active bracket, are final: they are emitted to the sink and, once nothing is
+// source order against the same delimiters. Marks before the first delimiter still in the stack and
+// before the first active bracket are final: they are emitted to the sink and, once nothing is
 // pending, the arrays are reset. A paragraph of matched emphasis or links therefore holds a bounded
-// number of marks however long it is; memory grows only with what must wait (unmatched openers, open
-// brackets), and then by 16 bytes per delimiter run (its 12-byte mark and its place in the delimiter
-// stack) and 8 per bracket (a run of `[` shares one mark), not per node.
+// number of marks however long it is. What must wait costs 8 bytes per delimiter run and 4 per
+// bracket; what resolved behind something still waiting (an opener that may yet close around it)
+// costs 12 bytes per matched run and 24 per link (its two marks: destinations and titles are read
+// again from the subject or the reference definition when the start is emitted). That bounds a
+// paragraph's memory by about 6 bytes per input byte on any input (docs/benchmarks.md).
 //
 // `InlineSink` receives the result in document order: the HTML renderer writes it out at once, the
 // tree builder (`InlineTreeBuilder`) makes the nodes of a `MarkdownDocument`.
@@ -50,11 +57,8 @@ protocol InlineSink: ~Copyable {
 /// One mark of the scan (see the file comment).
 struct InlineMark {
     enum Kind: UInt8 {
-        /// A run of `*`, `_` or `~` that can open or close; literal text unless matched.
+        /// A run of `*`, `_` or `~` that matched (a run that did not is text and has no mark).
         case delimiter
-        /// `[` or `![` waiting for its `]`; literal text unless it becomes a link.
-        case bracket
-        case imageBracket
         /// The `[` / `![` of a resolved link or image (`data`: its `InlineLink`).
         case linkOpen
         case imageOpen
@@ -72,29 +76,31 @@ struct InlineMark {
         case urlLink
         /// `[^label]` (`data`: the definition's node).
         case footnoteReference
-        /// Nothing but its source text (a bracket that found no link, or an undone mark).
-        case literal
     }
 
     enum Flag {
         static let canOpen: UInt8 = 1
         static let canClose: UInt8 = 2
+        /// A delimiter run of at most `CompactMatches.maxLength` characters: its matches are kept in
+        /// `data` itself (`CompactMatches`), never in the emphasis records.
+        static let compact: UInt8 = 4
     }
 
-    // 12 bytes: a paragraph can hold one mark per two bytes of its input (unmatched openers, open
-    // brackets), and their size is what bounds its memory. Where a mark ends is not stored but follows
-    // from its kind (`InlineParser.markEnd`).
+    // 12 bytes: what resolved behind an opener that may still close around it waits as marks, and
+    // their size bounds a paragraph's memory. Where a mark ends is not stored but follows from its kind
+    // (`InlineParser.markEnd`).
     var start: Int32
-    /// Per kind: delimiters, their `InlineEmphasis` record once matched (-1 before); brackets, the top
-    /// of the delimiter stack when they were pushed; links and images, their `InlineLink`; link and
-    /// image ends, their opener's mark; footnote references, the definition node; code spans, raw HTML
-    /// and autolinks, their end.
+    /// Per kind: delimiters, their `CompactMatches` (`Flag.compact`) or else their `InlineEmphasis`
+    /// record; links' and images' starts, the position of their `]` (inline links, whose destination
+    /// and title are scanned again from there) or minus one more than their reference definition's
+    /// index; links' and images' ends, code spans, raw HTML and autolinks, their end; footnote
+    /// references, the definition node.
     var data: Int32
     var kind: Kind
     var flags: UInt8
-    /// Per kind: delimiters, the run's length (0 when longer than 65535: then its record has it, made
-    /// with the mark); brackets, how many `[` the run holds (2 for `![`); links and images, the length
-    /// of `[` or `![`; code spans, the backtick count; footnote references, their length.
+    /// Per kind: delimiters, the run's length (0 when longer than 65535: then its record has it); links
+    /// and images, the length of `[` or `![`; code spans, the backtick count; footnote references,
+    /// their length.
     var width: UInt16
 
     @inline(__always)
@@ -107,7 +113,37 @@ struct InlineMark {
     }
 }
 
-/// What matching did to one delimiter run: characters left, and its matches on both edges.
+/// The matches of a short delimiter run, packed in its mark's `data` (so matched emphasis costs its
+/// marks and nothing more: a paragraph of `*a**a**a*…` behind one unmatched opener holds 12 bytes per
+/// run). A run of n characters makes at most n matches, so 7 fit: on each edge a count (3 bits) and one
+/// bit per match in the order made, set when it used two characters (strong emphasis, `~~`).
+enum CompactMatches {
+    static let maxLength = 7
+
+    @inline(__always) static func closeCount(_ d: Int32) -> Int { Int(d & 7) }
+    @inline(__always) static func openCount(_ d: Int32) -> Int { Int((d >> 10) & 7) }
+    /// How many characters the `index`th match (in the order made) on either edge used.
+    @inline(__always) static func closeUses(_ d: Int32, _ index: Int) -> Int { (d >> (3 + Int32(index))) & 1 != 0 ? 2 : 1 }
+    @inline(__always) static func openUses(_ d: Int32, _ index: Int) -> Int { (d >> (13 + Int32(index))) & 1 != 0 ? 2 : 1 }
+
+    /// Characters used by all the matches.
+    @inline(__always) static func used(_ d: Int32) -> Int32 {
+        Int32(closeCount(d) + openCount(d)) + Int32(((d >> 3) & 0x7F).nonzeroBitCount + ((d >> 13) & 0x7F).nonzeroBitCount)
+    }
+
+    @inline(__always) static func addingClose(_ d: Int32, uses: Int32) -> Int32 {
+        let n = Int32(closeCount(d))
+        return (d & ~7) | (n + 1) | (uses == 2 ? 1 << (3 + n) : 0)
+    }
+
+    @inline(__always) static func addingOpen(_ d: Int32, uses: Int32) -> Int32 {
+        let n = Int32(openCount(d))
+        return (d & ~(7 << 10)) | ((n + 1) << 10) | (uses == 2 ? 1 << (13 + n) : 0)
+    }
+}
+
+/// What matching did to one delimiter run longer than `CompactMatches.maxLength`: characters left, and
+/// its matches on both edges.
 struct InlineEmphasis {
     /// The run's length (its mark keeps it when it is at most 65535).
     var length: Int32
@@ -119,6 +155,37 @@ struct InlineEmphasis {
     /// Its latest match as an opener; each match links to the previous one, so walking the chain gives
     /// the outermost first, the order their start tags are written.
     var lastOpen: Int32
+    /// `InlineMark.Flag.canOpen` and `canClose`.
+    var flags: UInt8
+}
+
+/// A delimiter run in the delimiter stack: 8 bytes, and no mark until it leaves the stack having
+/// matched (`InlineParser.retire`), so a paragraph of unmatched openers holds 8 bytes per run.
+struct Delimiter {
+    var start: Int32
+    /// A run of at most `CompactMatches.maxLength` characters: its length (bits 0–2), its
+    /// `InlineMark.Flag.canOpen` and `canClose` (bits 3–4) and its `CompactMatches` (bits 5–24). A longer
+    /// run: bit 31, and the index of its `InlineEmphasis` record (which has all that).
+    private var info: UInt32
+
+    init(start: Int, width: Int, flags: UInt8) {
+        self.start = Int32(truncatingIfNeeded: start)
+        info = UInt32(width) | UInt32(flags) << 3
+    }
+
+    init(start: Int, record: Int) {
+        self.start = Int32(truncatingIfNeeded: start)
+        info = 0x8000_0000 | UInt32(truncatingIfNeeded: record)
+    }
+
+    var isCompact: Bool { info & 0x8000_0000 == 0 }
+    var record: Int { Int(info & 0x7FFF_FFFF) }
+    var width: Int32 { Int32(info & 7) }
+    var compactFlags: UInt8 { UInt8((info >> 3) & 3) }
+    var matches: Int32 {
+        get { Int32((info >> 5) & 0xF_FFFF) }
+        set { info = (info & ~(UInt32(0xF_FFFF) << 5)) | (UInt32(newValue) & 0xF_FFFF) << 5 }
+    }
 }
 
 /// One emphasis match: the delimiter characters it used on each side (1 emphasis, 2 strong; a tilde
@@ -128,27 +195,39 @@ struct InlineMatch {
     var previousOpen: Int32
 }
 
-/// A resolved link or image: destination and title, either still escaped in the subject (inline
-/// links) or decoded in the document's storage (reference definitions).
+/// An inline link's `]` and its destination and title (`InlineParser.recentLinks`).
+struct RecentLink {
+    var close: Int32
+    var link: InlineLink
+}
+
+/// A link's or image's destination and title, either still escaped in the subject (inline links) or
+/// decoded in the document's storage (reference definitions). Made when its start is emitted, not kept:
+/// the start's mark says where to find them (`InlineMark.data`), so a link costs its two marks.
 struct InlineLink {
     var destinationStart: Int32
     var destinationCount: Int32
     var titleStart: Int32
     var titleCount: Int32
-    /// Where the `](…)`, `][label]` or `]` that closed it ends, in the subject.
-    var closeEnd: Int32 = 0
     /// True: the ranges are in the subject and need unescaping; false: in the storage, decoded.
     var inSubject: Bool
 }
 
-/// An open bracket (8 bytes: a document can hold one per byte of its input): its mark and where it
-/// is. A run of `[` with nothing between them shares one mark, so `[[[[…` costs a bracket per `[` and
-/// no mark. Whether it is an image's is its mark's kind (`imageBracket`, never shared); whether it is
-/// active, the parser's `linkFloor`; the top of the delimiter stack when it was pushed, its mark's
-/// `data`.
-private struct Bracket {
-    var mark: Int32
-    var position: Int32
+/// An open bracket: where its `[` (or the `!` of `![`) is, and in the top bit whether it is an image's.
+/// 4 bytes and no mark (a paragraph can hold one per byte of its input): a bracket that makes a link
+/// puts its start among the late marks (`late`); one that makes nothing was text all along. Whether it
+/// is active is the parser's `linkFloor` (images always are); the top of the delimiter stack when it was
+/// pushed is the last delimiter still in the stack before it (`delimiterBottom(before:)`).
+struct Bracket {
+    var bits: UInt32
+
+    init(position: Int, image: Bool) {
+        bits = UInt32(truncatingIfNeeded: position) | (image ? 1 << 31 : 0)
+    }
+
+    /// Where `[` or `![` starts (subjects are under 2 GiB: `MarkdownParser.maximumInputLength`).
+    var position: Int { Int(bits & 0x7FFF_FFFF) }
+    var isImage: Bool { bits & (1 << 31) != 0 }
 }
 
 /// Bytes that end a plain text run in the scan: line ending, `\`, `` ` ``, `&`, `<`, `*`, `_`, `[`, `]`,
@@ -213,8 +292,14 @@ struct InlineParser {
     private var marks = GrowableBuffer<InlineMark>()
     private var emphasis = GrowableBuffer<InlineEmphasis>()
     private var matches = GrowableBuffer<InlineMatch>()
-    private var links = GrowableBuffer<InlineLink>()
     private var brackets = GrowableBuffer<Bracket>()
+    /// Marks made after marks that follow them (a link's or image's start, made at its `]`): a heap
+    /// ordered by `start`, merged with `marks` as they are emitted.
+    private var late = GrowableBuffer<InlineMark>()
+    /// Where the sorted run of late marks starts in `late`; the ones that came out of order are a heap
+    /// (`addLateMark`).
+    private var lateHead = 0
+    private var lateHeap = GrowableBuffer<InlineMark>()
     /// Link (`[`) brackets below this index are inactive: a link was made above them (cmark deactivates
     /// every earlier link opener). Image brackets stay active.
     private var linkFloor = 0
@@ -227,11 +312,22 @@ struct InlineParser {
     private var topBracketAfter = false
     /// Every bracket below this index is inactive (brackets never become active again).
     private var inactiveFloor = 0
-    /// The delimiter stack: the marks of the delimiters still in it, in order (cmark's doubly linked
+    /// Where emission stops (the first delimiter in the stack or active bracket) and the first mark at or
+    /// after it.
+    private var limitCache = (position: -1, mark: 0)
+    /// The destination and title of recent inline links, by their `]` (the slot: its position modulo the
+    /// count), so a link's start emitted soon after its end needs no second scan.
+    private static let recentLinkCount = 64
+    private var recentLinks: GrowableBuffer<RecentLink> = {
+        let links = GrowableBuffer<RecentLink>()
+        for _ in 0..<recentLinkCount {
+            links.append(RecentLink(close: -1, link: InlineLink(destinationStart: 0, destinationCount: 0, titleStart: 0, titleCount: 0, inSubject: true)))
+        }
+        return links
+    }()
+    /// The delimiter stack: the delimiter runs still in it, in order (cmark's doubly linked
     /// list, kept as an array: a pass over the closers compacts it as it goes, see `processEmphasis`).
-    private var delimiters = GrowableBuffer<Int32>()
-    private var firstDelim: Int32 { delimiters.isEmpty ? -1 : delimiters[0] }
-    private var lastDelim: Int32 { delimiters.last ?? -1 }
+    private var delimiters = GrowableBuffer<Delimiter>()
     /// The index in `delimiters` of the first delimiter not yet processed as a closer (-1: none).
     private var firstUnprocessed = -1
     /// openers_bottom of the block-wide emphasis pass (persisting across its eager steps).
@@ -268,8 +364,9 @@ struct InlineParser {
         swap(&marks, &old.marks)
         swap(&emphasis, &old.emphasis)
         swap(&matches, &old.matches)
-        swap(&links, &old.links)
         swap(&brackets, &old.brackets)
+        swap(&late, &old.late)
+        swap(&lateHeap, &old.lateHeap)
         swap(&delimiters, &old.delimiters)
         swap(&bottoms, &old.bottoms)
         swap(&linkBottoms, &old.linkBottoms)
@@ -303,6 +400,8 @@ struct InlineParser {
         activeLinkBrackets = 0
         topBracketAfter = false
         inactiveFloor = 0
+        limitCache = (-1, 0)
+        for i in 0..<Self.recentLinkCount { recentLinks[i].close = -1 }
         if scannedForBackticks {
             for i in 0...maxBackticks { backticks[i] = 0 }
             scannedForBackticks = false
@@ -322,13 +421,15 @@ struct InlineParser {
         while pos < end {
             progress.advance(to: pos)
             scanOne(&sink)
-            if marks.count - emitted >= 256 { emitFinished(&sink) }
+            if marks.count - emitted >= 256 || lateCount >= 256 { emitFinished(&sink) }
         }
         // The end: every closer is processed now (brackets left open are text), and what is left in the
         // delimiter stack stays text.
         if firstUnprocessed >= 0 { processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false) }
         firstUnprocessed = -1
-        emit(upTo: marks.count, final: true, &sink)
+        for j in 0..<delimiters.count { retire(delimiters[j]) }
+        delimiters.removeAll()
+        emit(upTo: marks.count, lateBefore: Int.max, final: true, &sink)
     }
 
     private mutating func resetMarks() {
@@ -337,7 +438,9 @@ struct InlineParser {
             emphasis.removeAll()
             matches.removeAll()
         }
-        if !links.isEmpty { links.removeAll() }
+        late.removeAll()
+        lateHead = 0
+        lateHeap.removeAll()
         bottoms.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         delimiters.removeAll()
         firstUnprocessed = -1
@@ -666,17 +769,20 @@ struct InlineParser {
             canClose = rightFlanking
         }
         guard canOpen || canClose else { return }
-        var m = InlineMark(.delimiter, start, width: n <= Int(UInt16.max) ? n : 0)
-        m.flags = (canOpen ? InlineMark.Flag.canOpen : 0) | (canClose ? InlineMark.Flag.canClose : 0)
-        if n > Int(UInt16.max) {
-            // Too long for the mark's width: its record, made now, keeps the length.
-            m.data = Int32(emphasis.count)
+        let flags = (canOpen ? InlineMark.Flag.canOpen : 0) | (canClose ? InlineMark.Flag.canClose : 0)
+        let entry: Delimiter
+        if n <= CompactMatches.maxLength {
+            entry = Delimiter(start: start, width: n, flags: flags)
+        } else {
+            // A longer run keeps its length, flags and matches in a record.
+            entry = Delimiter(start: start, record: emphasis.count)
             emphasis.append(
-                InlineEmphasis(length: Int32(truncatingIfNeeded: n), remaining: Int32(truncatingIfNeeded: n), closeFirst: -1, closeCount: 0, lastOpen: -1))
+                InlineEmphasis(
+                    length: Int32(truncatingIfNeeded: n), remaining: Int32(truncatingIfNeeded: n), closeFirst: -1, closeCount: 0,
+                    lastOpen: -1, flags: flags))
         }
-        let index = appendMark(m)
         if firstUnprocessed < 0 { firstUnprocessed = delimiters.count }
-        delimiters.append(index)
+        delimiters.append(entry)
         if canClose && activeBrackets == 0 {
             processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
             firstUnprocessed = -1
@@ -695,38 +801,61 @@ struct InlineParser {
     private func markEnd(_ m: InlineMark) -> Int {
         switch m.kind {
         case .code, .html, .autolinkURI, .autolinkEmail, .wwwLink, .urlLink: return Int(m.data)
-        case .linkClose, .imageClose: return Int(links[Int(marks[Int(m.data)].data)].closeEnd)
+        case .linkClose, .imageClose: return Int(m.data)
         case .delimiter: return Int(m.start) + Int(delimiterLength(m))
-        case .bracket, .imageBracket, .literal, .linkOpen, .imageOpen, .footnoteReference: return Int(m.start) + Int(m.width)
+        case .linkOpen, .imageOpen, .footnoteReference: return Int(m.start) + Int(m.width)
         }
     }
 
     @inline(__always)
-    private func bottomIndex(_ m: InlineMark) -> Int {
+    private func flags(_ d: Delimiter) -> UInt8 { d.isCompact ? d.compactFlags : emphasis[d.record].flags }
+
+    @inline(__always)
+    private func length(_ d: Delimiter) -> Int32 { d.isCompact ? d.width : emphasis[d.record].length }
+
+    @inline(__always)
+    private func remaining(_ d: Delimiter) -> Int32 {
+        d.isCompact ? d.width - CompactMatches.used(d.matches) : emphasis[d.record].remaining
+    }
+
+    @inline(__always)
+    private func bottomIndex(_ d: Delimiter) -> Int {
         // As cmark / commonmark.js 0.31: one bound for '_', six for '*' (by can-open and
         // length mod 3); '~' (cmark-gfm) by length mod 3. The single '_' bound is part of the
         // reference behaviour, not only an optimisation.
-        switch s[Int(m.start)] {
-        case UInt8(ascii: "*"): return (m.flags & InlineMark.Flag.canOpen != 0 ? 3 : 0) + Int(delimiterLength(m) % 3)
+        switch s[Int(d.start)] {
+        case UInt8(ascii: "*"): return (flags(d) & InlineMark.Flag.canOpen != 0 ? 3 : 0) + Int(length(d) % 3)
         case UInt8(ascii: "_"): return 6
-        default: return 7 + Int(delimiterLength(m) % 3)
+        default: return 7 + Int(length(d) % 3)
         }
     }
 
-    @inline(__always)
-    private func remaining(_ d: Int32) -> Int32 {
-        let m = marks[Int(d)]
-        return m.data < 0 ? delimiterLength(m) : emphasis[Int(m.data)].remaining
+    /// A delimiter run leaves the stack: a run that matched becomes a mark (among the late ones: marks
+    /// after it may exist), one that did not is text and leaves nothing.
+    private mutating func retire(_ d: Delimiter) {
+        if d.isCompact {
+            guard d.matches != 0 else { return }
+            var m = InlineMark(.delimiter, Int(d.start), data: d.matches, width: Int(d.width))
+            m.flags = d.compactFlags | InlineMark.Flag.compact
+            addLateMark(m)
+        } else {
+            let e = emphasis[d.record]
+            guard e.closeCount > 0 || e.lastOpen >= 0 else { return }
+            var m = InlineMark(.delimiter, Int(d.start), data: Int32(d.record), width: e.length <= Int32(UInt16.max) ? Int(e.length) : 0)
+            m.flags = e.flags
+            addLateMark(m)
+        }
     }
 
     /// cmark's process_emphasis over the closers from `delimiters[start]` on, above `stackBottom` (a
-    /// mark). The block-wide pass leaves the delimiters that may still open in the stack; a link's pass
-    /// removes everything above its bottom, as cmark does.
+    /// position: delimiters after it; -1 for all). The block-wide pass leaves the delimiters that may
+    /// still open in the stack; a link's pass removes everything above its bottom, as cmark does.
     ///
     /// cmark's stack is a doubly linked list; here it is an array, compacted in the one pass: the closers
     /// are read in order from `start`, and what stays in the stack is written back below them. Every
     /// removal cmark makes is of delimiters between an opener and the closer being processed, all of
     /// them at the top of what has been written, so removing them is moving the write position down.
+    /// What leaves the stack is retired (`retire`).
     private mutating func processEmphasis(stackBottom: Int32, from start: Int, link: Bool) {
         guard start >= 0 && start < delimiters.count else { return }
         // The openers_bottom array in use, swapped out of `self` for the pass (no copy).
@@ -737,26 +866,26 @@ struct InlineParser {
         var read = start
         let count = delimiters.count
         while read < count {
-            let closer = delimiters[read]
+            var closer = delimiters[read]
             read += 1
-            let cd = marks[Int(closer)]
-            guard cd.flags & InlineMark.Flag.canClose != 0 else {
+            let closerFlags = flags(closer)
+            guard closerFlags & InlineMark.Flag.canClose != 0 else {
                 delimiters[write] = closer
                 write += 1
                 continue
             }
-            let bi = bottomIndex(cd)
-            let cChar = s[Int(cd.start)]
-            let cLen = delimiterLength(cd)
+            let bi = bottomIndex(closer)
+            let cChar = s[Int(closer.start)]
+            let cLen = length(closer)
             var k = write - 1
             var found = false
             while k >= 0 {
                 let opener = delimiters[k]
-                guard opener > stackBottom && opener > bottoms[bi] else { break }
-                let od = marks[Int(opener)]
-                if od.flags & InlineMark.Flag.canOpen != 0 && s[Int(od.start)] == cChar {
-                    let oLen = delimiterLength(od)
-                    if !(cd.flags & InlineMark.Flag.canOpen != 0 || od.flags & InlineMark.Flag.canClose != 0)
+                guard opener.start > stackBottom && opener.start > bottoms[bi] else { break }
+                let openerFlags = flags(opener)
+                if openerFlags & InlineMark.Flag.canOpen != 0 && s[Int(opener.start)] == cChar {
+                    let oLen = length(opener)
+                    if !(closerFlags & InlineMark.Flag.canOpen != 0 || openerFlags & InlineMark.Flag.canClose != 0)
                         || cLen % 3 == 0 || (oLen + cLen) % 3 != 0
                     {
                         found = true
@@ -766,86 +895,106 @@ struct InlineParser {
                 k -= 1
             }
             guard found else {
-                bottoms[bi] = write > 0 ? delimiters[write - 1] : -1
-                if cd.flags & InlineMark.Flag.canOpen != 0 {
+                bottoms[bi] = write > 0 ? delimiters[write - 1].start : -1
+                if closerFlags & InlineMark.Flag.canOpen != 0 {
                     delimiters[write] = closer
                     write += 1
+                } else {
+                    retire(closer)
                 }
                 continue
             }
-            let opener = delimiters[k]
+            var opener = delimiters[k]
             if cChar == UInt8(ascii: "~") {
                 let count = remaining(closer)
                 if remaining(opener) == count {
                     // The delimiters between them end up inside the new node: they leave, and so do both.
-                    recordMatch(opener: opener, closer: closer, count: count)
+                    recordMatch(opener: &opener, closer: &closer, count: count)
+                    for j in (k + 1)..<write { retire(delimiters[j]) }
+                    retire(opener)
+                    retire(closer)
                     write = k
                 }
-                // Different lengths (~ vs ~~): as cmark-gfm, the closer is dropped and the opener stays.
+                // Different lengths (~ vs ~~): as cmark-gfm, the closer is dropped (text) and the opener stays.
                 continue
             }
             let use: Int32 = (remaining(closer) >= 2 && remaining(opener) >= 2) ? 2 : 1
-            recordMatch(opener: opener, closer: closer, count: use)
-            write = remaining(opener) == 0 ? k : k + 1
+            recordMatch(opener: &opener, closer: &closer, count: use)
+            for j in (k + 1)..<write { retire(delimiters[j]) }
+            if remaining(opener) == 0 {
+                retire(opener)
+                write = k
+            } else {
+                delimiters[k] = opener
+                write = k + 1
+            }
             if remaining(closer) > 0 {
-                // The closer is processed again (it is still at read - 1).
+                // The closer is processed again (back in its place, read - 1, which is at or above write).
+                delimiters[read - 1] = closer
                 read -= 1
+            } else {
+                retire(closer)
             }
         }
         delimiters.truncate(to: write)
     }
 
-    private mutating func emphasisRecord(_ d: Int32) -> Int {
-        let e = marks[Int(d)].data
-        if e >= 0 { return Int(e) }
-        let length = delimiterLength(marks[Int(d)])
-        emphasis.append(InlineEmphasis(length: length, remaining: length, closeFirst: -1, closeCount: 0, lastOpen: -1))
-        marks[Int(d)].data = Int32(emphasis.count - 1)
-        return emphasis.count - 1
-    }
-
-    private mutating func recordMatch(opener: Int32, closer: Int32, count: Int32) {
-        let o = emphasisRecord(opener)
-        let c = emphasisRecord(closer)
-        let index = Int32(matches.count)
-        matches.append(InlineMatch(count: count, previousOpen: emphasis[o].lastOpen))
-        emphasis[o].lastOpen = index
-        emphasis[o].remaining -= count
-        if emphasis[c].closeCount == 0 { emphasis[c].closeFirst = index }
-        emphasis[c].closeCount += 1
-        emphasis[c].remaining -= count
+    /// Records that `count` characters of `opener` and of `closer` made one match: in a compact run's
+    /// bits, or in its record and the match log (one entry, shared by both edges when both have records;
+    /// a closer's entries stay consecutive, since it is matched again at once until it is done).
+    private mutating func recordMatch(opener: inout Delimiter, closer: inout Delimiter, count: Int32) {
+        var index: Int32 = -1
+        if !opener.isCompact || !closer.isCompact {
+            index = Int32(matches.count)
+            matches.append(InlineMatch(count: count, previousOpen: -1))
+        }
+        if opener.isCompact {
+            opener.matches = CompactMatches.addingOpen(opener.matches, uses: count)
+        } else {
+            let o = opener.record
+            matches[Int(index)].previousOpen = emphasis[o].lastOpen
+            emphasis[o].lastOpen = index
+            emphasis[o].remaining -= count
+        }
+        if closer.isCompact {
+            closer.matches = CompactMatches.addingClose(closer.matches, uses: count)
+        } else {
+            let c = closer.record
+            if emphasis[c].closeCount == 0 { emphasis[c].closeFirst = index }
+            emphasis[c].closeCount += 1
+            emphasis[c].remaining -= count
+        }
     }
 
     // MARK: Brackets and links
 
     private mutating func pushBracket(image: Bool, start: Int) {
         topBracketAfter = false
-        if !image, let top = brackets.last, Int(top.position) == start - 1, Int(top.mark) == marks.count - 1 {
-            // `[` right after the `[` on top, with no mark between them (not even a delimiter): one more
-            // bracket of its run.
-            let m = marks[Int(top.mark)]
-            if m.kind == .bracket && Int(m.start) + Int(m.width) == start && m.width < UInt16.max {
-                marks[Int(top.mark)].width += 1
-                brackets.append(Bracket(mark: top.mark, position: Int32(truncatingIfNeeded: start)))
-                activeLinkBrackets += 1
-                return
-            }
-        }
-        let mark = appendMark(InlineMark(image ? .imageBracket : .bracket, start, data: lastDelim, width: image ? 2 : 1))
-        brackets.append(Bracket(mark: mark, position: Int32(truncatingIfNeeded: start)))
+        brackets.append(Bracket(position: start, image: image))
         if image { imageBrackets += 1 } else { activeLinkBrackets += 1 }
     }
 
     /// Whether the bracket at `index` of the stack can still make a link or image.
     @inline(__always)
     private func isActive(_ index: Int) -> Bool {
-        index >= linkFloor || marks[Int(brackets[index].mark)].kind == .imageBracket
+        index >= linkFloor || brackets[index].isImage
     }
 
-    /// Takes the top bracket off the stack (`image`: it is an image's; its mark may have been made into
-    /// the image's start already). A bracket that made nothing is text: its mark says so.
+    /// The index of the first mark at or after `position` (marks are in source order).
+    private func firstMark(atOrAfter position: Int) -> Int {
+        var low = emitted
+        var high = marks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(marks[middle].start) < position { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Takes the top bracket off the stack (`image`: it is an image's). A bracket that made nothing is
+    /// text: it left no mark.
     private mutating func popBracket(image: Bool) {
-        guard let b = brackets.popLast() else { return }
+        guard brackets.popLast() != nil else { return }
         if image {
             imageBrackets -= 1
         } else if brackets.count >= linkFloor {
@@ -854,10 +1003,82 @@ struct InlineParser {
         linkFloor = min(linkFloor, brackets.count)
         inactiveFloor = min(inactiveFloor, brackets.count)
         topBracketAfter = true
-        if marks[Int(b.mark)].kind == .bracket || marks[Int(b.mark)].kind == .imageBracket {
-            // (A run's other brackets may still be open: its mark being text changes nothing for them.)
-            marks[Int(b.mark)].kind = .literal
+    }
+
+    // MARK: Late marks
+
+    private var lateCount: Int { late.count - lateHead + lateHeap.count }
+
+    /// Whether the next late mark is the head of the sorted run (else the top of the heap).
+    @inline(__always)
+    private var lateRunFirst: Bool {
+        lateHeap.isEmpty || (late.count > lateHead && late[lateHead].start < lateHeap[0].start)
+    }
+
+    /// The late mark that starts first (there is one).
+    private var firstLateMark: InlineMark { lateRunFirst ? late[lateHead] : lateHeap[0] }
+
+    /// Adds a mark that starts before marks already made. Late marks mostly come in source order
+    /// (matched delimiters, links one after another): those go on a sorted run read from `lateHead`;
+    /// one that comes out of order (emphasis around emphasis, a link around an image) goes on a heap
+    /// on `start`, and the two are merged as they are emitted.
+    private mutating func addLateMark(_ mark: InlineMark) {
+        if late.count == lateHead {
+            late.removeAll()
+            lateHead = 0
+            late.append(mark)
+            return
         }
+        if late[late.count - 1].start <= mark.start {
+            late.append(mark)
+            return
+        }
+        lateHeap.append(mark)
+        var child = lateHeap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard lateHeap[parent].start > lateHeap[child].start else { break }
+            let t = lateHeap[parent]
+            lateHeap[parent] = lateHeap[child]
+            lateHeap[child] = t
+            child = parent
+        }
+    }
+
+    /// Removes and returns the late mark that starts first (there is one).
+    private mutating func popLateMark() -> InlineMark {
+        if lateRunFirst {
+            let first = late[lateHead]
+            lateHead += 1
+            if lateHead == late.count {
+                late.removeAll()
+                lateHead = 0
+            } else if lateHead >= 4096 && 2 * lateHead >= late.count {
+                // What was read is given back (the run is moved down, at most as long as what was read).
+                for i in lateHead..<late.count { late[i - lateHead] = late[i] }
+                late.truncate(to: late.count - lateHead)
+                lateHead = 0
+            }
+            return first
+        }
+        let first = lateHeap[0]
+        let last = lateHeap.popLast()!
+        guard !lateHeap.isEmpty else { return first }
+        lateHeap[0] = last
+        var parent = 0
+        let count = lateHeap.count
+        while true {
+            let left = 2 * parent + 1
+            guard left < count else { break }
+            var child = left
+            if left + 1 < count && lateHeap[left + 1].start < lateHeap[left].start { child = left + 1 }
+            guard lateHeap[child].start < lateHeap[parent].start else { break }
+            let t = lateHeap[parent]
+            lateHeap[parent] = lateHeap[child]
+            lateHeap[child] = t
+            parent = child
+        }
+        return first
     }
 
     private mutating func handleCloseBracket<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
@@ -865,7 +1086,7 @@ struct InlineParser {
         pos += 1
         let initialPos = pos
         guard let opener = brackets.last else { return }
-        let isImage = marks[Int(opener.mark)].kind == .imageBracket
+        let isImage = opener.isImage
         if !isActive(brackets.count - 1) {
             popBracket(image: false)
             bracketsChanged(&sink)
@@ -873,7 +1094,9 @@ struct InlineParser {
         }
         // Where the bracket's text starts: just after `[` or `![`.
         let textStart = Int(opener.position) + (isImage ? 2 : 1)
-        var link = InlineLink(destinationStart: 0, destinationCount: 0, titleStart: 0, titleCount: 0, inSubject: true)
+        // What the start's mark keeps (`InlineMark.data`): an inline link's `]`, or minus one more than
+        // its reference definition's index.
+        var linkData: Int32 = Int32(truncatingIfNeeded: closeStart)
         var matched = false
 
         // Inline link
@@ -887,13 +1110,15 @@ struct InlineParser {
                 }
                 let endAll = MD.skipSpacechars(s, endTitle, end)
                 if endAll < end && s[endAll] == UInt8(ascii: ")") {
-                    pos = endAll + 1
-                    link.destinationStart = Int32(ds)
-                    link.destinationCount = Int32(de - ds)
+                    // Kept in the recent-link cache; its start, emitted later, finds it there or scans
+                    // again (`inlineLink(closedAt:)`).
+                    var link = InlineLink(destinationStart: Int32(ds), destinationCount: Int32(de - ds), titleStart: 0, titleCount: 0, inSubject: true)
                     if endTitle > startTitle {
                         link.titleStart = Int32(startTitle + 1)
                         link.titleCount = Int32(endTitle - 1 - (startTitle + 1))
                     }
+                    recentLinks[closeStart & (Self.recentLinkCount - 1)] = RecentLink(close: Int32(truncatingIfNeeded: closeStart), link: link)
+                    pos = endAll + 1
                     matched = true
                 } else {
                     pos = initialPos
@@ -921,10 +1146,8 @@ struct InlineParser {
             }
             if foundLabel, let (ls, le) = labelRange, le - ls <= maxLinkLabelLength, le > ls, !references.isEmpty {
                 MD.normalizeLabel(s, ls, le, into: &label)
-                if let ref = label.withUnsafeBufferPointer({ references.value($0) }) {
-                    link = InlineLink(
-                        destinationStart: ref.destStart, destinationCount: ref.destCount, titleStart: ref.titleStart,
-                        titleCount: ref.titleCount, inSubject: false)
+                if let index = label.withUnsafeBufferPointer({ references.index($0) }) {
+                    linkData = -Int32(truncatingIfNeeded: index) - 1
                     matched = true
                 }
             }
@@ -949,18 +1172,12 @@ struct InlineParser {
             }
         }
 
-        // The opener becomes the link's start (a run's brackets before it are text), and `]…` its end.
-        let o = Int(opener.mark)
-        let prevDelim = marks[o].data
-        link.closeEnd = Int32(truncatingIfNeeded: pos)
-        marks[o].kind = isImage ? .imageOpen : .linkOpen
-        marks[o].start = opener.position
-        marks[o].width = isImage ? 2 : 1
-        marks[o].data = Int32(links.count)
-        links.append(link)
-        _ = appendMark(InlineMark(isImage ? .imageClose : .linkClose, closeStart, data: opener.mark))
+        // The bracket's start is a late mark (the marks of the link's text are already made), and `]…`
+        // its end.
+        addLateMark(InlineMark(isImage ? .imageOpen : .linkOpen, opener.position, data: linkData, width: isImage ? 2 : 1))
+        _ = appendMark(InlineMark(isImage ? .imageClose : .linkClose, closeStart, data: Int32(truncatingIfNeeded: pos)))
 
-        processLinkEmphasis(prevDelim)
+        processLinkEmphasis(opener.position)
         popBracket(image: isImage)
         if !isImage {
             // Every earlier link opener is inactive now.
@@ -980,15 +1197,19 @@ struct InlineParser {
         emitFinished(&sink)
     }
 
-    /// Emphasis inside a link's text: matched on its own (its own openers_bottom), then every delimiter
-    /// above `bottom` (a mark) leaves the stack.
-    private mutating func processLinkEmphasis(_ bottom: Int32) {
-        // The first delimiter above the bottom.
+    /// Emphasis inside the text of a link or image whose bracket is at `bracket`: matched on its own
+    /// (its own openers_bottom), then every delimiter after the bracket leaves the stack. (cmark bounds
+    /// this by the top of the stack when the bracket was pushed; while a bracket is active nothing before
+    /// it leaves the stack, so that is the same as the delimiters after it.)
+    private mutating func processLinkEmphasis(_ bracket: Int) {
+        let bottom = Int32(truncatingIfNeeded: bracket)
+        // The first delimiter after the bracket.
         var first = delimiters.count
-        while first > 0 && delimiters[first - 1] > bottom { first -= 1 }
+        while first > 0 && delimiters[first - 1].start > bottom { first -= 1 }
         for i in 0..<10 { linkBottoms[i] = bottom }
         processEmphasis(stackBottom: bottom, from: first, link: true)
         // The pass changed nothing below `first`: what is above the bottom is from there on.
+        for j in first..<delimiters.count { retire(delimiters[j]) }
         delimiters.truncate(to: first)
         // Every unprocessed delimiter was above the bracket (delimiters wait only behind an active bracket).
         if firstUnprocessed >= first { firstUnprocessed = -1 }
@@ -1021,21 +1242,27 @@ struct InlineParser {
     private mutating func makeFootnoteReference<Sink: InlineSink & ~Copyable>(
         _ opener: Bracket, image: Bool, definition: Int32, end referenceEnd: Int, _ sink: inout Sink
     ) {
-        let o = Int(opener.mark)
-        processLinkEmphasis(marks[o].data)
+        processLinkEmphasis(opener.position)
         // The reference replaces the opener and everything after it (an image opener's "!" stays text).
-        let start = Int(opener.position) + (image ? 1 : 0)
-        let reference = InlineMark(.footnoteReference, start, data: definition, width: referenceEnd - start)
-        marks.truncate(to: o + 1)
-        if opener.position > marks[o].start {
-            // The brackets of its run before it are still open, on the run's mark, which ends before it.
-            marks[o].width = UInt16(truncatingIfNeeded: Int(opener.position - marks[o].start))
-            _ = appendMark(reference)
-        } else {
-            marks[o] = reference
-        }
+        // No link or image can have been made inside: a link deactivates the bracket, and a label holding
+        // an image's brackets matches no definition (labels have no unescaped brackets). Still, late marks
+        // there would go too.
+        let start = opener.position + (image ? 1 : 0)
+        marks.truncate(to: firstMark(atOrAfter: opener.position))
+        if lateCount > 0 { dropLateMarks(from: opener.position) }
+        _ = appendMark(InlineMark(.footnoteReference, start, data: definition, width: referenceEnd - start))
         popBracket(image: image)
         bracketsChanged(&sink)
+    }
+
+    /// Removes the late marks that start at or after `position`.
+    private mutating func dropLateMarks(from position: Int) {
+        var kept: [InlineMark] = []
+        while lateCount > 0 {
+            let m = popLateMark()
+            if Int(m.start) < position { kept.append(m) }
+        }
+        for m in kept { addLateMark(m) }
     }
 
     // MARK: GFM extended autolinks
@@ -1167,26 +1394,70 @@ struct InlineParser {
     /// Emits what can no longer change: the marks before the first delimiter still in the stack and the
     /// first active bracket. Resets the arrays when nothing is pending.
     private mutating func emitFinished<Sink: InlineSink & ~Copyable>(_ sink: inout Sink) {
-        var limit = marks.count
-        if firstDelim >= 0 { limit = min(limit, Int(firstDelim)) }
+        var before = delimiters.isEmpty ? Int.max : Int(delimiters[0].start)
         while inactiveFloor < brackets.count && !isActive(inactiveFloor) { inactiveFloor += 1 }
-        if inactiveFloor < brackets.count { limit = min(limit, Int(brackets[inactiveFloor].mark)) }
-        if limit - emitted < 64 && limit < marks.count { return }
-        emit(upTo: limit, final: false, &sink)
-        if emitted == marks.count && firstDelim < 0 && brackets.isEmpty {
+        if inactiveFloor < brackets.count { before = min(before, brackets[inactiveFloor].position) }
+        var limit = marks.count
+        if before != Int.max {
+            if limitCache.position != before {
+                // Looked up once per boundary (this runs every few marks): the marks before it stay as
+                // they are while it is the boundary.
+                limitCache = (before, firstMark(atOrAfter: before))
+            }
+            limit = limitCache.mark
+        }
+        if limit - emitted < 64 && limit < marks.count && lateCount < 64 { return }
+        emit(upTo: limit, lateBefore: before, final: false, &sink)
+        if emitted == marks.count && delimiters.isEmpty && brackets.isEmpty && lateCount == 0 {
             resetMarks()
             emitted = 0
+            limitCache = (-1, 0)
         }
     }
 
-    /// Emits marks `emitted..<limit` and the text before them; with `final`, the text after them too.
-    private mutating func emit<Sink: InlineSink & ~Copyable>(upTo limit: Int, final: Bool, _ sink: inout Sink) {
+    /// Emits marks `emitted..<limit`, the late marks that start before `lateBefore` in their place among
+    /// them, and the text before them; with `final`, every late mark and the text after them too.
+    private mutating func emit<Sink: InlineSink & ~Copyable>(upTo limit: Int, lateBefore: Int, final: Bool, _ sink: inout Sink) {
         var i = emitted
-        while i < limit {
-            let m = marks[i]
+        while true {
+            let m: InlineMark
+            if lateCount > 0, Int(firstLateMark.start) < lateBefore, i >= limit || firstLateMark.start < marks[i].start {
+                m = popLateMark()
+            } else if i < limit {
+                m = marks[i]
+                i += 1
+            } else {
+                break
+            }
             let start = Int(m.start)
             let mEnd = markEnd(m)
             switch m.kind {
+            case .delimiter where m.flags & InlineMark.Flag.compact != 0:
+                let d = m.data
+                guard d != 0 else { break }
+                let isTilde = s[start] == UInt8(ascii: "~")
+                var p = start
+                let closes = CompactMatches.closeCount(d)
+                if closes > 0 {
+                    emitText(upTo: start, &sink)
+                    for k in 0..<closes {
+                        let count = CompactMatches.closeUses(d, k)
+                        sink.exit(isTilde ? .strikethrough : count == 1 ? .emphasis : .strong, at: p + count - 1)
+                        p += count
+                    }
+                    textStart = p
+                }
+                let opens = CompactMatches.openCount(d)
+                if opens > 0 {
+                    var q = p + Int(Int32(m.width) - CompactMatches.used(d))
+                    emitText(upTo: q, &sink)
+                    for k in stride(from: opens - 1, through: 0, by: -1) {
+                        let count = CompactMatches.openUses(d, k)
+                        sink.enter(isTilde ? .strikethrough : count == 1 ? .emphasis : .strong, at: q)
+                        q += count
+                    }
+                    textStart = mEnd
+                }
             case .delimiter:
                 guard m.data >= 0 else { break }
                 let e = emphasis[Int(m.data)]
@@ -1215,7 +1486,7 @@ struct InlineParser {
                 }
             case .linkOpen, .imageOpen:
                 emitText(upTo: start, &sink)
-                emitLinkStart(links[Int(m.data)], image: m.kind == .imageOpen, at: start, &sink)
+                emitLinkStart(m.data >= 0 ? inlineLink(closedAt: Int(m.data)) : referenceLink(Int(-m.data - 1)), image: m.kind == .imageOpen, at: start, &sink)
                 textStart = mEnd
             case .linkClose, .imageClose:
                 emitText(upTo: start, &sink)
@@ -1270,13 +1541,33 @@ struct InlineParser {
                 emitText(upTo: start, &sink)
                 sink.footnoteReference(label: MDBytes(rebasing: s[(start + 2)..<(mEnd - 1)]), definition: m.data, from: start, to: mEnd)
                 textStart = mEnd
-            case .bracket, .imageBracket, .literal:
-                break
             }
-            i += 1
         }
         emitted = limit
         if final { emitText(upTo: end, &sink) }
+    }
+
+    /// The destination and title of the inline link whose `]` is at `close`: its `(…)` scanned again as
+    /// `handleCloseBracket` scanned it when it made the link (a title scan that failed there fails here).
+    private func inlineLink(closedAt close: Int) -> InlineLink {
+        let recent = recentLinks[close & (Self.recentLinkCount - 1)]
+        if Int(recent.close) == close { return recent.link }
+        let sp = MD.skipSpacechars(s, close + 2, end)
+        let (destEnd, ds, de) = MD.scanLinkDestination(s, sp, end) ?? emptyDestination(sp) ?? (sp, sp, sp)
+        var link = InlineLink(destinationStart: Int32(ds), destinationCount: Int32(de - ds), titleStart: 0, titleCount: 0, inSubject: true)
+        let startTitle = MD.skipSpacechars(s, destEnd, end)
+        if startTitle != destEnd, let endTitle = MD.scanLinkTitle(s, startTitle, end), endTitle > startTitle {
+            link.titleStart = Int32(startTitle + 1)
+            link.titleCount = Int32(endTitle - 1 - (startTitle + 1))
+        }
+        return link
+    }
+
+    private func referenceLink(_ index: Int) -> InlineLink {
+        let ref = references.value(at: index)
+        return InlineLink(
+            destinationStart: ref.destStart, destinationCount: ref.destCount, titleStart: ref.titleStart, titleCount: ref.titleCount,
+            inSubject: false)
     }
 
     private mutating func emitLinkStart<Sink: InlineSink & ~Copyable>(_ link: InlineLink, image: Bool, at: Int, _ sink: inout Sink) {

@@ -62,6 +62,16 @@ struct LabelMap<Value> {
 
     func contains(_ key: MDBytes) -> Bool { value(key) != nil }
 
+    /// Where the value stored for `key` is (for ``value(at:)``), or nil.
+    func index(_ key: MDBytes) -> Int? {
+        guard !entries.isEmpty else { return nil }
+        let (_, e) = find(key, Self.hash(key))
+        return e < 0 ? nil : e
+    }
+
+    /// The value at an index ``index(_:)`` gave.
+    func value(at index: Int) -> Value { entries[index].value }
+
     /// Stores `value` for `key` unless the key is already there. Returns whether it was stored.
     @discardableResult
     mutating func insertIfAbsent(_ key: MDBytes, _ value: Value) -> Bool {

@@ -78,7 +78,11 @@ let convertCommand = Command(
     options: ConvertArguments.specs, operands: .file,
     run: { context, arguments in
         let options = try ConvertArguments(arguments, context)
-        let input = try options.input.map { try POSIX.readFile($0) } ?? context.terminal.readStandardInput()
+        // Markdown is read with a final line ending (its meaning is the same): the parser needs every line to
+        // end with one, and would otherwise copy the whole input to add it.
+        let lineEnding = options.images == nil && options.from.isMarkdown
+        let input = try options.input.map { try POSIX.readFile($0, finalLineEnding: lineEnding) }
+            ?? context.terminal.readStandardInput(finalLineEnding: lineEnding)
         if let images = options.images {
             let output = try ImageRepresentations.convert(input, from: images.from, to: images.to, quality: options.options.imageQuality)
             if let path = options.output {

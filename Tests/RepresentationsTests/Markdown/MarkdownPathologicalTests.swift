@@ -119,17 +119,52 @@ final class MarkdownPathologicalTests: XCTestCase {
         }
     }
 
-    /// The inline parser's marks are 12 bytes, its brackets 8 and a delimiter's place in the stack 4:
-    /// they bound what a paragraph of unmatched openers or open brackets holds (docs/benchmarks.md,
-    /// peak memory of the adversarial shapes).
+    /// What a paragraph holds while it waits: a delimiter run in the stack 8 bytes and no mark, an open
+    /// bracket 4 bytes and no mark, a matched run or a link's end a 12-byte mark. They bound its memory
+    /// (docs/benchmarks.md, peak memory of the adversarial shapes, all under 8× the input).
     func testInlineRecordsStaySmall() {
         XCTAssertEqual(MemoryLayout<InlineMark>.stride, 12)
-        XCTAssertEqual(MemoryLayout<Int32>.stride, 4)
+        XCTAssertEqual(MemoryLayout<Delimiter>.stride, 8)
+        XCTAssertEqual(MemoryLayout<Bracket>.stride, 4)
     }
 
-    /// Delimiter runs longer than a mark's 16-bit width keep their length in their record, and runs of
-    /// `[` share one mark while links, images and footnote references form from any of them (the
-    /// expected HTML is cmark-gfm 0.29's).
+    /// Marks made after the marks that follow them (links' starts at their `]`, delimiter runs as they
+    /// leave the stack), in and out of source order, behind openers that keep everything waiting: the
+    /// output is cmark-gfm 0.29's.
+    func testLateMarksComeOutInSourceOrder() {
+        let cases: [(String, String)] = [
+            ("*[a](b)[c](d \"t\")*\n\n[r]: /u \"t\"\n", "<p><em><a href=\"b\">a</a><a href=\"d\" title=\"t\">c</a></em></p>\n"),
+            ("![[]()![[]()![[]()\n\n[r]: /u \"t\"\n", "<p>![<a href=\"\"></a>![<a href=\"\"></a>![<a href=\"\"></a></p>\n"),
+            ("*x *a**a**a* y*\n\n[r]: /u \"t\"\n", "<p><em>x <em>a<strong>a</strong>a</em> y</em></p>\n"),
+            ("![a ![b](c) *d*](e) [f]\n\n[r]: /u \"t\"\n", "<p><img src=\"e\" alt=\"a b d\" /> [f]</p>\n"),
+            ("[*a[*a[*a]\n\n[r]: /u \"t\"\n", "<p>[*a[*a[*a]</p>\n"),
+            ("**x [a*b**c*](d)\n\n[r]: /u \"t\"\n", "<p>**x <a href=\"d\">a<em>b**c</em></a></p>\n"),
+            ("*a **a **a b a** a** a*\n\n[r]: /u \"t\"\n", "<p><em>a <strong>a <strong>a b a</strong> a</strong> a</em></p>\n"),
+            ("[ a_[ a_[ a_\n\n[r]: /u \"t\"\n", "<p>[ a_[ a_[ a_</p>\n"),
+            ("*[r] [r][] [x][r]*\n\n[r]: /u \"t\"\n", "<p><em><a href=\"/u\" title=\"t\">r</a> <a href=\"/u\" title=\"t\">r</a> <a href=\"/u\" title=\"t\">x</a></em></p>\n"),
+            ("~a~~b~~c~ ~~d~~\n\n[r]: /u \"t\"\n", "<p><del>a<del>b</del>c</del> <del>d</del></p>\n"),
+            ("*a ***b*** c*\n\n[r]: /u \"t\"\n", "<p><em>a <em><strong>b</strong></em> c</em></p>\n"),
+            ("[a](<b c> \"t\") *[e](\\(f\\))*\n\n[r]: /u \"t\"\n", "<p><a href=\"b%20c\" title=\"t\">a</a> <em><a href=\"(f)\">e</a></em></p>\n"),
+            ("*a_ *a_ *a_ b*\n\n[r]: /u \"t\"\n", "<p>*a_ *a_ <em>a_ b</em></p>\n"),
+            ("_a _a _a\n\n[r]: /u \"t\"\n", "<p>_a _a _a</p>\n"),
+            ("*a****b****c*\n\n[r]: /u \"t\"\n", "<p><em>a</em><em><strong>b</strong></em><em>c</em></p>\n"),
+        ]
+        for (input, expected) in cases {
+            XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input)
+        }
+        // Many of them, and a long paragraph of each behind an opener that never closes.
+        let many = "*" + rep("[a](b) *c* ![[]() ", 2000) + "*"
+        XCTAssertEqual(
+            MarkdownParser.renderHTML(many, options: .gfm),
+            "<p>*" + rep("<a href=\"b\">a</a> <em>c</em> ![<a href=\"\"></a> ", 2000) + "*</p>\n")
+        XCTAssertEqual(
+            MarkdownParser.renderHTML("*" + rep("a**b**", 3000), options: .gfm),
+            "<p>*" + rep("a<strong>b</strong>", 3000) + "</p>\n")
+    }
+
+    /// Delimiter runs longer than a mark's 16-bit width keep their length in their record, and links,
+    /// images and footnote references form from any bracket of a run of `[` (the expected HTML is
+    /// cmark-gfm 0.29's).
     func testLongRunsAndBracketRuns() {
         let footnote = """
             <section class="footnotes" data-footnotes>
