@@ -18,7 +18,10 @@ import Pasteboard
 //
 // Closers are matched as soon as nothing can change their outcome (no active link bracket before
 // them): the result is the same as cmark's one pass at the end, since closers are still processed in
-// source order against the same delimiters. Marks before the first delimiter still in the stack and
+// source order against the same delimiters. Two refinements keep closers from waiting needlessly: a
+// bracket with more brackets above it than `]` left in the subject is dead (never taken by a `]`, so
+// text), and inside the one active bracket with no delimiter before it, closers are matched as they
+// come (their openers are the same whether or not it makes a link; `session`). Marks before the first delimiter still in the stack and
 // before the first active bracket are final: they are emitted to the sink and, once nothing is
 // pending, the arrays are reset. A paragraph of matched emphasis or links therefore holds a bounded
 // number of marks however long it is. What must wait costs 8 bytes per delimiter run and 4 per
@@ -312,6 +315,13 @@ struct InlineParser {
     private var topBracketAfter = false
     /// Every bracket below this index is inactive (brackets never become active again).
     private var inactiveFloor = 0
+    /// Brackets below this index are dead: more brackets are open above them than `]` are left in the
+    /// subject, and each `]` takes the top one, so they stay text whatever follows. They neither hold
+    /// emphasis back nor keep marks from being emitted (`[*[*[*…`).
+    private var deadFloor = 0
+    /// How many `]` the subject has from the first bracket on, less those handled (an upper bound on the
+    /// `]` still to come: one inside a code span is counted and never handled); -1 before the first bracket.
+    private var closeBracketsLeft = -1
     /// Where emission stops (the first delimiter in the stack or active bracket) and the first mark at or
     /// after it.
     private var limitCache = (position: -1, mark: 0)
@@ -333,6 +343,14 @@ struct InlineParser {
     /// openers_bottom of the block-wide emphasis pass (persisting across its eager steps).
     private var bottoms = [Int32](repeating: -1, count: 10)
     private var linkBottoms = [Int32](repeating: -1, count: 10)
+    /// The bracket (its index and position) whose text is being matched as it is read: the one active
+    /// bracket, with no delimiter before it in the stack. Its closers find the same openers whether or
+    /// not it makes a link (there are none before it), so they need not wait for its `]` with every run
+    /// of its text (`[*a*a*a…](u)`). They use `sessionBottoms`, fresh for the bracket as cmark's pass at
+    /// its `]` would be: dropped if it makes a link, or else copied into the block-wide `bottoms`
+    /// (where it was set) as the block-wide pass would have set them (`endSession`).
+    private var session: (bracket: Int, position: Int)? = nil
+    private var sessionBottoms = [Int32](repeating: -2, count: 10)
     private var backticks = [Int](repeating: 0, count: maxBackticks + 1)
     private var scannedForBackticks = false
     private var noCommentEnd = false
@@ -370,6 +388,7 @@ struct InlineParser {
         swap(&delimiters, &old.delimiters)
         swap(&bottoms, &old.bottoms)
         swap(&linkBottoms, &old.linkBottoms)
+        swap(&sessionBottoms, &old.sessionBottoms)
         swap(&backticks, &old.backticks)
         swap(&scannedForBackticks, &old.scannedForBackticks)
         swap(&label, &old.label)
@@ -400,6 +419,9 @@ struct InlineParser {
         activeLinkBrackets = 0
         topBracketAfter = false
         inactiveFloor = 0
+        deadFloor = 0
+        closeBracketsLeft = -1
+        session = nil
         limitCache = (-1, 0)
         for i in 0..<Self.recentLinkCount { recentLinks[i].close = -1 }
         if scannedForBackticks {
@@ -425,6 +447,7 @@ struct InlineParser {
         }
         // The end: every closer is processed now (brackets left open are text), and what is left in the
         // delimiter stack stays text.
+        endSession(linkMade: false)
         if firstUnprocessed >= 0 { processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false) }
         firstUnprocessed = -1
         for j in 0..<delimiters.count { retire(delimiters[j]) }
@@ -787,6 +810,39 @@ struct InlineParser {
             processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
             firstUnprocessed = -1
             emitFinished(&sink)
+        } else if canClose && activeBrackets == 1, let top = brackets.last, isActive(brackets.count - 1),
+            delimiters[0].start > Int32(truncatingIfNeeded: top.position)
+        {
+            if session == nil {
+                session = (brackets.count - 1, top.position)
+                for i in 0..<10 { sessionBottoms[i] = -2 }
+            }
+            // (A session for another bracket has ended: see endSession's callers.)
+            if let current = session, current.bracket == brackets.count - 1, current.position == top.position {
+                processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false, inSession: true)
+                firstUnprocessed = -1
+            }
+        }
+    }
+
+    /// The session's bracket is done with: `linkMade`, its text was matched as a link's (the session's
+    /// openers_bottom goes, as cmark's at a link's end); else it is text, and the block-wide openers_bottom
+    /// takes what the session set (the same values the block-wide pass would have set: openers before the
+    /// bracket there were none).
+    private mutating func endSession(linkMade: Bool) {
+        guard session != nil else { return }
+        session = nil
+        if !linkMade {
+            for i in 0..<10 where sessionBottoms[i] != -2 { bottoms[i] = sessionBottoms[i] }
+        }
+    }
+
+    /// Ends the session when its bracket is no longer on the stack as it was, or no longer active (a link
+    /// made after it, or more brackets open than `]` left).
+    private mutating func checkSession() {
+        guard let current = session else { return }
+        if current.bracket >= brackets.count || brackets[current.bracket].position != current.position || !isActive(current.bracket) {
+            endSession(linkMade: false)
         }
     }
 
@@ -856,12 +912,14 @@ struct InlineParser {
     /// removal cmark makes is of delimiters between an opener and the closer being processed, all of
     /// them at the top of what has been written, so removing them is moving the write position down.
     /// What leaves the stack is retired (`retire`).
-    private mutating func processEmphasis(stackBottom: Int32, from start: Int, link: Bool) {
+    private mutating func processEmphasis(stackBottom: Int32, from start: Int, link: Bool, inSession: Bool = false) {
         guard start >= 0 && start < delimiters.count else { return }
         // The openers_bottom array in use, swapped out of `self` for the pass (no copy).
         var bottoms: [Int32] = []
-        if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) }
-        defer { if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) } }
+        if inSession { swap(&bottoms, &sessionBottoms) } else if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) }
+        defer {
+            if inSession { swap(&bottoms, &sessionBottoms) } else if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) }
+        }
         var write = start
         var read = start
         let count = delimiters.count
@@ -972,12 +1030,25 @@ struct InlineParser {
         topBracketAfter = false
         brackets.append(Bracket(position: start, image: image))
         if image { imageBrackets += 1 } else { activeLinkBrackets += 1 }
+        if closeBracketsLeft < 0 {
+            var count = 0
+            for i in pos..<end where s[i] == UInt8(ascii: "]") { count += 1 }
+            closeBracketsLeft = count
+        }
+        // Brackets beyond the reach of the `]` left are dead: no longer active.
+        while deadFloor < brackets.count - closeBracketsLeft {
+            if isActive(deadFloor) {
+                if brackets[deadFloor].isImage { imageBrackets -= 1 } else { activeLinkBrackets -= 1 }
+            }
+            deadFloor += 1
+        }
+        checkSession()
     }
 
     /// Whether the bracket at `index` of the stack can still make a link or image.
     @inline(__always)
     private func isActive(_ index: Int) -> Bool {
-        index >= linkFloor || brackets[index].isImage
+        index >= deadFloor && (index >= linkFloor || brackets[index].isImage)
     }
 
     /// The index of the first mark at or after `position` (marks are in source order).
@@ -1003,6 +1074,7 @@ struct InlineParser {
         linkFloor = min(linkFloor, brackets.count)
         inactiveFloor = min(inactiveFloor, brackets.count)
         topBracketAfter = true
+        checkSession()
     }
 
     // MARK: Late marks
@@ -1086,6 +1158,8 @@ struct InlineParser {
         pos += 1
         let initialPos = pos
         guard let opener = brackets.last else { return }
+        // (The top bracket is never dead: this `]` is one of those left.)
+        closeBracketsLeft -= 1
         let isImage = opener.isImage
         if !isActive(brackets.count - 1) {
             popBracket(image: false)
@@ -1184,6 +1258,7 @@ struct InlineParser {
             linkFloor = brackets.count
             activeLinkBrackets = 0
         }
+        checkSession()
         bracketsChanged(&sink)
     }
 
@@ -1206,8 +1281,16 @@ struct InlineParser {
         // The first delimiter after the bracket.
         var first = delimiters.count
         while first > 0 && delimiters[first - 1].start > bottom { first -= 1 }
-        for i in 0..<10 { linkBottoms[i] = bottom }
-        processEmphasis(stackBottom: bottom, from: first, link: true)
+        if let current = session, current.position == bracket {
+            // Its closers so far are matched: the rest, with the session's openers_bottom.
+            if firstUnprocessed >= first {
+                processEmphasis(stackBottom: bottom, from: firstUnprocessed, link: false, inSession: true)
+            }
+            endSession(linkMade: true)
+        } else {
+            for i in 0..<10 { linkBottoms[i] = bottom }
+            processEmphasis(stackBottom: bottom, from: first, link: true)
+        }
         // The pass changed nothing below `first`: what is above the bottom is from there on.
         for j in first..<delimiters.count { retire(delimiters[j]) }
         delimiters.truncate(to: first)

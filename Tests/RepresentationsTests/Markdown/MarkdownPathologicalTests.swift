@@ -162,6 +162,37 @@ final class MarkdownPathologicalTests: XCTestCase {
             "<p>*" + rep("a<strong>b</strong>", 3000) + "</p>\n")
     }
 
+    /// Brackets with more brackets open above them than `]` left are dead (text whatever follows), and
+    /// the closers inside the one active bracket with no delimiter before it are matched as they come
+    /// (`session`): with or without a link made, nested, deactivated by a link inside. The expected HTML
+    /// is cmark-gfm 0.29's (and cmark 0.30's).
+    func testDeadBracketsAndClosersMatchedInsideABracket() {
+        let cases: [(String, String)] = [
+            ("[*a[*a[*a*\n", "<p>[*a[*a[<em>a</em></p>\n"),
+            ("*[*a* b](u) c*\n", "<p><em><a href=\"u\"><em>a</em> b</a> c</em></p>\n"),
+            ("[*a *b* c](u)\n", "<p><a href=\"u\">*a <em>b</em> c</a></p>\n"),
+            ("[*a *b* c] *d*\n", "<p>[*a <em>b</em> c] <em>d</em></p>\n"),
+            ("[*a*a*a*a](u)\n", "<p><a href=\"u\"><em>a</em>a<em>a</em>a</a></p>\n"),
+            ("![*a* [b](c) *d*](e)\n", "<p><img src=\"e\" alt=\"a b d\" /></p>\n"),
+            ("[*a* [b](c) *d*](e)\n", "<p>[<em>a</em> <a href=\"c\">b</a> <em>d</em>](e)</p>\n"),
+            ("[*a*[[[]\n", "<p>[<em>a</em>[[[]</p>\n"),
+            ("*a [b *c] d*\n", "<p>*a [b <em>c] d</em></p>\n"),
+            ("[_a_ *b*\n", "<p>[<em>a</em> <em>b</em></p>\n"),
+            ("[a *b [c* d](e) f*\n", "<p>[a <em>b <a href=\"e\">c* d</a> f</em></p>\n"),
+            ("[*a **b](u)** c*\n", "<p><a href=\"u\">*a **b</a>** c*</p>\n"),
+            ("![*a*a*a*a*]\n", "<p>![<em>a</em>a<em>a</em>a*]</p>\n"),
+            ("[**a*](u)*\n", "<p><a href=\"u\">*<em>a</em></a>*</p>\n"),
+            ("[*a *b*](u) *c [d *e*] f*\n", "<p><a href=\"u\">*a <em>b</em></a> <em>c [d <em>e</em>] f</em></p>\n"),
+        ]
+        for (input, expected) in cases {
+            XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input)
+        }
+        XCTAssertEqual(
+            MarkdownParser.renderHTML("[" + rep("*a* ", 3000) + "](u)", options: .gfm),
+            "<p><a href=\"u\">" + rep("<em>a</em> ", 3000) + "</a></p>\n")
+        XCTAssertEqual(MarkdownParser.renderHTML(rep("[*", 3000), options: .gfm), "<p>" + rep("[<em>[</em>", 1500) + "</p>\n")
+    }
+
     /// Delimiter runs longer than a mark's 16-bit width keep their length in their record, and links,
     /// images and footnote references form from any bracket of a run of `[` (the expected HTML is
     /// cmark-gfm 0.29's).
