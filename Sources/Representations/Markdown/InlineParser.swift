@@ -20,8 +20,9 @@ import Pasteboard
 // them): the result is the same as cmark's one pass at the end, since closers are still processed in
 // source order against the same delimiters. Two refinements keep closers from waiting needlessly: a
 // bracket with more brackets above it than `]` left in the subject is dead (never taken by a `]`, so
-// text), and inside the one active bracket with no delimiter before it, closers are matched as they
-// come (their openers are the same whether or not it makes a link; `session`). Marks before the first delimiter still in the stack and
+// text); inside the one active bracket with no delimiter before it, closers are matched as they
+// come (their openers are the same whether or not it makes a link; `session`); and with delimiters
+// before it, as long as each finds its opener after the bracket (`speculationStopped`). Marks before the first delimiter still in the stack and
 // before the first active bracket are final: they are emitted to the sink and, once nothing is
 // pending, the arrays are reset. A paragraph of matched emphasis or links therefore holds a bounded
 // number of marks however long it is. What must wait costs 8 bytes per delimiter run and 4 per
@@ -298,10 +299,15 @@ struct InlineParser {
     private var brackets = GrowableBuffer<Bracket>()
     /// Marks made after marks that follow them (a link's or image's start, made at its `]`): a heap
     /// ordered by `start`, merged with `marks` as they are emitted.
-    private var late = GrowableBuffer<InlineMark>()
-    /// Where the sorted run of late marks starts in `late`; the ones that came out of order are a heap
-    /// (`addLateMark`).
+    /// The sorted run of late marks, packed (`addLateMark`): the byte where the next to read starts,
+    /// how many are left, the start of the last one written and the next one to read, decoded, with its
+    /// length in bytes. The ones that came out of order are a heap.
+    private var late = GrowableBuffer<UInt8>()
     private var lateHead = 0
+    private var lateRunCount = 0
+    private var lateLastStart: Int32 = 0
+    private var lateNext = InlineMark(.delimiter, 0)
+    private var lateNextSize = 0
     private var lateHeap = GrowableBuffer<InlineMark>()
     /// Link (`[`) brackets below this index are inactive: a link was made above them (cmark deactivates
     /// every earlier link opener). Image brackets stay active.
@@ -350,6 +356,11 @@ struct InlineParser {
     /// its `]` would be: dropped if it makes a link, or else copied into the block-wide `bottoms`
     /// (where it was set) as the block-wide pass would have set them (`endSession`).
     private var session: (bracket: Int, position: Int)? = nil
+    /// The bracket (index and position) whose closers stopped being matched ahead: with delimiters before
+    /// it, a closer inside the one active bracket is matched as it comes only while it finds an opener
+    /// after the bracket, which it would find with or without a link (`processEmphasis(speculative:)`);
+    /// from the first that does not, the rest wait for its `]` as before.
+    private var speculationStopped: (bracket: Int, position: Int)? = nil
     private var sessionBottoms = [Int32](repeating: -2, count: 10)
     private var backticks = [Int](repeating: 0, count: maxBackticks + 1)
     private var scannedForBackticks = false
@@ -422,6 +433,7 @@ struct InlineParser {
         deadFloor = 0
         closeBracketsLeft = -1
         session = nil
+        speculationStopped = nil
         limitCache = (-1, 0)
         for i in 0..<Self.recentLinkCount { recentLinks[i].close = -1 }
         if scannedForBackticks {
@@ -463,6 +475,8 @@ struct InlineParser {
         }
         late.removeAll()
         lateHead = 0
+        lateRunCount = 0
+        lateLastStart = 0
         lateHeap.removeAll()
         bottoms.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         delimiters.removeAll()
@@ -822,6 +836,13 @@ struct InlineParser {
                 processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false, inSession: true)
                 firstUnprocessed = -1
             }
+        } else if canClose && activeBrackets == 1, session == nil, let top = brackets.last, isActive(brackets.count - 1),
+            speculationStopped.map({ $0.bracket != brackets.count - 1 || $0.position != top.position }) ?? true
+        {
+            let stop = processEmphasis(
+                stackBottom: Int32(truncatingIfNeeded: top.position), from: firstUnprocessed, link: false, speculative: true)
+            firstUnprocessed = stop
+            if stop >= 0 { speculationStopped = (brackets.count - 1, top.position) }
         }
     }
 
@@ -912,8 +933,13 @@ struct InlineParser {
     /// removal cmark makes is of delimiters between an opener and the closer being processed, all of
     /// them at the top of what has been written, so removing them is moving the write position down.
     /// What leaves the stack is retired (`retire`).
-    private mutating func processEmphasis(stackBottom: Int32, from start: Int, link: Bool, inSession: Bool = false) {
-        guard start >= 0 && start < delimiters.count else { return }
+    /// `speculative`: only while each closer finds an opener after `stackBottom` (the one active
+    /// bracket's position); at the first that does not, the pass stops, and that closer and the rest stay
+    /// in the stack unprocessed. No openers_bottom is written before that. Returns where they start (-1:
+    /// all processed).
+    @discardableResult
+    private mutating func processEmphasis(stackBottom: Int32, from start: Int, link: Bool, inSession: Bool = false, speculative: Bool = false) -> Int {
+        guard start >= 0 && start < delimiters.count else { return -1 }
         // The openers_bottom array in use, swapped out of `self` for the pass (no copy).
         var bottoms: [Int32] = []
         if inSession { swap(&bottoms, &sessionBottoms) } else if link { swap(&bottoms, &linkBottoms) } else { swap(&bottoms, &self.bottoms) }
@@ -953,6 +979,15 @@ struct InlineParser {
                 k -= 1
             }
             guard found else {
+                if speculative {
+                    // This closer and the rest wait, moved down onto what was written.
+                    let rest = count - (read - 1)
+                    if write != read - 1 {
+                        for j in 0..<rest { delimiters[write + j] = delimiters[read - 1 + j] }
+                    }
+                    delimiters.truncate(to: write + rest)
+                    return write
+                }
                 bottoms[bi] = write > 0 ? delimiters[write - 1].start : -1
                 if closerFlags & InlineMark.Flag.canOpen != 0 {
                     delimiters[write] = closer
@@ -995,6 +1030,7 @@ struct InlineParser {
             }
         }
         delimiters.truncate(to: write)
+        return -1
     }
 
     /// Records that `count` characters of `opener` and of `closer` made one match: in a compact run's
@@ -1079,57 +1115,115 @@ struct InlineParser {
 
     // MARK: Late marks
 
-    private var lateCount: Int { late.count - lateHead + lateHeap.count }
+    private var lateCount: Int { lateRunCount + lateHeap.count }
 
-    /// Whether the next late mark is the head of the sorted run (else the top of the heap).
+    /// Whether the next late mark is the next of the sorted run (else the top of the heap).
     @inline(__always)
     private var lateRunFirst: Bool {
-        lateHeap.isEmpty || (late.count > lateHead && late[lateHead].start < lateHeap[0].start)
+        lateHeap.isEmpty || (lateRunCount > 0 && lateNext.start < lateHeap[0].start)
     }
 
     /// The late mark that starts first (there is one).
-    private var firstLateMark: InlineMark { lateRunFirst ? late[lateHead] : lateHeap[0] }
+    private var firstLateMark: InlineMark { lateRunFirst ? lateNext : lateHeap[0] }
 
     /// Adds a mark that starts before marks already made. Late marks mostly come in source order
-    /// (matched delimiters, links one after another): those go on a sorted run read from `lateHead`;
-    /// one that comes out of order (emphasis around emphasis, a link around an image) goes on a heap
-    /// on `start`, and the two are merged as they are emitted.
+    /// (matched delimiter runs, links one after another): those go on a sorted run, packed, since a
+    /// paragraph may hold millions behind an opener that never closes: a byte for the kind and flags,
+    /// then varints for the start (after the previous one's), the width and the data (for a link's start,
+    /// after its own start), 4 to 6 bytes instead of 12. One that comes out of order (emphasis around
+    /// emphasis, a link around an image) goes on a heap on `start`; the two are merged as they are
+    /// emitted.
     private mutating func addLateMark(_ mark: InlineMark) {
-        if late.count == lateHead {
+        if lateRunCount == 0 {
             late.removeAll()
             lateHead = 0
-            late.append(mark)
+            lateLastStart = 0
+        } else if mark.start < lateLastStart {
+            lateHeap.append(mark)
+            var child = lateHeap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard lateHeap[parent].start > lateHeap[child].start else { break }
+                let t = lateHeap[parent]
+                lateHeap[parent] = lateHeap[child]
+                lateHeap[child] = t
+                child = parent
+            }
             return
         }
-        if late[late.count - 1].start <= mark.start {
-            late.append(mark)
-            return
+        late.append(mark.kind.rawValue | mark.flags << 4)
+        appendVarint(UInt64(UInt32(bitPattern: mark.start &- lateLastStart)))
+        appendVarint(UInt64(mark.width))
+        if mark.kind == .delimiter {
+            appendVarint(UInt64(UInt32(bitPattern: mark.data)))
+        } else {
+            let delta = Int64(mark.data) - Int64(mark.start)
+            appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
         }
-        lateHeap.append(mark)
-        var child = lateHeap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard lateHeap[parent].start > lateHeap[child].start else { break }
-            let t = lateHeap[parent]
-            lateHeap[parent] = lateHeap[child]
-            lateHeap[child] = t
-            child = parent
+        lateLastStart = mark.start
+        lateRunCount += 1
+        if lateRunCount == 1 { decodeLateNext(after: 0) }
+    }
+
+    @inline(__always)
+    private func appendVarint(_ value: UInt64) {
+        var v = value
+        while v >= 0x80 {
+            late.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
         }
+        late.append(UInt8(v))
+    }
+
+    /// Decodes the mark at `lateHead` into `lateNext` (`previous`: the start of the one before it).
+    private mutating func decodeLateNext(after previous: Int32) {
+        var at = lateHead
+        func varint() -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = late[at]
+                at += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+        let header = late[at]
+        at += 1
+        let start = previous &+ Int32(bitPattern: UInt32(truncatingIfNeeded: varint()))
+        let width = Int(varint())
+        let kind = InlineMark.Kind(rawValue: header & 0x0F)!
+        let data: Int32
+        if kind == .delimiter {
+            data = Int32(bitPattern: UInt32(truncatingIfNeeded: varint()))
+        } else {
+            let z = varint()
+            data = Int32(truncatingIfNeeded: Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1))) + Int64(start))
+        }
+        lateNext = InlineMark(kind, Int(start), data: data, width: width)
+        lateNext.flags = header >> 4
+        lateNextSize = at - lateHead
     }
 
     /// Removes and returns the late mark that starts first (there is one).
     private mutating func popLateMark() -> InlineMark {
         if lateRunFirst {
-            let first = late[lateHead]
-            lateHead += 1
-            if lateHead == late.count {
+            let first = lateNext
+            lateHead += lateNextSize
+            lateRunCount -= 1
+            if lateRunCount == 0 {
                 late.removeAll()
                 lateHead = 0
-            } else if lateHead >= 4096 && 2 * lateHead >= late.count {
-                // What was read is given back (the run is moved down, at most as long as what was read).
-                for i in lateHead..<late.count { late[i - lateHead] = late[i] }
-                late.truncate(to: late.count - lateHead)
-                lateHead = 0
+                lateLastStart = 0
+            } else {
+                if lateHead >= 1 << 16 && 2 * lateHead >= late.count {
+                    // What was read is given back (the run is moved down, at most as long as what was read).
+                    for i in lateHead..<late.count { late[i - lateHead] = late[i] }
+                    late.truncate(to: late.count - lateHead)
+                    lateHead = 0
+                }
+                decodeLateNext(after: first.start)
             }
             return first
         }
@@ -1281,15 +1375,16 @@ struct InlineParser {
         // The first delimiter after the bracket.
         var first = delimiters.count
         while first > 0 && delimiters[first - 1].start > bottom { first -= 1 }
+        // Closers matched ahead (a session, a speculative pass) are done: the pass starts at the first
+        // unprocessed one (every delimiter before it is processed).
+        let from = firstUnprocessed < 0 ? delimiters.count : max(first, firstUnprocessed)
         if let current = session, current.position == bracket {
-            // Its closers so far are matched: the rest, with the session's openers_bottom.
-            if firstUnprocessed >= first {
-                processEmphasis(stackBottom: bottom, from: firstUnprocessed, link: false, inSession: true)
-            }
+            // The rest, with the session's openers_bottom.
+            processEmphasis(stackBottom: bottom, from: from, link: false, inSession: true)
             endSession(linkMade: true)
         } else {
             for i in 0..<10 { linkBottoms[i] = bottom }
-            processEmphasis(stackBottom: bottom, from: first, link: true)
+            processEmphasis(stackBottom: bottom, from: from, link: true)
         }
         // The pass changed nothing below `first`: what is above the bottom is from there on.
         for j in first..<delimiters.count { retire(delimiters[j]) }

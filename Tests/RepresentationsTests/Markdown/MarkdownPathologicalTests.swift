@@ -187,6 +187,20 @@ final class MarkdownPathologicalTests: XCTestCase {
         for (input, expected) in cases {
             XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input)
         }
+        // With delimiters before the bracket: matched ahead while each closer finds an opener after it.
+        let speculative: [(String, String)] = [
+            ("*[*a* b *c*](u) d*\n", "<p><em><a href=\"u\"><em>a</em> b <em>c</em></a> d</em></p>\n"),
+            ("*[*a*a*a](u)*\n", "<p><em><a href=\"u\"><em>a</em>a*a</a></em></p>\n"),
+            ("_[*a* *b* c] d_\n", "<p><em>[<em>a</em> <em>b</em> c] d</em></p>\n"),
+            ("*a [*b* c* d](u) e*\n", "<p><em>a <a href=\"u\"><em>b</em> c* d</a> e</em></p>\n"),
+            ("**[*a* **b**](u)**\n", "<p><strong><a href=\"u\"><em>a</em> <strong>b</strong></a></strong></p>\n"),
+            ("*[a *b [c *d*](e) f*](g)*\n", "<p><em>[a <em>b <a href=\"e\">c <em>d</em></a> f</em>](g)</em></p>\n"),
+            ("*x [*a* [b* c]] *y*\n", "<p><em>x [<em>a</em> [b</em> c]] <em>y</em></p>\n"),
+            ("*[*a*a*a]*\n", "<p><em>[<em>a</em>a</em>a]*</p>\n"),
+        ]
+        for (input, expected) in speculative {
+            XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input)
+        }
         XCTAssertEqual(
             MarkdownParser.renderHTML("[" + rep("*a* ", 3000) + "](u)", options: .gfm),
             "<p><a href=\"u\">" + rep("<em>a</em> ", 3000) + "</a></p>\n")
