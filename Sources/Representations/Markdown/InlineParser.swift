@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Pasteboard
 
 // Phase 2 of CommonMark parsing: the inline content of paragraphs, headings and table cells
@@ -299,12 +304,18 @@ struct InlineParser {
     private var brackets = GrowableBuffer<Bracket>()
     /// Marks made after marks that follow them (a link's or image's start, made at its `]`): a heap
     /// ordered by `start`, merged with `marks` as they are emitted.
-    /// The sorted run of late marks, packed (`addLateMark`): the byte where the next to read starts,
-    /// how many are left, the start of the last one written and the next one to read, decoded, with its
-    /// length in bytes. The ones that came out of order are a heap.
+    /// The sorted run of late marks (`addLateMark`): first as they are (`lateFast`, read from
+    /// `lateFastHead`), then, past `lateFastLimit` waiting, packed (`late`): the byte where the next to
+    /// read starts, how many are left, the start of the last one packed, and the next one to read,
+    /// decoded, with its length in bytes. `lateLastStart`: the start of the last one added. The ones that
+    /// came out of order are a heap.
+    private var lateFast = GrowableBuffer<InlineMark>()
+    private var lateFastHead = 0
+    private static let lateFastLimit = 1024
     private var late = GrowableBuffer<UInt8>()
     private var lateHead = 0
-    private var lateRunCount = 0
+    private var latePackedCount = 0
+    private var latePackedLast: Int32 = 0
     private var lateLastStart: Int32 = 0
     private var lateNext = InlineMark(.delimiter, 0)
     private var lateNextSize = 0
@@ -395,6 +406,7 @@ struct InlineParser {
         swap(&matches, &old.matches)
         swap(&brackets, &old.brackets)
         swap(&late, &old.late)
+        swap(&lateFast, &old.lateFast)
         swap(&lateHeap, &old.lateHeap)
         swap(&delimiters, &old.delimiters)
         swap(&bottoms, &old.bottoms)
@@ -473,9 +485,12 @@ struct InlineParser {
             emphasis.removeAll()
             matches.removeAll()
         }
+        lateFast.removeAll()
+        lateFastHead = 0
         late.removeAll()
         lateHead = 0
-        lateRunCount = 0
+        latePackedCount = 0
+        latePackedLast = 0
         lateLastStart = 0
         lateHeap.removeAll()
         bottoms.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
@@ -820,6 +835,11 @@ struct InlineParser {
         }
         if firstUnprocessed < 0 { firstUnprocessed = delimiters.count }
         delimiters.append(entry)
+        if canClose && activeBrackets > 0 && closeBracketsLeft < 0 {
+            // It would wait behind a bracket: is that one dead?
+            updateDeadFloor()
+            checkSession()
+        }
         if canClose && activeBrackets == 0 {
             processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
             firstUnprocessed = -1
@@ -1066,19 +1086,31 @@ struct InlineParser {
         topBracketAfter = false
         brackets.append(Bracket(position: start, image: image))
         if image { imageBrackets += 1 } else { activeLinkBrackets += 1 }
+        if closeBracketsLeft >= 0 || brackets.count >= 2 { updateDeadFloor() }
+        checkSession()
+    }
+
+    /// Counts the `]` left (once per block, when a second bracket opens or a closer would wait behind
+    /// one: most blocks never need it) and moves `deadFloor` up over the brackets beyond their reach.
+    private mutating func updateDeadFloor() {
         if closeBracketsLeft < 0 {
             var count = 0
-            for i in pos..<end where s[i] == UInt8(ascii: "]") { count += 1 }
+            if let base = s.baseAddress, pos < end {
+                var p = UnsafeRawPointer(base + pos)
+                let stop = UnsafeRawPointer(base + end)
+                while p < stop, let found = memchr(p, 0x5D, stop - p) {
+                    count += 1
+                    p = UnsafeRawPointer(found) + 1
+                }
+            }
             closeBracketsLeft = count
         }
-        // Brackets beyond the reach of the `]` left are dead: no longer active.
         while deadFloor < brackets.count - closeBracketsLeft {
             if isActive(deadFloor) {
                 if brackets[deadFloor].isImage { imageBrackets -= 1 } else { activeLinkBrackets -= 1 }
             }
             deadFloor += 1
         }
-        checkSession()
     }
 
     /// Whether the bracket at `index` of the stack can still make a link or image.
@@ -1115,30 +1147,44 @@ struct InlineParser {
 
     // MARK: Late marks
 
+    private var lateRunCount: Int { lateFast.count - lateFastHead + latePackedCount }
     private var lateCount: Int { lateRunCount + lateHeap.count }
+
+    /// The next mark of the sorted run (there is one).
+    @inline(__always)
+    private var lateRunNext: InlineMark { lateFastHead < lateFast.count ? lateFast[lateFastHead] : lateNext }
 
     /// Whether the next late mark is the next of the sorted run (else the top of the heap).
     @inline(__always)
     private var lateRunFirst: Bool {
-        lateHeap.isEmpty || (lateRunCount > 0 && lateNext.start < lateHeap[0].start)
+        lateHeap.isEmpty || (lateRunCount > 0 && lateRunNext.start < lateHeap[0].start)
     }
 
     /// The late mark that starts first (there is one).
-    private var firstLateMark: InlineMark { lateRunFirst ? lateNext : lateHeap[0] }
+    private var firstLateMark: InlineMark { lateRunFirst ? lateRunNext : lateHeap[0] }
+
+    /// Where the first late mark starts; Int32.max when there is none.
+    @inline(__always)
+    private var firstLateStart: Int32 {
+        var first = Int32.max
+        if lateFastHead < lateFast.count {
+            first = lateFast[lateFastHead].start
+        } else if latePackedCount > 0 {
+            first = lateNext.start
+        }
+        if !lateHeap.isEmpty { first = min(first, lateHeap[0].start) }
+        return first
+    }
 
     /// Adds a mark that starts before marks already made. Late marks mostly come in source order
-    /// (matched delimiter runs, links one after another): those go on a sorted run, packed, since a
-    /// paragraph may hold millions behind an opener that never closes: a byte for the kind and flags,
-    /// then varints for the start (after the previous one's), the width and the data (for a link's start,
-    /// after its own start), 4 to 6 bytes instead of 12. One that comes out of order (emphasis around
-    /// emphasis, a link around an image) goes on a heap on `start`; the two are merged as they are
-    /// emitted.
+    /// (matched delimiter runs, links one after another): those go on a sorted run. Past
+    /// `lateFastLimit` waiting (a paragraph may hold millions behind an opener that never closes) the run
+    /// goes on packed: a byte for the kind and flags, then varints for the start (after the previous
+    /// one's), the width and the data (for a link's start, after its own start), 4 to 6 bytes instead of
+    /// 12. One that comes out of order (emphasis around emphasis, a link around an image) goes on a heap
+    /// on `start`; run and heap are merged as they are emitted.
     private mutating func addLateMark(_ mark: InlineMark) {
-        if lateRunCount == 0 {
-            late.removeAll()
-            lateHead = 0
-            lateLastStart = 0
-        } else if mark.start < lateLastStart {
+        if lateRunCount > 0 && mark.start < lateLastStart {
             lateHeap.append(mark)
             var child = lateHeap.count - 1
             while child > 0 {
@@ -1151,8 +1197,22 @@ struct InlineParser {
             }
             return
         }
+        lateLastStart = mark.start
+        if latePackedCount == 0 && lateFast.count - lateFastHead < Self.lateFastLimit {
+            if lateFastHead == lateFast.count {
+                lateFast.removeAll()
+                lateFastHead = 0
+            }
+            lateFast.append(mark)
+            return
+        }
+        if latePackedCount == 0 {
+            late.removeAll()
+            lateHead = 0
+            latePackedLast = 0
+        }
         late.append(mark.kind.rawValue | mark.flags << 4)
-        appendVarint(UInt64(UInt32(bitPattern: mark.start &- lateLastStart)))
+        appendVarint(UInt64(UInt32(bitPattern: mark.start &- latePackedLast)))
         appendVarint(UInt64(mark.width))
         if mark.kind == .delimiter {
             appendVarint(UInt64(UInt32(bitPattern: mark.data)))
@@ -1160,9 +1220,9 @@ struct InlineParser {
             let delta = Int64(mark.data) - Int64(mark.start)
             appendVarint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
         }
-        lateLastStart = mark.start
-        lateRunCount += 1
-        if lateRunCount == 1 { decodeLateNext(after: 0) }
+        latePackedLast = mark.start
+        latePackedCount += 1
+        if latePackedCount == 1 { decodeLateNext(after: 0) }
     }
 
     @inline(__always)
@@ -1209,13 +1269,27 @@ struct InlineParser {
     /// Removes and returns the late mark that starts first (there is one).
     private mutating func popLateMark() -> InlineMark {
         if lateRunFirst {
+            if lateFastHead < lateFast.count {
+                let first = lateFast[lateFastHead]
+                lateFastHead += 1
+                if lateFastHead == lateFast.count {
+                    lateFast.removeAll()
+                    lateFastHead = 0
+                } else if lateFastHead >= 4096 && 2 * lateFastHead >= lateFast.count {
+                    // What was read is given back, as for the packed run.
+                    for i in lateFastHead..<lateFast.count { lateFast[i - lateFastHead] = lateFast[i] }
+                    lateFast.truncate(to: lateFast.count - lateFastHead)
+                    lateFastHead = 0
+                }
+                return first
+            }
             let first = lateNext
             lateHead += lateNextSize
-            lateRunCount -= 1
-            if lateRunCount == 0 {
+            latePackedCount -= 1
+            if latePackedCount == 0 {
                 late.removeAll()
                 lateHead = 0
-                lateLastStart = 0
+                latePackedLast = 0
             } else {
                 if lateHead >= 1 << 16 && 2 * lateHead >= late.count {
                     // What was read is given back (the run is moved down, at most as long as what was read).
@@ -1252,8 +1326,8 @@ struct InlineParser {
         pos += 1
         let initialPos = pos
         guard let opener = brackets.last else { return }
-        // (The top bracket is never dead: this `]` is one of those left.)
-        closeBracketsLeft -= 1
+        // (The top bracket is never dead: this `]` is one of those left, when they are counted.)
+        if closeBracketsLeft > 0 { closeBracketsLeft -= 1 }
         let isImage = opener.isImage
         if !isActive(brackets.count - 1) {
             popBracket(image: false)
@@ -1599,7 +1673,8 @@ struct InlineParser {
         var i = emitted
         while true {
             let m: InlineMark
-            if lateCount > 0, Int(firstLateMark.start) < lateBefore, i >= limit || firstLateMark.start < marks[i].start {
+            let lateStart = firstLateStart
+            if lateStart != Int32.max, Int(lateStart) < lateBefore, i >= limit || lateStart < marks[i].start {
                 m = popLateMark()
             } else if i < limit {
                 m = marks[i]
