@@ -256,13 +256,19 @@ EOF
         done
     done
     echo
-    echo "The adversarial shapes of scripts/pathological-pairs.py, 10 MiB each (pbctl must stay linear on all of them):"
+    echo "The adversarial shapes, 10 MiB each (pbctl must stay linear on all of them, and under 8× the input): those of"
+    echo "scripts/pathological-pairs.py, then cmark's test/pathological_tests.py, then shapes that keep inline constructs"
+    echo "waiting behind an opener or an open bracket (scripts/gen-markdown-inputs.py names each)."
     echo
     echo "| shape | pbctl peak ÷ input | pbctl time | cmark-gfm peak ÷ input | cmark-gfm time |"
     echo "|---|---:|---:|---:|---:|"
     for shape in nested-block-quotes nested-quotes-one-paragraph-each nested-lists-on-one-line quote-list-mix long-emphasis-runs \
         unmatched-openers nested-brackets link-openers-and-closers tall-table many-footnotes html-block-run entities \
-        empty-list-items short-list-items; do
+        empty-list-items short-list-items nested-strong-emphasis emphasis-closers-without-openers \
+        emphasis-openers-without-closers link-closers-without-openers link-openers-without-closers \
+        mismatched-openers-and-closers link-openers-and-emphasis-closers image-link-pattern emphasis-without-spaces \
+        strong-without-spaces open-brackets brackets-and-emphasis emphasis-in-one-link \
+        emphasis-in-one-link-after-an-opener links-after-an-opener reference-links-after-an-opener; do
         python3 "$repo/scripts/gen-markdown-inputs.py" "$shape" $((10 << 20)) > "$work/shape.md"
         local size p c
         size=$(stat -c %s "$work/shape.md")

@@ -49,6 +49,24 @@ SHAPES = {
     "entities": lambda n: repeat("&amp;&#x1F600;&nbsp;", n),
     "empty-list-items": lambda n: repeat("-\n", n),
     "short-list-items": lambda n: repeat("- a\n", n),
+    # cmark's test/pathological_tests.py, and shapes that keep inline constructs waiting: an opener or
+    # an open bracket that may still close around everything after it (each one line, no final newline)
+    "nested-strong-emphasis": lambda n: repeat("*a **a ", n // 2) + b"b" + repeat(" a** a*", n // 2),
+    "emphasis-closers-without-openers": lambda n: repeat("a_ ", n),
+    "emphasis-openers-without-closers": lambda n: repeat("_a ", n),
+    "link-closers-without-openers": lambda n: repeat("a]", n),
+    "link-openers-without-closers": lambda n: repeat("[a", n),
+    "mismatched-openers-and-closers": lambda n: repeat("*a_ ", n),
+    "link-openers-and-emphasis-closers": lambda n: repeat("[ a_", n),
+    "image-link-pattern": lambda n: repeat("![[]()", n),
+    "emphasis-without-spaces": lambda n: repeat("*a*", n),
+    "strong-without-spaces": lambda n: repeat("**a**", n),
+    "open-brackets": lambda n: repeat("[", n),
+    "brackets-and-emphasis": lambda n: repeat("[*", n),
+    "emphasis-in-one-link": lambda n: repeat("*a* ", n, prefix="[", suffix="](u)"),
+    "emphasis-in-one-link-after-an-opener": lambda n: repeat("*a", n, prefix="*[", suffix="](u)"),
+    "links-after-an-opener": lambda n: repeat("[a](b)", n, prefix="*"),
+    "reference-links-after-an-opener": lambda n: repeat("[a] ", n, prefix="[a]: /u\n\n*"),
 }
 
 if __name__ == "__main__":

@@ -36,6 +36,12 @@ MARKDOWN = {
     "code fence backticks": fill("`", MB // 2) + b"a",
     "html block run": fill("<div>\n"),
     "entities": fill("&amp;&#x1F600;&nbsp;"),
+    "nested strong emphasis": fill("*a **a ", MB // 2) + b"b" + fill(" a** a*", MB // 2),
+    "emphasis without spaces": fill("*a*"),
+    "brackets and emphasis": fill("[*"),
+    "image link pattern": fill("![[]()"),
+    "emphasis in one link after an opener": fill("*a", prefix="*[", suffix="](u)"),
+    "reference links after an opener": fill("[a] ", prefix="[a]: /u\n\n*"),
 }
 HTML = {
     "nested divs": fill("<div>", suffix="x"),
