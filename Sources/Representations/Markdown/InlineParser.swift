@@ -309,17 +309,18 @@ struct InlineParser {
     /// read starts, how many are left, the start of the last one packed, and the next one to read,
     /// decoded, with its length in bytes. `lateLastStart`: the start of the last one added. The ones that
     /// came out of order are a heap.
-    private var lateFast = GrowableBuffer<InlineMark>()
+    // (Made by the first parse, then handed on with the parser's other buffers: `init(options:reusing:)`.)
+    private var lateFast: GrowableBuffer<InlineMark>! = nil
     private var lateFastHead = 0
     private static let lateFastLimit = 1024
-    private var late = GrowableBuffer<UInt8>()
+    private var late: GrowableBuffer<UInt8>! = nil
     private var lateHead = 0
     private var latePackedCount = 0
     private var latePackedLast: Int32 = 0
     private var lateLastStart: Int32 = 0
     private var lateNext = InlineMark(.delimiter, 0)
     private var lateNextSize = 0
-    private var lateHeap = GrowableBuffer<InlineMark>()
+    private var lateHeap: GrowableBuffer<InlineMark>! = nil
     /// Link (`[`) brackets below this index are inactive: a link was made above them (cmark deactivates
     /// every earlier link opener). Image brackets stay active.
     private var linkFloor = 0
@@ -345,13 +346,7 @@ struct InlineParser {
     /// The destination and title of recent inline links, by their `]` (the slot: its position modulo the
     /// count), so a link's start emitted soon after its end needs no second scan.
     private static let recentLinkCount = 64
-    private var recentLinks: GrowableBuffer<RecentLink> = {
-        let links = GrowableBuffer<RecentLink>()
-        for _ in 0..<recentLinkCount {
-            links.append(RecentLink(close: -1, link: InlineLink(destinationStart: 0, destinationCount: 0, titleStart: 0, titleCount: 0, inSubject: true)))
-        }
-        return links
-    }()
+    private var recentLinks: GrowableBuffer<RecentLink>! = nil
     /// The delimiter stack: the delimiter runs still in it, in order (cmark's doubly linked
     /// list, kept as an array: a pass over the closers compacts it as it goes, see `processEmphasis`).
     private var delimiters = GrowableBuffer<Delimiter>()
@@ -372,7 +367,7 @@ struct InlineParser {
     /// after the bracket, which it would find with or without a link (`processEmphasis(speculative:)`);
     /// from the first that does not, the rest wait for its `]` as before.
     private var speculationStopped: (bracket: Int, position: Int)? = nil
-    private var sessionBottoms = [Int32](repeating: -2, count: 10)
+    private var sessionBottoms: [Int32] = []
     private var backticks = [Int](repeating: 0, count: maxBackticks + 1)
     private var scannedForBackticks = false
     private var noCommentEnd = false
@@ -407,6 +402,7 @@ struct InlineParser {
         swap(&brackets, &old.brackets)
         swap(&late, &old.late)
         swap(&lateFast, &old.lateFast)
+        swap(&recentLinks, &old.recentLinks)
         swap(&lateHeap, &old.lateHeap)
         swap(&delimiters, &old.delimiters)
         swap(&bottoms, &old.bottoms)
@@ -435,6 +431,11 @@ struct InlineParser {
         s = subject
         pos = 0
         end = subject.count
+        if lateFast == nil {
+            lateFast = GrowableBuffer()
+            late = GrowableBuffer()
+            lateHeap = GrowableBuffer()
+        }
         resetMarks()
         if !brackets.isEmpty { brackets.removeAll() }
         linkFloor = 0
@@ -447,7 +448,7 @@ struct InlineParser {
         session = nil
         speculationStopped = nil
         limitCache = (-1, 0)
-        for i in 0..<Self.recentLinkCount { recentLinks[i].close = -1 }
+        if let recentLinks { for i in 0..<Self.recentLinkCount { recentLinks[i].close = -1 } }
         if scannedForBackticks {
             for i in 0...maxBackticks { backticks[i] = 0 }
             scannedForBackticks = false
@@ -849,6 +850,7 @@ struct InlineParser {
         {
             if session == nil {
                 session = (brackets.count - 1, top.position)
+                if sessionBottoms.isEmpty { sessionBottoms = [Int32](repeating: -2, count: 10) }
                 for i in 0..<10 { sessionBottoms[i] = -2 }
             }
             // (A session for another bracket has ended: see endSession's callers.)
@@ -1359,6 +1361,10 @@ struct InlineParser {
                         link.titleStart = Int32(startTitle + 1)
                         link.titleCount = Int32(endTitle - 1 - (startTitle + 1))
                     }
+                    if recentLinks == nil {
+                        recentLinks = GrowableBuffer()
+                        for _ in 0..<Self.recentLinkCount { recentLinks.append(RecentLink(close: -1, link: link)) }
+                    }
                     recentLinks[closeStart & (Self.recentLinkCount - 1)] = RecentLink(close: Int32(truncatingIfNeeded: closeStart), link: link)
                     pos = endAll + 1
                     matched = true
@@ -1803,8 +1809,10 @@ struct InlineParser {
     /// The destination and title of the inline link whose `]` is at `close`: its `(…)` scanned again as
     /// `handleCloseBracket` scanned it when it made the link (a title scan that failed there fails here).
     private func inlineLink(closedAt close: Int) -> InlineLink {
-        let recent = recentLinks[close & (Self.recentLinkCount - 1)]
-        if Int(recent.close) == close { return recent.link }
+        if let recentLinks {
+            let recent = recentLinks[close & (Self.recentLinkCount - 1)]
+            if Int(recent.close) == close { return recent.link }
+        }
         let sp = MD.skipSpacechars(s, close + 2, end)
         let (destEnd, ds, de) = MD.scanLinkDestination(s, sp, end) ?? emptyDestination(sp) ?? (sp, sp, sp)
         var link = InlineLink(destinationStart: Int32(ds), destinationCount: Int32(de - ds), titleStart: 0, titleCount: 0, inSubject: true)
