@@ -12,6 +12,13 @@ final class MarkdownPathologicalTests: XCTestCase {
 
     func rep(_ s: String, _ n: Int) -> String { String(repeating: s, count: n) }
 
+    /// Each input's GFM HTML is the expected one.
+    func assertGFM(_ cases: [(String, String)], file: StaticString = #filePath, line: UInt = #line) {
+        for (input, expected) in cases {
+            XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input, file: file, line: line)
+        }
+    }
+
     @discardableResult
     func check(
         _ name: String, _ input: String, options: MarkdownOptions = .commonmark, file: StaticString = #filePath,
@@ -149,9 +156,7 @@ final class MarkdownPathologicalTests: XCTestCase {
             ("_a _a _a\n\n[r]: /u \"t\"\n", "<p>_a _a _a</p>\n"),
             ("*a****b****c*\n\n[r]: /u \"t\"\n", "<p><em>a</em><em><strong>b</strong></em><em>c</em></p>\n"),
         ]
-        for (input, expected) in cases {
-            XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input)
-        }
+        assertGFM(cases)
         // Many of them, and a long paragraph of each behind an opener that never closes.
         let many = "*" + rep("[a](b) *c* ![[]() ", 2000) + "*"
         XCTAssertEqual(
@@ -184,9 +189,7 @@ final class MarkdownPathologicalTests: XCTestCase {
             ("[**a*](u)*\n", "<p><a href=\"u\">*<em>a</em></a>*</p>\n"),
             ("[*a *b*](u) *c [d *e*] f*\n", "<p><a href=\"u\">*a <em>b</em></a> <em>c [d <em>e</em>] f</em></p>\n"),
         ]
-        for (input, expected) in cases {
-            XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input)
-        }
+        assertGFM(cases)
         // With delimiters before the bracket: matched ahead while each closer finds an opener after it.
         let speculative: [(String, String)] = [
             ("*[*a* b *c*](u) d*\n", "<p><em><a href=\"u\"><em>a</em> b <em>c</em></a> d</em></p>\n"),
@@ -198,9 +201,7 @@ final class MarkdownPathologicalTests: XCTestCase {
             ("*x [*a* [b* c]] *y*\n", "<p><em>x [<em>a</em> [b</em> c]] <em>y</em></p>\n"),
             ("*[*a*a*a]*\n", "<p><em>[<em>a</em>a</em>a]*</p>\n"),
         ]
-        for (input, expected) in speculative {
-            XCTAssertEqual(MarkdownParser.renderHTML(input, options: .gfm), expected, input)
-        }
+        assertGFM(speculative)
         XCTAssertEqual(
             MarkdownParser.renderHTML("[" + rep("*a* ", 3000) + "](u)", options: .gfm),
             "<p><a href=\"u\">" + rep("<em>a</em> ", 3000) + "</a></p>\n")
