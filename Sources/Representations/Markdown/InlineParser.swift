@@ -27,14 +27,17 @@ import Pasteboard
 // bracket with more brackets above it than `]` left in the subject is dead (never taken by a `]`, so
 // text); inside the one active bracket with no delimiter before it, closers are matched as they
 // come (their openers are the same whether or not it makes a link; `session`); and with delimiters
-// before it, as long as each finds its opener after the bracket (`speculationStopped`). Marks before the first delimiter still in the stack and
-// before the first active bracket are final: they are emitted to the sink and, once nothing is
-// pending, the arrays are reset. A paragraph of matched emphasis or links therefore holds a bounded
-// number of marks however long it is. What must wait costs 8 bytes per delimiter run and 4 per
-// bracket; what resolved behind something still waiting (an opener that may yet close around it)
-// costs 12 bytes per matched run and 24 per link (its two marks: destinations and titles are read
-// again from the subject or the reference definition when the start is emitted). That bounds a
-// paragraph's memory by about 6 bytes per input byte on any input (docs/benchmarks.md).
+// before it, as long as each finds its opener after the bracket (`speculationStopped`).
+//
+// Marks before the first delimiter still in the stack and before the first active bracket are final:
+// they are emitted to the sink and, once nothing is pending, the arrays are reset. A paragraph of
+// matched emphasis or links therefore holds a bounded number of marks however long it is. What must
+// wait costs 8 bytes per delimiter run and 4 per bracket; what resolved behind something still
+// waiting (an opener that may yet close around it) costs a late mark per matched run and two marks
+// per link (destinations and titles are read again from the subject or the reference definition when
+// the start is emitted), late marks packed (typically 4 to 6 bytes) once more than 1,024 wait. The whole
+// process stays under 7× its input on every shape docs/benchmarks.md measures but one (8.1×: an
+// opener, a bracket, then closers that find their opener inside it only if it makes a link).
 //
 // `InlineSink` receives the result in document order: the HTML renderer writes it out at once, the
 // tree builder (`InlineTreeBuilder`) makes the nodes of a `MarkdownDocument`.
@@ -1162,9 +1165,6 @@ struct InlineParser {
         lateHeap.isEmpty || (lateRunCount > 0 && lateRunNext.start < lateHeap[0].start)
     }
 
-    /// The late mark that starts first (there is one).
-    private var firstLateMark: InlineMark { lateRunFirst ? lateRunNext : lateHeap[0] }
-
     /// Where the first late mark starts; Int32.max when there is none.
     @inline(__always)
     private var firstLateStart: Int32 {
@@ -1182,7 +1182,7 @@ struct InlineParser {
     /// (matched delimiter runs, links one after another): those go on a sorted run. Past
     /// `lateFastLimit` waiting (a paragraph may hold millions behind an opener that never closes) the run
     /// goes on packed: a byte for the kind and flags, then varints for the start (after the previous
-    /// one's), the width and the data (for a link's start, after its own start), 4 to 6 bytes instead of
+    /// one's), the width and the data (for a link's start, after its own start), typically 4 to 6 bytes instead of
     /// 12. One that comes out of order (emphasis around emphasis, a link around an image) goes on a heap
     /// on `start`; run and heap are merged as they are emitted.
     private mutating func addLateMark(_ mark: InlineMark) {
