@@ -59,8 +59,10 @@ extension BackendChoice {
             return fastWaylandPaste(primary: primary, variable: variable)
         }
         guard let display = variable("DISPLAY"), !display.isEmpty else { return .notHandled }
-        guard let connection = try? XConnection(display: display) else { return .notHandled }
-        let reader = X11SelectionReader(connection: connection, selection: primary ? .primary : .clipboard)
+        let selection: X11Selection = primary ? .primary : .clipboard
+        guard let connection = try? XConnection(display: display, interning: X11SelectionReader.atomsForReading(selection))
+        else { return .notHandled }
+        let reader = X11SelectionReader(connection: connection, selection: selection)
         if let timeout = variable("PBCTL_X11_TIMEOUT").flatMap(Double.init), timeout > 0 { reader.stepTimeout = timeout }
         // UTF8_STRING is asked for at once, without GetSelectionOwner or TARGETS first: an owner that does
         // not list it refuses it (ICCCM §2.2), and so does the server when nobody owns the selection; both

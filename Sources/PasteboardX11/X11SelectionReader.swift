@@ -25,6 +25,12 @@ public final class X11SelectionReader {
         XConnection.keepFreedMemoryForReuse()
     }
 
+    /// The known atoms ``readDecoded(target:sameType:into:)`` of UTF8_STRING uses, and so all a
+    /// connection made for one such read needs to intern (``XConnection/init(display:interning:)``).
+    public static func atomsForReading(_ selection: X11Selection) -> KnownAtomSet {
+        KnownAtomSet().adding(selection.knownAtom).adding(.utf8String).adding(.pbctlData).adding(.incr)
+    }
+
     /// The current owner window, 0 when nobody owns the selection.
     /// Also starts a fresh server timestamp for the next conversion (its probe rides along with this
     /// round trip), so a reader kept across owners never asks with a time older than the owner's.
@@ -126,7 +132,10 @@ public final class X11SelectionReader {
                     let value = try connection.getProperty(window: window, property: property, offset: offset,
                                                            delete: delete)
                     lastReplyType = value.type
-                    actions += machine.propertyValue(value, now: monotonicNanoseconds())
+                    // A GetProperty is the last of its list: the answer's actions come next.
+                    precondition(index == actions.count, "GetProperty is the last action of a step")
+                    actions = machine.propertyValue(value, now: monotonicNanoseconds())
+                    index = 0
                 case .deliver(let bytes):
                     lastReplyType = machine.replyType
                     try sink(bytes)
@@ -171,12 +180,12 @@ public final class X11SelectionReader {
                     ownerGone = true
                 }
                 deferred.append(event!)
-                actions = []
+                actions = ConversionStateMachine.Actions()
             case nil:
                 actions = machine.tick(now: ownerGone ? UInt64.max : now)
             case .some(let other):
                 deferred.append(other)
-                actions = []
+                actions = ConversionStateMachine.Actions()
             }
         }
     }

@@ -73,8 +73,12 @@ public final class XConnection {
 
     /// Connects to `display` (the caller reads `$DISPLAY`: the CLI is the only code that reads the
     /// environment).
+    /// - Parameter interning: the known atoms to intern; the others read as 0 in ``atoms`` (names still
+    ///   resolve, by a round trip). Every one is a request and a reply the server handles before
+    ///   anything else can go on, so the quick paste asks for the four it uses
+    ///   (``X11SelectionReader/atomsForReading(_:)``).
     /// - Throws: ``PasteboardError`` `.unavailable` when the server cannot be reached.
-    public init(display: String) throws {
+    public init(display: String, interning: KnownAtomSet = .all) throws {
         var screenNumber: Int32 = 0
         let name = display
         guard let c = Self.connect(name, screen: &screenNumber) else {
@@ -99,7 +103,7 @@ public final class XConnection {
         // (No array of names or cookies: each new array type costs a static binary a run-time lookup.)
         let cookies = UnsafeMutableBufferPointer<xcb_intern_atom_cookie_t>.allocate(capacity: KnownAtom.count)
         defer { cookies.deallocate() }
-        for index in 0..<KnownAtom.count {
+        for index in 0..<KnownAtom.count where interning.contains(index) {
             cookies[index] = KnownAtom.at(index).rawValue.withCString { xcb_intern_atom(c, 0, UInt16(strlen($0)), $0) }
         }
         let window = xcb_generate_id(c)
@@ -112,6 +116,7 @@ public final class XConnection {
         xcb_flush(c)
         var missing = false
         let interned = KnownAtoms { index in
+            guard interning.contains(index) else { return 0 }
             let reply = xcb_intern_atom_reply(c, cookies[index], nil)
             defer { free(reply) }
             let atom = reply?.pointee.atom ?? 0

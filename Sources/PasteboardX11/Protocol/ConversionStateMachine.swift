@@ -37,6 +37,55 @@ public struct ConversionStateMachine {
         case failed(ConversionFailure)
     }
 
+    /// What one step asks of the driver, in order: never more than two actions, held inline. (An array
+    /// of ``Action`` would cost a static binary a run-time type lookup, and its page faults, on the first
+    /// conversion of every paste.) A ``Action/getProperty(window:property:offset:delete:)`` is always
+    /// the last of its list, so a driver can replace the list with the answer to it.
+    public struct Actions: RandomAccessCollection, Equatable, Sendable, ExpressibleByArrayLiteral {
+        // Two plain fields and a count: an optional Action would cost its own run-time metadata lookup.
+        private var firstAction: Action
+        private var secondAction: Action
+        public private(set) var endIndex: Int
+
+        public init() {
+            firstAction = .finished(type: 0, format: 0)
+            secondAction = firstAction
+            endIndex = 0
+        }
+        public init(_ action: Action) {
+            firstAction = action
+            secondAction = action
+            endIndex = 1
+        }
+        public init(_ action: Action, _ next: Action) {
+            firstAction = action
+            secondAction = next
+            endIndex = 2
+        }
+        /// For tests: at most two elements.
+        public init(arrayLiteral elements: Action...) {
+            self.init()
+            for element in elements { append(element) }
+        }
+
+        public var startIndex: Int { 0 }
+        public subscript(position: Int) -> Action {
+            precondition(position >= 0 && position < endIndex, "no action at \(position)")
+            return position == 0 ? firstAction : secondAction
+        }
+
+        public mutating func append(_ action: Action) {
+            precondition(endIndex < 2, "a conversion step asks for at most two actions")
+            if endIndex == 0 { firstAction = action } else { secondAction = action }
+            endIndex += 1
+        }
+
+        public static func == (lhs: Actions, rhs: Actions) -> Bool {
+            lhs.endIndex == rhs.endIndex && (lhs.endIndex < 1 || lhs.firstAction == rhs.firstAction)
+                && (lhs.endIndex < 2 || lhs.secondAction == rhs.secondAction)
+        }
+    }
+
     public let window: XWindow
     public let selection: XAtom
     public let target: XAtom
@@ -81,40 +130,40 @@ public struct ConversionStateMachine {
     public var isDone: Bool { phase == .finished || phase == .failed }
 
     /// Deletes the property (ICCCM 2.0) and asks the owner to convert.
-    public mutating func start(now: UInt64, time: XTimestamp) -> [Action] {
-        guard phase == .idle else { return [] }
+    public mutating func start(now: UInt64, time: XTimestamp) -> Actions {
+        guard phase == .idle else { return Actions() }
         phase = .awaitingNotify
         nextDeadline = now &+ stepTimeout
-        return [
+        return Actions(
             .deleteProperty(window: window, property: property),
-            .convertSelection(selection: selection, target: target, property: property, requestor: window, time: time),
-        ]
+            .convertSelection(selection: selection, target: target, property: property, requestor: window, time: time))
     }
 
     /// Handles a `SelectionNotify`; notifications for other conversions are ignored.
-    public mutating func selectionNotify(_ notify: SelectionNotify, now: UInt64) -> [Action] {
+    public mutating func selectionNotify(_ notify: SelectionNotify, now: UInt64) -> Actions {
         guard phase == .awaitingNotify, notify.requestor == window, notify.selection == selection,
             notify.target == target
-        else { return [] }
+        else { return Actions() }
         if notify.property == PredefinedAtom.none { return fail(.refused) }
         // Some owners answer into another property than asked; only ours is read.
         guard notify.property == property else { return fail(.malformed("reply in an unexpected property")) }
         phase = .readingProperty
         nextDeadline = nil
         readOffset = 0
-        return [.getProperty(window: window, property: property, offset: 0, delete: true)]
+        return Actions(.getProperty(window: window, property: property, offset: 0, delete: true))
     }
 
     /// Handles the reply to the last ``Action/getProperty(window:property:offset:delete:)``.
-    public mutating func propertyValue(_ value: PropertyValue, now: UInt64) -> [Action] {
+    public mutating func propertyValue(_ value: PropertyValue, now: UInt64) -> Actions {
         switch phase {
         case .readingProperty:
             guard value.exists else { return fail(.malformed("the reply property does not exist")) }
             if readOffset == 0 && value.type == incrAtom {
                 // Reading with delete=True removed the INCR property: that starts the transfer.
                 usedIncr = true
-                if value.bytesAfter > 0 { return [.deleteProperty(window: window, property: property)] + awaitChunk(now) }
-                return awaitChunk(now)
+                awaitChunk(now)
+                if value.bytesAfter > 0 { return Actions(.deleteProperty(window: window, property: property)) }
+                return Actions()
             }
             if readOffset == 0 {
                 replyType = value.type
@@ -139,7 +188,8 @@ public struct ConversionStateMachine {
         case .readingChunk:
             guard value.exists else {
                 // Already gone (deleted by someone): wait for the next value.
-                return awaitChunk(now)
+                awaitChunk(now)
+                return Actions()
             }
             if receivedBytes == 0 && replyType == PredefinedAtom.none {
                 replyType = value.type
@@ -151,10 +201,10 @@ public struct ConversionStateMachine {
                 if isDiscarding {
                     // Drained to its end: the owner is done, and its property already deleted.
                     phase = .failed
-                    return [.failed(.tooLarge(limit: maxBytes))]
+                    return Actions(.failed(.tooLarge(limit: maxBytes)))
                 }
                 phase = .finished
-                return [.finished(type: replyType, format: replyFormat)]
+                return Actions(.finished(type: replyType, format: replyFormat))
             }
             var actions = accept(value.bytes)
             if phase == .failed { return actions }
@@ -163,24 +213,25 @@ public struct ConversionStateMachine {
                 actions.append(.getProperty(window: window, property: property, offset: readOffset, delete: true))
                 return actions
             }
-            return actions + awaitChunk(now)
+            awaitChunk(now)
+            return actions
         default:
-            return []
+            return Actions()
         }
     }
 
     /// Handles `PropertyNotify` on our window: a new value is the next INCR chunk.
-    public mutating func propertyNotify(window: XWindow, atom: XAtom, deleted: Bool, now: UInt64) -> [Action] {
-        guard phase == .awaitingChunk, window == self.window, atom == property, !deleted else { return [] }
+    public mutating func propertyNotify(window: XWindow, atom: XAtom, deleted: Bool, now: UInt64) -> Actions {
+        guard phase == .awaitingChunk, window == self.window, atom == property, !deleted else { return Actions() }
         phase = .readingChunk
         readOffset = 0
         nextDeadline = nil
-        return [.getProperty(window: window, property: property, offset: 0, delete: true)]
+        return Actions(.getProperty(window: window, property: property, offset: 0, delete: true))
     }
 
     /// Fails the conversion when its deadline has passed.
-    public mutating func tick(now: UInt64) -> [Action] {
-        guard let deadline = nextDeadline, deadline <= now, !isDone else { return [] }
+    public mutating func tick(now: UInt64) -> Actions {
+        guard let deadline = nextDeadline, deadline <= now, !isDone else { return Actions() }
         switch phase {
         case .awaitingNotify: return fail(.timedOut(phase: "waiting for the owner to answer"))
         default: return fail(.timedOut(phase: "waiting for the next INCR chunk"))
@@ -196,32 +247,30 @@ public struct ConversionStateMachine {
         return true
     }
 
-    private mutating func awaitChunk(_ now: UInt64) -> [Action] {
+    private mutating func awaitChunk(_ now: UInt64) {
         phase = .awaitingChunk
         nextDeadline = now &+ stepTimeout
-        return []
     }
 
-    private mutating func accept(_ bytes: Data) -> [Action] {
+    private mutating func accept(_ bytes: Data) -> Actions {
         receivedBytes += bytes.count
-        if isDiscarding { return [] }
+        if isDiscarding { return Actions() }
         if receivedBytes > maxBytes {
             if drainsOverLimit, usedIncr {
                 isDiscarding = true
-                return []
+                return Actions()
             }
             return fail(.tooLarge(limit: maxBytes))
         }
-        return bytes.isEmpty ? [] : [.deliver(bytes)]
+        return bytes.isEmpty ? Actions() : Actions(.deliver(bytes))
     }
 
-    private mutating func fail(_ failure: ConversionFailure) -> [Action] {
+    private mutating func fail(_ failure: ConversionFailure) -> Actions {
         phase = .failed
         nextDeadline = nil
-        var actions: [Action] = [.failed(failure)]
         if usedIncr || failure != .refused {
-            actions.insert(.deleteProperty(window: window, property: property), at: 0)
+            return Actions(.deleteProperty(window: window, property: property), .failed(failure))
         }
-        return actions
+        return Actions(.failed(failure))
     }
 }

@@ -67,6 +67,22 @@ extension KnownAtom {
     }
 }
 
+/// A set of ``KnownAtom`` cases (a bit per ``KnownAtom/index``): which ones a connection interns.
+public struct KnownAtomSet: Sendable, Equatable {
+    public private(set) var bits: UInt64
+
+    /// Every known atom.
+    public static let all = KnownAtomSet(bits: (1 << UInt64(KnownAtom.count)) - 1)
+
+    private init(bits: UInt64) { self.bits = bits }
+    public init() { bits = 0 }
+
+    public func contains(_ index: Int) -> Bool { bits & (1 << UInt64(index)) != 0 }
+
+    /// This set and `atom`.
+    public func adding(_ atom: KnownAtom) -> KnownAtomSet { KnownAtomSet(bits: bits | (1 << UInt64(atom.index))) }
+}
+
 /// The atoms of ``KnownAtom`` as interned on one connection.
 ///
 /// One fixed-size inline table in declaration order, searched linearly: with 35 entries that is as fast
@@ -81,7 +97,12 @@ public struct KnownAtoms: Sendable {
         for index in 0..<KnownAtom.count { values[index] = try value(index) }
     }
 
-    public subscript(_ atom: KnownAtom) -> XAtom { values[atom.index] }
+    /// The atom of a known name; 0 for one its connection did not intern (``KnownAtomSet``), which only
+    /// a connection made for one purpose leaves out, and never uses.
+    public subscript(_ atom: KnownAtom) -> XAtom {
+        assert(values[atom.index] != 0, "\(atom.rawValue) was not interned on this connection")
+        return values[atom.index]
+    }
 
     /// The known name of `atom`, if it is one of ours.
     public func name(of atom: XAtom) -> KnownAtom? {
@@ -92,7 +113,9 @@ public struct KnownAtoms: Sendable {
 
     /// The atom of the known name `name` (a ``KnownAtom`` raw value), if it is one of ours.
     public func atom(named name: String) -> XAtom? {
-        for index in 0..<KnownAtom.count where KnownAtom.at(index).rawValue == name { return values[index] }
+        for index in 0..<KnownAtom.count where KnownAtom.at(index).rawValue == name {
+            return values[index] == 0 ? nil : values[index]
+        }
         return nil
     }
 

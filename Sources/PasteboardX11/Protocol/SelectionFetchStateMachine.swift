@@ -246,7 +246,7 @@ public struct SelectionFetchStateMachine {
         return translate(actions, now: now)
     }
 
-    private mutating func translate(_ actions: [ConversionStateMachine.Action], now: UInt64) -> [Action] {
+    private mutating func translate(_ actions: ConversionStateMachine.Actions, now: UInt64) -> [Action] {
         var out: [Action] = []
         if drainDeadline == nil, conversion?.isDiscarding == true {
             // Over the limit: what was kept of it goes, the rest is drained.

@@ -42,6 +42,24 @@ final class X11MisbehaviourTests: XvfbTestCase {
         throw XCTSkip("no SelectionNotify")
     }
 
+    /// The quick paste's connection interns only the four atoms a read of UTF8_STRING uses: a small
+    /// reply and an INCR transfer (which also asks for XFixes) both come through whole.
+    func testAReadThroughAConnectionInterningFourAtomsGetsEveryByte() throws {
+        let display = try requireDisplay()
+        for size in [12, 3 << 20] {
+            let payload = Data((0..<size).map { UInt8(0x61 + $0 % 26) })
+            let flag = StopFlag()
+            try startOwner(display: display, payload: payload, flag: flag)
+            defer { flag.stop() }
+            let connection = try XConnection(display: display, interning: X11SelectionReader.atomsForReading(.clipboard))
+            XCTAssertNil(connection.atoms.atom(named: KnownAtom.targets.rawValue))
+            let reader = X11SelectionReader(connection: connection, selection: .clipboard)
+            var received = Data()
+            try reader.readDecoded(target: KnownAtom.utf8String.rawValue, sameType: true) { received.append($0) }
+            XCTAssertEqual(received, payload, "\(size) bytes")
+        }
+    }
+
     func testMisbehavingRequestorsDoNotDelayAnotherPaste() throws {
         let display = try requireDisplay()
         let payload = Data((0..<(12 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) })

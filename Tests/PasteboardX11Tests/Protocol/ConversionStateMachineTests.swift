@@ -27,7 +27,7 @@ final class ConversionStateMachineTests: XCTestCase {
     }
 
     /// The owner's next INCR chunk: its PropertyNotify, then the value read (and deleted).
-    func chunk(_ m: inout ConversionStateMachine, _ text: String, now: UInt64) -> [ConversionStateMachine.Action] {
+    func chunk(_ m: inout ConversionStateMachine, _ text: String, now: UInt64) -> ConversionStateMachine.Actions {
         XCTAssertEqual(m.propertyNotify(window: window, atom: property, deleted: false, now: now),
                        [.getProperty(window: window, property: property, offset: 0, delete: true)])
         return m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data(text.utf8)), now: now)
@@ -170,5 +170,28 @@ final class ConversionStateMachineTests: XCTestCase {
         _ = m.start(now: 0, time: 1)
         _ = m.selectionNotify(notify(property), now: 1)
         XCTAssertEqual(m.propertyValue(PropertyValue(type: 0, format: 0, bytes: Data()), now: 2).last, .failed(.malformed("the reply property does not exist")))
+    }
+
+    /// Each step's actions are held inline, at most two, in order, and a GetProperty is always the last
+    /// of its list (the reader replaces the list with the answer's actions).
+    func testEachStepAsksForAtMostTwoActionsWithGetPropertyLast() {
+        func check(_ actions: ConversionStateMachine.Actions, _ step: String) {
+            XCTAssertLessThanOrEqual(actions.count, 2, step)
+            for (position, action) in actions.enumerated() {
+                if case .getProperty = action { XCTAssertEqual(position, actions.count - 1, step) }
+            }
+        }
+        var m = machine()
+        check(m.start(now: 0, time: 1), "start")
+        check(m.selectionNotify(notify(property), now: 1), "notify")
+        check(m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data("ab".utf8), bytesAfter: 4), now: 2), "partial read")
+        check(m.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data("cdef".utf8)), now: 3), "last read")
+        var incr = incrTransfer(maxBytes: 4)
+        check(chunk(&incr, "toolong", now: 3), "over the limit")
+        var empty = ConversionStateMachine.Actions()
+        XCTAssertTrue(empty.isEmpty)
+        empty.append(.deliver(Data("x".utf8)))
+        XCTAssertEqual(empty, [.deliver(Data("x".utf8))])
+        XCTAssertNotEqual(empty, [])
     }
 }

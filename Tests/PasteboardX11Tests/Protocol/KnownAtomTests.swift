@@ -23,4 +23,19 @@ final class KnownAtomTests: XCTestCase {
         XCTAssertNil(atoms.name(of: 501))
         XCTAssertNil(atoms.atom(named: "NOT_AN_ATOM"))
     }
+
+    /// A connection made for one purpose interns a subset: the rest read as 0 and are not found by
+    /// name (so a name lookup goes to the server instead of answering None).
+    func testASubsetLeavesTheOthersUninterned() {
+        let wanted = KnownAtomSet().adding(.clipboard).adding(.utf8String)
+        XCTAssertTrue(wanted.contains(KnownAtom.clipboard.index))
+        XCTAssertFalse(wanted.contains(KnownAtom.primary.index))
+        XCTAssertEqual(KnownAtomSet.all.bits.nonzeroBitCount, KnownAtom.count)
+        let atoms = KnownAtoms { wanted.contains($0) ? UInt32(700 + $0) : 0 }
+        XCTAssertEqual(atoms.atom(named: "UTF8_STRING"), UInt32(700 + KnownAtom.utf8String.index))
+        XCTAssertNil(atoms.atom(named: "TARGETS"))
+        XCTAssertNil(atoms.name(of: 0))
+        XCTAssertEqual(X11SelectionReader.atomsForReading(.primary),
+                       KnownAtomSet().adding(.primary).adding(.utf8String).adding(.pbctlData).adding(.incr))
+    }
 }
