@@ -24,10 +24,15 @@ VERSION    := $(shell sed -n 's/^let pbctlVersion = "\(.*\)"/\1/p' Sources/pbctl
 # The link is lld's, with the symbols short commands touch laid out first (scripts/startup.order, made by
 # `make startup-order`): a small paste then faults in about 95 pages of the binary instead of 150, which
 # is most of what separates it from `cat` (docs/benchmarks.md, Store). The gold link, without the
-# order, works the same, only slower to start.
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable -Xlinker -lXau -Xlinker -lXdmcp \
+# order, works the same, only slower to start. The modules are compiled with -function-sections: without it
+# a release build keeps each file's internal functions in one section, which the order can only move whole.
+#
+# OpenSSL's CPU probe, which its static archive runs from .init in every process, is deferred to the first
+# use of OpenSSL (--wrap and -u of OPENSSL_cpuid_setup; Sources/COpenSSL/cpuid.c says how).
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker -lXau -Xlinker -lXdmcp \
                  -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/scripts/startup.order \
-                 -Xlinker --no-warn-symbol-ordering
+                 -Xlinker --no-warn-symbol-ordering \
+                 -Xlinker --wrap=OPENSSL_cpuid_setup -Xlinker --undefined=OPENSSL_cpuid_setup
 RELEASE    := $(SWIFT) build $(RELEASE_FLAGS) --product pbctl
 BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libdeflate-dev libssl-dev pkg-config
 # What the tests drive: a real X server and real peers (xclip, xsel, GTK 3, Qt 5), LibreOffice and

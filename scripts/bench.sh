@@ -36,8 +36,9 @@ trap 'rm -rf "$work"' EXIT
 need() { command -v "$1" >/dev/null 2>&1 || { echo "bench: $1 not found (make bench installs it)" >&2; exit 1; }; }
 
 # The release flags of `make release` (Makefile RELEASE_FLAGS), so the pbctl measured is the one installed.
-release_flags=(${BENCH_RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -static-executable -Xlinker -lXau -Xlinker -lXdmcp
-    -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$repo/scripts/startup.order -Xlinker --no-warn-symbol-ordering})
+release_flags=(${BENCH_RELEASE_FLAGS:--c release --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -Xfrontend -Xswiftc -function-sections -Xlinker -lXau -Xlinker -lXdmcp
+    -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$repo/scripts/startup.order -Xlinker --no-warn-symbol-ordering
+    -Xlinker --wrap=OPENSSL_cpuid_setup -Xlinker --undefined=OPENSSL_cpuid_setup})
 built=""
 build_release() {
     [ -n "$built" ] && return 0

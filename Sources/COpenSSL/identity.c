@@ -39,6 +39,7 @@ static int take_bio(BIO *bio, char **out, size_t *length) {
 
 int kc_generate_identity(const char *common_name, char **key_pem, size_t *key_length, char **certificate_pem,
                          size_t *certificate_length, char *error, size_t error_length) {
+    kc_start();
     int status = KC_ERROR;
     EVP_PKEY *key = NULL;
     X509 *certificate = NULL;
@@ -101,6 +102,7 @@ done:
 
 int kc_certificate_der(const char *certificate_pem, size_t certificate_length, const char *key_pem, size_t key_length,
                        unsigned char **der, size_t *der_length, char *error, size_t error_length) {
+    kc_start();
     int status = KC_ERROR;
     *der = NULL;
     X509 *certificate = NULL;
@@ -137,6 +139,7 @@ done:
 }
 
 int kc_der_common_name(const unsigned char *der, size_t der_length, char *name, size_t name_length) {
+    kc_start();
     if (!name || name_length == 0) return KC_ERROR;
     name[0] = 0;
     const unsigned char *cursor = der;
@@ -162,6 +165,7 @@ int kc_der_common_name(const unsigned char *der, size_t der_length, char *name, 
 }
 
 void kc_sha256(const void *bytes, size_t length, unsigned char digest[32]) {
+    kc_start();
     unsigned int size = 32;
     EVP_Digest(bytes, length, digest, &size, EVP_sha256(), NULL);
 }

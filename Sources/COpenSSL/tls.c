@@ -33,6 +33,7 @@ static void remember(kc_tls *tls, const char *what) {
 
 kc_tls *kc_tls_new(int fd, int server, const char *certificate_pem, size_t certificate_length, const char *key_pem,
                    size_t key_length, char *error, size_t error_length) {
+    kc_start();
     kc_tls *tls = calloc(1, sizeof *tls);
     if (!tls) {
         snprintf(error, error_length, "out of memory");

@@ -24,6 +24,10 @@ typedef enum {
     KC_ERROR = 4,
 } kc_status;
 
+/// Runs OpenSSL's CPU probe once, if the link deferred it (cpuid.c). Every function here that reaches
+/// OpenSSL calls it first; callers need not.
+void kc_start(void);
+
 /// Makes an RSA-2048 key and a self-signed X.509 certificate (SHA-256, O=KDE, OU=Kde connect,
 /// CN=common_name, valid from a year ago for ten years), both as PEM.
 int kc_generate_identity(const char *common_name, char **key_pem, size_t *key_length, char **certificate_pem,
