@@ -26,8 +26,11 @@ import Pasteboard
 // source order against the same delimiters. Two refinements keep closers from waiting needlessly: a
 // bracket with more brackets above it than `]` left in the subject is dead (never taken by a `]`, so
 // text); inside the one active bracket with no delimiter before it, closers are matched as they
-// come (their openers are the same whether or not it makes a link; `session`); and with delimiters
-// before it, as long as each finds its opener after the bracket (`speculationStopped`).
+// come (their openers are the same whether or not it makes a link; `session`); with delimiters before
+// it, its `]` is read ahead once (`outcomeAhead(of:)`: up to the next bracket, code span or `<`) and,
+// when that tells, they are matched within it if the `]` makes a link (a session again) or as the
+// block's if it makes nothing; else as long as each finds its opener after the bracket
+// (`speculationStopped`).
 //
 // Marks before the first delimiter still in the stack and before the first active bracket are final:
 // they are emitted to the sink and, once nothing is pending, the arrays are reset. A paragraph of
@@ -36,8 +39,7 @@ import Pasteboard
 // waiting (an opener that may yet close around it) costs a late mark per matched run and two marks
 // per link (destinations and titles are read again from the subject or the reference definition when
 // the start is emitted), late marks packed (typically 4 to 6 bytes) once more than 1,024 wait. The whole
-// process stays under 7× its input on every shape docs/benchmarks.md measures but one (8.1×: an
-// opener, a bracket, then closers that find their opener inside it only if it makes a link).
+// process stays under 7× its input on every shape docs/benchmarks.md measures.
 //
 // `InlineSink` receives the result in document order: the HTML renderer writes it out at once, the
 // tree builder (`InlineTreeBuilder`) makes the nodes of a `MarkdownDocument`.
@@ -230,6 +232,11 @@ struct InlineLink {
 /// puts its start among the late marks (`late`); one that makes nothing was text all along. Whether it
 /// is active is the parser's `linkFloor` (images always are); the top of the delimiter stack when it was
 /// pushed is the last delimiter still in the stack before it (`delimiterBottom(before:)`).
+/// What a bracket's `]` will make of it, when that can be told ahead (`InlineParser.outcomeAhead(of:)`).
+enum BracketOutcome {
+    case link, text, unknown
+}
+
 struct Bracket {
     var bits: UInt32
 
@@ -370,6 +377,9 @@ struct InlineParser {
     /// after the bracket, which it would find with or without a link (`processEmphasis(speculative:)`);
     /// from the first that does not, the rest wait for its `]` as before.
     private var speculationStopped: (bracket: Int, position: Int)? = nil
+    /// What the `]` ahead will make of the one active bracket (at `position`), read ahead once when a
+    /// closer after it meets delimiters before it (`outcomeAhead(of:)`).
+    private var bracketAhead: (position: Int, outcome: BracketOutcome) = (-1, .unknown)
     private var sessionBottoms: [Int32] = []
     private var backticks = [Int](repeating: 0, count: maxBackticks + 1)
     private var scannedForBackticks = false
@@ -450,6 +460,7 @@ struct InlineParser {
         closeBracketsLeft = -1
         session = nil
         speculationStopped = nil
+        bracketAhead = (-1, .unknown)
         limitCache = (-1, 0)
         if let recentLinks { for i in 0..<Self.recentLinkCount { recentLinks[i].close = -1 } }
         if scannedForBackticks {
@@ -861,6 +872,30 @@ struct InlineParser {
                 processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false, inSession: true)
                 firstUnprocessed = -1
             }
+        } else if canClose && activeBrackets == 1, let top = brackets.last, isActive(brackets.count - 1),
+            firstUnprocessed >= 0, delimiters[firstUnprocessed].start > Int32(truncatingIfNeeded: top.position),
+            case let outcome = outcomeAhead(of: top), outcome != .unknown
+        {
+            // Delimiters before the bracket, every unprocessed one after it, and its `]` read ahead.
+            if outcome == .link {
+                // Its text is a link's: matched within it, as the pass at its `]` would (a session of its
+                // own, whose openers_bottom goes with the link).
+                if session == nil {
+                    session = (brackets.count - 1, top.position)
+                    if sessionBottoms.isEmpty { sessionBottoms = [Int32](repeating: -2, count: 10) }
+                    for i in 0..<10 { sessionBottoms[i] = -2 }
+                }
+                if let current = session, current.bracket == brackets.count - 1, current.position == top.position {
+                    processEmphasis(
+                        stackBottom: Int32(truncatingIfNeeded: top.position), from: firstUnprocessed, link: false, inSession: true)
+                    firstUnprocessed = -1
+                }
+            } else {
+                // It stays text: its closers are the block's, as if it were not there.
+                processEmphasis(stackBottom: -1, from: firstUnprocessed, link: false)
+                firstUnprocessed = -1
+                emitFinished(&sink)
+            }
         } else if canClose && activeBrackets == 1, session == nil, let top = brackets.last, isActive(brackets.count - 1),
             speculationStopped.map({ $0.bracket != brackets.count - 1 || $0.position != top.position }) ?? true
         {
@@ -869,6 +904,70 @@ struct InlineParser {
             firstUnprocessed = stop
             if stop >= 0 { speculationStopped = (brackets.count - 1, top.position) }
         }
+    }
+
+    /// What the `]` that closes `bracket` (the top one, active) will make of it, read ahead from `pos`
+    /// once per bracket: `.link` (a link or image), `.text` (its `]` makes nothing, or never comes), or
+    /// `.unknown` when something before that `]` could change which `]` it is or what it does: another
+    /// bracket, a code span, an autolink or raw HTML (`` ` `` or `<`), a footnote label. Only escapes are
+    /// skipped, as the scan skips them. The bytes read are those up to the next such byte, after the
+    /// bracket, so each is read ahead at most once per block; the link test is `handleCloseBracket`'s,
+    /// without its effects (the title memo it shares only records a title that never closes).
+    private mutating func outcomeAhead(of bracket: Bracket) -> BracketOutcome {
+        if bracketAhead.position == bracket.position { return bracketAhead.outcome }
+        var outcome = BracketOutcome.unknown
+        var p = pos
+        scan: while true {
+            guard p < end else {
+                outcome = .text
+                break
+            }
+            switch s[p] {
+            case UInt8(ascii: "["), UInt8(ascii: "`"), UInt8(ascii: "<"):
+                break scan
+            case UInt8(ascii: "\\"):
+                p += p + 1 < end && MD.isASCIIPunct(s[p + 1]) ? 2 : 1
+            case UInt8(ascii: "]"):
+                outcome = linkWouldBeMade(bracket, closeStart: p)
+                break scan
+            default:
+                p += 1
+            }
+        }
+        bracketAhead = (bracket.position, outcome)
+        return outcome
+    }
+
+    /// `handleCloseBracket`'s test, without its effects: whether the `]` at `closeStart` makes `bracket`
+    /// a link or image (`.unknown` for a footnote reference's label, which that test treats apart).
+    private mutating func linkWouldBeMade(_ bracket: Bracket, closeStart: Int) -> BracketOutcome {
+        let after = closeStart + 1
+        let textStart = bracket.position + (bracket.isImage ? 2 : 1)
+        if after < end && s[after] == UInt8(ascii: "(") {
+            let sp = MD.skipSpacechars(s, after + 1, end)
+            if let (destEnd, _, _) = MD.scanLinkDestination(s, sp, end) ?? emptyDestination(sp) {
+                let startTitle = MD.skipSpacechars(s, destEnd, end)
+                var endTitle = startTitle
+                if startTitle != destEnd, let te = scanTitleMemo(startTitle) { endTitle = te }
+                let endAll = MD.skipSpacechars(s, endTitle, end)
+                if endAll < end && s[endAll] == UInt8(ascii: ")") { return .link }
+            }
+        }
+        var labelRange: (Int, Int)? = nil
+        if let (_, ls, lend) = MD.scanLinkLabel(s, after, end) {
+            labelRange = (ls, lend)
+        } else if after + 1 < end && s[after] == UInt8(ascii: "[") && s[after + 1] == UInt8(ascii: "]") {
+            labelRange = (after + 1, after + 1)
+        }
+        if (labelRange == nil || labelRange!.0 == labelRange!.1) && !topBracketAfter {
+            labelRange = (textStart, closeStart)
+        }
+        if let (ls, le) = labelRange, le - ls <= maxLinkLabelLength, le > ls, !references.isEmpty {
+            MD.normalizeLabel(s, ls, le, into: &label)
+            if label.withUnsafeBufferPointer({ references.index($0) }) != nil { return .link }
+        }
+        if options.footnotes && closeStart - textStart >= 2 && s[textStart] == UInt8(ascii: "^") { return .unknown }
+        return .text
     }
 
     /// The session's bracket is done with: `linkMade`, its text was matched as a link's (the session's

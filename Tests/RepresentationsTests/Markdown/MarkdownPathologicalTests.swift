@@ -171,6 +171,30 @@ final class MarkdownPathologicalTests: XCTestCase {
     /// the closers inside the one active bracket with no delimiter before it are matched as they come
     /// (`session`): with or without a link made, nested, deactivated by a link inside. The expected HTML
     /// is cmark-gfm 0.29's (and cmark 0.30's).
+    /// A bracket with delimiters before it: its `]` is read ahead once, at its first closer, and its closers
+    /// are matched as they come, within it when the `]` makes a link or image (inline, full, collapsed
+    /// or shortcut reference), as the block's when it makes nothing; a code span, HTML, another bracket
+    /// or a footnote label before the `]` leaves them waiting as before. Expected HTML from cmark-gfm 0.29.
+    func testClosersInsideABracketWhoseCloseIsReadAhead() {
+        let cases: [(String, String)] = [
+            ("*[*a*a*a*a*](u) b*\n", "<p><em><a href=\"u\"><em>a</em>a<em>a</em>a*</a> b</em></p>\n"),
+            ("*[*a*a*a*a*] b*\n", "<p><em>[<em>a</em>a</em>a<em>a</em>] b*</p>\n"),
+            ("*[*a*a*a*a*][r] b*\n\n[r]: /x\n", "<p><em><a href=\"/x\"><em>a</em>a<em>a</em>a*</a> b</em></p>\n"),
+            ("*[*a*a*a*a*][] b*\n\n[*a*a*a*a*]: /x\n", "<p><em><a href=\"/x\"><em>a</em>a<em>a</em>a*</a> b</em></p>\n"),
+            ("*[*a*a*a*a*] b*\n\n[*a*a*a*a*]: /x\n", "<p><em><a href=\"/x\"><em>a</em>a<em>a</em>a*</a> b</em></p>\n"),
+            ("*[*a*a*a*a*][nope] b*\n\n[r]: /x\n", "<p><em>[<em>a</em>a</em>a<em>a</em>][nope] b*</p>\n"),
+            ("_[*a*a*a\\]*a*](u) b_\n", "<p><em><a href=\"u\"><em>a</em>a*a]<em>a</em></a> b</em></p>\n"),
+            ("*[*a*a`]`*a*](u) b*\n", "<p><em><a href=\"u\"><em>a</em>a<code>]</code><em>a</em></a> b</em></p>\n"),
+            ("*[*a*a[*a*](u) b*\n", "<p><em>[<em>a</em>a<a href=\"u\"><em>a</em></a> b</em></p>\n"),
+            ("*[*a*a*a*a*\n", "<p><em>[<em>a</em>a</em>a<em>a</em></p>\n"),
+            ("*![*a*a*a*a*](u) b*\n", "<p><em><img src=\"u\" alt=\"aaaa*\" /> b</em></p>\n"),
+            ("*[*a*a*a*a*] (u) b*\n", "<p><em>[<em>a</em>a</em>a<em>a</em>] (u) b*</p>\n"),
+            ("*[*a*a*a*a*](<u v>) b*\n", "<p><em><a href=\"u%20v\"><em>a</em>a<em>a</em>a*</a> b</em></p>\n"),
+            ("*[*a*a*a*a*]\n(u) b*\n", "<p><em>[<em>a</em>a</em>a<em>a</em>]\n(u) b*</p>\n"),
+        ]
+        assertGFM(cases)
+    }
+
     func testDeadBracketsAndClosersMatchedInsideABracket() {
         let cases: [(String, String)] = [
             ("[*a[*a[*a*\n", "<p>[*a[*a[<em>a</em></p>\n"),
