@@ -94,9 +94,12 @@ let package = Package(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal",
-                "Archive", "DetachedProcess", "Files", "Documents", "Backends", "PasteboardRemote", "KDEConnect",
+                "Archive", "DetachedProcess", "Files", "Documents", "Backends", "PasteboardRemote", "KDEConnect", "CStartup",
             ]
         ),
+        // The arguments as glibc hands them to constructors: the entry reads them without Swift's
+        // CommandLine (its set-up is a cost the quick paste and copy need not pay).
+        .target(name: "CStartup"),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard", "SystemIO"]),
         .testTarget(name: "RepresentationsTests", dependencies: ["Representations"], exclude: ["Fixtures"]),

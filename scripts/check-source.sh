@@ -24,6 +24,8 @@ leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CImage' 
 # no socket or file system call (the service drives Connection/'s sockets, links and state folder).
 leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import COpenSSL' Sources | grep -v '^Sources/KDEConnect/Connection/')
 [ -z "$leaks" ] || fail "COpenSSL imported outside Sources/KDEConnect/Connection: $leaks"
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CStartup' Sources | grep -v '^Sources/pbctl/main.swift$')
+[ -z "$leaks" ] || fail "only pbctl/main.swift imports CStartup: $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|CSystem|COpenSSL|SystemIO|Dispatch)\b|MonotonicClock|Date\(\)|clock_gettime|gettimeofday' Sources/KDEConnect/Protocol)
 [ -z "$leaks" ] || fail "Sources/KDEConnect/Protocol does I/O or reads the clock: $leaks"
 leaks=$(grep -rnE "(^|[^.[:alnum:]_]|Glibc\.)(read|write|recv|recvfrom|send|sendto|poll|socket|bind|listen|accept4?|connect|setsockopt|open|unlink|rename|fsync|mmap|close)\(" Sources/KDEConnect --include='*.swift' \

@@ -6,6 +6,7 @@ import Musl
 import Pasteboard
 import Representations
 import SystemIO
+import CStartup
 
 func run(_ arguments: [String], _ context: Context) -> Int32 {
     guard let first = arguments.first else {
@@ -57,7 +58,20 @@ POSIX.ignoreBrokenPipes()
 // `pbctl --version` answers before any table is built, so it measures the binary's own start-up
 // (docs/benchmarks.md, Store: start-up beside /bin/true and a static C program).
 // (Not as pbcopy or pbpaste, whose arguments are macOS's.)
-if CommandLine.argc == 2, let zero = CommandLine.unsafeArgv[0], let first = CommandLine.unsafeArgv[1],
+// The arguments as glibc gave them (CStartup): Swift's CommandLine is not set up on the quick paths
+// (the optimizer hoists its set-up out of a `??`, so it is asked only here, out of line).
+@inline(never) func argumentsFromCommandLine() -> (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
+    (CommandLine.argc, CommandLine.unsafeArgv)
+}
+let argc: Int32
+let argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+if let captured = cstartup_argv() {
+    argc = cstartup_argc()
+    argv = captured
+} else {
+    (argc, argv) = argumentsFromCommandLine()
+}
+if argc == 2, let zero = argv[0], let first = argv[1],
     strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0 || strcmp(first, "version") == 0,
     case let name = strrchr(zero, 0x2F).map({ $0 + 1 }) ?? zero, strcmp(name, "pbcopy") != 0, strcmp(name, "pbpaste") != 0
 {
@@ -65,12 +79,12 @@ if CommandLine.argc == 2, let zero = CommandLine.unsafeArgv[0], let first = Comm
     line.withUTF8 { _ = try? POSIX.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer($0), path: "standard output") }
     exit(ExitCode.ok)  // as the full command: what --version writes is not checked
 }
-if let status = fastPaste(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { exit(status) }
-if let status = fastCopy(argc: CommandLine.argc, argv: CommandLine.unsafeArgv) { exit(status) }
+if let status = fastPaste(argc: argc, argv: argv) { exit(status) }
+if let status = fastCopy(argc: argc, argv: argv) { exit(status) }
 // Arguments as their bytes: a path that is not UTF-8 (`copy --files $'bad\xff.txt'`) reaches the system
 // as it was given (PathBytes), where CommandLine.arguments would have replaced the byte with U+FFFD.
-let rawArguments = (0..<Int(CommandLine.argc)).map { index in
-    CommandLine.unsafeArgv[index].map { PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? ""
+let rawArguments = (0..<Int(argc)).map { index in
+    argv[index].map { PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? ""
 }
 // The name it was called by (`pbcopy`, `pbpaste`): the last component of argv[0].
 let invokedAs = rawArguments.first.map { name in name.lastIndex(of: "/").map { String(name[name.index(after: $0)...]) } ?? name } ?? "pbctl"
