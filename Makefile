@@ -15,7 +15,7 @@ USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 VERSION    := $(shell sed -n 's/^let pbctlVersion = "\(.*\)"/\1/p' Sources/pbctl/BuildInfo.swift)
 # Release builds are fully static executables (the Swift runtime, Foundation, glibc and libxcb
 # linked in): no dynamic loader, no shared-library loading or symbol binding at start-up. pbctl then
-# starts in 1.2x the time of /bin/true (0.71 ms beside 0.59 ms, docs/benchmarks.md), which lets a small `pbctl paste` beat xsel's
+# starts in 1.1-1.3x the time of /bin/true (0.69 ms beside 0.54 ms, docs/benchmarks.md), which lets a small `pbctl paste` beat xsel's
 # (docs/benchmarks.md, X11). Earlier, a dynamic executable with the runtime linked statically spent
 # about 2 ms of each start-up in the loader and libstdc++. `scripts/release-smoke.sh` (run by
 # `make test`) checks that the result is static and works with the store and with X over a Unix
