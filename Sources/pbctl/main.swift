@@ -58,8 +58,8 @@ POSIX.ignoreBrokenPipes()
 // `pbctl --version` answers before any table is built, so it measures the binary's own start-up
 // (docs/benchmarks.md, Store: start-up beside /bin/true and a static C program).
 // (Not as pbcopy or pbpaste, whose arguments are macOS's.)
-// The arguments as glibc gave them (CStartup): Swift's CommandLine is not set up on the quick paths
-// (the optimizer hoists its set-up out of a `??`, so it is asked only here, out of line).
+// The arguments as glibc gave them (CStartup): Swift's CommandLine is not set up on the quick paths. It
+// is asked only where the C library passed nothing to constructors.
 @inline(never) func argumentsFromCommandLine() -> (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) {
     (CommandLine.argc, CommandLine.unsafeArgv)
 }
