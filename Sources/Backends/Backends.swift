@@ -49,13 +49,20 @@ public struct BackendSetting {
         _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int, _ storeRoot: String, _ lifetime: Double
     ) throws -> Void
     public var holderLauncher: HolderStarter?
+    /// How the X11 and Wayland backends start the process that serves a copy (any writer's, whatever
+    /// its threads).
+    public var ownerLaunch: OwnerLaunch
     /// Hears a note for standard error (`-v`).
     public var note: @Sendable (String) -> Void
 
-    public init(environment: [String: String], registry: TypeRegistry, holderLauncher: HolderStarter?, note: @escaping @Sendable (String) -> Void) {
+    public init(
+        environment: [String: String], registry: TypeRegistry, holderLauncher: HolderStarter?, ownerLaunch: OwnerLaunch = OwnerLaunch(),
+        note: @escaping @Sendable (String) -> Void
+    ) {
         self.environment = environment
         self.registry = registry
         self.holderLauncher = holderLauncher
+        self.ownerLaunch = ownerLaunch
         self.note = note
     }
 }
@@ -86,28 +93,30 @@ public enum BackendChoice {
         case .auto:
             // The machine `pbctl ssh` came from first (PBCTL_REMOTE), then Wayland (its data-control needs
             // no window), then X11 (GNOME: through Xwayland), then the store.
+            // A session whose socket does not answer says so wherever the choice is told (-v, `info`).
+            var skipped = ""
             if let path = environment["PBCTL_REMOTE"], !path.isEmpty {
                 do {
                     return ChosenBackend(backend: try remote(setting), reason: "auto: PBCTL_REMOTE (pbctl ssh) answers at \(path)")
                 } catch let error as PasteboardError {
+                    skipped = "; PBCTL_REMOTE=\(path) does not answer (\(error.message))"
                     if needs.verbose { setting.note("pbctl: PBCTL_REMOTE=\(path) does not answer (\(error.message)); using this machine's clipboard") }
                 }
             }
-            var waylandNote = ""
             if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
                 do {
                     return ChosenBackend(backend: try wayland(setting), reason: "auto: the Wayland compositor (\(display)) offers data-control")
                 } catch let error as PasteboardError {
-                    waylandNote = "; Wayland skipped: " + error.message
+                    skipped += "; Wayland skipped: " + error.message
                 }
             }
             let display = environment["DISPLAY"] ?? ""
             if let x11 = try x11(setting, required: false) {
-                return ChosenBackend(backend: x11, reason: "auto: the X display \(display) answers" + waylandNote)
+                return ChosenBackend(backend: x11, reason: "auto: the X display \(display) answers" + skipped)
             }
             let store = try store(setting)
             let why = (display.isEmpty ? "auto: no display (DISPLAY is not set)" : "auto: the X display \(display) does not answer")
-                + waylandNote
+                + skipped
             if let remote = remoteTerminalReason(environment), !needs.sensitive,
                 let terminal = try? terminal(setting, timeout: needs.terminalTimeout, skipWithoutText: true, verbose: needs.verbose)
             {
@@ -145,6 +154,7 @@ public enum BackendChoice {
         }
         do {
             let backend = try X11Backend(display: display, registry: setting.registry)
+            backend.ownerLaunch = setting.ownerLaunch
             if let timeout = setting.environment["PBCTL_X11_TIMEOUT"].flatMap(Double.init), timeout > 0 { backend.stepTimeout = timeout }
             return backend
         } catch {
@@ -160,12 +170,20 @@ public enum BackendChoice {
             throw PasteboardError(.unavailable, "PBCTL_REMOTE is not set: no pbctl ssh session")
         }
         let temporary = setting.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        return try RemotePasteboard(path: path, timeout: 1, temporaryFolder: temporary)
+        let remote = try RemotePasteboard(path: path, timeout: 1, temporaryFolder: temporary)
+        // The machine the session came from, as sshd names it (SSH_CONNECTION: its address first).
+        if let client = setting.environment["SSH_CONNECTION"]?.split(separator: " ").first, !client.isEmpty {
+            let host = client.contains(":") ? "[\(client)]" : String(client)
+            remote.origin = ForeignContent.Origin(host: host, label: "pbctl ssh: \(host)")
+        }
+        return remote
     }
 
     /// The Wayland clipboard (data-control).
     static func wayland(_ setting: BackendSetting) throws -> WaylandBackend {
-        try WaylandBackend(environment: setting.environment, registry: setting.registry)
+        let backend = try WaylandBackend(environment: setting.environment, registry: setting.registry)
+        backend.ownerLaunch = setting.ownerLaunch
+        return backend
     }
 
     /// Why `auto` also sends copies to the terminal: a remote or multiplexed session with a controlling

@@ -66,6 +66,15 @@ extension DetachedProcess {
     /// goes over as an ``ItemArchive`` in an in-memory file the owner maps (no copy through a pipe), or
     /// through a pipe when the kernel has no memfd. The owner reads it with ``handedOverItem(producer:)``.
     /// What both backends do when this process cannot fork (several threads) or is asked not to.
+    /// - Throws: `.unavailable` when `launch` has no command line for a spawned owner.
+    public static func spawnOwner(_ launch: OwnerLaunch, _ request: ServeRequest, serving item: Item, timeout: Double = 10) throws {
+        guard let arguments = launch.arguments else {
+            throw PasteboardError(.unavailable, "this process cannot fork (several threads) and has no owner command to start")
+        }
+        try spawnOwner(executable: launch.executable, arguments: arguments(request), serving: item, timeout: timeout)
+    }
+
+    /// Spawns `executable` with `arguments` as the owner of `item` (``spawnOwner(_:_:serving:timeout:)``).
     public static func spawnOwner(executable: String, arguments: [String], serving item: Item, timeout: Double = 10) throws {
         let parts = try ItemArchive.encodedParts([item])
         let memoryFile = MemoryFile.create(parts)

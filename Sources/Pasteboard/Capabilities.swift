@@ -21,8 +21,32 @@ extension SelectionServing {
     public var serving: (any SelectionServing)? { self }
 }
 
+/// How a backend whose content lives in a process (X11, Wayland) starts that process: a fork of this
+/// one where it has a single thread, else a fresh pbctl running the hidden serve command with the item
+/// handed over. A setting of the backend, made once where the backend is made (the composition root),
+/// so every writer gets a working owner, whatever its threads: `copy`, the `pbctl ssh` server, the
+/// daemon writing what a KDE Connect device sent.
+public struct OwnerLaunch: Sendable {
+    /// Always start a new process instead of forking this one (tests choose it to exercise that path;
+    /// `PBCTL_SPAWN_OWNER`).
+    public var alwaysSpawn = false
+    /// Where a detached owner logs (its standard error is /dev/null).
+    public var log: (@Sendable (String) -> Void)?
+    /// The command line of a spawned owner serving a request (the CLI's own spelling of its hidden
+    /// command); nil: the owner can only fork, and a process with several threads cannot copy.
+    public var arguments: (@Sendable (ServeRequest) -> [String])?
+    /// The pbctl executable a spawned owner runs.
+    public var executable = "/proc/self/exe"
+
+    public init(alwaysSpawn: Bool = false, log: (@Sendable (String) -> Void)? = nil, arguments: (@Sendable (ServeRequest) -> [String])? = nil) {
+        self.alwaysSpawn = alwaysSpawn
+        self.log = log
+        self.arguments = arguments
+    }
+}
+
 /// What a spawned owner (`pbctl __serve-x11`, `__serve-wayland`) serves: the backend, the display,
-/// the pasteboard, one paste, a lifetime. A backend hands it to ``CopyOptions/ownerArguments``, which
+/// the pasteboard, one paste, a lifetime. A backend hands it to ``OwnerLaunch/arguments``, which
 /// the command line builds from the same option specs the hidden command parses it with, so no flag is
 /// spelled twice.
 public struct ServeRequest: Sendable, Equatable {
@@ -87,6 +111,9 @@ public struct KeepOptions: Sendable {
     public var restore: Item?
     /// Produces derived representations of kept content.
     public var producer: RepresentationProducer?
+    /// What a kept content is served as: the owner's representations and what a `pbctl copy` of it
+    /// would offer besides (an image's other formats, RTF from HTML), produced when asked for.
+    public var complete: (@Sendable (Item) -> Item)?
     public var registry: TypeRegistry = .standard
     /// Where the keeper logs.
     public var log: (@Sendable (String) -> Void)?

@@ -45,8 +45,9 @@ public struct BackendInfo: Sendable, Equatable, Codable {
     }
 }
 
-/// How a copy is served, for backends whose content lives in a process (X11, Wayland) or a holder
-/// (the store's sensitive items). Backends ignore what does not apply to them.
+/// How one copy is served, for backends whose content lives in a process (X11, Wayland) or a holder
+/// (the store's sensitive items). Backends ignore what does not apply to them. How the process that
+/// serves it starts is the backend's own setting (``OwnerLaunch``), the same for every copy.
 public struct CopyOptions: Sendable {
     /// Serve from this process until another client takes the selection, instead of a detached owner.
     public var foreground = false
@@ -56,15 +57,6 @@ public struct CopyOptions: Sendable {
     public var clearAfter: Double?
     /// How long sensitive content lives when `clearAfter` is not given.
     public var sensitiveLifetime: Double = 45
-    /// Start the detached owner as a new process instead of forking this one (what a process with
-    /// several threads must do; tests choose it to exercise that path).
-    public var spawnOwner = false
-    /// Where a detached owner logs (its standard error is /dev/null).
-    public var ownerLog: (@Sendable (String) -> Void)?
-    /// The arguments that start a spawned owner serving a request (the command line's own spelling of
-    /// its hidden command); nil: the owner can only fork.
-    public var ownerArguments: (@Sendable (ServeRequest) -> [String])?
-
     public init() {}
 
     /// The lifetime of content with these flags: `clearAfter`, else ``sensitiveLifetime`` for

@@ -22,8 +22,8 @@ import Pasteboard
 public final class WaylandBackend: PasteboardBackend {
     public let connection: WaylandConnection
     public let registry: TypeRegistry
-    /// The pbctl executable a spawned background owner runs (`__serve-wayland`).
-    public var ownerExecutable = "/proc/self/exe"
+    /// How the background owner starts (fork, or a spawned `pbctl __serve-wayland`) and where it logs.
+    public var ownerLaunch = OwnerLaunch()
     /// Seconds each step of a paste may take before the owner counts as stalled.
     public var stepTimeout: Double = 5
 
@@ -211,7 +211,7 @@ public final class WaylandBackend: PasteboardBackend {
             return 1
         }
         // The usual background owner: this process forked (as wl-copy does), on this connection.
-        if !options.spawnOwner {
+        if !ownerLaunch.alwaysSpawn {
             let owner = self.owner(item, primary: primary, options: options)
             let deadline = deadline()
             if try DetachedProcess.forkOwner(keeping: [connection.fd], claim: { try owner.claim(deadline: deadline) }, serve: owner.run) {
@@ -219,13 +219,10 @@ public final class WaylandBackend: PasteboardBackend {
             }
         }
         // A process with several threads cannot fork safely: a fresh pbctl (`__serve-x11`, `__serve-wayland`) serves.
-        guard let arguments = options.ownerArguments else {
-            throw PasteboardError(.unavailable, "this process cannot fork (several threads) and has no owner command to start")
-        }
         let request = ServeRequest(
                 backend: info.name, display: nil, pasteboard: pasteboard, pasteOnce: options.pasteOnce,
                 clearAfter: options.lifetime(sensitive: item.metadata.flags.contains(.sensitive)))
-        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments(request), serving: item)
+        try DetachedProcess.spawnOwner(ownerLaunch, request, serving: item)
         return 1
     }
 
@@ -233,7 +230,7 @@ public final class WaylandBackend: PasteboardBackend {
         WaylandSelectionOwner(
             connection: connection, item: item, primary: primary, mimeTypes: mimeTypes(for:),
             pasteOnce: options.pasteOnce, lifetime: options.lifetime(sensitive: item.metadata.flags.contains(.sensitive)),
-            log: options.ownerLog)
+            log: ownerLaunch.log)
     }
 }
 

@@ -14,8 +14,8 @@ import Pasteboard
 public final class X11Backend: PasteboardBackend {
     public let connection: XConnection
     public let display: String
-    /// The pbctl executable the spawned background owner runs (`__serve-x11`, `__serve-wayland`).
-    public var ownerExecutable = "/proc/self/exe"
+    /// How the background owner starts (fork, or a spawned `pbctl __serve-x11`) and where it logs.
+    public var ownerLaunch = OwnerLaunch()
     /// Let a running `pbctl daemon` serve CLIPBOARD copies (not PRIMARY, sensitive, transient,
     /// --paste-once or --clear-after ones) instead of starting a background owner.
     public var handToDaemon = true
@@ -95,12 +95,9 @@ public final class X11Backend: PasteboardBackend {
         {
             return 1
         }
-        if !options.spawnOwner, try serveFromFork(item, selection: selection, options: options) { return 1 }
-        guard let arguments = options.ownerArguments else {
-            throw PasteboardError(.unavailable, "this process cannot fork (several threads) and has no owner command to start")
-        }
+        if !ownerLaunch.alwaysSpawn, try serveFromFork(item, selection: selection, options: options) { return 1 }
         let request = ServeRequest(backend: info.name, display: display, pasteboard: pasteboard, pasteOnce: options.pasteOnce, clearAfter: clearAfter)
-        try DetachedProcess.spawnOwner(executable: ownerExecutable, arguments: arguments(request), serving: item)
+        try DetachedProcess.spawnOwner(ownerLaunch, request, serving: item)
         return 1
     }
 
@@ -109,7 +106,7 @@ public final class X11Backend: PasteboardBackend {
         ownerOptions.pasteOnce = options.pasteOnce
         ownerOptions.clearAfter = options.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
         ownerOptions.registry = negotiation.registry
-        ownerOptions.log = options.ownerLog
+        ownerOptions.log = ownerLaunch.log
         return X11SelectionOwner(connection: connection, options: ownerOptions)
     }
 

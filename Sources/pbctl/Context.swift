@@ -49,7 +49,8 @@ struct Context: Sendable {
     var backendSetting: BackendSetting {
         let terminal = self.terminal
         return BackendSetting(
-            environment: environment, registry: registry, holderLauncher: launchHolder, note: { terminal.err($0) })
+            environment: environment, registry: registry, holderLauncher: launchHolder, ownerLaunch: ownerLaunch(),
+            note: { terminal.err($0) })
     }
 
     func backend(_ global: GlobalOptions, _ needs: BackendNeeds = BackendNeeds()) throws -> any PasteboardBackend {

@@ -18,13 +18,12 @@ func ownerLog(_ context: Context) -> (@Sendable (String) -> Void)? {
 }
 
 extension Context {
-    /// How this process's copies are served, before a command's own options: where a detached owner
-    /// logs, how one is spawned when this process cannot fork (`PBCTL_SPAWN_OWNER` makes it always).
-    func copyOptions() -> CopyOptions {
-        var options = CopyOptions()
-        options.spawnOwner = environment["PBCTL_SPAWN_OWNER"] != nil || environment["PBCTL_X11_SPAWN_OWNER"] != nil
-        options.ownerLog = ownerLog(self)
-        options.ownerArguments = ServeArguments.arguments
-        return options
+    /// How this process's X11 and Wayland backends start the owner of a copy: forked, or spawned as
+    /// `pbctl __serve-…` when this process has several threads (the `pbctl ssh` server, the daemon)
+    /// or `PBCTL_SPAWN_OWNER` asks; where it logs.
+    func ownerLaunch() -> OwnerLaunch {
+        OwnerLaunch(
+            alwaysSpawn: environment["PBCTL_SPAWN_OWNER"] != nil || environment["PBCTL_X11_SPAWN_OWNER"] != nil,
+            log: ownerLog(self), arguments: ServeArguments.arguments)
     }
 }

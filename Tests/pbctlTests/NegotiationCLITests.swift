@@ -99,7 +99,9 @@ final class NegotiationCLITests: PbctlTestCase {
         XCTAssertTrue(plain.contains("link <https://example.org/x>"), plain)
         let accepted = try pbctl.run("paste", "--accept", "text/markdown", "-v")
         XCTAssertEqual(accepted.text, markdown.text)
-        XCTAssertTrue(accepted.stderr.contains("converted public.html to net.daringfireball.markdown"), accepted.stderr)
+        XCTAssertTrue(
+            accepted.stderr.contains("read public.html (the original), converted to net.daringfireball.markdown here"), accepted.stderr)
+        XCTAssertFalse(accepted.stderr.contains("markdown (the original)"), "a conversion is never called the original: \(accepted.stderr)")
     }
 
     func testPlainTextCopyOffersOnlyPlainText() throws {

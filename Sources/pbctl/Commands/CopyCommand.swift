@@ -71,12 +71,16 @@ struct CopyArguments {
         sensitive = arguments.has(Self.sensitive)
         transient = arguments.has(Self.transient)
         sourceApplication = arguments.value(Self.source)
+        if let source = sourceApplication, ForeignContent.hasControlCharacter(source) || source.utf8.count > ForeignContent.maximumTextLength {
+            throw UsageError(
+                message: "--source takes a name without control characters, at most \(ForeignContent.maximumTextLength) bytes", command: "copy")
+        }
         verbose = arguments.has(Self.verbose)
         base = arguments.value(Self.base)
         maximumSize = try context.maximumInputSize(arguments.value(Self.maxSize))
         macCompat = arguments.has(Self.macCompat)
         sources = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
-        copy = context.copyOptions()
+        copy = Pasteboard.CopyOptions()
         copy.foreground = arguments.has(Self.foreground)
         copy.pasteOnce = arguments.has(Self.pasteOnce)
         copy.clearAfter = try arguments.value(Self.clearAfter).map { try parseSeconds($0, option: "clear-after") }
@@ -250,8 +254,10 @@ func validate(_ data: Data, as type: TypeIdentifier, source: String, _ context: 
 /// A type as users give it: a format name (``TextFormat``: markdown, html, text…), a type identifier,
 /// a MIME type or a filename extension. Control characters are refused (they would break listings).
 func resolveType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentifier {
-    guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-        throw UsageError(message: "a type may not contain control characters (such as a line break)", command: nil)
+    // The rule every transport's names are held to (ForeignContent.checkType).
+    do { try ForeignContent.checkType(text) } catch let error as PasteboardError {
+        throw UsageError(message: "a type may not be empty, longer than \(ForeignContent.maximumTypeLength) bytes or contain control "
+            + "characters such as a line break (\(error.message))", command: nil)
     }
     if let format = TextFormat(name: text) { return format.type }
     guard let type = registry.resolve(text) else {

@@ -21,6 +21,6 @@ let loadCommand = Command(
             throw UsageError(message: "load takes one FILE.pasteboard", command: "load")
         }
         let item = try SavedPasteboard.load(from: path)
-        try context.backend(global, .init(sensitive: item.metadata.flags.contains(.sensitive))).write([item], to: global.pasteboard, options: context.copyOptions())
+        try context.backend(global, .init(sensitive: item.metadata.flags.contains(.sensitive))).write([item], to: global.pasteboard, options: CopyOptions())
         return ExitCode.ok
     })

@@ -143,7 +143,7 @@ func runPaste(
     _ options: PasteArguments, _ context: Context, from source: (backend: any PasteboardBackend, pasteboard: PasteboardName)? = nil
 ) throws -> Int32 {
     let pasteboard = source?.pasteboard ?? options.global.pasteboard
-    let backend = try source?.backend ?? context.backend(options.global, .init(terminalTimeout: options.timeout))
+    let backend = try source?.backend ?? context.backend(options.global, .init(terminalTimeout: options.timeout, verbose: options.verbose))
     let items = try backend.items(in: pasteboard)
     if items.isEmpty, options.macCompat { return ExitCode.ok }
     guard !items.isEmpty else { throw PasteboardError.empty("nothing to paste on '\(pasteboard)'") }
@@ -215,15 +215,21 @@ private func deliver(
     } else {
         try backend.read(choice.read, item: index, from: pasteboard, into: sink)
     }
-    if options.verbose {
-        let derivedFrom = items[index].types.first { $0.type == choice.read }?.derivedFrom
-        let converted = choice.convertTo.map { target in
-            "converted \(choice.read) to " + (choice.dialect.map { "\($0) (\(target))" } ?? "\(target)")
-        }
-        context.terminal.err(
-            "pbctl: item \(index): " + (converted ?? "pasted \(choice.read)")
-                + (derivedFrom.map { " (derived from \($0))" } ?? " (original)"))
+    if options.verbose { context.terminal.err("pbctl: " + pasteReport(choice, index, items[index])) }
+}
+
+/// What `paste -v` says of one item: what was read, whether it was converted here, and where the backend
+/// tracks it (the store, pbctl's own owners), whether what was read is the original or derived from it.
+func pasteReport(_ choice: PasteRequest.Choice, _ index: Int, _ item: ItemSummary) -> String {
+    let derivedFrom = item.types.first { $0.type == choice.read }?.derivedFrom
+    // Only a backend that says what derives from what can tell an original from a copy made elsewhere.
+    let tracksDerivation = item.types.contains { $0.derivedFrom != nil }
+    let origin = derivedFrom.map { " (derived from \($0))" } ?? (tracksDerivation ? " (the original)" : "")
+    if let target = choice.convertTo {
+        let shown = choice.dialect.map { "\($0) (\(target))" } ?? "\(target)"
+        return "item \(index): read \(choice.read)\(origin), converted to \(shown) here"
     }
+    return "item \(index): pasted \(choice.read)\(origin)"
 }
 
 func utf16ToUTF8(_ data: Data) -> String {
@@ -279,7 +285,7 @@ func pasteFiles(
         var printed = 0
         for entry in lists.flatMap(\.uris) {
             guard let path = FileList.localPath(entry) else {
-                context.terminal.err("pbctl paste: \(entry): not a local file; skipped")
+                context.terminal.err("pbctl paste: \(entry.visibleControlCharacters): not a local file; skipped")
                 continue
             }
             text.append(contentsOf: path.pathBytes)
@@ -294,7 +300,7 @@ func pasteFiles(
     for list in lists {
         for uri in list.uris {
             guard let path = FileList.localPath(uri) else {
-                throw PasteboardError(.invalidData, "\(uri): not a local file; nothing was copied")
+                throw PasteboardError(.invalidData, "\(uri.visibleControlCharacters): not a local file (another machine's, or not a file); nothing was copied")
             }
             sources.append((path, list.cut))
         }

@@ -9,7 +9,7 @@ import Representations
 import SystemIO
 
 /// The arguments of the spawned owners (`__serve-x11`, `__serve-wayland`): a ``ServeRequest`` as flags,
-/// written by ``arguments(_:)`` (what ``CopyOptions/ownerArguments`` gives a backend) and read back by
+/// written by ``arguments(_:)`` (what ``OwnerLaunch/arguments`` gives a backend) and read back by
 /// the same specs, which are `copy`'s, `daemon`'s and the global ones: no flag is spelled twice.
 struct ServeArguments {
     static let specs = [GlobalOptions.pasteboard, CopyArguments.pasteOnce, CopyArguments.clearAfter, DaemonArguments.display]
@@ -60,9 +60,7 @@ func serveCommand(backend: Context.BackendKind) -> Command {
                 guard let serving = chosen.serving else {
                     return fail(PasteboardError(.unavailable, "the \(backend.rawValue) backend has no selection to serve"), ExitCode.unavailable)
                 }
-                var options = request.options
-                options.ownerLog = ownerLog(context)
-                try serving.serve(item, on: request.pasteboard, options: options) { DetachedProcess.report(nil) }
+                try serving.serve(item, on: request.pasteboard, options: request.options) { DetachedProcess.report(nil) }
                 return ExitCode.ok
             } catch let error as PasteboardError {
                 return fail(error, ExitCode.forError(error))
