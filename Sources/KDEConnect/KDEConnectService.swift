@@ -620,7 +620,18 @@ public final class KDEConnectService: @unchecked Sendable {
     }
 
     func deliver(_ item: Item, content: SyncedContent, from device: Device) {
+        // Checked as local input is, attributed to the device, its file lists naming it (ForeignContent).
         var item = item
+        item.metadata = ItemMetadata()
+        do {
+            item = try ForeignContent.admit(
+                item, from: ForeignContent.Origin(host: device.name, label: "KDE Connect: \(device.name)"), arrived: Date())
+        } catch let error as PasteboardError {
+            log("\(device.name)'s clipboard refused: \(error.message)")
+            return
+        } catch {
+            return
+        }
         item.metadata.sourceApplication = "KDE Connect: \(device.name)"
         currentItem = item
         saveSync()
@@ -715,7 +726,10 @@ public final class KDEConnectService: @unchecked Sendable {
             var representations: [(type: String, derivedFrom: String?, data: Data)] = []
             var total = 0
             if let item = currentItem {
-                for representation in item.representations where !ClipboardMarkers.isMarker(representation.type.rawValue) {
+                // The originals only: the receiver derives the rest when asked, as a local copy does (an
+                // image's five other formats, HTML and RTF would multiply what crosses the network).
+                for representation in item.representations
+                where representation.derivedFrom == nil && !ClipboardMarkers.isMarker(representation.type.rawValue) {
                     guard let data = try? representation.data(), total + data.count <= configuration.maximumItemSize else { continue }
                     total += data.count
                     representations.append((representation.type.rawValue, representation.derivedFrom?.rawValue, data))
@@ -949,7 +963,9 @@ extension KDEConnectService {
         var item = Item(metadata: summary.metadata)
         if summary.metadata.flags.reasonNotToRecord != nil { return item }
         var total = 0
-        for type in summary.types {
+        // The originals, and the plain text a text-only device gets: nothing else is sent, so nothing
+        // else is produced.
+        for type in summary.types where type.derivedFrom == nil || type.type == .utf8PlainText {
             guard let data = try? backend.read(type.type, item: 0, from: pasteboard) else { continue }
             total += data.count
             guard total <= maximumSize else { break }

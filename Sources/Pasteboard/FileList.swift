@@ -24,7 +24,7 @@ public struct FileList: Sendable, Equatable {
 
     /// A list of local files from absolute paths.
     public init(paths: [String], cut: Bool = false) {
-        self.init(uris: paths.map(Self.fileURI), cut: cut)
+        self.init(uris: paths.map { Self.fileURI($0) }, cut: cut)
     }
 
     // MARK: Encoding
@@ -70,9 +70,9 @@ public struct FileList: Sendable, Equatable {
     // MARK: URIs
 
     /// `file://` + the absolute path, every byte outside RFC 3986's unreserved and path characters
-    /// percent-encoded.
-    public static func fileURI(_ path: String) -> String {
-        var out = "file://"
+    /// percent-encoded; with `host`, `file://HOST/…`: a file of another machine.
+    public static func fileURI(_ path: String, host: String = "") -> String {
+        var out = "file://" + host
         for byte in path.pathBytes {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),

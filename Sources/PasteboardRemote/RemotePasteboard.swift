@@ -27,6 +27,10 @@ public final class RemotePasteboard: PasteboardBackend, @unchecked Sendable {
     public let stepTimeout: Double
     /// Where spooled input goes (`$TMPDIR`, else /tmp).
     public let temporaryFolder: String
+    /// The machine at the other end, as what it sends is marked (its file lists name it).
+    public var origin = ForeignContent.Origin(host: "pbctl-ssh-origin", label: "pbctl ssh")
+    /// The sizes the last listing announced, by pasteboard, item and type: a read gets no byte more.
+    private var announced: [String: Int] = [:]
     private let connection: RemoteConnection
     /// Input spooled by ``spool(_:name:for:limit:inspect:)``: the file, and its bytes' address and count.
     private var spools: [(fd: Int32, base: UnsafeRawPointer?, count: Int)] = []
@@ -118,8 +122,18 @@ public final class RemotePasteboard: PasteboardBackend, @unchecked Sendable {
         case .items(let json):
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
-            guard let items = try? decoder.decode([ItemSummary].self, from: json), items.count <= 1024 else {
+            guard let listed = try? decoder.decode([ItemSummary].self, from: json), listed.count <= 1024 else {
                 throw PasteboardError(.corrupt, "the pbctl at the other end sent a damaged listing")
+            }
+            // Checked as local input is: a name a terminal would obey is refused, not listed.
+            let items: [ItemSummary]
+            do {
+                items = try listed.map { try ForeignContent.admit($0, arrived: Date()) }
+            } catch let error as PasteboardError {
+                throw PasteboardError(.corrupt, "the pbctl at the other end sent a listing that is refused: \(error.message)")
+            }
+            for (index, item) in items.enumerated() {
+                for type in item.types { announced[key(pasteboard, index, type.type)] = type.size }
             }
             return items
         case .failure(let code, let message):
@@ -135,12 +149,34 @@ public final class RemotePasteboard: PasteboardBackend, @unchecked Sendable {
         return sink.data
     }
 
+    private func key(_ pasteboard: PasteboardName, _ index: Int, _ type: TypeIdentifier) -> String {
+        "\(pasteboard.rawValue)\u{0}\(index)\u{0}\(type.rawValue)"
+    }
+
+    /// The largest file list taken from the other side (read whole, to mark its files as the other machine's).
+    static let maximumFileList = 16 << 20
+
+    /// Streams one representation into `sink`: no byte past the size the listing announced (a peer that
+    /// sends more is cut off, `.corrupt`); a file list read whole and marked as the other machine's.
     public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {
         try connection.send(.read(pasteboard: pasteboard.rawValue, item: UInt32(clamping: index), type: type.rawValue), deadline: deadline())
+        let fileList = ForeignContent.isFileList(type)
+        let limit = fileList ? min(announced[key(pasteboard, index, type)] ?? Self.maximumFileList, Self.maximumFileList)
+            : announced[key(pasteboard, index, type)]
+        var received = 0
+        var list = Data()
         while true {
             switch try connection.receive(deadline: deadline()) {
-            case .chunk(let data): try sink.write(data)
-            case .end: return
+            case .chunk(let data):
+                received += data.count
+                if let limit, received > limit {
+                    throw PasteboardError(
+                        .corrupt, "the pbctl at the other end sent more of \(type) than the \(limit) bytes it announced; the paste is cut off")
+                }
+                if fileList { list.append(data) } else { try sink.write(data) }
+            case .end:
+                if fileList { try sink.write(ForeignContent.markFileList(list, type: type, host: origin.host)) }
+                return
             case .failure(let code, let message): throw PasteboardError(PasteboardError.Code(wireValue: code), message)
             default: throw PasteboardError(.corrupt, "the pbctl at the other end answered out of turn")
             }
@@ -171,7 +207,10 @@ extension RemotePasteboard: PasteboardWatching {
         while true {
             switch try connection.receive(deadline: nil) {
             case .change(let json):
-                guard let change = try? decoder.decode(PasteboardChange.self, from: json) else {
+                guard let change = try? decoder.decode(PasteboardChange.self, from: json), change.types.count <= ForeignContent.maximumRepresentations,
+                    (try? change.types.forEach { try ForeignContent.checkType($0.rawValue) }) != nil,
+                    (try? change.owner.map { try ForeignContent.checkText($0, "an owner") }) != nil
+                else {
                     throw PasteboardError(.corrupt, "the pbctl at the other end sent a damaged change")
                 }
                 if try !body(change) { return }

@@ -35,6 +35,10 @@ public final class RemoteServer: @unchecked Sendable {
 
     public let socketPath: String
     public let policy: Policy
+    /// The remote host, as what it sends is marked (its file lists name it, its items are attributed to it).
+    public let origin: ForeignContent.Origin
+    /// The largest representation the remote may write here (the local `copy`'s limit).
+    public var maximumSize = 1 << 30
     /// What this clipboard is, for the remote's `pbctl info`.
     public let place: String
     let open: @Sendable () throws -> any PasteboardBackend
@@ -50,12 +54,14 @@ public final class RemoteServer: @unchecked Sendable {
 
     /// Listens on `socketPath` (created 0600, refused if something is there).
     public init(
-        socketPath: String, policy: Policy, place: String, temporaryFolder: String, log: (@Sendable (String) -> Void)?,
+        socketPath: String, policy: Policy, origin: ForeignContent.Origin, place: String, temporaryFolder: String,
+        log: (@Sendable (String) -> Void)?,
         open: @escaping @Sendable () throws -> any PasteboardBackend, makeItem: @escaping MakeItem,
         afterWrite: @escaping @Sendable ([Item], PasteboardName, any PasteboardBackend) -> Void
     ) throws {
         self.socketPath = socketPath
         self.policy = policy
+        self.origin = origin
         self.place = place
         self.open = open
         self.makeItem = makeItem
@@ -220,7 +226,9 @@ public final class RemoteServer: @unchecked Sendable {
     private func allowed(_ item: ItemSummary) -> Bool { policy.allowSensitive || !item.metadata.flags.contains(.sensitive) }
 
     /// A write: every item and representation read in (each representation into an unnamed file, or
-    /// straight into the store where the backend spools), then written at once.
+    /// straight into the store where the backend spools), then written at once. What the remote sends is
+    /// checked as local input is (``ForeignContent``): a bad name or size refuses the whole write, whose
+    /// remaining frames are read and dropped.
     private func receiveWrite(
         _ name: String, _ metadata: Data, _ options: Data, _ connection: RemoteConnection, _ local: () throws -> any PasteboardBackend
     ) throws {
@@ -229,11 +237,19 @@ public final class RemoteServer: @unchecked Sendable {
         var pending: [(metadata: ItemMetadata, options: RemoteCopyOptions, representations: [Representation])] = []
         var files: [Int32] = []
         defer { for fd in files { close(fd) } }
-        let problem: PasteboardError? = policy.canWrite ? nil : refuse("--read-only")
+        var problem: PasteboardError? = policy.canWrite ? nil : refuse("--read-only")
         let pasteboard = try self.pasteboard(name)
         func begin(_ metadata: Data, _ options: Data) {
-            let itemMetadata = (try? decoder.decode(ItemMetadata.self, from: metadata)) ?? ItemMetadata()
+            var itemMetadata = (try? decoder.decode(ItemMetadata.self, from: metadata)) ?? ItemMetadata()
             let copyOptions = (try? decoder.decode(RemoteCopyOptions.self, from: options)) ?? RemoteCopyOptions()
+            do {
+                itemMetadata = try ForeignContent.admit(itemMetadata, arrived: Date())
+                if let clearAfter = copyOptions.clearAfter, !(clearAfter.isFinite && (0...365 * 24 * 3600).contains(clearAfter)) {
+                    throw PasteboardError(.invalidData, "a lifetime (clearAfter) out of range")
+                }
+            } catch let error as PasteboardError {
+                problem = problem ?? PasteboardError(.invalidData, "the remote copy was refused: \(error.message)")
+            } catch {}
             pending.append((itemMetadata, copyOptions, []))
         }
         begin(metadata, options)
@@ -243,8 +259,25 @@ public final class RemoteServer: @unchecked Sendable {
             case .beginWrite(_, let metadata, let options):
                 begin(metadata, options)
             case .beginRepresentation(let type, let derivedFrom):
+                if problem == nil {
+                    do {
+                        try ForeignContent.checkType(type)
+                        if let derivedFrom { try ForeignContent.checkType(derivedFrom) }
+                        if pending[pending.count - 1].representations.count >= ForeignContent.maximumRepresentations {
+                            throw PasteboardError(.invalidData, "more than \(ForeignContent.maximumRepresentations) representations")
+                        }
+                    } catch let error as PasteboardError {
+                        problem = PasteboardError(.invalidData, "the remote copy was refused: \(error.message)")
+                    }
+                }
                 let (fd, count) = try receiveStream(connection, keep: problem == nil)
-                guard problem == nil else { continue }
+                if problem == nil, count > maximumSize {
+                    problem = PasteboardError(.invalidData, "the remote copy was refused: \(type) is larger than \(maximumSize) bytes")
+                }
+                guard problem == nil else {
+                    if fd >= 0 { close(fd) }
+                    continue
+                }
                 files.append(fd)
                 var data = Data()
                 if count > 0 {
@@ -263,7 +296,9 @@ public final class RemoteServer: @unchecked Sendable {
                     Representation(type: TypeIdentifier(type), data: data, derivedFrom: derivedFrom.map { TypeIdentifier($0) }))
             case .endWrite:
                 if let problem { throw problem }
-                let items = pending.map { makeItem($0.representations, $0.metadata) }.filter { !$0.representations.isEmpty }
+                let items = try pending.map {
+                    try ForeignContent.admit(makeItem($0.representations, $0.metadata), from: origin, arrived: Date())
+                }.filter { !$0.representations.isEmpty }
                 var copy = CopyOptions()
                 copy.pasteOnce = pending.first?.options.pasteOnce ?? false
                 copy.clearAfter = pending.first?.options.clearAfter
@@ -294,8 +329,13 @@ public final class RemoteServer: @unchecked Sendable {
             while true {
                 switch try connection.receive(deadline: deadline()) {
                 case .chunk(let data):
-                    if fd >= 0 { try POSIX.writeAll(fd, data, path: "\(temporaryFolder.shownPath) (the remote copy)") }
                     count += data.count
+                    if fd >= 0, count > maximumSize {
+                        // Over the limit: the rest is read and dropped, the write refused at its end.
+                        close(fd)
+                        fd = -1
+                    }
+                    if fd >= 0 { try POSIX.writeAll(fd, data, path: "\(temporaryFolder.shownPath) (the remote copy)") }
                 case .end:
                     return (fd, count)
                 default:

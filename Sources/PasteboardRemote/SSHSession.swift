@@ -26,6 +26,20 @@ public struct SSHSession {
         public var options: [String]
         public var destination: String
         public var command: [String]
+
+        /// The host the destination names (`me@host`, `ssh://me@host:2222`, `[::1]`): what the remote
+        /// host's content is marked with here.
+        public var host: String {
+            var text = Substring(destination)
+            if text.hasPrefix("ssh://") {
+                text = text.dropFirst("ssh://".count)
+                if let slash = text.firstIndex(of: "/") { text = text[..<slash] }
+            }
+            if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
+            if text.hasPrefix("["), let close = text.firstIndex(of: "]") { return String(text[...close]) }
+            if destination.hasPrefix("ssh://"), let colon = text.lastIndex(of: ":") { text = text[..<colon] }
+            return String(text)
+        }
     }
 
     /// Splits `arguments` (what follows `pbctl ssh` and its own options).

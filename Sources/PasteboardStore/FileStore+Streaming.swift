@@ -74,7 +74,7 @@ extension FileStore: InputSpooling, StoredFiles {
                 throw error
             }
             _ = flock(fd, LOCK_EX)
-            SpoolCleanup.register(packagePath + "/" + named)
+            SignalCleanup.register(packagePath + "/" + named)
             name = named
         }
         // Errors name the pasteboard the copy goes to, never a temporary file.
@@ -82,7 +82,7 @@ extension FileStore: InputSpooling, StoredFiles {
         func abandon() {
             if let name {
                 unlinkat(packageFD, name, 0)
-                SpoolCleanup.unregister(packagePath + "/" + name)
+                SignalCleanup.unregister(packagePath + "/" + name)
             }
             close(fd)
             close(packageFD)
@@ -216,7 +216,7 @@ extension FileStore: InputSpooling, StoredFiles {
         for spool in spools {
             if let name = spool.name {
                 unlinkat(spool.packageFD, name, 0)
-                SpoolCleanup.unregister(root + "/" + spool.pasteboard.rawValue + ".pasteboard/" + name)
+                SignalCleanup.unregister(root + "/" + spool.pasteboard.rawValue + ".pasteboard/" + name)
             }
             close(spool.fd)
             close(spool.packageFD)
@@ -319,35 +319,6 @@ extension FileStore: InputSpooling, StoredFiles {
             guard n > 0 else { throw PasteboardError(.corrupt, "\(opened.path): ended at \(offset) of \(opened.size) bytes") }
             try sink.write(Data(bytes: buffer, count: n))
             offset += n
-        }
-    }
-}
-
-/// The spool files in progress, removed when SIGINT, SIGTERM or SIGHUP ends the copy (the next writer
-/// would sweep them anyway; this leaves nothing even until then). Paths are kept as C strings so the
-/// handler calls only `unlink`.
-enum SpoolCleanup {
-    nonisolated(unsafe) static var paths = [UnsafeMutablePointer<CChar>?](repeating: nil, count: 16)
-    nonisolated(unsafe) static var installed = false
-
-    static func register(_ path: String) {
-        if !installed {
-            installed = true
-            for sig in [SIGINT, SIGTERM, SIGHUP] {
-                signal(sig) { received in
-                    for case let path? in SpoolCleanup.paths { unlink(path) }
-                    signal(received, SIG_DFL)
-                    raise(received)
-                }
-            }
-        }
-        if let slot = paths.firstIndex(where: { $0 == nil }) { paths[slot] = strdup(path) }
-    }
-
-    static func unregister(_ path: String) {
-        for (slot, stored) in paths.enumerated() where stored.map({ String(cString: $0) == path }) == true {
-            paths[slot] = nil
-            free(stored)
         }
     }
 }

@@ -140,7 +140,21 @@ public final class History: @unchecked Sendable {
         now: Date = Date()
     ) throws -> Outcome {
         if let why = item.metadata.flags.reasonNotToRecord { return .notRecorded(why) }
-        return try withLock(exclusive: true, create: true) { fd in
+        do {
+            return try recordLocked(item, preview: preview, application: application, selection: selection, skipped: alreadySkipped, now: now)
+        } catch let error as PasteboardError {
+            // Said of the history alone: the clipboard copy it records went on (a full disk here is not
+            // a lost copy there).
+            let suffix = "; nothing was copied, the previous content is intact"
+            let cause = error.message.hasSuffix(suffix) ? String(error.message.dropLast(suffix.count)) : error.message
+            throw PasteboardError(error.code, cause.contains(root) ? cause : "\(cause) (the history at \(root.shownPath))")
+        }
+    }
+
+    private func recordLocked(
+        _ item: Item, preview: String, application: String?, selection: String, skipped alreadySkipped: [Entry.Kind], now: Date
+    ) throws -> Outcome {
+        try withLock(exclusive: true, create: true) { fd in
             if let until = try pausedUntil(fd), until > now { return .notRecorded("recording is paused") }
             var (kept, skipped, digest) = try keep(item, alreadySkipped)
             skipped = alreadySkipped + skipped
@@ -164,7 +178,13 @@ public final class History: @unchecked Sendable {
             }
             let id = index.nextID
             index.nextID += 1
-            try store.write([kept], to: Self.pasteboard(for: id))
+            do {
+                try store.write([kept], to: Self.pasteboard(for: id))
+            } catch {
+                // A write that failed (a full disk) leaves no package behind: no empty entry, no damage.
+                removePackage(id, fd)
+                throw error
+            }
             let types = kept.representations.map { representation -> Entry.Kind in
                 Entry.Kind(type: representation.type, size: representation.knownSize, derivedFrom: representation.derivedFrom)
             }

@@ -29,6 +29,7 @@ extension WaylandBackend: ClipboardKeeping {
         managerOptions.maxRepresentationBytes = options.maximumRecordedSize
         managerOptions.primary = options.primary
         managerOptions.recordPrimary = options.primary || options.recordPrimary
+        managerOptions.complete = options.complete
         if let record = options.record {
             managerOptions.record = { item, primary, skipped in
                 record(KeptContent(item: item, application: nil, selection: primary ? "primary" : "clipboard", skipped: skipped))

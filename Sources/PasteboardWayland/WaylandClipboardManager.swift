@@ -42,6 +42,9 @@ public final class WaylandClipboardManager {
         public var record: (@Sendable (Item, _ primary: Bool, _ skipped: [TypeSummary]) -> Void)?
         /// Watch the primary selection to record it, even without ``primary``.
         public var recordPrimary = false
+        /// Completes a kept content with what a `pbctl copy` of it would offer besides
+        /// (``KeepOptions/complete``): offered again with the owner's own types.
+        public var complete: (@Sendable (Item) -> Item)?
         public init() {}
     }
 
@@ -153,7 +156,7 @@ public final class WaylandClipboardManager {
     private func serve(_ kept: WaylandManagerStateMachine.Kept, primary: Bool) throws {
         let names = kept.names
         let owner = WaylandSelectionOwner(
-            connection: backend.connection, item: kept.item, primary: primary,
+            connection: backend.connection, item: options.complete?(kept.item) ?? kept.item, primary: primary,
             mimeTypes: { type in
                 var mimes = self.backend.mimeTypes(for: type)
                 for mime in names[type] ?? [] where !mimes.contains(mime) { mimes.append(mime) }

@@ -28,6 +28,7 @@ extension X11Backend: ClipboardKeeping {
         managerOptions.log = options.log
         managerOptions.registry = options.registry
         managerOptions.producer = options.producer
+        managerOptions.complete = options.complete
         if let configuredStepTimeout { managerOptions.stepTimeout = configuredStepTimeout }
         managerOptions.recordLimits.maxTargetBytes = options.maximumRecordedSize
         if let record = options.record {

@@ -32,6 +32,23 @@ public final class SavedSelectionContent: SelectionContentSource {
     }
 }
 
+/// A vanished owner's content served again: its own targets as it gave them, then the derived ones a
+/// copy of it would offer that it did not (another image format, RTF from its HTML).
+final class RestoredContent: SelectionContentSource {
+    let kept: SavedSelectionContent
+    let derived: ItemContentSource
+    let targets: [XAtom]
+
+    init(kept: SavedSelectionContent, derived: ItemContentSource) {
+        self.kept = kept
+        self.derived = derived
+        let own = Set(kept.targets)
+        targets = kept.targets + derived.targets.filter { !own.contains($0) }
+    }
+
+    func content(for target: XAtom) -> ServedContent? { kept.content(for: target) ?? derived.content(for: target) }
+}
+
 /// A fetch in progress: its state machine, what it is for, and the owner it reads.
 private final class Fetch {
     enum Purpose {
@@ -98,6 +115,9 @@ public final class X11ClipboardManager {
         public var registry: TypeRegistry = .standard
         /// Produces the derived representations of items handed over by `pbctl copy` (HTML from Markdown…).
         public var producer: RepresentationProducer?
+        /// Completes a vanished owner's kept content with what a `pbctl copy` of it would offer besides
+        /// (``KeepOptions/complete``): served after the owner's own targets.
+        public var complete: (@Sendable (Item) -> Item)?
         /// Called with each new content the daemon keeps of CLIPBOARD (and of PRIMARY with
         /// `recordPrimary`), and each item `pbctl copy` hands over: what the history records. With it,
         /// CLIPBOARD snapshots take every target an owner offers, within `recordLimits`.
@@ -327,7 +347,7 @@ public final class X11ClipboardManager {
         case .restore:
             guard let kept = snapshots[selection], try connection.selectionOwner(selectionAtom) == 0 else { return }
             do {
-                try owner.claim(source: kept, selections: [selection])
+                try owner.claim(source: restoredContent(kept), selections: [selection])
                 machine.claimed(selectionAtom)
                 options.log?("the \(label(selection)) owner exited: restored \(kept.targetNames.joined(separator: ","))")
             } catch let error as PasteboardError where error.code == .unavailable && !connection.isBroken {
@@ -536,6 +556,18 @@ public final class X11ClipboardManager {
         claimedClipboard()
         options.log?("CLIPBOARD was empty: serving the newest history entry (\(owner.servedTargetNames.joined(separator: ",")))")
         return true
+    }
+
+    /// What a vanished owner's kept targets are served as: those targets byte for byte, then what a
+    /// `pbctl copy` of that content would offer besides (``Options/complete``), produced when asked for.
+    func restoredContent(_ kept: SavedSelectionContent) -> any SelectionContentSource {
+        guard let complete = options.complete else { return kept }
+        let derived = Item(representations: complete(item(from: kept)).representations.filter { $0.derivedFrom != nil })
+        guard !derived.representations.isEmpty,
+            let source = try? ItemContentSource(
+                item: derived, atoms: connection.atoms, negotiation: TargetNegotiation(registry: options.registry), intern: { try self.connection.intern($0) })
+        else { return kept }
+        return RestoredContent(kept: kept, derived: source)
     }
 
     /// The kept targets as an item: each target's type once (the first target of a type wins; text

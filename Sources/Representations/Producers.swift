@@ -59,4 +59,29 @@ public enum Producers {
         }
         return Item(representations: representations, metadata: metadata)
     }
+
+    /// An item that arrived whole from elsewhere — kept by the daemon from another application, recalled
+    /// from the history, received from a device or a remote pbctl — offering what a `pbctl copy` of its
+    /// original would: every representation it holds kept as it is (the owner's own bytes first), and
+    /// each derived type a copy would offer and it lacks, promised from the original and produced only
+    /// when asked for. The original is its first image that is no derived one, else its first Markdown,
+    /// HTML or RTF that is none; an item with neither (plain text, files, anything else) is returned as
+    /// it is: no invented richness.
+    public static func completed(_ item: Item, plainText: PlainTextChoice = .source, convert: @escaping RepresentationProducer) -> Item {
+        let originals = item.representations.filter { $0.derivedFrom == nil }
+        guard
+            let original = originals.first(where: { ImageRepresentations.isImage($0.type) })
+                ?? originals.first(where: { [.markdown, .html, .rtf].contains($0.type) })
+        else { return item }
+        var completed = item
+        let source = original.type
+        for target in derivedTypes(for: source) where item.representation(for: target) == nil {
+            if source == .markdown, target == .utf8PlainText, plainText == .source {
+                completed.set(Representation(type: target, derivedFrom: source) { try original.data() })
+            } else {
+                completed.set(Representation(type: target, derivedFrom: source) { try convert(source, try original.data(), target) })
+            }
+        }
+        return completed
+    }
 }

@@ -54,6 +54,8 @@ public final class OutputFile {
         if exists { _ = fchmod(created, st.st_mode & 0o7777) }
         fd = created
         temporary = name
+        // Ctrl-C, SIGTERM or SIGHUP before the rename leave nothing behind either.
+        SignalCleanup.register(name)
     }
 
     /// `path` with every symbolic link along its last component followed (at most 40, as the kernel
@@ -79,6 +81,7 @@ public final class OutputFile {
         guard !done else { return }
         done = true
         close(fd)
+        defer { if let temporary { SignalCleanup.unregister(temporary) } }
         if let temporary, PathCalls.renameat(AT_FDCWD, temporary, AT_FDCWD, target) != 0 {
             let error = POSIX.ioError("rename", path.shownPath)
             _ = temporary.withPathCString { unlink($0) }
@@ -86,9 +89,16 @@ public final class OutputFile {
         }
     }
 
-    deinit {
+    /// Removes the temporary file: nothing is left of a write that did not end well (a paste cut short).
+    public func discard() {
         guard !done else { return }
+        done = true
         close(fd)
-        if let temporary { _ = temporary.withPathCString { unlink($0) } }
+        if let temporary {
+            _ = temporary.withPathCString { unlink($0) }
+            SignalCleanup.unregister(temporary)
+        }
     }
+
+    deinit { discard() }
 }

@@ -58,7 +58,7 @@ func fastCopy(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     }
     do {
         if let problem = try BackendChoice.fastStoreCopy(item, historyLimits: configuration.history, variable: variable) {
-            try? POSIX.writeAll(STDERR_FILENO, Data("pbctl: warning: not recorded in the history: \(problem)\n".utf8), path: "standard error")
+            try? POSIX.writeAll(STDERR_FILENO, Data("pbctl: warning: copied, but not recorded in the history: \((problem as? PasteboardError)?.message ?? "\(problem)")\n".utf8), path: "standard error")
         }
         return ExitCode.ok
     } catch let error as PasteboardError {

@@ -151,7 +151,7 @@ extension Context {
             let outcome = try history.record(item, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
             if verbose, case .notRecorded(let why) = outcome { terminal.err("pbctl: not recorded in the history: \(why)") }
         } catch {
-            terminal.err("pbctl: warning: not recorded in the history: \(error)")
+            terminal.err("pbctl: warning: copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")
         }
     }
 }

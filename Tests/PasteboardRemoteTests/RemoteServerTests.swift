@@ -19,7 +19,7 @@ final class RemoteServerTests: XCTestCase {
         local = InMemoryPasteboard()
         let backend = local!
         server = try RemoteServer(
-            socketPath: folder + "/socket", policy: policy, place: "test", temporaryFolder: folder, log: nil,
+            socketPath: folder + "/socket", policy: policy, origin: ForeignContent.Origin(host: "far-host", label: "pbctl ssh: far-host"), place: "test", temporaryFolder: folder, log: nil,
             open: { backend },
             makeItem: { received, metadata in Item(representations: received, metadata: metadata) },
             afterWrite: { _, _, _ in })

@@ -192,6 +192,8 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
     keep.maximumRecordedSize = configuration.history.maxRepresentationSize
     keep.registry = context.registry
     keep.producer = Conversion.produceRepresentation
+    // What is kept is served as a copy of it would be (a JPEG-only owner's picture also as PNG…).
+    keep.complete = { Producers.completed($0, convert: Conversion.produceRepresentation) }
     keep.log = log
     // The history: every new content, written on a queue of its own so a large entry never delays the
     // pastes the daemon serves; the newest entry is served again when the clipboard is empty at start.
@@ -201,7 +203,9 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
         keep.record = { kept in
             queue.async { daemonRecord(kept, in: history, registry: registry, log: log) }
         }
-        if let newest = try? history.entries().entries.first(where: \.keepsContent) { keep.restore = try? history.item(newest.id) }
+        if let newest = try? history.entries().entries.first(where: \.keepsContent), let item = try? history.item(newest.id) {
+            keep.restore = Producers.completed(item, convert: Conversion.produceRepresentation)
+        }
     }
     // KDE Connect: each new content goes to the paired devices too, and what they send is written
     // through a second connection to the same clipboard (the keeper's own is its loop's).
@@ -213,7 +217,9 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
         let service = try startKDEConnect(options, context, log: log, say: { say($0) }) { received in
             attribution.remember(received, registry: registry)
             guard let backend = try? context.chooseBackend(kind).backend else { return }
-            do { try backend.write([received.item], to: .general, options: context.copyOptions()) } catch {
+            // Devices send originals; what derives from them is offered here, as a local copy's is.
+            let item = Producers.completed(received.item, convert: Conversion.produceRepresentation)
+            do { try backend.write([item], to: .general, options: CopyOptions()) } catch {
                 if let log { log("KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)") } else {
                     terminal.err("pbctl daemon: KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)")
                 }
@@ -353,7 +359,8 @@ func runSyncOnlyDaemon(
         service = try startKDEConnect(options, context, log: log, say: say) { received in
             guard let backend = try? context.chooseBackend(kind).backend else { return }
             do {
-                try backend.write([received.item], to: .general, options: context.copyOptions())
+                let item = Producers.completed(received.item, convert: Conversion.produceRepresentation)
+                try backend.write([item], to: .general, options: CopyOptions())
                 if let history {
                     _ = try? history.record(
                         received.item, preview: historyPreview(received.item, registry), application: "KDE Connect: \(received.deviceName)")

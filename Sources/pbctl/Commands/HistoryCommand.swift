@@ -173,10 +173,11 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         }
         let id = try parseHistoryID(line)
         _ = try history.pasteableEntry(id)
-        var item = try history.item(id)
+        // Offered as a copy of it would be: the kept representations, and what derives from them.
+        var item = Producers.completed(try history.item(id), convert: Conversion.produceRepresentation)
         item.metadata.created = Date()
         let backend = try context.backend(options.global)
-        try backend.write([item], to: options.global.pasteboard, options: context.copyOptions())
+        try backend.write([item], to: options.global.pasteboard, options: CopyOptions())
         if !backend.changesReachDaemons, options.global.pasteboard == .general {
             context.recordInHistory(item, verbose: false)  // to the top
         }
@@ -230,9 +231,10 @@ func printHistory(_ entries: [History.Entry], json: Bool, _ context: Context) th
             let mark = "[not kept: " + (context.registry.preferredMIMEType(of: kind.type) ?? kind.type.rawValue)
                 + (kind.size.map { " " + humanSize($0) } ?? "") + " over history.max-entry-size]"
             // A bracketed summary ([image/png …]) says nothing the mark does not; a text preview stays.
-            text += "\(entry.id)\t\(mark)" + (entry.preview.hasPrefix("[") ? "" : " " + entry.preview) + "\n"
+            text += "\(entry.id)\t\(mark.visibleControlCharacters)" + (entry.preview.hasPrefix("[") ? "" : " " + entry.preview.visibleControlCharacters) + "\n"
         } else {
-            text += "\(entry.id)\t\(entry.preview)\n"
+            // The preview and the names in it come from outside: a control character is shown, never obeyed.
+            text += "\(entry.id)\t\(entry.preview.visibleControlCharacters)\n"
         }
     }
     try context.terminal.out(text)

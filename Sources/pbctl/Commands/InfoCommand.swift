@@ -75,21 +75,25 @@ func runInfo(_ options: InfoArguments, _ context: Context) throws -> Int32 {
         return ExitCode.ok
     }
     var text = "pasteboard:   \(listing.pasteboard) (\(listing.backend))\n"
-    text += "backend:      \(listing.backend)" + (listing.backendDetail.map { " (\($0))" } ?? "") + "\n"
-    text += "why:          \(listing.reason)\n"
-    if let terminal = listing.terminal { text += "terminal:     \(terminal)\n" }
+    text += "backend:      \(listing.backend)" + (listing.backendDetail.map { " (\($0.visibleControlCharacters))" } ?? "") + "\n"
+    text += "why:          \(listing.reason.visibleControlCharacters)\n"
+    if let terminal = listing.terminal { text += "terminal:     \(terminal.visibleControlCharacters)\n" }
     text += "change count: \(listing.changeCount)\n"
     if let sync { text += "kdeconnect:   \(sync.line)\n" }
     text += "items:        \(listing.items.count)\n"
     for (index, item) in listing.items.enumerated() {
         text += "item \(index):\n"
-        if let source = item.sourcePath ?? item.sourceApplication { text += "  source:  \(source)\n" }
-        for (key, value) in (item.extra ?? [:]).sorted(by: { $0.key < $1.key }) { text += "  \(key): \(value)\n" }
+        // Names and provenance come from outside (an owner, another machine): control characters shown, never obeyed.
+        if let source = item.sourcePath ?? item.sourceApplication { text += "  source:  \(source.visibleControlCharacters)\n" }
+        for (key, value) in (item.extra ?? [:]).sorted(by: { $0.key < $1.key }) {
+            text += "  \(key.visibleControlCharacters): \(value.visibleControlCharacters)\n"
+        }
         text += "  created: \(item.created.formatted(.iso8601))\n"
         let flags = [item.sensitive ? "sensitive" : nil, item.transient ? "transient" : nil].compactMap { $0 }
         if !flags.isEmpty { text += "  flags:   " + flags.joined(separator: ", ") + "\n" }
         for type in item.types {
-            text += "  type:    \(type.type)" + (type.size.map { " (\($0) bytes)" } ?? "") + (type.derivedFrom.map { " from \($0)" } ?? "") + "\n"
+            text += "  type:    \(type.type.visibleControlCharacters)" + (type.size.map { " (\($0) bytes)" } ?? "")
+                + (type.derivedFrom.map { " from \($0.visibleControlCharacters)" } ?? "") + "\n"
         }
     }
     try context.terminal.out(text)

@@ -74,19 +74,17 @@ func runSSH(_ options: SSHArguments, _ context: Context) throws -> Int32 {
     }
     // What this machine's clipboard is, for the remote's pbctl info.
     let place = (try? context.chooseBackend(kind)).map { "\($0.backend.info.name) (\($0.reason))" } ?? "this machine"
+    // What the remote host may copy here: as much as a local copy (PBCTL_MAX_SIZE, else 1 GiB).
+    let maximumSize = try context.maximumInputSize(nil)
     return try SSHSession.run(options.ssh, environment: environment, interactive: POSIX.standardInputIsTerminal) { socketPath in
-        try RemoteServer(
-            socketPath: socketPath, policy: options.policy, place: place,
+        let server = try RemoteServer(
+            socketPath: socketPath, policy: options.policy,
+            origin: ForeignContent.Origin(host: options.ssh.host, label: "pbctl ssh: \(options.ssh.host)"), place: place,
             temporaryFolder: environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp", log: log,
             open: { try context.chooseBackend(kind).backend },
             makeItem: { received, metadata in
-                guard let original = received.first(where: { $0.derivedFrom == nil }) ?? received.first,
-                    case .data(let data) = original.content
-                else { return Item(representations: received, metadata: metadata) }
-                var item = Producers.item(
-                    original: data, type: original.type, metadata: metadata, plainText: .source, convert: Conversion.produceRepresentation)
-                for representation in received where representation.type != original.type { item.set(representation) }
-                return item
+                // What travelled (the originals), completed here as a local copy of it would be.
+                Producers.completed(Item(representations: received, metadata: metadata), convert: Conversion.produceRepresentation)
             },
             afterWrite: { items, pasteboard, backend in
                 // Nobody watches the store for changes: a copy from there records itself, as `copy` does.
@@ -101,5 +99,7 @@ func runSSH(_ options: SSHArguments, _ context: Context) throws -> Int32 {
                     }
                 }
             })
+        server.maximumSize = maximumSize
+        return server
     }
 }

@@ -62,10 +62,12 @@ func runTypes(_ options: TypesArguments, _ context: Context) throws -> Int32 {
     if options.json {
         try context.terminal.out(try jsonString(listing))
     } else {
+        // Names come from whoever owns the clipboard: a control character is shown, never sent to the terminal.
         var text = ""
-        let width = listing.map(\.type.count).max() ?? 0
-        for entry in listing {
-            text += entry.type.padding(width + 1) + (entry.mimeType ?? "-").padding(26) + (entry.size.map(String.init) ?? "-") + "\n"
+        let shown = listing.map { (type: $0.type.visibleControlCharacters, mime: ($0.mimeType ?? "-").visibleControlCharacters, size: $0.size) }
+        let width = shown.map(\.type.count).max() ?? 0
+        for entry in shown {
+            text += entry.type.padding(width + 1) + entry.mime.padding(26) + (entry.size.map(String.init) ?? "-") + "\n"
         }
         try context.terminal.out(text)
     }

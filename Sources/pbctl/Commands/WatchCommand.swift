@@ -98,7 +98,8 @@ let watchCommand = Command(
                 try context.terminal.out(line)
             } else {
                 let types = change.types.isEmpty ? "-" : change.types.map(\.rawValue).joined(separator: ",")
-                try context.terminal.out("\(change.changeCount)\t\(change.owner ?? "-")\t\(state)\t\(types)\n")
+                try context.terminal.out(
+                    "\(change.changeCount)\t\((change.owner ?? "-").visibleControlCharacters)\t\(state)\t\(types.visibleControlCharacters)\n")
             }
             return options.count.map { seen < $0 } ?? true
         }
