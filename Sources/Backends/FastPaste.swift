@@ -120,7 +120,7 @@ extension BackendChoice {
         else { return .notHandled }
         let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(141) })
         do {
-            try connection.receive(offer: offer, mime: mime, into: sink, stepTimeout: timeout)
+            try connection.receive(offer: offer, mime: mime, primary: primary, into: sink, stepTimeout: timeout)
             return .pasted
         } catch let error as PasteboardError {
             return .failed(error)

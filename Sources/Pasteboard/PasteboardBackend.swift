@@ -11,11 +11,14 @@ public struct TypeSummary: Sendable, Codable, Equatable {
     public var size: Int?
     /// The type this one is derived from, nil for an original.
     public var derivedFrom: TypeIdentifier?
+    /// Of a representation left out: its owner went away before sending all of it (nil: not so).
+    public var cutShort: Bool?
 
-    public init(type: TypeIdentifier, size: Int? = nil, derivedFrom: TypeIdentifier? = nil) {
+    public init(type: TypeIdentifier, size: Int? = nil, derivedFrom: TypeIdentifier? = nil, cutShort: Bool? = nil) {
         self.type = type
         self.size = size
         self.derivedFrom = derivedFrom
+        self.cutShort = cutShort
     }
 }
 

@@ -39,11 +39,14 @@ public final class History: @unchecked Sendable {
             /// Nil for a representation produced on paste (or, when skipped, produced from a skipped one).
             public var size: Int?
             public var derivedFrom: TypeIdentifier?
+            /// Skipped because its owner went away before sending all of it (never kept half).
+            public var cutShort: Bool
 
-            public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier? = nil) {
+            public init(type: TypeIdentifier, size: Int?, derivedFrom: TypeIdentifier? = nil, cutShort: Bool = false) {
                 self.type = type
                 self.size = size
                 self.derivedFrom = derivedFrom
+                self.cutShort = cutShort
             }
         }
         public var id: Int
@@ -671,14 +674,14 @@ extension History.Entry.Kind {
     var json: JSONValue {
         .record([
             ("type", .string(type.rawValue)), ("size", size.map { .integer(Int64($0)) }),
-            ("derivedFrom", derivedFrom.map { .string($0.rawValue) }),
+            ("derivedFrom", derivedFrom.map { .string($0.rawValue) }), ("cutShort", cutShort ? .bool(true) : nil),
         ])
     }
 
     init(json: JSONValue) throws {
         self.init(
             type: TypeIdentifier(try json.requiredString("type")), size: try json.optionalInt("size"),
-            derivedFrom: try json.optionalString("derivedFrom").map { TypeIdentifier($0) })
+            derivedFrom: try json.optionalString("derivedFrom").map { TypeIdentifier($0) }, cutShort: try json.optionalBool("cutShort") ?? false)
     }
 }
 

@@ -165,14 +165,15 @@ public final class WaylandBackend: PasteboardBackend {
         let preferred = mimeTypes(for: type).filter(mimes.contains)
         let others = mimes.filter { !preferred.contains($0) && !ClipboardMarkers.isMarker($0) && self.type(forMIME: $0) == type }
         guard let mime = (preferred + others).first else { throw PasteboardError(.typeNotOffered, "\(type) is not offered") }
-        try receive(offer: offer, mime: mime, into: sink)
+        try receive(offer: offer, mime: mime, primary: pasteboard == .primary, into: sink)
     }
 
     /// Asks the owner of `offer` to write `mime` into a pipe and copies what it writes into `sink` until
     /// the owner closes it; each read waits at most ``stepTimeout``, and more than `limit` bytes stop the
     /// transfer with `.refused`.
-    public func receive(offer: UInt32, mime: String, into sink: any RepresentationSink, limit: Int? = nil) throws {
-        try connection.receive(offer: offer, mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout)
+    /// - Throws: `.unavailable` when the owner went away before the end (``TransferCompleteness``).
+    public func receive(offer: UInt32, mime: String, primary: Bool, into sink: any RepresentationSink, limit: Int? = nil) throws {
+        try connection.receive(offer: offer, mime: mime, primary: primary, into: sink, limit: limit, stepTimeout: stepTimeout)
     }
 
     // MARK: Writing and clearing
@@ -181,13 +182,39 @@ public final class WaylandBackend: PasteboardBackend {
         _ = try offer(pasteboard)
         connection.send(connection.client.setSelection(nil, primary: pasteboard == .primary))
         try connection.roundTrip(deadline: deadline())
+        countChange(primary: pasteboard == .primary, offering: [])
     }
 
-    /// Rises with every selection change this connection saw (Wayland numbers nothing across clients):
-    /// 0 when the selection is empty.
+    /// The compositor's change count as every pbctl process there sees it (``WaylandChangeCounter``:
+    /// every change while `pbctl daemon` runs, pbctl's own copies and clears, and other programs' changes
+    /// of the offered types); this connection's own count where that file cannot be kept.
     public func changeCount(of pasteboard: PasteboardName) throws -> Int {
-        guard try offer(pasteboard) != nil else { return 0 }
-        return connection.client.changes
+        let offer = try self.offer(pasteboard)
+        let fingerprint = SelectionFingerprint.of(offer.flatMap { connection.client.offers[$0] })
+        return changeCounter.record(.observed, primary: pasteboard == .primary, fingerprint: fingerprint) ?? connection.client.changes
+    }
+
+    /// The change count shared by the processes on this compositor.
+    var changeCounter: WaylandChangeCounter { WaylandChangeCounter(folder: lockFolder, socket: connection.path) }
+
+    /// A copy or clear of this process took the selection, now offering `mimes`: counted here unless a
+    /// daemon runs on this compositor, which sees the new selection and counts it (once).
+    func countChange(primary: Bool, offering mimes: [String]) {
+        guard WaylandDaemonLock(folder: lockFolder, socket: connection.path).runningDaemon() == nil else { return }
+        changeCounter.record(.changed, primary: primary, fingerprint: SelectionFingerprint.of(mimes))
+    }
+
+    /// The daemon saw another client's new selection offering `mimes`.
+    func countForeignChange(primary: Bool, offering mimes: [String]) {
+        changeCounter.record(.changed, primary: primary, fingerprint: SelectionFingerprint.of(mimes))
+    }
+
+    /// The MIME types an owner of `item` offers (its types under their MIME names, then the markers).
+    func offeredMIMETypes(_ item: Item) -> [String] {
+        WaylandOwnerStateMachine(
+            types: item.representations.map(\.type), sensitive: item.metadata.flags.contains(.sensitive),
+            transient: item.metadata.flags.contains(.transient), mimeTypes: mimeTypes(for:), configuration: .init()
+        ).offeredMIMETypes
     }
 
     /// Serves the first item as `options` say: from this process (`foreground`), by this process forked
@@ -215,6 +242,7 @@ public final class WaylandBackend: PasteboardBackend {
             let owner = self.owner(item, primary: primary, options: options)
             let deadline = deadline()
             if try DetachedProcess.forkOwner(keeping: [connection.fd], claim: { try owner.claim(deadline: deadline) }, serve: owner.run) {
+                countChange(primary: primary, offering: owner.machine.offeredMIMETypes)
                 return 1
             }
         }
@@ -223,6 +251,7 @@ public final class WaylandBackend: PasteboardBackend {
                 backend: info.name, display: nil, pasteboard: pasteboard, pasteOnce: options.pasteOnce,
                 clearAfter: options.lifetime(sensitive: item.metadata.flags.contains(.sensitive)))
         try DetachedProcess.spawnOwner(ownerLaunch, request, serving: item)
+        countChange(primary: primary, offering: offeredMIMETypes(item))
         return 1
     }
 
@@ -245,6 +274,7 @@ extension WaylandBackend: SelectionServing {
         let served = options.served(item)
         let owner = self.owner(served, primary: primary, options: options)
         try owner.claim(deadline: deadline())
+        countChange(primary: primary, offering: owner.machine.offeredMIMETypes)
         ready()
         try owner.run()
     }
@@ -266,8 +296,10 @@ extension WaylandBackend: PasteboardWatching {
                 WaylandPipes.close(fd)  // a watch serves nothing
             case .selection(let isPrimary, let offer) where isPrimary == primary:
                 let summary = offer == nil ? [] : try items(inOffer: offer!)
+                let fingerprint = SelectionFingerprint.of(offer.flatMap { connection.client.offers[$0] })
+                let count = changeCounter.record(.observed, primary: primary, fingerprint: fingerprint) ?? connection.client.changes
                 let change = PasteboardChange(
-                    changeCount: connection.client.changes, owner: offer.map { "offer \($0)" },
+                    changeCount: count, owner: offer.map { "offer \($0)" },
                     types: summary.first?.types.map(\.type) ?? [], sensitive: summary.first?.metadata.flags.contains(.sensitive) ?? false)
                 guard try body(change) else { return }
             default:

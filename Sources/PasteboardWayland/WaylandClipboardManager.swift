@@ -142,8 +142,10 @@ public final class WaylandClipboardManager {
                 options.log?(line)
             case .record(let item, let primary, let skipped):
                 options.record?(item, primary, skipped)
+            case .changed(let primary, let mimes):
+                backend.countForeignChange(primary: primary, offering: mimes)
             case .fetch(let primary, let offer, let mimes):
-                let fetched = fetch(offer, mimes: mimes)
+                let fetched = fetch(offer, primary: primary, mimes: mimes)
                 try perform(machine.fetched(primary: primary, fetched, metadata: backend.metadata(forMIMEs: mimes)))
             case .serve(let primary, let kept, let pause):
                 if pause > 0 { usleep(useconds_t(pause / 1000)) }
@@ -166,12 +168,15 @@ public final class WaylandClipboardManager {
         try owner.claim(deadline: backend.deadline())
         owners.append(owner)
         let client = backend.connection.client
-        try perform(machine.serving(primary: primary, source: owner.offeredSource, ownOffer: primary ? client.primarySelection : client.selection))
+        let ownOffer = primary ? client.primarySelection : client.selection
+        // The same content again: not a change, but what the selection offers now (readers compare it).
+        backend.changeCounter.record(.settled, primary: primary, fingerprint: SelectionFingerprint.of(ownOffer.flatMap { client.offers[$0] }))
+        try perform(machine.serving(primary: primary, source: owner.offeredSource, ownOffer: ownOffer))
     }
 
     /// Fetches every type of `offer`, as a ``WaylandFetchStateMachine`` decides, one receive after the
     /// other (each wait within the backend's step timeout, the whole within the fetch deadline).
-    private func fetch(_ offer: UInt32, mimes: [String]) -> WaylandFetchStateMachine.Fetched {
+    private func fetch(_ offer: UInt32, primary: Bool, mimes: [String]) -> WaylandFetchStateMachine.Fetched {
         var fetch = WaylandFetchStateMachine(
             mimes: mimes,
             configuration: .init(
@@ -188,7 +193,7 @@ public final class WaylandClipboardManager {
                 let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: fetch.deadline, now: waylandNow)
                 var failure: (any Error)?
                 do {
-                    try backend.receive(offer: offer, mime: mime, into: sink)
+                    try backend.receive(offer: offer, mime: mime, primary: primary, into: sink)
                 } catch {
                     failure = error
                 }

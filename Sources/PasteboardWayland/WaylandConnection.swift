@@ -112,14 +112,49 @@ public final class WaylandConnection {
 
     // MARK: Transfers
 
-    /// Asks the owner of `offer` to write `mime` into a pipe and moves what it writes into `sink` until
-    /// the owner closes it (`splice` where the sink takes it); each wait lasts at most `stepTimeout`
-    /// seconds, and more than `limit` bytes stop the transfer with `.refused`. No round trip: the request
-    /// goes out, then the pipe is read.
-    public func receive(offer: UInt32, mime: String, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double) throws {
-        try WaylandPipes.receive(mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout) { writeEnd in
+    /// Asks the owner of `offer` (the selection, or the primary selection) to write `mime` into a pipe
+    /// and moves what it writes into `sink` until the owner closes it (`splice` where the sink takes it);
+    /// each wait lasts at most `stepTimeout` seconds, and more than `limit` bytes stop the transfer with
+    /// `.refused`. The request goes out, then the pipe is read, the socket watched beside it; after the
+    /// end, one round trip tells an owner that finished from one that died mid-write
+    /// (``TransferCompleteness``): a transfer cut short throws `.unavailable` (exit 69), after its bytes
+    /// went to `sink` (the caller discards them). The events met are left for the caller, in order.
+    public func receive(
+        offer: UInt32, mime: String, primary: Bool, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double
+    ) throws {
+        var completeness = TransferCompleteness()
+        var looked = pending.count
+        // Every event that arrived since the request: a clearing of this selection is what counts.
+        func lookAtEvents(writerClosed: Bool) {
+            for event in pending[looked...] {
+                if case .selection(let isPrimary, nil) = event, isPrimary == primary { completeness.selectionCleared(writerClosed: writerClosed) }
+            }
+            looked = pending.count
+        }
+        try WaylandPipes.receive(
+            mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout,
+            watch: (socket.fd, { [self] writerClosed in
+                try socket.readAvailable()
+                while try decodeOne() {}
+                lookAtEvents(writerClosed: writerClosed)
+            })
+        ) { writeEnd in
             send(client.receive(offer, mime: mime, fd: writeEnd))
             try flush(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
+        }
+        var verdict = completeness.verdict
+        if verdict == .confirm {
+            let before = pending.count
+            try roundTrip(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
+            var cleared = false
+            for event in pending[min(looked, before)...] {
+                if case .selection(let isPrimary, nil) = event, isPrimary == primary { cleared = true }
+            }
+            verdict = completeness.confirmed(cleared: cleared)
+        }
+        if verdict == .cutShort {
+            throw PasteboardError(
+                .unavailable, "the Wayland clipboard's owner went away while it was sending \(mime): what arrived may be cut short")
         }
     }
 }

@@ -76,8 +76,10 @@ public enum Producers {
         var completed = item
         let source = original.type
         for target in derivedTypes(for: source) where item.representation(for: target) == nil {
-            if source == .markdown, target == .utf8PlainText, plainText == .source {
-                completed.set(Representation(type: target, derivedFrom: source) { try original.data() })
+            if source == .markdown, target == .utf8PlainText, plainText == .source, let data = try? original.data() {
+                // The same bytes, held as data (as ``item(original:type:metadata:plainText:convert:)`` holds
+                // them): a backend that produces what it holds as a record would render them instead.
+                completed.set(Representation(type: target, data: data, derivedFrom: source))
             } else {
                 completed.set(Representation(type: target, derivedFrom: source) { try convert(source, try original.data(), target) })
             }

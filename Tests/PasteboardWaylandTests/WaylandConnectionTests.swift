@@ -111,7 +111,8 @@ final class WaylandConnectionTests: XCTestCase {
     }
 
     /// A paste's transfer, on both families, as recorded: `receive` with the pipe's write end beside its
-    /// bytes; the owner writes into it and closes it; no round trip.
+    /// bytes; the owner writes into it and closes it; then one round trip confirms the owner is still
+    /// there (the selection not cleared): the transfer is whole.
     func testAReceiveSendsThePipeAndReadsWhatTheOwnerWrites() throws {
         for family in [DataControlFamily.ext, .wlr] {
             let peer = Peer()
@@ -130,13 +131,51 @@ final class WaylandConnectionTests: XCTestCase {
                     _ = "pasted \(family)".withCString { write(fd, $0, strlen($0)) }
                     close(fd)
                 }
+                Self.answerSync(peer)
             }
             owner.start()
             let sink = DataSink()
-            try connection.receive(offer: 0xFF00_0001, mime: "text/plain", into: sink, stepTimeout: 5)
+            try connection.receive(offer: 0xFF00_0001, mime: "text/plain", primary: false, into: sink, stepTimeout: 5)
             XCTAssertEqual(String(decoding: sink.data, as: UTF8.self), "pasted \(family)")
-            XCTAssertEqual(connection.roundTrips, 0)
+            XCTAssertEqual(connection.roundTrips, 1, "the round trip after the end of data")
         }
+    }
+
+    /// Answers the next request, a `wl_display.sync`, with its callback's `done`; `before` goes first.
+    static func answerSync(_ peer: Peer, before: [WaylandMessage] = []) {
+        let (bytes, _) = peer.receive()
+        guard bytes.count >= 12 else { return XCTFail("no sync request: \(bytes)") }
+        let callback = UInt32(bytes[8]) | UInt32(bytes[9]) << 8 | UInt32(bytes[10]) << 16 | UInt32(bytes[11]) << 24
+        peer.send(before + [WaylandMessage(object: callback, WlCallback.Event.done, arguments: [.uint(0)])])
+    }
+
+    /// An owner that dies mid-write closes its pipe as one that finished does; the compositor then
+    /// clears the selection, before it answers the round trip after the end of data: cut short.
+    func testAnOwnerGoneAtTheEndOfDataIsACutShortTransfer() throws {
+        let peer = Peer()
+        let connection = bound(.ext, peer: peer)
+        peer.send([
+            WaylandMessage(object: 5, DataControlDevice.Event.dataOffer, arguments: [.newID(0xFF00_0001)]),
+            WaylandMessage(object: 0xFF00_0001, DataControlOffer.Event.offer, arguments: [.string("text/plain")]),
+            WaylandMessage(object: 5, DataControlDevice.Event.selection, arguments: [.object(0xFF00_0001)]),
+        ])
+        XCTAssertEqual(try connection.nextEvent(deadline: now() + 2_000_000_000), .selection(primary: false, offer: 0xFF00_0001))
+        let owner = Thread {
+            let (_, fds) = peer.receive()
+            for fd in fds {
+                _ = "the first megabyte".withCString { write(fd, $0, strlen($0)) }
+                close(fd)
+            }
+            Self.answerSync(peer, before: [WaylandMessage(object: 5, DataControlDevice.Event.selection, arguments: [.object(0)])])
+        }
+        owner.start()
+        let sink = DataSink()
+        XCTAssertThrowsError(try connection.receive(offer: 0xFF00_0001, mime: "text/plain", primary: false, into: sink, stepTimeout: 5)) {
+            XCTAssertEqual(($0 as? PasteboardError)?.code, .unavailable, "\($0)")
+            XCTAssertTrue("\($0)".contains("cut short"), "\($0)")
+        }
+        // The events met are the caller's still: the clearing is there for the daemon to see.
+        XCTAssertEqual(try connection.nextEvent(deadline: now()), .selection(primary: false, offer: nil))
     }
 
     /// A `send` to the connection's source arrives with its descriptor, which the event hands over.

@@ -56,10 +56,16 @@ final class KDEConnectPbctlTests: KDEConnectTestCase {
         XCTAssertEqual(try pbctl(b, ["copy", "--type", "public.png", scratch + "/image.png"]).status, 0)
         XCTAssertTrue(waitUntil(5) { (try? self.pbctl(a, ["types"]))?.text.contains("public.png") == true }, daemonLog(a))
         XCTAssertEqual(try sh("env -i PBCTL_STORE=\(a.home)/store /usr/sbin/ip netns exec \(a.namespace!) \(PbctlRunner.binary) paste --type public.png | cmp - '\(scratch)/image.png'").status, 0)
-        // A file list: the paths.
+        // A file list arrives as the other device's: its URIs name that device, so no local consumer takes
+        // them for files of this machine (paste --files --into refuses them).
         FileManager.default.createFile(atPath: scratch + "/report.pdf", contents: Data("pdf".utf8))
         XCTAssertEqual(try pbctl(a, ["copy", "--files", scratch + "/report.pdf"]).status, 0)
-        XCTAssertTrue(waitUntil(3) { (try? self.pbctl(b, ["paste", "--files"]))?.text == scratch + "/report.pdf\n" }, daemonLog(b))
+        XCTAssertTrue(
+            waitUntil(3) { (try? self.pbctl(b, ["paste", "--type", "public.file-url"]))?.text == "file://rich-a\(scratch)/report.pdf\r\n" },
+            daemonLog(b))
+        let into = try pbctl(b, ["paste", "--files", "--into", scratch + "/into-b"])
+        XCTAssertEqual(into.status, 65, into.stderr)
+        XCTAssertTrue(into.stderr.contains("not a local file"), into.stderr)
     }
 
     /// A scripted protocol-7 peer: nothing it sends counts while it is not paired; paired, its text

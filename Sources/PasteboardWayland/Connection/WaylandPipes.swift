@@ -19,8 +19,11 @@ public enum WaylandPipes {
     /// closes that end, and moves what the owner writes into `sink` until it closes its copy (`splice`
     /// where the sink takes it). Each wait lasts at most `stepTimeout` seconds; more than `limit` bytes
     /// stop the transfer with `.refused`. Both ends are closed when it returns or throws.
+    /// `watch`, when given, is a descriptor waited on beside the pipe (the compositor's socket) and what
+    /// to do when it is readable, told whether the owner has closed its end of the pipe by then.
     public static func receive(
-        mime: String, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double, ask: (_ writeEnd: Int32) throws -> Void
+        mime: String, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double,
+        watch: (fd: Int32, readable: (_ writerClosed: Bool) throws -> Void)? = nil, ask: (_ writeEnd: Int32) throws -> Void
     ) throws {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
@@ -38,22 +41,31 @@ public enum WaylandPipes {
             throw error
         }
         close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
-        try drain(readEnd, mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout)
+        try drain(readEnd, mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout, watch: watch)
     }
 
     /// Moves what arrives in the pipe `readEnd` into `sink` until end of file.
-    static func drain(_ readEnd: Int32, mime: String, into sink: any RepresentationSink, limit: Int?, stepTimeout: Double) throws {
+    static func drain(
+        _ readEnd: Int32, mime: String, into sink: any RepresentationSink, limit: Int?, stepTimeout: Double,
+        watch: (fd: Int32, readable: (_ writerClosed: Bool) throws -> Void)? = nil
+    ) throws {
         var buffer: UnsafeMutableRawPointer?  // for a sink that takes no splice
         defer { free(buffer) }
         var total = 0
         // Straight from the pipe into the output (splice) when the sink is a descriptor that takes it.
         var kernelCopy = true
         while true {
-            var poller = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
-            let ready = Glibc.poll(&poller, 1, Int32(stepTimeout * 1000))
+            var pollers = [pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)]
+            if let watch { pollers.append(pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)) }
+            let ready = Glibc.poll(&pollers, nfds_t(pollers.count), Int32(stepTimeout * 1000))
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else {
                 throw PasteboardError(.timedOut, "the Wayland clipboard owner stopped sending \(mime) (\(Int(stepTimeout)) s without a byte)")
+            }
+            if let watch, pollers[1].revents != 0 {
+                // POLLHUP on the read end: every writer has closed (data may still wait in the pipe).
+                try watch.readable(pollers[0].revents & Int16(POLLHUP) != 0)
+                if pollers[0].revents == 0 { continue }
             }
             if kernelCopy {
                 let room = limit.map { $0 + 1 - total } ?? (1 << 20)

@@ -55,6 +55,9 @@ public struct WaylandFetchStateMachine: Sendable {
         /// It failed (the owner stalled or refused, the drain met the deadline); `overLimit` when it had
         /// gone over the cap by then.
         case failed(String, overLimit: Bool)
+        /// The owner went away before it sent all of it (``TransferCompleteness``): what arrived is not
+        /// kept, and the types after it are not asked for.
+        case cutShort(String)
     }
 
     public let configuration: Configuration
@@ -105,6 +108,15 @@ public struct WaylandFetchStateMachine: Sendable {
         case .failed(let message, let overLimit):
             if overLimit { result.skipped.append(TypeSummary(type: type)) }
             actions.append(.log("\(mime) not kept: \(message)"))
+        case .cutShort(let message):
+            // Nothing half-fetched is kept; the owner is gone, so nothing after it can be had either.
+            result.skipped.append(TypeSummary(type: type, cutShort: true))
+            actions.append(.log("\(mime) not kept: \(message)"))
+            for (rest, _, restMime) in plan[index...] {
+                result.skipped.append(TypeSummary(type: rest, cutShort: true))
+                actions.append(.log("\(restMime) not asked for: the owner went away"))
+            }
+            index = plan.count
         }
         return actions + advance(now: now)
     }
@@ -157,6 +169,8 @@ public final class CappedSink: RepresentationSink {
     public func outcome(error: (any Error)?) -> WaylandFetchStateMachine.Received {
         if let error {
             let message = (error as? PasteboardError)?.message ?? "\(error)"
+            // The owner went away mid-write (WaylandConnection.receive's verdict).
+            if (error as? PasteboardError)?.code == .unavailable, !isOverLimit { return .cutShort(message) }
             return .failed(message, overLimit: isOverLimit)
         }
         return isOverLimit ? .overLimit(size: size) : .complete(data)

@@ -47,6 +47,8 @@ public struct WaylandManagerStateMachine: Sendable {
         case serve(primary: Bool, kept: Kept, pause: UInt64)
         /// Hand `item` to the history (`skipped`: the types left out for their size).
         case record(Item, primary: Bool, skipped: [TypeSummary])
+        /// Another client made a new selection offering `mimes`: a change to count.
+        case changed(primary: Bool, mimes: [String])
         case log(String)
 
         public var description: String {
@@ -57,6 +59,7 @@ public struct WaylandManagerStateMachine: Sendable {
             case .record(let item, let primary, let skipped):
                 "record \(Self.name(primary)) \(item.representations.map(\.type.rawValue)) skipped \(skipped.map(\.type.rawValue))"
             case .log(let line): "log \(line)"
+            case .changed(let primary, let mimes): "changed \(Self.name(primary)) \(mimes)"
             }
         }
         static func name(_ primary: Bool) -> String { primary ? "primary" : "clipboard" }
@@ -143,6 +146,18 @@ public struct WaylandManagerStateMachine: Sendable {
         guard let index = slots.firstIndex(where: { $0.primary == primary }) else { return [] }
         let name = slots[index].name
         let records = !primary || configuration.recordPrimary
+        if fetched.skipped.contains(where: { $0.cutShort == true }) {
+            // Whole or not kept: what was fetched of an owner that went away mid-transfer is dropped, and
+            // so is what was kept before it (the clipboard it replaced is gone too); the history lists
+            // the content as not kept, saying why.
+            slots[index].kept = nil
+            var actions: [Action] = [.log("new \(name) content not kept: its owner went away before sending all of it")]
+            if records {
+                let types = fetched.representations.map { TypeSummary(type: $0.type, size: $0.knownSize, cutShort: true) }
+                actions.append(.record(Item(representations: [], metadata: metadata), primary: primary, skipped: types + fetched.skipped))
+            }
+            return actions
+        }
         guard !fetched.representations.isEmpty else {
             var actions: [Action] = [.log("new \(name) content: nothing could be fetched")]
             // Listed all the same when it was too large to keep.
@@ -191,8 +206,8 @@ public struct WaylandManagerStateMachine: Sendable {
         let flags = ClipboardMarkers.flags(offered: mimes)
         if flags.contains(.sensitive) || flags.contains(.transient) {
             slots[index].kept = nil
-            return [.log("new \(slot.name) content marked sensitive or transient: not kept")]
+            return [.changed(primary: slot.primary, mimes: mimes), .log("new \(slot.name) content marked sensitive or transient: not kept")]
         }
-        return [.fetch(primary: slot.primary, offer: offer, mimes: mimes)]
+        return [.changed(primary: slot.primary, mimes: mimes), .fetch(primary: slot.primary, offer: offer, mimes: mimes)]
     }
 }

@@ -16,7 +16,11 @@ import Pasteboard
 /// - With paste-once, the first transfer written in full ends the serving, but only once its reader has
 ///   emptied its pipe (or gone, or ``Configuration/pasteReadLimit`` passed): wl-paste 2.1 makes a round
 ///   trip after asking, and a cleared selection arriving in it makes it say "No selection" instead of
-///   reading what it was sent. wl-copy waits the same way, for its `cat` to end.
+///   reading what it was sent. wl-copy waits the same way, for its `cat` to end. Then the reader's pipe
+///   is closed (its end of data), and the selection kept, every other paste refused, for
+///   ``Configuration/pasteLinger`` before it is cleared: a reader confirms after the end of data, with
+///   one round trip, that its owner did not go away mid-write (`TransferCompleteness`), and a selection
+///   cleared at that very moment would read as such an owner.
 /// - At the end of its lifetime (`--clear-after`) the owner clears the selection.
 /// - Whatever ends the serving (`cancelled`, the one paste, the lifetime, the seat or the compositor
 ///   gone), the transfers under way are finished first, each dropped when its reader takes nothing for
@@ -32,16 +36,20 @@ public struct WaylandOwnerStateMachine: Sendable {
         public var finishingStallLimit: UInt64
         /// Nanoseconds the reader of the one paste may take to empty its pipe.
         public var pasteReadLimit: UInt64
+        /// Nanoseconds the selection is kept (refusing other pastes) after the one paste's end of data,
+        /// before it is cleared.
+        public var pasteLinger: UInt64
 
         public init(
             pasteOnce: Bool = false, lifetime: UInt64? = nil, stalledReaderLimit: UInt64 = 60_000_000_000,
-            finishingStallLimit: UInt64 = 5_000_000_000, pasteReadLimit: UInt64 = 2_000_000_000
+            finishingStallLimit: UInt64 = 5_000_000_000, pasteReadLimit: UInt64 = 2_000_000_000, pasteLinger: UInt64 = 250_000_000
         ) {
             self.pasteOnce = pasteOnce
             self.lifetime = lifetime
             self.stalledReaderLimit = stalledReaderLimit
             self.finishingStallLimit = finishingStallLimit
             self.pasteReadLimit = pasteReadLimit
+            self.pasteLinger = pasteLinger
         }
     }
 
@@ -84,6 +92,8 @@ public struct WaylandOwnerStateMachine: Sendable {
         case serving
         /// Paste-once: the one paste is written, its reader not done with it.
         case awaitingPasteRead(reader: Int32, until: UInt64)
+        /// Paste-once: the one paste is over (its pipe closed); the selection is cleared at `until`.
+        case pastedOnce(until: UInt64)
         /// Serving is over; the transfers under way are finished.
         case finishing(Stop)
         case stopped(Stop)
@@ -142,7 +152,7 @@ public struct WaylandOwnerStateMachine: Sendable {
     /// transfers under way do).
     public var isServing: Bool {
         switch phase {
-        case .serving, .awaitingPasteRead: true
+        case .serving, .awaitingPasteRead, .pastedOnce: true
         default: false
         }
     }
@@ -176,6 +186,9 @@ public struct WaylandOwnerStateMachine: Sendable {
             if let end { deadlines.append(end) }
             deadlines += transfers.map { $0.lastProgress &+ configuration.stalledReaderLimit }
         case .awaitingPasteRead(_, let until):
+            deadlines.append(until)
+            deadlines += transfers.map { $0.lastProgress &+ configuration.stalledReaderLimit }
+        case .pastedOnce(let until):
             deadlines.append(until)
             deadlines += transfers.map { $0.lastProgress &+ configuration.stalledReaderLimit }
         case .finishing:
@@ -248,7 +261,11 @@ public struct WaylandOwnerStateMachine: Sendable {
     public mutating func pasteReader(unread: Int?, gone: Bool, now: UInt64) -> [Action] {
         guard case .awaitingPasteRead(let reader, let until) = phase else { return [] }
         guard gone || (unread ?? 0) == 0 || now >= until else { return [] }
-        return [.close(reader), .clearSelection, .log("owner: pasted once, selection cleared")] + finish(.pastedOnce)
+        guard configuration.pasteLinger > 0 else {
+            return [.close(reader), .clearSelection, .log("owner: pasted once, selection cleared")] + finish(.pastedOnce)
+        }
+        phase = .pastedOnce(until: now &+ configuration.pasteLinger)
+        return [.close(reader)]
     }
 
     /// The time passed: the lifetime's end, readers stalled, the paste-once wait over.
@@ -262,6 +279,9 @@ public struct WaylandOwnerStateMachine: Sendable {
             actions += dropStalled(limit: configuration.stalledReaderLimit, now: now)
         case .awaitingPasteRead(_, let until):
             if now >= until { return pasteReader(unread: nil, gone: false, now: now) }
+            actions += dropStalled(limit: configuration.stalledReaderLimit, now: now)
+        case .pastedOnce(let until):
+            if now >= until { return [.clearSelection, .log("owner: pasted once, selection cleared")] + finish(.pastedOnce) }
             actions += dropStalled(limit: configuration.stalledReaderLimit, now: now)
         case .finishing:
             actions += dropStalled(limit: configuration.finishingStallLimit, now: now)
@@ -277,7 +297,7 @@ public struct WaylandOwnerStateMachine: Sendable {
         switch phase {
         case .finishing, .stopped: return []
         case .awaitingPasteRead(let reader, _): return [.close(reader)] + finish(reason)
-        case .unclaimed, .serving: return finish(reason)
+        case .unclaimed, .serving, .pastedOnce: return finish(reason)
         }
     }
 

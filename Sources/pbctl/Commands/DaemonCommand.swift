@@ -258,7 +258,10 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
     case .replaced(let place):
         say("another clipboard manager took over on \(place); exiting")
     case .lost(let reason):
-        say("\(reason); exiting")
+        // Not a success: the display or compositor went away, and a service manager should start the
+        // daemon again once it is back (the user unit's Restart=on-failure).
+        say("\(reason); exiting with status \(ExitCode.unavailable)")
+        return ExitCode.unavailable
     }
     return ExitCode.ok
 }
@@ -296,7 +299,7 @@ private func daemonRecord(_ kept: KeptContent, in history: History, registry: Ty
     if let application = kept.application { item.metadata.sourceApplication = application }
     let outcome = try? history.record(
         item, preview: historyPreview(item, registry), application: kept.application, selection: kept.selection,
-        skipped: kept.skipped.map { History.Entry.Kind(type: $0.type, size: $0.size) })
+        skipped: kept.skipped.map { History.Entry.Kind(type: $0.type, size: $0.size, cutShort: $0.cutShort ?? false) })
     switch outcome {
     case .recorded(let id)?: log?("history: recorded entry \(id)")
     case .moved(let id)?: log?("history: entry \(id) moved to the top")

@@ -202,6 +202,8 @@ struct HistoryListing: Codable {
         var type: String
         var mimeType: String?
         var size: Int?
+        /// Skipped because its owner went away before sending all of it.
+        var cutShort: Bool? = nil
     }
     var id: Int
     var time: Date
@@ -218,7 +220,12 @@ func printHistory(_ entries: [History.Entry], json: Bool, _ context: Context) th
                 id: entry.id, time: entry.time, application: entry.application,
                 types: entry.types.map { .init(type: $0.type.rawValue, mimeType: context.registry.preferredMIMEType(of: $0.type), size: $0.size) },
                 skipped: entry.skipped.isEmpty
-                    ? nil : entry.skipped.map { .init(type: $0.type.rawValue, mimeType: context.registry.preferredMIMEType(of: $0.type), size: $0.size) },
+                    ? nil
+                    : entry.skipped.map {
+                        .init(
+                            type: $0.type.rawValue, mimeType: context.registry.preferredMIMEType(of: $0.type), size: $0.size,
+                            cutShort: $0.cutShort ? true : nil)
+                    },
                 preview: entry.preview)
         }
         try context.terminal.out(try jsonString(listing))
@@ -229,7 +236,8 @@ func printHistory(_ entries: [History.Entry], json: Bool, _ context: Context) th
         // An entry whose every representation was over history.max-entry-size is listed, marked so.
         if !entry.keepsContent, let kind = entry.skipped.first {
             let mark = "[not kept: " + (context.registry.preferredMIMEType(of: kind.type) ?? kind.type.rawValue)
-                + (kind.size.map { " " + humanSize($0) } ?? "") + " over history.max-entry-size]"
+                + (kind.cutShort ? ", its owner went away before sending all of it]"
+                    : (kind.size.map { " " + humanSize($0) } ?? "") + " over history.max-entry-size]")
             // A bracketed summary ([image/png …]) says nothing the mark does not; a text preview stays.
             text += "\(entry.id)\t\(mark.visibleControlCharacters)" + (entry.preview.hasPrefix("[") ? "" : " " + entry.preview.visibleControlCharacters) + "\n"
         } else {

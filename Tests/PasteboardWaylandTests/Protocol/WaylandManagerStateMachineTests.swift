@@ -25,7 +25,21 @@ final class WaylandManagerStateMachineTests: XCTestCase {
         .init(representations: [Representation(type: .utf8PlainText, data: Data(text.utf8))], names: [.utf8PlainText: ["text/plain"]], skipped: skipped)
     }
 
-    func describe(_ actions: [Machine.Action]) -> [String] { actions.map(\.description) }
+    /// The actions as text, without the changes counted (``testEveryForeignSelectionIsCountedOnce``).
+    func describe(_ actions: [Machine.Action]) -> [String] { actions.map(\.description).filter { !$0.hasPrefix("changed ") } }
+
+    /// Each new selection of another client is a change to count (the compositor's shared count), the
+    /// manager's own offer is none, and neither is a clearing (it is served again, or counted by readers).
+    func testEveryForeignSelectionIsCountedOnce() {
+        var (m, _) = started(selection: 1)
+        XCTAssertEqual(m.step(now: 0, offers: offers).map(\.description), ["changed clipboard [\"text/plain\"]", "fetch clipboard offer 1"])
+        _ = m.fetched(primary: false, fetched("one"), metadata: ItemMetadata())
+        m.selectionChanged(primary: false, offer: 3, current: 3)
+        XCTAssertEqual(m.step(now: 1, offers: offers).first?.description, "changed clipboard [\"text/plain\", \"x-kde-passwordManagerHint\"]",
+                       "a secret is a change too, though not kept")
+        m.selectionChanged(primary: false, offer: nil, current: nil)
+        XCTAssertFalse(m.step(now: 2, offers: offers).contains { $0.description.hasPrefix("changed") })
+    }
 
     func started(_ configuration: Machine.Configuration = .init(), selection: UInt32? = nil, primary: UInt32? = nil,
                  supportsPrimary: Bool = true, restore: Item? = nil) -> (Machine, [String]) {

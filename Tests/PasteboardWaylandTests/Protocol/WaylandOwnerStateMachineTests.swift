@@ -183,7 +183,7 @@ final class WaylandOwnerStateMachineTests: XCTestCase {
     /// only once its reader has emptied the pipe (wl-paste 2.1 makes a round trip after asking, and a
     /// cleared selection arriving in it makes it print nothing).
     func testPasteOnceClearsTheSelectionOnceTheReaderEmptiedThePipe() {
-        var m = machine(.init(pasteOnce: true))
+        var m = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&m, "text/plain", fd: 70)
         XCTAssertEqual(write(&m, 70), [], "written, not closed: its reader is watched")
         XCTAssertEqual(m.pasteReader, 70)
@@ -197,28 +197,51 @@ final class WaylandOwnerStateMachineTests: XCTestCase {
         XCTAssertNil(m.pasteReader)
     }
 
+    /// After the one paste's end of data the selection stays the owner's for a moment, refusing every
+    /// other paste, then it is cleared: the reader's round trip after its end of data finds its owner
+    /// there, which tells a paste that ended from one whose owner died (TransferCompleteness).
+    func testPasteOnceKeepsTheSelectionAMomentAfterTheEndOfData() {
+        var m = machine(.init(pasteOnce: true))
+        _ = send(&m, "text/plain", fd: 90)
+        _ = write(&m, 90)
+        XCTAssertEqual(m.pasteReader(unread: 0, gone: false, now: 10), [.close(90)], "the reader gets its end of data")
+        XCTAssertTrue(m.isServing, "the selection is still ours")
+        XCTAssertEqual(m.nextDeadline, 10 + 250_000_000)
+        XCTAssertEqual(send(&m, "text/plain", fd: 91, now: 11), [.close(91), .log("owner: refused text/plain: no longer serving")])
+        XCTAssertEqual(m.tick(now: 10 + 250_000_000 - 1), [])
+        XCTAssertEqual(m.tick(now: 10 + 250_000_000), [.clearSelection, .log("owner: pasted once, selection cleared"), .stopped(.pastedOnce)])
+
+        // Another client taking the selection meanwhile ends it without a clearing.
+        var taken = machine(.init(pasteOnce: true))
+        _ = send(&taken, "text/plain", fd: 92)
+        _ = write(&taken, 92)
+        _ = taken.pasteReader(unread: 0, gone: false, now: 0)
+        XCTAssertEqual(taken.handle(.cancelled(source: source), now: 1, produce: produce),
+                       [.log("owner: another client took the selection"), .stopped(.cancelled)])
+    }
+
     func testPasteOnceWaitsNoLongerThanItsLimitOrTheReader() {
-        var gone = machine(.init(pasteOnce: true))
+        var gone = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&gone, "text/plain", fd: 72)
         _ = write(&gone, 72)
         XCTAssertEqual(gone.pasteReader(unread: 5, gone: true, now: 1).first, .close(72), "the reader left")
         XCTAssertTrue(gone.isStopped)
 
-        var slow = machine(.init(pasteOnce: true))
+        var slow = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&slow, "text/plain", fd: 73)
         _ = write(&slow, 73)
         XCTAssertEqual(slow.nextDeadline, 2 * second)
         XCTAssertEqual(slow.tick(now: 2 * second - 1), [])
         XCTAssertEqual(slow.tick(now: 2 * second), [.close(73), .clearSelection, .log("owner: pasted once, selection cleared"), .stopped(.pastedOnce)])
 
-        var file = machine(.init(pasteOnce: true))
+        var file = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&file, "text/plain", fd: 74)
         _ = write(&file, 74)
         XCTAssertEqual(file.pasteReader(unread: nil, gone: false, now: 0).first, .close(74), "not a pipe: what was written counts as read")
     }
 
     func testPasteOnceLetsOtherTransfersFinishAndYieldsToANewOwner() {
-        var m = machine(.init(pasteOnce: true))
+        var m = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&m, "text/html", fd: 80)
         _ = write(&m, 80, taking: 1)
         _ = send(&m, "text/plain", fd: 81)
@@ -229,16 +252,16 @@ final class WaylandOwnerStateMachineTests: XCTestCase {
         XCTAssertEqual(write(&m, 80), [.close(80), .stopped(.pastedOnce)], "a transfer under way is finished, not watched")
 
         // Another client takes the selection while the reader reads: nothing to clear (it is theirs).
-        var taken = machine(.init(pasteOnce: true))
+        var taken = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&taken, "text/plain", fd: 82)
         _ = write(&taken, 82)
         XCTAssertEqual(taken.handle(.cancelled(source: source), now: 1, produce: produce),
                        [.log("owner: another client took the selection"), .close(82), .stopped(.cancelled)])
-        var seat = machine(.init(pasteOnce: true))
+        var seat = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&seat, "text/plain", fd: 83)
         _ = write(&seat, 83)
         XCTAssertEqual(seat.handle(.finished, now: 1, produce: produce), [.close(83), .stopped(.seatGone)])
-        var failed = machine(.init(pasteOnce: true))
+        var failed = machine(.init(pasteOnce: true, pasteLinger: 0))
         _ = send(&failed, "text/plain", fd: 84)
         _ = write(&failed, 84)
         XCTAssertEqual(failed.stop(.failed("lost")), [.close(84), .stopped(.failed("lost"))])
