@@ -277,12 +277,32 @@ extension FuzzTarget {
                 var again = RemoteFrameReader()
                 again.feed(message.encoded())
                 precondition((try? again.next()) == message, "a message that does not round-trip")
+                foreign(message)
             }
         }
     }
 }
 
 extension FuzzTarget {
+    /// What the validator of foreign content makes of a message's names and bytes: it never traps, a
+    /// name it admits has no control character, and a file list it marks names no local file.
+    static func foreign(_ message: RemoteMessage) {
+        switch message {
+        case .beginRepresentation(let type, let derivedFrom):
+            for name in [type] + (derivedFrom.map { [$0] } ?? []) where (try? ForeignContent.checkType(name)) != nil {
+                precondition(!ForeignContent.hasControlCharacter(name), "a type admitted with a control character")
+            }
+        case .chunk(let data):
+            for type in [TypeIdentifier.fileURL, .gnomeCopiedFiles] {
+                let marked = ForeignContent.markFileList(data, type: type, host: "far")
+                let list = type == .fileURL ? FileList.parseURIList(marked) : FileList.parseGnomeCopiedFiles(marked)
+                for uri in list.uris { precondition(FileList.localPath(uri) == nil, "a marked file list still names a local file: \(uri)") }
+            }
+        default:
+            break
+        }
+    }
+
     static func json(_ input: [UInt8]) {
         guard let value = try? JSONValue.parse(Data(input)) else { return }
         guard let again = try? JSONValue.parse(value.encoded()), again == value else {
