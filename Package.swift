@@ -36,8 +36,8 @@ let package = Package(
         .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess", "SystemIO"]),
         // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift (no Wayland
         // client library), so the release binary stays static.
-        .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess"]),
-        .testTarget(name: "PasteboardWaylandTests", dependencies: ["PasteboardWayland", "Pasteboard"], exclude: ["Protocol/XML"]),
+        .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess", "SystemIO"]),
+        .testTarget(name: "PasteboardWaylandTests", dependencies: ["PasteboardWayland", "Pasteboard", "SystemIO"], exclude: ["Protocol/XML"]),
         // The terminal's clipboard (OSC 52, kitty's OSC 5522, multiplexer passthrough) over /dev/tty: for SSH sessions.
         .target(name: "PasteboardTerminal", dependencies: ["Pasteboard", "SystemIO"]),
         // zlib headers (raw deflate for ZIP archives); holds no Swift.
@@ -82,19 +82,26 @@ let package = Package(
         // Documents on disk: TextBundle folders and archives read and written, a Markdown file's images
         // offered as a TextBundle, provenance in user.x-document-source.
         .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
+        // The clipboard manager (`pbctl daemon`) composed: one run path for every keeper (X11, Wayland,
+        // the store), the history recorder, the peers (KDE Connect) feeding the keeper in process.
+        .target(
+            name: "ClipboardManager",
+            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "SystemIO", "KDEConnect", "PasteboardRemote"]),
         // The composition root: which backend an invocation uses and why; the only code that names the
         // concrete backends.
         .target(
             name: "Backends",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "PasteboardRemote", "Representations",
-                "SystemIO", "KDEConnect",
+                "SystemIO",
             ]),
+        // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
+        // module, no transport (those are Backends' and ClipboardManager's to compose).
         .executableTarget(
             name: "pbctl",
             dependencies: [
-                "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "PasteboardTerminal",
-                "Archive", "DetachedProcess", "Files", "Documents", "Backends", "PasteboardRemote", "KDEConnect", "CStartup",
+                "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
+                "ClipboardManager", "CStartup",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's
@@ -102,9 +109,9 @@ let package = Package(
         .target(name: "CStartup"),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard", "SystemIO"]),
-        .testTarget(name: "RepresentationsTests", dependencies: ["Representations"], exclude: ["Fixtures"]),
+        .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Pasteboard", "Images"], exclude: ["Fixtures"]),
         .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"], exclude: ["Specs"]),
-        .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard"]),
+        .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard", "SystemIO"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard", "PasteboardWayland"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
@@ -115,7 +122,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
+                "Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
                 "Images", "KDEConnect",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),

@@ -37,11 +37,7 @@ extension BackendChoice {
             let history = try History(
                 root: History.defaultRoot(variable: variable), limits: historyLimits, producer: Conversion.produceRepresentation,
                 describe: { historyPreview($0, .standard) })
-            for representation in item.representations {
-                guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }
-                history.adopt(path, holding: data)
-            }
-            _ = try history.record(item, preview: historyPreview(plainText: item), application: item.metadata.sourceApplication)
+            try history.recordCopy(item, to: store, preview: historyPreview(plainText: item), application: item.metadata.sourceApplication)
             return nil
         } catch {
             return error

@@ -89,10 +89,14 @@ public protocol ClipboardKeeping: PasteboardBackend {
     var stopDescriptor: Int32 { get }
     /// What is kept, for messages: the display or the compositor.
     var keptPlace: String { get }
+    /// Keeping this clipboard matters only to sync it with peers (the store: no owner goes away there,
+    /// and copies record themselves), so a daemon with no peer has nothing to do.
+    var keepsOnlyForPeers: Bool { get }
 }
 
 extension ClipboardKeeping {
     public var keeping: (any ClipboardKeeping)? { self }
+    public var keepsOnlyForPeers: Bool { false }
 }
 
 /// How a keeper keeps the clipboard.
@@ -117,8 +121,61 @@ public struct KeepOptions: Sendable {
     public var registry: TypeRegistry = .standard
     /// Where the keeper logs.
     public var log: (@Sendable (String) -> Void)?
+    /// The way in: items handed to the keeper to serve as the clipboard from its own connection (what a
+    /// device sent, what a remote pbctl copied), taken in its loop; nil: nothing comes in.
+    public var inbox: (any ClipboardInbox)?
 
     public init() {}
+}
+
+/// Where an item came from when it did not come from this display's own applications: what the history
+/// names as its source and what the peers are told (a device is not sent back what it sent).
+public struct ItemOrigin: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A KDE Connect device (its id).
+        case device(id: String)
+        /// The machine of a `pbctl ssh` session.
+        case remote
+        /// This machine (a local program).
+        case local
+    }
+    public var kind: Kind
+    /// The source the history shows (`KDE Connect: phone`, `pbctl ssh: build-host`).
+    public var label: String
+
+    public init(_ kind: Kind, label: String) {
+        self.kind = kind
+        self.label = label
+    }
+}
+
+/// One item handed in to be served.
+public struct OfferedItem: Sendable {
+    public var item: Item
+    public var origin: ItemOrigin
+    public init(item: Item, origin: ItemOrigin) {
+        self.item = item
+        self.origin = origin
+    }
+}
+
+/// A keeper's way in (``KeepOptions/inbox``): items handed over from other threads, and a descriptor
+/// that is readable while any wait, which the keeper polls beside its connection.
+public protocol ClipboardInbox: AnyObject, Sendable {
+    var descriptor: Int32 { get }
+    /// The items handed in since the last call, oldest first; the descriptor is drained.
+    func take() -> [OfferedItem]
+}
+
+/// A transport that syncs the clipboard with other devices or machines (KDE Connect): a peer of the
+/// keeper. It hears every new local content and hands what it receives to `deliver`, which the keeper
+/// serves in its own process (no display connection of the peer's, no process started for it).
+public protocol ClipboardPeer: AnyObject, Sendable {
+    /// Starts the peer; `deliver` takes what it receives, from any thread.
+    func start(deliver: @escaping @Sendable (OfferedItem) -> Void) throws
+    /// A new local content (whatever its origin: a peer ignores its own echo).
+    func localChange(_ kept: KeptContent)
+    func stop()
 }
 
 /// One content a keeper hands over to be recorded.
@@ -130,12 +187,18 @@ public struct KeptContent: Sendable {
     public var selection: String
     /// What was left out for its size.
     public var skipped: [TypeSummary]
+    /// Where it came from when it was handed in (``KeepOptions/inbox``); nil: from this display.
+    public var origin: ItemOrigin?
+    /// Already in the history (the store's copies record themselves): only the peers are told.
+    public var recorded: Bool
 
-    public init(item: Item, application: String?, selection: String, skipped: [TypeSummary]) {
+    public init(item: Item, application: String?, selection: String, skipped: [TypeSummary], origin: ItemOrigin? = nil, recorded: Bool = false) {
         self.item = item
         self.application = application
         self.selection = selection
         self.skipped = skipped
+        self.origin = origin
+        self.recorded = recorded
     }
 }
 

@@ -15,6 +15,14 @@ extension FileStore: PasteboardWatching {
     public var changesReachDaemons: Bool { false }
 
     public func watch(_ pasteboard: PasteboardName, _ body: (PasteboardChange) throws -> Bool) throws {
+        try watch(pasteboard, alsoWaitingOn: []) { change, _ in try change.map(body) ?? true }
+    }
+
+    /// ``watch(_:_:)`` that also wakes when one of `descriptors` is readable: `body` then gets nil and the
+    /// ready descriptors (what the store's keeper waits on beside its changes: its inbox, its stop).
+    func watch(
+        _ pasteboard: PasteboardName, alsoWaitingOn descriptors: [Int32], _ body: (PasteboardChange?, [Int32]) throws -> Bool
+    ) throws {
         let notify = inotify_init1(Int32(IN_NONBLOCK) | Int32(IN_CLOEXEC))
         defer { if notify >= 0 { close(notify) } }
         let package = root + "/" + pasteboard.rawValue + ".pasteboard"
@@ -34,16 +42,19 @@ extension FileStore: PasteboardWatching {
                 }
                 _ = inotify_add_watch(notify, package, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_CREATE | IN_ONLYDIR))
             }
-            var poller = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
-            _ = poll(&poller, notify >= 0 ? 1 : 0, 1000)
+            var pollers = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0)]
+                + descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&pollers, nfds_t(pollers.count), 1000)
             if notify >= 0 { while Glibc.read(notify, &buffer, buffer.count) > 0 {} }
+            let ready = zip(descriptors, pollers.dropFirst()).filter { $0.1.revents != 0 }.map(\.0)
+            if !ready.isEmpty, try !body(nil, ready) { return }
             guard let count = try? changeCount(of: pasteboard), count != last else { continue }
             last = count
             let items = (try? items(in: pasteboard)) ?? []
             let types = items.first?.types.map(\.type) ?? []
             let sensitive = items.contains { $0.metadata.flags.contains(.sensitive) }
             let change = PasteboardChange(changeCount: count, owner: types.isEmpty ? nil : "store", types: types, sensitive: sensitive)
-            if try !body(change) { return }
+            if try !body(change, []) { return }
         }
     }
 }

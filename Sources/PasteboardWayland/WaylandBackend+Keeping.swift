@@ -4,35 +4,47 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // `pbctl daemon` on Wayland: the backend keeps the compositor's clipboard through a
-// WaylandClipboardManager on its connection; one keeper per compositor (``WaylandDaemonLock``).
+// WaylandClipboardManager on its connection; one keeper per compositor (``daemonLock``, a `ProcessLock`
+// in `$XDG_RUNTIME_DIR` named after the compositor's socket: Wayland has no CLIPBOARD_MANAGER selection
+// to serve as the lock, as X11 has).
 
 extension WaylandBackend: ClipboardKeeping {
     public var keptPlace: String { "the Wayland compositor \(connection.path)" }
 
     public var stopDescriptor: Int32 { connection.fd }
 
-    private var lock: WaylandDaemonLock { WaylandDaemonLock(folder: lockFolder, socket: connection.path) }
+    var daemonLock: ProcessLock {
+        let name = String(connection.path.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        return ProcessLock(path: "\(lockFolder)/pbctl-daemon-\(getuid())-\(name).lock", what: "this compositor")
+    }
 
     public func runningKeeper() throws -> String? {
-        lock.runningDaemon().map { "pbctl daemon (pid \($0)) on \(connection.path)" }
+        daemonLock.holder().map { "pbctl daemon (pid \($0)) on \(connection.path)" }
     }
 
     /// Keeps the clipboard until the connection ends: then ``KeepEnd/dropped(reason:kept:)`` (a
     /// compositor drops a client it cannot write to at once while it still answers others), with what
     /// was kept, for a new connection to serve again.
     public func keep(_ options: KeepOptions, ready: () -> Void) throws -> KeepEnd {
-        try lock.acquire(replace: options.replace)
+        try daemonLock.acquire(replace: options.replace)
         var managerOptions = WaylandClipboardManager.Options()
         managerOptions.log = options.log
         managerOptions.maxRepresentationBytes = options.maximumRecordedSize
         managerOptions.primary = options.primary
         managerOptions.recordPrimary = options.primary || options.recordPrimary
         managerOptions.complete = options.complete
+        managerOptions.inbox = options.inbox
         if let record = options.record {
-            managerOptions.record = { item, primary, skipped in
-                record(KeptContent(item: item, application: nil, selection: primary ? "primary" : "clipboard", skipped: skipped))
+            managerOptions.record = { item, primary, skipped, origin in
+                record(
+                    KeptContent(
+                        item: item, application: origin?.label, selection: primary ? "primary" : "clipboard", skipped: skipped, origin: origin))
             }
         }
         let manager = WaylandClipboardManager(backend: self, options: managerOptions)

@@ -8,6 +8,7 @@ import Foundation
 #endif
 import DetachedProcess
 import Pasteboard
+import SystemIO
 
 /// The Wayland clipboard as a ``PasteboardBackend`` through data-control (`ext_data_control_v1`, else
 /// `zwlr_data_control_v1`): no window and no focus needed, as wl-clipboard and clipboard managers work.
@@ -37,7 +38,7 @@ public final class WaylandBackend: PasteboardBackend {
 
     public init(environment: [String: String], registry: TypeRegistry = .standard) throws {
         self.registry = registry
-        lockFolder = WaylandDaemonLock.folder(environment: environment)
+        lockFolder = ProcessLock.folder(environment: environment)
         if let timeout = environment["PBCTL_WAYLAND_TIMEOUT"].flatMap(Double.init), timeout > 0 { stepTimeout = timeout }
         connection = try Self.connect(
             display: environment["WAYLAND_DISPLAY"], runtimeDirectory: environment["XDG_RUNTIME_DIR"], stepTimeout: stepTimeout)
@@ -58,7 +59,7 @@ public final class WaylandBackend: PasteboardBackend {
             throw PasteboardError(.unavailable, "WAYLAND_DISPLAY=\(display) is relative but XDG_RUNTIME_DIR is not set")
         }
         let connection = try WaylandConnection(path: path)
-        let deadline = { waylandNow() + UInt64(stepTimeout * 1e9) }
+        let deadline = { MonotonicClock.nanoseconds() + UInt64(stepTimeout * 1e9) }
         connection.send(connection.client.getRegistry())
         try connection.roundTrip(deadline: deadline())
         guard let bind = connection.client.bindDataControl() else {
@@ -80,7 +81,7 @@ public final class WaylandBackend: PasteboardBackend {
         return connection
     }
 
-    func deadline(_ seconds: Double? = nil) -> UInt64 { waylandNow() + UInt64((seconds ?? stepTimeout) * 1e9) }
+    func deadline(_ seconds: Double? = nil) -> UInt64 { MonotonicClock.nanoseconds() + UInt64((seconds ?? stepTimeout) * 1e9) }
 
     public var info: BackendInfo {
         let client = connection.client
@@ -92,7 +93,7 @@ public final class WaylandBackend: PasteboardBackend {
     /// for a reader (a reader's descriptor in a `send`, for a source this connection no longer serves, is
     /// closed).
     private func drainEvents() throws {
-        while let event = try connection.nextEvent(deadline: waylandNow()) {
+        while let event = try connection.nextEvent(deadline: MonotonicClock.nanoseconds()) {
             if case .fatal(let message) = event { throw PasteboardError(.unavailable, message) }
             if case .send(_, _, let fd) = event { WaylandPipes.close(fd) }
         }
@@ -200,7 +201,7 @@ public final class WaylandBackend: PasteboardBackend {
     /// A copy or clear of this process took the selection, now offering `mimes`: counted here unless a
     /// daemon runs on this compositor, which sees the new selection and counts it (once).
     func countChange(primary: Bool, offering mimes: [String]) {
-        guard WaylandDaemonLock(folder: lockFolder, socket: connection.path).runningDaemon() == nil else { return }
+        guard daemonLock.holder() == nil else { return }
         changeCounter.record(.changed, primary: primary, fingerprint: SelectionFingerprint.of(mimes))
     }
 

@@ -7,6 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// `pbctl daemon` on Wayland: keeps the clipboard when its owner exits, as wl-clip-persist does, and
 /// hands each new content to the history.
@@ -39,7 +40,9 @@ public final class WaylandClipboardManager {
         /// records (the clipboard's; the primary selection's too with ``recordPrimary``). `skipped`: the
         /// types left out for being over ``maxRepresentationBytes``, with their size when known (the item
         /// may then hold nothing).
-        public var record: (@Sendable (Item, _ primary: Bool, _ skipped: [TypeSummary]) -> Void)?
+        public var record: (@Sendable (Item, _ primary: Bool, _ skipped: [TypeSummary], _ origin: ItemOrigin?) -> Void)?
+        /// Items handed in to serve as the clipboard (``KeepOptions/inbox``), polled beside the socket.
+        public var inbox: (any ClipboardInbox)?
         /// Watch the primary selection to record it, even without ``primary``.
         public var recordPrimary = false
         /// Completes a kept content with what a `pbctl copy` of it would offer besides
@@ -77,11 +80,11 @@ public final class WaylandClipboardManager {
             restore: restore))
         while true {
             if machine.hasPendingChanges {
-                try perform(machine.step(now: waylandNow(), offers: connection.client.offers))
+                try perform(machine.step(now: MonotonicClock.nanoseconds(), offers: connection.client.offers))
                 continue
             }
             if try connection.hasBufferedEvents() {
-                try dispatch(try connection.nextEvent(deadline: waylandNow()))
+                try dispatch(try connection.nextEvent(deadline: MonotonicClock.nanoseconds()))
                 continue
             }
             // An owner done (the selection taken, its transfers over) has its source destroyed, as the
@@ -91,19 +94,24 @@ public final class WaylandClipboardManager {
                     if let destroy = connection.client.destroy(owner.offeredSource) { connection.send(destroy) }
                 }
                 owners.removeAll { $0.isDone }
-                try connection.flush(deadline: waylandNow() + 2_000_000_000)
+                try connection.flush(deadline: MonotonicClock.nanoseconds() + 2_000_000_000)
             }
-            // The socket and every transfer still writing, in one poll.
+            // The socket, every transfer still writing and the inbox, in one poll.
             let transfers = owners.map { ($0, $0.transferDescriptors) }
-            let waits = [WaylandPipes.Wait.readable(connection.fd)] + transfers.flatMap { $0.1.map(WaylandPipes.Wait.writable) }
-            let ready = try WaylandPipes.poll(waits, milliseconds: waits.count > 1 ? 1000 : 60_000)
+            let inbox = options.inbox.map { [WaylandPipes.Wait.readable($0.descriptor)] } ?? []
+            let waits = [WaylandPipes.Wait.readable(connection.fd)] + transfers.flatMap { $0.1.map(WaylandPipes.Wait.writable) } + inbox
+            let ready = try WaylandPipes.poll(waits, milliseconds: waits.count > 1 + inbox.count ? 1000 : 60_000)
+            if !inbox.isEmpty, ready.last == true, let offered = options.inbox?.take().last {
+                try serveOffered(offered)
+                continue
+            }
             var index = 1
             for (owner, descriptors) in transfers {
                 owner.serviceTransfers(descriptors, ready: ready[index..<(index + descriptors.count)])
                 index += descriptors.count
             }
             if ready[0] {
-                try dispatch(try connection.nextEvent(deadline: waylandNow() + 1_000_000))
+                try dispatch(try connection.nextEvent(deadline: MonotonicClock.nanoseconds() + 1_000_000))
             }
         }
     }
@@ -141,7 +149,7 @@ public final class WaylandClipboardManager {
             case .log(let line):
                 options.log?(line)
             case .record(let item, let primary, let skipped):
-                options.record?(item, primary, skipped)
+                options.record?(item, primary, skipped, nil)
             case .changed(let primary, let mimes):
                 backend.countForeignChange(primary: primary, offering: mimes)
             case .fetch(let primary, let offer, let mimes):
@@ -154,8 +162,17 @@ public final class WaylandClipboardManager {
         }
     }
 
+    /// Serves an item handed in (a device's, a remote pbctl's) as the clipboard, keeps it, and records it
+    /// with its origin.
+    private func serveOffered(_ offered: OfferedItem) throws {
+        let kept = machine.adopt(offered.item)
+        try serve(kept, primary: false, again: false)
+        options.log?("serving an item from \(offered.origin.label)")
+        options.record?(offered.item, false, [], offered.origin)
+    }
+
     /// Offers `kept` again as the selection, from this process, until another client takes it.
-    private func serve(_ kept: WaylandManagerStateMachine.Kept, primary: Bool) throws {
+    private func serve(_ kept: WaylandManagerStateMachine.Kept, primary: Bool, again: Bool = true) throws {
         let names = kept.names
         let owner = WaylandSelectionOwner(
             connection: backend.connection, item: options.complete?(kept.item) ?? kept.item, primary: primary,
@@ -171,7 +188,7 @@ public final class WaylandClipboardManager {
         let ownOffer = primary ? client.primarySelection : client.selection
         // The same content again: not a change, but what the selection offers now (readers compare it).
         backend.changeCounter.record(.settled, primary: primary, fingerprint: SelectionFingerprint.of(ownOffer.flatMap { client.offers[$0] }))
-        try perform(machine.serving(primary: primary, source: owner.offeredSource, ownOffer: ownOffer))
+        try perform(machine.serving(primary: primary, source: owner.offeredSource, ownOffer: ownOffer, again: again))
     }
 
     /// Fetches every type of `offer`, as a ``WaylandFetchStateMachine`` decides, one receive after the
@@ -182,22 +199,22 @@ public final class WaylandClipboardManager {
             configuration: .init(
                 maxRepresentationBytes: options.maxRepresentationBytes, maxTypes: options.maxTypes,
                 fetchDeadline: UInt64(max(0, options.fetchDeadline) * 1e9)),
-            now: waylandNow(), type: backend.type(forMIME:), mimeTypes: backend.mimeTypes(for:))
-        var actions = fetch.start(now: waylandNow())
+            now: MonotonicClock.nanoseconds(), type: backend.type(forMIME:), mimeTypes: backend.mimeTypes(for:))
+        var actions = fetch.start(now: MonotonicClock.nanoseconds())
         while !actions.isEmpty {
             let action = actions.removeFirst()
             switch action {
             case .log(let line):
                 options.log?(line)
             case .receive(let mime):
-                let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: fetch.deadline, now: waylandNow)
+                let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: fetch.deadline, now: MonotonicClock.nanoseconds)
                 var failure: (any Error)?
                 do {
                     try backend.receive(offer: offer, mime: mime, primary: primary, into: sink)
                 } catch {
                     failure = error
                 }
-                actions += fetch.received(sink.outcome(error: failure), now: waylandNow())
+                actions += fetch.received(sink.outcome(error: failure), now: MonotonicClock.nanoseconds())
             case .finished(let fetched):
                 return fetched
             }

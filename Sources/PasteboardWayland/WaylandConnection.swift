@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 public final class WaylandConnection {
     public let socket: WaylandSocket
@@ -68,7 +69,7 @@ public final class WaylandConnection {
             if !pending.isEmpty { return pending.removeFirst() }
             if try decodeOne() { continue }
             // Requests queued meanwhile (offers destroyed) go out before waiting.
-            if socket.hasQueuedOutput { try socket.flush(deadline: waylandNow() + 2_000_000_000) }
+            if socket.hasQueuedOutput { try socket.flush(deadline: MonotonicClock.nanoseconds() + 2_000_000_000) }
             guard try socket.read(deadline: deadline) else { return nil }
         }
     }
@@ -140,12 +141,12 @@ public final class WaylandConnection {
             })
         ) { writeEnd in
             send(client.receive(offer, mime: mime, fd: writeEnd))
-            try flush(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
+            try flush(deadline: MonotonicClock.nanoseconds() + UInt64(stepTimeout * 1e9))
         }
         var verdict = completeness.verdict
         if verdict == .confirm {
             let before = pending.count
-            try roundTrip(deadline: waylandNow() + UInt64(stepTimeout * 1e9))
+            try roundTrip(deadline: MonotonicClock.nanoseconds() + UInt64(stepTimeout * 1e9))
             var cleared = false
             for event in pending[min(looked, before)...] {
                 if case .selection(let isPrimary, nil) = event, isPrimary == primary { cleared = true }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// Serves one item on the Wayland selection: the driver of a ``WaylandOwnerStateMachine`` (which decides
 /// what each `send`, write, wait and the time lead to), performing its actions on the connection and on
@@ -41,7 +42,7 @@ final class WaylandSelectionOwner {
         connection.send(messages)
         connection.send(connection.client.setSelection(source, primary: primary))
         try connection.roundTrip(deadline: deadline)
-        machine.claimed(source: source, now: waylandNow())
+        machine.claimed(source: source, now: MonotonicClock.nanoseconds())
         log?("owner: offered \(mimes.joined(separator: ","))")
     }
 
@@ -64,7 +65,7 @@ final class WaylandSelectionOwner {
     /// in one poll (at most a second).
     private func serve() throws {
         while machine.isServing {
-            let now = waylandNow()
+            let now = MonotonicClock.nanoseconds()
             perform(machine.tick(now: now))
             guard machine.isServing else { break }
             if let reader = machine.pasteReader {
@@ -82,7 +83,7 @@ final class WaylandSelectionOwner {
             let ready = try WaylandPipes.poll(
                 [.readable(connection.fd)] + descriptors.map(WaylandPipes.Wait.writable), milliseconds: pollTimeout(now: now))
             if ready[0] {
-                try handle(try connection.nextEvent(deadline: waylandNow() + 1_000_000))
+                try handle(try connection.nextEvent(deadline: MonotonicClock.nanoseconds() + 1_000_000))
             }
             serviceTransfers(descriptors, ready: ready.dropFirst())
         }
@@ -129,7 +130,7 @@ final class WaylandSelectionOwner {
     /// says is writable, then lets the time pass (readers stalled too long are dropped).
     func serviceTransfers(_ descriptors: [Int32], ready: ArraySlice<Bool>) {
         for (fd, isReady) in zip(descriptors, ready) where isReady { perform([.write(fd)]) }
-        perform(machine.tick(now: waylandNow()))
+        perform(machine.tick(now: MonotonicClock.nanoseconds()))
     }
 
     /// Applies one event; true when the owner no longer serves the selection (it was taken, or the seat
@@ -141,7 +142,7 @@ final class WaylandSelectionOwner {
             perform(machine.stop(.failed(message)))
             throw PasteboardError(.unavailable, message)
         }
-        perform(machine.handle(event, now: waylandNow(), produce: produce))
+        perform(machine.handle(event, now: MonotonicClock.nanoseconds(), produce: produce))
         return !machine.isServing
     }
 
@@ -164,10 +165,10 @@ final class WaylandSelectionOwner {
             case .write(let fd):
                 guard let (data, offset) = machine.pendingWrite(fd) else { continue }
                 let written = WaylandPipes.write(fd, data, from: offset)
-                queue.append(contentsOf: machine.wrote(fd, count: written.count, readerGone: written.failed, now: waylandNow()))
+                queue.append(contentsOf: machine.wrote(fd, count: written.count, readerGone: written.failed, now: MonotonicClock.nanoseconds()))
             case .clearSelection:
                 connection.send(connection.client.setSelection(nil, primary: primary))
-                try? connection.flush(deadline: waylandNow() + 2_000_000_000)
+                try? connection.flush(deadline: MonotonicClock.nanoseconds() + 2_000_000_000)
             case .log(let line):
                 log?(line)
             case .stopped:

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 extension X11Backend {
     /// Hands `item` to a running `pbctl daemon`, which then owns CLIPBOARD and serves it, so `pbctl copy`
@@ -29,7 +30,7 @@ extension X11Backend {
         connection.convertSelection(selection: atoms[.clipboardManager], target: atoms[.pbctlServe], property: property,
                                     requestor: window, time: time)
         try connection.flush()
-        let deadline = monotonicNanoseconds() &+ UInt64(max(0.1, timeout) * 1e9)
+        let deadline = MonotonicClock.nanoseconds() &+ UInt64(max(0.1, timeout) * 1e9)
         var accepted = false
         while let event = try connection.nextEvent(deadline: deadline) {
             if case .selectionNotify(let notify, _) = event, notify.selection == atoms[.clipboardManager],

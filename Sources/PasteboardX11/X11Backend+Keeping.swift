@@ -29,11 +29,15 @@ extension X11Backend: ClipboardKeeping {
         managerOptions.registry = options.registry
         managerOptions.producer = options.producer
         managerOptions.complete = options.complete
+        managerOptions.inbox = options.inbox
         if let configuredStepTimeout { managerOptions.stepTimeout = configuredStepTimeout }
         managerOptions.recordLimits.maxTargetBytes = options.maximumRecordedSize
         if let record = options.record {
             managerOptions.record = { recorded in
-                record(KeptContent(item: recorded.item, application: recorded.application, selection: recorded.selection.rawValue, skipped: recorded.skipped))
+                record(
+                    KeptContent(
+                        item: recorded.item, application: recorded.application, selection: recorded.selection.rawValue, skipped: recorded.skipped,
+                        origin: recorded.origin))
             }
         }
         let manager = X11ClipboardManager(connection: connection, options: managerOptions)

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Pasteboard
+import SystemIO
 
 /// CARDINAL (X11/Xatom.h), the type of the process id on the manager window.
 private let cardinalAtom: XAtom = 6
@@ -93,6 +94,8 @@ public struct RecordedContent: Sendable {
     /// The types the owner offered that were left out for their size, with their size when known: the
     /// history lists them as skipped (the item may then hold nothing).
     public var skipped: [TypeSummary] = []
+    /// Where it came from when it was handed in (``Options/inbox``).
+    public var origin: ItemOrigin? = nil
 }
 
 public final class X11ClipboardManager {
@@ -128,6 +131,8 @@ public final class X11ClipboardManager {
         public var recordLimits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 64 << 20, maxTotalBytes: 256 << 20, maxTargets: 64)
         /// Largest ItemArchive accepted from `pbctl copy` (bigger copies keep their own owner process).
         public var maxHandoffBytes = 64 << 20
+        /// Items handed in to serve as CLIPBOARD (``KeepOptions/inbox``), polled beside the connection.
+        public var inbox: (any ClipboardInbox)?
         public init() {}
     }
 
@@ -245,8 +250,9 @@ public final class X11ClipboardManager {
                     if let deadline = fetch.machine.nextDeadline { wake = min(wake ?? deadline, deadline) }
                 }
                 if let retired = retiredWindows.first { wake = min(wake ?? retired.destroyAt, retired.destroyAt) }
-                let event = try connection.nextEvent(deadline: wake)
-                let now = monotonicNanoseconds()
+                let event = try connection.nextEvent(deadline: wake, alsoWaitingOn: options.inbox?.descriptor)
+                let now = MonotonicClock.nanoseconds()
+                if let inbox = options.inbox, let offered = inbox.take().last { try serveOffered(offered) }
                 if let event, try handle(event, now: now) == .replaced {
                     for fetch in fetches { cancel(fetch) }
                     connection.destroyWindow(managerWindow)
@@ -316,7 +322,7 @@ public final class X11ClipboardManager {
                 options.log?("save: CLIPBOARD changed owner meanwhile, not saved")
                 cancel(save)
             } else if kind != .setOwner, previous == save.owner || previous == 0 {
-                try perform(save, save.machine.ownerVanished(now: monotonicNanoseconds()))
+                try perform(save, save.machine.ownerVanished(now: MonotonicClock.nanoseconds()))
             }
         }
         try act(action, selection: selection)
@@ -342,7 +348,7 @@ public final class X11ClipboardManager {
             try startFetch(.snapshot, selection: selection, owner: window, configuration: configuration)
         case .finishFetch:
             if let fetch = fetches.first(where: { !$0.isSave && $0.selection == selection }) {
-                try perform(fetch, fetch.machine.ownerVanished(now: monotonicNanoseconds()))
+                try perform(fetch, fetch.machine.ownerVanished(now: MonotonicClock.nanoseconds()))
             }
         case .restore:
             guard let kept = snapshots[selection], try connection.selectionOwner(selectionAtom) == 0 else { return }
@@ -381,7 +387,7 @@ public final class X11ClipboardManager {
             cancel(fetch)
             throw error
         }
-        try perform(fetch, fetch.machine.start(now: monotonicNanoseconds(), time: time))
+        try perform(fetch, fetch.machine.start(now: MonotonicClock.nanoseconds(), time: time))
     }
 
     /// Drops a fetch (whatever the owner still sends lands in its retired window); a save is refused.
@@ -396,7 +402,7 @@ public final class X11ClipboardManager {
         if retiredWindows.count >= Self.maxRetiredWindows {
             connection.destroyWindow(retiredWindows.removeFirst().window)
         }
-        retiredWindows.append((window, monotonicNanoseconds() &+ Self.retiredWindowLifetime))
+        retiredWindows.append((window, MonotonicClock.nanoseconds() &+ Self.retiredWindowLifetime))
     }
 
     /// Performs a fetch's actions; the server's answers (round trips that never wait on the owner) are
@@ -419,18 +425,18 @@ public final class X11ClipboardManager {
                 do {
                     let value = try connection.getProperty(window: window, property: property, offset: offset,
                                                            delete: delete)
-                    queue += fetch.machine.propertyValue(value, now: monotonicNanoseconds())
+                    queue += fetch.machine.propertyValue(value, now: MonotonicClock.nanoseconds())
                 } catch is XProtocolError {
-                    queue += fetch.machine.propertyUnreadable(now: monotonicNanoseconds())
+                    queue += fetch.machine.propertyUnreadable(now: MonotonicClock.nanoseconds())
                 }
             case .lookUpNames(let atoms):
-                queue += fetch.machine.namesResolved(try connection.names(of: atoms), now: monotonicNanoseconds())
+                queue += fetch.machine.namesResolved(try connection.names(of: atoms), now: MonotonicClock.nanoseconds())
             case .intern(let names):
-                queue += fetch.machine.interned(try connection.intern(names), now: monotonicNanoseconds())
+                queue += fetch.machine.interned(try connection.intern(names), now: MonotonicClock.nanoseconds())
             case .replaceWindow(let old):
                 retire(old)
                 let fresh = connection.createWindow(eventMask: XConnection.propertyChangeMask)
-                queue += fetch.machine.windowReplaced(fresh, now: monotonicNanoseconds())
+                queue += fetch.machine.windowReplaced(fresh, now: MonotonicClock.nanoseconds())
             case .log(let line):
                 options.log?("\(fetch.isSave ? "save" : "keep \(label(fetch.selection))"): \(line)")
             case .finished(let outcome):
@@ -540,6 +546,21 @@ public final class X11ClipboardManager {
         options.log?("serving an item from pbctl copy: \(owner.servedTargetNames.joined(separator: ","))")
         options.record?(RecordedContent(selection: .clipboard, item: item, application: item.metadata.sourceApplication))
         return true
+    }
+
+    /// Takes CLIPBOARD with an item handed in (a device's, a remote pbctl's), served from this process and
+    /// recorded with its origin, as an item `pbctl copy` hands over is.
+    private func serveOffered(_ offered: OfferedItem) throws {
+        let item = options.complete?(offered.item) ?? offered.item
+        do {
+            try owner.claim(item, selections: [.clipboard])
+        } catch let error as PasteboardError where !(error.code == .unavailable && connection.isBroken) {
+            options.log?("could not serve an item from \(offered.origin.label): \(error.message)")
+            return
+        }
+        claimedClipboard()
+        options.log?("serving an item from \(offered.origin.label): \(owner.servedTargetNames.joined(separator: ","))")
+        options.record?(RecordedContent(selection: .clipboard, item: offered.item, application: offered.origin.label, origin: offered.origin))
     }
 
     /// Serves `item` on CLIPBOARD when nobody owns it (the daemon starting with the history's newest

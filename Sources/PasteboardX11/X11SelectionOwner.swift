@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// The X11 selections pbctl can own or read.
 public enum X11Selection: String, Sendable, CaseIterable {
@@ -88,7 +89,7 @@ public final class X11SelectionOwner {
             machine.claimed(atom, window: window, time: time, source: source)
         }
         if let clearAfter = options.clearAfter {
-            clearDeadline = monotonicNanoseconds() &+ UInt64(max(0, clearAfter) * 1e9)
+            clearDeadline = MonotonicClock.nanoseconds() &+ UInt64(max(0, clearAfter) * 1e9)
         }
         try connection.flush()
     }
@@ -147,8 +148,8 @@ public final class X11SelectionOwner {
     /// requestor waits forever for a SelectionNotify that was sent but never processed.
     public func settle() throws {
         try connection.sync()
-        while let event = try connection.nextEvent(deadline: monotonicNanoseconds()) {
-            _ = try? handle(event, now: monotonicNanoseconds())
+        while let event = try connection.nextEvent(deadline: MonotonicClock.nanoseconds()) {
+            _ = try? handle(event, now: MonotonicClock.nanoseconds())
         }
         try connection.flush()
     }
@@ -159,7 +160,7 @@ public final class X11SelectionOwner {
         if let clearDeadline { wake = min(wake ?? clearDeadline, clearDeadline) }
         if let deadline { wake = min(wake ?? deadline, deadline) }
         let event = try connection.nextEvent(deadline: wake)
-        let now = monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         if let event { try handle(event, now: now) }
         try perform(machine.tick(now: now), now: now)
         if let clearDeadline, now >= clearDeadline {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 /// Reads a selection from whichever client owns it: the driver of ``ConversionStateMachine``.
 public final class X11SelectionReader {
@@ -110,7 +111,7 @@ public final class X11SelectionReader {
         var machine = ConversionStateMachine(
             window: connection.utilityWindow, selection: selection, target: target, property: property,
             incrAtom: connection.atoms[.incr], stepTimeout: UInt64(max(0.05, stepTimeout) * 1e9), maxBytes: maxBytes)
-        let conversionStart = monotonicNanoseconds()
+        let conversionStart = MonotonicClock.nanoseconds()
         var actions = machine.start(now: conversionStart, time: startTime)
         var result: (XAtom, UInt8)?
         var ownerGone = false
@@ -134,7 +135,7 @@ public final class X11SelectionReader {
                     lastReplyType = value.type
                     // A GetProperty is the last of its list: the answer's actions come next.
                     precondition(index == actions.count, "GetProperty is the last action of a step")
-                    actions = machine.propertyValue(value, now: monotonicNanoseconds())
+                    actions = machine.propertyValue(value, now: MonotonicClock.nanoseconds())
                     index = 0
                 case .deliver(let bytes):
                     lastReplyType = machine.replyType
@@ -154,7 +155,7 @@ public final class X11SelectionReader {
             // for once the transfer takes longer than an answer does (an INCR transfer, an owner that has
             // not answered within 20 ms), so a quick paste spends no round trip on it. An owner that is
             // already gone by then has left the selection without an owner: asked for too.
-            if !watching, machine.usedIncr || monotonicNanoseconds() >= conversionStart + 20_000_000 {
+            if !watching, machine.usedIncr || MonotonicClock.nanoseconds() >= conversionStart + 20_000_000 {
                 watching = true
                 if connection.xfixesFirstEvent != nil {
                     try? connection.watchSelection(selection, window: connection.utilityWindow)
@@ -164,10 +165,10 @@ public final class X11SelectionReader {
                 }
             }
             try connection.flush()
-            var deadline = ownerGone ? monotonicNanoseconds() : machine.nextDeadline
+            var deadline = ownerGone ? MonotonicClock.nanoseconds() : machine.nextDeadline
             if !watching, let limit = deadline { deadline = min(limit, conversionStart + 20_000_000) }
             let event = try connection.nextEvent(deadline: deadline)
-            let now = monotonicNanoseconds()
+            let now = MonotonicClock.nanoseconds()
             switch event {
             case .selectionNotify(let notify, _)?:
                 actions = machine.selectionNotify(notify, now: now)

@@ -142,13 +142,14 @@ extension Context {
             producer: Conversion.produceRepresentation, describe: { historyPreview($0, registry) })
     }
 
-    /// Records what was copied (`copy` through a backend nobody watches: the store, the terminal), and
-    /// says why not on standard error with `verbose`. Never fails the copy.
-    func recordInHistory(_ item: Item, verbose: Bool, prepare: (History) -> Void = { _ in }) {
+    /// Records what was copied to `backend` (`copy` through a backend nobody watches: the store, the
+    /// terminal; ``History/recordCopy(_:to:preview:application:)``), and says why not on standard error
+    /// with `verbose`. Never fails the copy.
+    func recordInHistory(_ item: Item, copiedTo backend: any PasteboardBackend, verbose: Bool) {
         do {
             let history = try openHistory()
-            prepare(history)
-            let outcome = try history.record(item, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
+            let outcome = try history.recordCopy(
+                item, to: backend, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
             if verbose, case .notRecorded(let why) = outcome { terminal.err("pbctl: not recorded in the history: \(why)") }
         } catch {
             terminal.err("pbctl: warning: copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")

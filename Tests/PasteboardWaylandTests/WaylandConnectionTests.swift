@@ -3,12 +3,13 @@ import Foundation
 import Glibc
 #endif
 import XCTest
+import SystemIO
 @testable import PasteboardWayland
 @testable import Pasteboard
 
 /// The socket and the protocol client joined, against a peer on a socket pair that plays the compositor.
 final class WaylandConnectionTests: XCTestCase {
-    func now() -> UInt64 { waylandNow() }
+    func now() -> UInt64 { MonotonicClock.nanoseconds() }
 
     /// A connection whose client is bound to `family`'s data control as a compositor would bind it: the
     /// registry's globals, then the device (objects: registry 2, seat 3, manager 4, device 5).

@@ -12,6 +12,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import SystemIO
 
 public final class WaylandSocket {
     /// The argument types of a message, given its object and opcode; nil for a message the caller does
@@ -246,7 +247,7 @@ public final class WaylandSocket {
     /// deadline of 0: a look, no wait).
     func wait(events: Int16, deadline: UInt64) throws -> Bool {
         while true {
-            let now = waylandNow()
+            let now = MonotonicClock.nanoseconds()
             let timeout = deadline > now ? Int32(min((deadline - now) / 1_000_000 + 1, 60_000)) : 0
             var poller = pollfd(fd: fd, events: events, revents: 0)
             let r = poll(&poller, 1, timeout)

@@ -175,13 +175,21 @@ public struct WaylandManagerStateMachine: Sendable {
         return actions
     }
 
-    /// A ``Action/serve(primary:kept:pause:)`` is done: `source` serves the selection, which the
-    /// compositor now offers as `ownOffer`.
-    public mutating func serving(primary: Bool, source: UInt32, ownOffer: UInt32?) -> [Action] {
+    /// A ``Action/serve(primary:kept:pause:)`` is done (or an item handed in, ``adopt(_:)``, is served):
+    /// `source` serves the selection, which the compositor now offers as `ownOffer`.
+    public mutating func serving(primary: Bool, source: UInt32, ownOffer: UInt32?, again: Bool = true) -> [Action] {
         guard let index = slots.firstIndex(where: { $0.primary == primary }) else { return [] }
         slots[index].source = source
         slots[index].ownOffer = ownOffer
-        return [.log("the \(slots[index].name) was cleared: serving the kept content again")]
+        return again ? [.log("the \(slots[index].name) was cleared: serving the kept content again")] : []
+    }
+
+    /// An item handed in to be the clipboard (a device's, a remote pbctl's): it is what is kept now, and
+    /// the manager serves it (then reports with ``serving(primary:source:ownOffer:again:)``).
+    public mutating func adopt(_ item: Item) -> Kept {
+        let kept = Kept(item: item)
+        if let index = slots.firstIndex(where: { !$0.primary }) { slots[index].kept = kept }
+        return kept
     }
 
     /// The owner serving from `source` stopped serving (another client took the selection).

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Glibc
 import Pasteboard
+import SystemIO
 internal import CSystem
 internal import CX11
 
@@ -147,14 +148,14 @@ public final class XConnection {
     /// window is refused although the server is alive (xclip and xsel then fail with "Can't open
     /// display"). A server that is gone refuses at the socket and fails at once, with no retry.
     private static func connect(_ name: String, screen: inout Int32) -> OpaquePointer? {
-        let deadline = monotonicNanoseconds() &+ 1_000_000_000
+        let deadline = MonotonicClock.nanoseconds() &+ 1_000_000_000
         var pause: UInt32 = 2_000
         while true {
             if let c = xcb_connect(name.isEmpty ? nil : name, &screen) {
                 if xcb_connection_has_error(c) == 0 { return c }
                 xcb_disconnect(c)
             }
-            guard monotonicNanoseconds() < deadline, LocalDisplaySocket(display: name)?.acceptsConnections == true else {
+            guard MonotonicClock.nanoseconds() < deadline, LocalDisplaySocket(display: name)?.acceptsConnections == true else {
                 return nil
             }
             usleep(pause)
@@ -463,7 +464,7 @@ public final class XConnection {
 
     /// A fresh server timestamp, from the PropertyNotify of a zero-length append on our window
     /// (ICCCM §2.1). Other events that arrive meanwhile stay queued.
-    public func serverTime(deadline: UInt64 = monotonicNanoseconds() + 5_000_000_000) throws -> XTimestamp {
+    public func serverTime(deadline: UInt64 = MonotonicClock.nanoseconds() + 5_000_000_000) throws -> XTimestamp {
         // A probe whose notification another reader already consumed is stale: send a new one.
         sendTimeProbe()
         try flush()
@@ -503,7 +504,9 @@ public final class XConnection {
     /// The next event, waiting until `deadline` (monotonic nanoseconds; nil waits indefinitely).
     /// Returns nil when the deadline passes first.
     /// - Throws: `.unavailable` when the connection is lost.
-    public func nextEvent(deadline: UInt64?) throws -> X11Event? {
+    /// With `alsoWaitingOn`, a descriptor that ends the wait too when it is readable (nil is then
+    /// returned, as at the deadline): the daemon's inbox.
+    public func nextEvent(deadline: UInt64?, alsoWaitingOn extra: Int32? = nil) throws -> X11Event? {
         if queueHead < queued.count {
             let event = queued[queueHead]
             queueHead += 1
@@ -513,10 +516,10 @@ public final class XConnection {
             }
             return event
         }
-        return try readEvent(deadline: deadline)
+        return try readEvent(deadline: deadline, extra: extra)
     }
 
-    private func readEvent(deadline: UInt64?) throws -> X11Event? {
+    private func readEvent(deadline: UInt64?, extra: Int32? = nil) throws -> X11Event? {
         while true {
             if let raw = xcb_poll_for_event(connection) {
                 defer { free(raw) }
@@ -532,16 +535,17 @@ public final class XConnection {
             try checkAlive()
             var timeout: Int32 = -1
             if let deadline {
-                let now = monotonicNanoseconds()
+                let now = MonotonicClock.nanoseconds()
                 if now >= deadline { return nil }
                 timeout = Int32(min(UInt64(Int32.max), (deadline - now + 999_999) / 1_000_000))
             }
-            var pfd = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let result = poll(&pfd, 1, timeout)
+            var pfds = [pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: extra ?? -1, events: Int16(POLLIN), revents: 0)]
+            let result = poll(&pfds, extra == nil ? 1 : 2, timeout)
             if result < 0 && errno != EINTR {
                 throw PasteboardError(.io, "poll failed: \(String(cString: strerror(errno)))")
             }
-            if result == 0, let deadline, monotonicNanoseconds() >= deadline { return nil }
+            if extra != nil, pfds[1].revents != 0 { return nil }
+            if result == 0, let deadline, MonotonicClock.nanoseconds() >= deadline { return nil }
         }
     }
 

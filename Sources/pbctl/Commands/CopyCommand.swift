@@ -188,16 +188,7 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
     // the copy records itself in the history.
     if !backend.changesReachDaemons, options.global.pasteboard == .general, !options.sensitive, !options.transient {
-        for item in items {
-            context.recordInHistory(item, verbose: options.verbose) { history in
-                // The stored files are taken as they are (a link on the same file system).
-                guard let store = backend.storedFiles else { return }
-                for representation in item.representations {
-                    guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }
-                    history.adopt(path, holding: data)
-                }
-            }
-        }
+        for item in items { context.recordInHistory(item, copiedTo: backend, verbose: options.verbose) }
     }
     return ExitCode.ok
 }

@@ -5,17 +5,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
+import ClipboardManager
 import DetachedProcess
-import KDEConnect
 import Pasteboard
-import PasteboardStore
-import Representations
 import SystemIO
-import Synchronization
 
 struct DaemonArguments {
     static let display = OptionSpec.value("display", nil, "D", .text, "the X display (default: $DISPLAY)")
@@ -65,12 +61,12 @@ struct DaemonArguments {
         let configuration = Configuration.load(context)
         kdeConnect = arguments.has(Self.kdeConnect) || configuration.kdeConnect
         name = arguments.value(Self.name) ?? configuration.kdeConnectName
-        if let name, DeviceIdentity.filteredName(name).isEmpty {
+        if let name, KDEConnectPeer.filteredName(name).isEmpty {
             throw UsageError(message: "--name: a device name needs letters or digits", command: "daemon")
         }
         discovery = !arguments.has(Self.noDiscovery) && configuration.kdeConnectDiscovery
         listen = try arguments.value(Self.listen).map { text in
-            guard let address = KDEConnectControl.bindAddress(text) else {
+            guard let address = KDEConnectPeer.bindAddress(text) else {
                 throw UsageError(message: "--listen takes an IPv4 address such as 127.0.0.1", command: "daemon")
             }
             return address
@@ -134,8 +130,9 @@ let daemonCommand = Command(
     options: DaemonArguments.specs,
     run: { context, arguments in try runDaemon(DaemonArguments(arguments, context), context, detached: false) })
 
-/// The backend whose clipboard the daemon keeps: X11 on `--display`'s display; else the one `--backend`
-/// or `PBCTL_BACKEND` names, or with `auto` Wayland when its compositor offers data-control, else X11.
+/// The clipboard the daemon keeps: X11 on `--display`'s display; else the one `--backend` or
+/// `PBCTL_BACKEND` names, or with `auto` Wayland when its compositor offers data-control, else X11, else
+/// the store (kept only to sync it, with --kdeconnect).
 func daemonBackend(_ options: DaemonArguments, _ context: Context) throws -> (any ClipboardKeeping, Context.BackendKind, Context) {
     var context = context
     var kind = options.global.backend
@@ -153,21 +150,10 @@ func daemonBackend(_ options: DaemonArguments, _ context: Context) throws -> (an
     return (keeper, Context.BackendKind(rawValue: chosen.backend.info.name) ?? kind, context)
 }
 
-/// `daemon --kdeconnect` where no display's clipboard can be kept: the backend whose changes are
-/// watched instead (the store), nil when there is none.
-func syncOnlyBackend(_ options: DaemonArguments, _ context: Context) -> (any PasteboardWatching, Context.BackendKind)? {
-    guard options.kdeConnect, !options.displayGiven, let chosen = try? context.chooseBackend(options.global.backend),
-        chosen.backend.keeping == nil, let watching = chosen.backend.watching
-    else { return nil }
-    return (watching, Context.BackendKind(rawValue: chosen.backend.info.name) ?? options.global.backend)
-}
-
 /// `pbctl daemon` and `__daemon`: keeps the clipboard until stopped. A detached daemon reports on fd 3
-/// once it keeps the clipboard (or why it cannot) and logs to `PBCTL_X11_LOG`.
+/// once it keeps the clipboard (or why it cannot) and logs to `PBCTL_X11_LOG`. The daemon itself is
+/// `ClipboardDaemon`'s: this parses, composes what the options ask for, and prints.
 func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) throws -> Int32 {
-    if !options.status, let (watching, kind) = syncOnlyBackend(options, context) {
-        return try runSyncOnlyDaemon(options, context, watching: watching, kind: kind, detached: detached)
-    }
     let (keeper, kind, context) = try daemonBackend(options, context)
     if options.status {
         guard let running = try keeper.runningKeeper() else {
@@ -181,68 +167,41 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
         return spawnDetachedDaemon(options.arguments(backend: kind), context)
     }
     let log = daemonLog(options, context, detached: detached)
+    let terminal = context.terminal
     func say(_ message: String) {
-        if detached { log?(message) } else { context.terminal.err("pbctl daemon: " + message) }
+        if detached { log?(message) } else { terminal.err("pbctl daemon: " + message) }
     }
     let configuration = Configuration.load(context)
-    var keep = KeepOptions()
-    keep.primary = options.primary
-    keep.recordPrimary = options.primary || configuration.recordPrimary
-    keep.replace = options.replace
-    keep.maximumRecordedSize = configuration.history.maxRepresentationSize
-    keep.registry = context.registry
-    keep.producer = Conversion.produceRepresentation
-    // What is kept is served as a copy of it would be (a JPEG-only owner's picture also as PNG…).
-    keep.complete = { Producers.completed($0, convert: Conversion.produceRepresentation) }
-    keep.log = log
-    // The history: every new content, written on a queue of its own so a large entry never delays the
-    // pastes the daemon serves; the newest entry is served again when the clipboard is empty at start.
-    if options.history, let history = try? context.openHistory(configuration.history) {
-        let queue = DispatchQueue(label: "pbctl.history")
-        let registry = context.registry
-        keep.record = { kept in
-            queue.async { daemonRecord(kept, in: history, registry: registry, log: log) }
-        }
-        if let newest = try? history.entries().entries.first(where: \.keepsContent), let item = try? history.item(newest.id) {
-            keep.restore = Producers.completed(item, convert: Conversion.produceRepresentation)
-        }
-    }
-    // KDE Connect: each new content goes to the paired devices too, and what they send is written
-    // through a second connection to the same clipboard (the keeper's own is its loop's).
-    var sync: KDEConnectService?
+    var daemon = ClipboardDaemon.Configuration()
+    daemon.keep.primary = options.primary
+    daemon.keep.recordPrimary = options.primary || configuration.recordPrimary
+    daemon.keep.replace = options.replace
+    daemon.keep.maximumRecordedSize = configuration.history.maxRepresentationSize
+    daemon.keep.registry = context.registry
+    daemon.keep.log = log
+    if options.history { daemon.history = try? context.openHistory(configuration.history) }
+    var kdeConnect: KDEConnectPeer?
     if options.kdeConnect {
-        let registry = context.registry
-        let attribution = ReceivedAttribution()
-        let terminal = context.terminal
-        let service = try startKDEConnect(options, context, log: log, say: { say($0) }) { received in
-            attribution.remember(received, registry: registry)
-            guard let backend = try? context.chooseBackend(kind).backend else { return }
-            // Devices send originals; what derives from them is offered here, as a local copy's is.
-            let item = Producers.completed(received.item, convert: Conversion.produceRepresentation)
-            do { try backend.write([item], to: .general, options: CopyOptions()) } catch {
-                if let log { log("KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)") } else {
-                    terminal.err("pbctl daemon: KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)")
-                }
-            }
-        }
-        sync = service
-        let record = keep.record
-        keep.record = { kept in
-            service.localChange(kept.item)
-            var kept = kept
-            if let device = attribution.device(of: kept.item, registry: registry) { kept.application = device }
-            record?(kept)
-        }
+        var settings = KDEConnectPeer.Settings(
+            name: options.name.map(KDEConnectPeer.filteredName) ?? KDEConnectPeer.hostName(),
+            folder: KDEConnectPeer.defaultFolder(environment: context.environment))
+        settings.discovery = options.discovery
+        if let address = options.listen { settings.bindAddress = address }
+        settings.registry = context.registry
+        settings.log = log
+        let peer = KDEConnectPeer(settings: settings)
+        daemon.peers.append(peer)
+        kdeConnect = peer
     }
-    defer { sync?.stop() }
     if detached { POSIX.leaveCurrentDirectory() }
-    let outcome = ClipboardKeeperRunner.run(
-        keeper, reopen: { try? context.chooseBackend(kind).backend.keeping }, options: keep,
+    let outcome = ClipboardDaemon.run(
+        keeper, reopen: { try? context.chooseBackend(kind).backend.keeping }, configuration: daemon,
         ready: {
+            if let kdeConnect { say("KDE Connect: \(kdeConnect.summary)") }
             if detached {
                 DetachedProcess.report(nil)
             } else {
-                context.terminal.err("pbctl daemon: keeping the clipboard of \(keeper.keptPlace) (pid \(getpid()))")
+                terminal.err("pbctl daemon: keeping the clipboard of \(keeper.keptPlace) (pid \(getpid()))")
             }
         }, say: say)
     switch outcome {
@@ -250,7 +209,7 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
         if detached {
             DetachedProcess.report(error)
         } else {
-            context.terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
+            terminal.err(error.message.hasPrefix("pbctl") ? error.message : "pbctl daemon: \(error.message)")
         }
         return ExitCode.forError(error)
     case .stopped(let signal):
@@ -290,112 +249,5 @@ private func spawnDetachedDaemon(_ arguments: [String], _ context: Context) -> I
         context.terminal.err("pbctl daemon: \(error)")
         return ExitCode.unavailable
     }
-    return ExitCode.ok
-}
-
-/// Records one content the daemon kept in the history, logging the outcome.
-private func daemonRecord(_ kept: KeptContent, in history: History, registry: TypeRegistry, log: (@Sendable (String) -> Void)?) {
-    var item = kept.item
-    if let application = kept.application { item.metadata.sourceApplication = application }
-    let outcome = try? history.record(
-        item, preview: historyPreview(item, registry), application: kept.application, selection: kept.selection,
-        skipped: kept.skipped.map { History.Entry.Kind(type: $0.type, size: $0.size, cutShort: $0.cutShort ?? false) })
-    switch outcome {
-    case .recorded(let id)?: log?("history: recorded entry \(id)")
-    case .moved(let id)?: log?("history: entry \(id) moved to the top")
-    case .notRecorded(let why)?: log?("history: not recorded: \(why)")
-    case nil: log?("history: could not record")
-    }
-}
-
-/// Starts the KDE Connect device for the daemon: its name, discovery, where it listens, where it logs;
-/// `apply` sets the local clipboard from what a device sent (on a queue of its own).
-func startKDEConnect(
-    _ options: DaemonArguments, _ context: Context, log: (@Sendable (String) -> Void)?, say: @escaping (String) -> Void,
-    apply: @escaping @Sendable (KDEConnectService.ReceivedClipboard) -> Void
-) throws -> KDEConnectService {
-    var configuration = KDEConnectService.Configuration(name: options.name.map(DeviceIdentity.filteredName) ?? KDEConnectControl.hostName())
-    configuration.discovery = options.discovery
-    if let address = options.listen { configuration.bindAddress = address }
-    configuration.registry = context.registry
-    configuration.log = log
-    let queue = DispatchQueue(label: "pbctl.kdeconnect.write")
-    configuration.receive = { received in queue.async { apply(received) } }
-    let service = try KDEConnectService(folder: StateFolder(path: StateFolder.defaultPath(environment: context.environment)), configuration: configuration)
-    try service.start()
-    say("KDE Connect: device \(configuration.name) (\(service.certificate.id)), TCP port \(service.tcpPort)")
-    return service
-}
-
-/// Which device a content came from, when it is one a device just sent (the display gives it back to
-/// the keeper, which records it): the history names the device as its application.
-final class ReceivedAttribution: Sendable {
-    private let last = Mutex<(key: UInt64, device: String)?>(nil)
-
-    func remember(_ received: KDEConnectService.ReceivedClipboard, registry: TypeRegistry) {
-        guard let key = KDEConnectService.contentKey(received.item, registry: registry) else { return }
-        last.withLock { $0 = (key, "KDE Connect: \(received.deviceName)") }
-    }
-
-    func device(of item: Item, registry: TypeRegistry) -> String? {
-        guard let key = KDEConnectService.contentKey(item, registry: registry) else { return nil }
-        return last.withLock { $0?.key == key ? $0?.device : nil }
-    }
-}
-
-/// `daemon --kdeconnect` without a display: the store's changes are watched and sent; what devices
-/// send is written to the store and recorded in the history with the device as its application.
-func runSyncOnlyDaemon(
-    _ options: DaemonArguments, _ context: Context, watching: any PasteboardWatching, kind: Context.BackendKind, detached: Bool
-) throws -> Int32 {
-    if options.detach, !detached {
-        return spawnDetachedDaemon(options.arguments(backend: kind), context)
-    }
-    let log = daemonLog(options, context, detached: detached)
-    let terminal = context.terminal
-    let say: @Sendable (String) -> Void = { message in if detached { log?(message) } else { terminal.err("pbctl daemon: " + message) } }
-    let configuration = Configuration.load(context)
-    let history = options.history ? try? context.openHistory(configuration.history) : nil
-    let registry = context.registry
-    let service: KDEConnectService
-    do {
-        service = try startKDEConnect(options, context, log: log, say: say) { received in
-            guard let backend = try? context.chooseBackend(kind).backend else { return }
-            do {
-                let item = Producers.completed(received.item, convert: Conversion.produceRepresentation)
-                try backend.write([item], to: .general, options: CopyOptions())
-                if let history {
-                    _ = try? history.record(
-                        received.item, preview: historyPreview(received.item, registry), application: "KDE Connect: \(received.deviceName)")
-                }
-            } catch {
-                say("KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)")
-            }
-        }
-    } catch let error as PasteboardError {
-        if detached { DetachedProcess.report(error) } else { terminal.err("pbctl daemon: \(error.message)") }
-        return ExitCode.forError(error)
-    }
-    if detached { POSIX.leaveCurrentDirectory() }
-    let maximum = configuration.history.maxRepresentationSize
-    nonisolated(unsafe) let backend = watching
-    let outcome = ClipboardKeeperRunner.runUntilStopped(
-        ready: {
-            if detached { DetachedProcess.report(nil) } else { terminal.err("pbctl daemon: syncing the \(kind.rawValue) clipboard with KDE Connect (pid \(getpid()))") }
-        },
-        {
-            // The content at the start, then each change.
-            if let item = KDEConnectService.currentItem(of: backend, maximumSize: maximum) { service.localChange(item) }
-            do {
-                try backend.watch(.general) { _ in
-                    if let item = KDEConnectService.currentItem(of: backend, maximumSize: maximum) { service.localChange(item) }
-                    return true
-                }
-            } catch {
-                say("the \(kind.rawValue) watch ended: \(error)")
-            }
-        })
-    service.stop()
-    if case .stopped(let signal) = outcome { say("stopped by signal \(signal)") }
     return ExitCode.ok
 }

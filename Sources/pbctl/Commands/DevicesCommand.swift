@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import KDEConnect
+import ClipboardManager
 import Pasteboard
 
 /// `pbctl devices [SUBCOMMAND]`'s arguments.
@@ -64,16 +64,16 @@ let devicesCommand = Command(
     run: { context, arguments in try runDevices(DevicesArguments(arguments, context), context) })
 
 func runDevices(_ options: DevicesArguments, _ context: Context) throws -> Int32 {
-    let folder = StateFolder(path: StateFolder.defaultPath(environment: context.environment))
+    let environment = context.environment
     switch options.subcommand {
     case .list:
         let devices: [JSONValue]
         do {
-            let answer = try KDEConnectControl.request(folder: folder, command: "list")
+            let answer = try KDEConnectPeer.request(environment: environment, command: "list")
             devices = answer["devices"]?.array ?? []
         } catch let error as PasteboardError where error.code == .unavailable {
             context.terminal.err("pbctl devices: no daemon runs (pbctl daemon --kdeconnect); the paired devices on record:")
-            devices = try KDEConnectControl.recordedDevices(folder: folder)
+            devices = try KDEConnectPeer.recordedDevices(environment: environment)
         }
         if options.json {
             var text = JSONValue.array(devices).encoded()
@@ -91,16 +91,16 @@ func runDevices(_ options: DevicesArguments, _ context: Context) throws -> Int32
         try context.terminal.out(text)
         return ExitCode.ok
     case .add:
-        let answer = try KDEConnectControl.request(folder: folder, command: "add", address: options.operand)
+        let answer = try KDEConnectPeer.request(environment: environment, command: "add", address: options.operand)
         return try report(answer, context)
     case .pair, .accept, .reject, .unpair:
         let id = options.operand ?? ""
         let answer: JSONValue
         do {
-            answer = try KDEConnectControl.request(folder: folder, command: options.subcommand.rawValue, device: id)
+            answer = try KDEConnectPeer.request(environment: environment, command: options.subcommand.rawValue, device: id)
         } catch let error as PasteboardError where error.code == .unavailable && options.subcommand == .unpair {
             // No daemon: forget the record (it takes effect at the next start).
-            guard try KDEConnectControl.forget(folder: folder, device: id) else { throw CLIError(ExitCode.notFound, "pbctl devices: no paired device \(id)") }
+            guard try KDEConnectPeer.forget(environment: environment, device: id) else { throw CLIError(ExitCode.notFound, "pbctl devices: no paired device \(id)") }
             try context.terminal.out("unpaired \(id) (no daemon runs: the device is told at its next connection)\n")
             return ExitCode.ok
         }
@@ -121,8 +121,8 @@ private func report(_ answer: JSONValue, _ context: Context) throws -> Int32 {
 /// `pbctl info`'s line about KDE Connect: the running daemon's device and what it synced, or nil when
 /// no daemon with KDE Connect runs.
 func kdeConnectStatus(_ context: Context) -> (line: String, json: [String: String])? {
-    let folder = StateFolder(path: StateFolder.defaultPath(environment: context.environment))
-    guard folder.exists, let answer = try? KDEConnectControl.request(folder: folder, command: "status", timeout: 1),
+    guard KDEConnectPeer.hasState(environment: context.environment),
+        let answer = try? KDEConnectPeer.request(environment: context.environment, command: "status", timeout: 1),
         let me = answer["self"]
     else { return nil }
     let devices = answer["devices"]?.array ?? []

@@ -179,7 +179,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         let backend = try context.backend(options.global)
         try backend.write([item], to: options.global.pasteboard, options: CopyOptions())
         if !backend.changesReachDaemons, options.global.pasteboard == .general {
-            context.recordInHistory(item, verbose: false)  // to the top
+            context.recordInHistory(item, copiedTo: backend, verbose: false)  // to the top
         }
     case .delete:
         let ids = try options.operands.map(parseHistoryID)

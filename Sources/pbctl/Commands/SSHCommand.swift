@@ -3,10 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Backends
+import ClipboardManager
 import Pasteboard
-import PasteboardRemote
-import Representations
 import SystemIO
 
 /// `pbctl ssh`'s own options; everything after them is ssh's.
@@ -18,9 +16,9 @@ struct SSHArguments {
     static let specs = [allowSensitive, readOnly, writeOnly, verbose]
 
     var global: GlobalOptions
-    var policy = RemoteServer.Policy()
+    var policy = RemoteSessions.Policy()
     var verbose: Bool
-    var ssh: SSHSession.Arguments
+    var ssh: RemoteSessions.Arguments
 
     init(_ arguments: ParsedArguments, _ context: Context) throws {
         global = try GlobalOptions(arguments, environment: context.environment)
@@ -32,7 +30,7 @@ struct SSHArguments {
         policy.canRead = !arguments.has(Self.writeOnly)
         verbose = arguments.has(Self.verbose)
         do {
-            ssh = try SSHSession.split(arguments.passedThrough)
+            ssh = try RemoteSessions.split(arguments.passedThrough)
         } catch let error as PasteboardError {
             throw UsageError(message: error.message, command: "ssh")
         }
@@ -65,41 +63,19 @@ let sshCommand = Command(
 func runSSH(_ options: SSHArguments, _ context: Context) throws -> Int32 {
     let environment = context.environment
     let kind = options.global.backend
-    let log: (@Sendable (String) -> Void)?
+    var settings = RemoteSessions.Settings()
+    settings.policy = options.policy
     if options.verbose {
         let terminal = context.terminal
-        log = { terminal.err("pbctl ssh: " + $0) }
-    } else {
-        log = nil
+        settings.log = { terminal.err("pbctl ssh: " + $0) }
     }
     // What this machine's clipboard is, for the remote's pbctl info.
-    let place = (try? context.chooseBackend(kind)).map { "\($0.backend.info.name) (\($0.reason))" } ?? "this machine"
+    settings.place = (try? context.chooseBackend(kind)).map { "\($0.backend.info.name) (\($0.reason))" } ?? "this machine"
     // What the remote host may copy here: as much as a local copy (PBCTL_MAX_SIZE, else 1 GiB).
-    let maximumSize = try context.maximumInputSize(nil)
-    return try SSHSession.run(options.ssh, environment: environment, interactive: POSIX.standardInputIsTerminal) { socketPath in
-        let server = try RemoteServer(
-            socketPath: socketPath, policy: options.policy,
-            origin: ForeignContent.Origin(host: options.ssh.host, label: "pbctl ssh: \(options.ssh.host)"), place: place,
-            temporaryFolder: environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp", log: log,
-            open: { try context.chooseBackend(kind).backend },
-            makeItem: { received, metadata in
-                // What travelled (the originals), completed here as a local copy of it would be.
-                Producers.completed(Item(representations: received, metadata: metadata), convert: Conversion.produceRepresentation)
-            },
-            afterWrite: { items, pasteboard, backend in
-                // Nobody watches the store for changes: a copy from there records itself, as `copy` does.
-                guard !backend.changesReachDaemons, pasteboard == .general else { return }
-                for item in items where item.metadata.flags.reasonNotToRecord == nil {
-                    context.recordInHistory(item, verbose: false) { history in
-                        guard let store = backend.storedFiles else { return }
-                        for representation in item.representations {
-                            guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }
-                            history.adopt(path, holding: data)
-                        }
-                    }
-                }
-            })
-        server.maximumSize = maximumSize
-        return server
-    }
+    settings.maximumSize = try context.maximumInputSize(nil)
+    settings.temporaryFolder = environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+    settings.registry = context.registry
+    return try RemoteSessions.run(
+        options.ssh, settings: settings, environment: environment, interactive: POSIX.standardInputIsTerminal,
+        open: { try context.chooseBackend(kind).backend }, history: { try? context.openHistory() })
 }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import XCTest
+import SystemIO
 @testable import PasteboardWayland
 @testable import Pasteboard
 
@@ -19,7 +20,7 @@ final class WaylandSocketTests: XCTestCase {
         }
     }
 
-    func now() -> UInt64 { waylandNow() }
+    func now() -> UInt64 { MonotonicClock.nanoseconds() }
 
     func testMessagesAreFramedWhateverTheReadsCutThemInto() throws {
         let peer = Peer()

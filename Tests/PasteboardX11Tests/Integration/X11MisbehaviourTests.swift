@@ -1,6 +1,7 @@
 import Foundation
 import Pasteboard
 import XCTest
+import SystemIO
 
 @testable import PasteboardX11
 
@@ -20,7 +21,7 @@ final class X11MisbehaviourTests: XvfbTestCase {
                                 selections: [.clipboard])
                 ready.signal()
                 while !flag.isStopped {
-                    try owner.step(until: monotonicNanoseconds() + 50_000_000)
+                    try owner.step(until: MonotonicClock.nanoseconds() + 50_000_000)
                     flag.set("transfers", owner.machine.activeTransfers)
                 }
                 flag.set("alive", 1)
@@ -35,7 +36,7 @@ final class X11MisbehaviourTests: XvfbTestCase {
     }
 
     func waitForNotify(_ connection: XConnection, target: XAtom) throws -> SelectionNotify {
-        let deadline = monotonicNanoseconds() + 5_000_000_000
+        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
         while let event = try connection.nextEvent(deadline: deadline) {
             if case .selectionNotify(let notify, _) = event, notify.target == target { return notify }
         }
@@ -134,7 +135,7 @@ final class X11MisbehaviourTests: XvfbTestCase {
             ready.signal()
             var chunks = 0
             while !flag.isStopped {
-                guard let event = try? connection.nextEvent(deadline: monotonicNanoseconds() + 50_000_000) else { continue }
+                guard let event = try? connection.nextEvent(deadline: MonotonicClock.nanoseconds() + 50_000_000) else { continue }
                 switch event {
                 case .selectionRequest(let request):
                     connection.selectEvents(on: request.requestor, mask: XConnection.propertyChangeMask)
@@ -213,9 +214,9 @@ final class X11MisbehaviourTests: XvfbTestCase {
             }
             flag.stop()
         }.start()
-        let deadline = monotonicNanoseconds() + 5_000_000_000
-        while !flag.isStopped && monotonicNanoseconds() < deadline {
-            try owner.step(until: monotonicNanoseconds() + 20_000_000)
+        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
+        while !flag.isStopped && MonotonicClock.nanoseconds() < deadline {
+            try owner.step(until: MonotonicClock.nanoseconds() + 20_000_000)
         }
         XCTAssertEqual(flag.get("timestamp"), Int(time))
     }

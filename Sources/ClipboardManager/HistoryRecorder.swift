@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+import Pasteboard
+import PasteboardStore
+import Representations
+
+/// The daemon's history: each kept content recorded on a queue of its own, so a large entry never
+/// delays what the keeper serves; the source is the owning application, or where a handed-in item came
+/// from (a device, a remote host).
+public final class HistoryRecorder: Sendable {
+    let history: History
+    let registry: TypeRegistry
+    let log: (@Sendable (String) -> Void)?
+    private let queue = DispatchQueue(label: "pbctl.history")
+
+    public init(history: History, registry: TypeRegistry, log: (@Sendable (String) -> Void)?) {
+        self.history = history
+        self.registry = registry
+        self.log = log
+    }
+
+    /// The newest entry that kept something, as an item (what the daemon serves on an empty clipboard).
+    public func newestItem() -> Item? {
+        guard let newest = try? history.entries().entries.first(where: \.keepsContent) else { return nil }
+        return try? history.item(newest.id)
+    }
+
+    /// Records `kept` (later, on the recorder's queue).
+    public func record(_ kept: KeptContent) {
+        queue.async { [self] in recordNow(kept) }
+    }
+
+    /// Waits until what was handed to ``record(_:)`` is recorded.
+    public func flush() { queue.sync {} }
+
+    func recordNow(_ kept: KeptContent) {
+        var item = kept.item
+        let application = kept.application ?? kept.origin?.label
+        if let application { item.metadata.sourceApplication = application }
+        let outcome = try? history.record(
+            item, preview: historyPreview(item, registry), application: application, selection: kept.selection,
+            skipped: kept.skipped.map { History.Entry.Kind(type: $0.type, size: $0.size, cutShort: $0.cutShort ?? false) })
+        switch outcome {
+        case .recorded(let id)?: log?("history: recorded entry \(id)")
+        case .moved(let id)?: log?("history: entry \(id) moved to the top")
+        case .notRecorded(let why)?: log?("history: not recorded: \(why)")
+        case nil: log?("history: could not record")
+        }
+    }
+}

@@ -1,0 +1,23 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+extension History {
+    /// Records what a copy wrote to `backend` where nobody watches it (the store, the terminal, a pbctl
+    /// ssh session's server): the one way a copy commits itself to the history, for `pbctl copy`, the
+    /// quick copy and `pbctl ssh`. The representations `backend` stored in files are taken as they are
+    /// (linked, on the same file system), not written again.
+    @discardableResult
+    public func recordCopy(_ item: Item, to backend: any PasteboardBackend, preview: String, application: String?) throws -> Outcome {
+        if let store = backend.storedFiles {
+            for representation in item.representations {
+                guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }
+                adopt(path, holding: data)
+            }
+        }
+        return try record(item, preview: preview, application: application)
+    }
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Pasteboard
+import Synchronization
+
+/// The keeper's way in (``ClipboardInbox``): items handed over from any thread, queued, and a pipe that
+/// is readable while they wait, so the keeper's loop wakes beside its connection. Only the newest
+/// counts: the clipboard holds one content.
+public final class KeeperInbox: ClipboardInbox {
+    private let queue = Mutex<[OfferedItem]>([])
+    private let pipeEnds: (read: Int32, write: Int32)
+
+    /// - Throws: ``PasteboardError`` `.io` when no pipe can be made.
+    public init() throws {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw POSIX.ioError("pipe", "the keeper's inbox") }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        pipeEnds = (fds[0], fds[1])
+    }
+
+    deinit {
+        close(pipeEnds.read)
+        close(pipeEnds.write)
+    }
+
+    public var descriptor: Int32 { pipeEnds.read }
+
+    /// Hands `offered` to the keeper (any thread).
+    public func offer(_ offered: OfferedItem) {
+        queue.withLock { $0.append(offered) }
+        var byte: UInt8 = 1
+        _ = write(pipeEnds.write, &byte, 1)  // a full pipe already wakes the keeper
+    }
+
+    public func take() -> [OfferedItem] {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while read(pipeEnds.read, &buffer, buffer.count) > 0 {}
+        return queue.withLock { items in
+            defer { items.removeAll() }
+            return items
+        }
+    }
+}
