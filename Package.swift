@@ -82,6 +82,9 @@ let package = Package(
         // Documents on disk: TextBundle folders and archives read and written, a Markdown file's images
         // offered as a TextBundle, provenance in user.x-document-source.
         .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
+        // What a copy makes of its sources and what a paste delivers: the one policy `pbctl copy`/`paste`,
+        // pbcopy/pbpaste and the xclip/xsel/wl-clipboard personalities share.
+        .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents"]),
         // The clipboard manager (`pbctl daemon`) composed: one run path for every keeper (X11, Wayland,
         // the store), the history recorder, the peers (KDE Connect) feeding the keeper in process.
         .target(
@@ -97,11 +100,12 @@ let package = Package(
             ]),
         // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
         // module, no transport (those are Backends' and ClipboardManager's to compose).
+        .testTarget(name: "BackendsTests", dependencies: ["Backends", "Pasteboard"]),
         .executableTarget(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
-                "ClipboardManager", "CStartup",
+                "ClipboardManager", "CopyPaste", "CStartup",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's

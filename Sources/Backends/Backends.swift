@@ -67,6 +67,38 @@ public struct BackendSetting {
     }
 }
 
+/// What `auto` tries, in order, as the environment alone says (no connection made): the one place the
+/// order is written, which ``BackendChoice/choose(_:_:_:)``, the quick copy and the quick paste all read.
+public struct AutoOrder: Sendable, Equatable {
+    /// `PBCTL_REMOTE`: the `pbctl ssh` session's socket, tried first.
+    public var remote: String?
+    /// `WAYLAND_DISPLAY`: the compositor, tried next (data-control may be missing).
+    public var wayland: String?
+    /// `DISPLAY`: the X display, then.
+    public var x11: String?
+    /// Else the store, and beside it the terminal's clipboard in a session a copy is mirrored to (an SSH
+    /// session, inside tmux or GNU screen): why, or nil.
+    public var terminalSession: String?
+
+    public init(variable: (String) -> String?) {
+        func set(_ name: String) -> String? { variable(name).flatMap { $0.isEmpty ? nil : $0 } }
+        remote = set("PBCTL_REMOTE")
+        wayland = set("WAYLAND_DISPLAY")
+        x11 = set("DISPLAY")
+        terminalSession = variable("SSH_CONNECTION") != nil || variable("SSH_TTY") != nil ? "an SSH session"
+            : variable("TMUX") != nil ? "inside tmux" : variable("STY") != nil ? "inside GNU screen" : nil
+    }
+
+    /// No session, no display: `auto` is the store, whatever else happens.
+    public var isStoreOnly: Bool { remote == nil && wayland == nil && x11 == nil }
+
+    /// The kind `PBCTL_BACKEND` names (`auto` when unset or empty); nil for a name that is none.
+    public static func requestedKind(variable: (String) -> String?) -> BackendKind? {
+        let name = variable("PBCTL_BACKEND")?.lowercased() ?? ""
+        return name.isEmpty ? .auto : BackendKind(rawValue: name)
+    }
+}
+
 public enum BackendChoice {
     /// The backend for `kind`: the one asked for, or with `auto` the Wayland compositor when it offers
     /// data-control, else the X display when one answers, else the store (with the terminal's clipboard
@@ -92,10 +124,11 @@ public enum BackendChoice {
             return ChosenBackend(backend: mirrored, reason: "asked for (\(explicit))")
         case .auto:
             // The machine `pbctl ssh` came from first (PBCTL_REMOTE), then Wayland (its data-control needs
-            // no window), then X11 (GNOME: through Xwayland), then the store.
+            // no window), then X11 (GNOME: through Xwayland), then the store (AutoOrder).
             // A session whose socket does not answer says so wherever the choice is told (-v, `info`).
+            let order = AutoOrder { environment[$0] }
             var skipped = ""
-            if let path = environment["PBCTL_REMOTE"], !path.isEmpty {
+            if let path = order.remote {
                 do {
                     return ChosenBackend(backend: try remote(setting), reason: "auto: PBCTL_REMOTE (pbctl ssh) answers at \(path)")
                 } catch let error as PasteboardError {
@@ -103,7 +136,7 @@ public enum BackendChoice {
                     if needs.verbose { setting.note("pbctl: PBCTL_REMOTE=\(path) does not answer (\(error.message)); using this machine's clipboard") }
                 }
             }
-            if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty {
+            if let display = order.wayland {
                 do {
                     return ChosenBackend(backend: try wayland(setting), reason: "auto: the Wayland compositor (\(display)) offers data-control")
                 } catch let error as PasteboardError {
@@ -117,7 +150,7 @@ public enum BackendChoice {
             let store = try store(setting)
             let why = (display.isEmpty ? "auto: no display (DISPLAY is not set)" : "auto: the X display \(display) does not answer")
                 + skipped
-            if let remote = remoteTerminalReason(environment), !needs.sensitive,
+            if let remote = order.terminalSession, TerminalDevice.isAvailable, !needs.sensitive,
                 let terminal = try? terminal(setting, timeout: needs.terminalTimeout, skipWithoutText: true, verbose: needs.verbose)
             {
                 return ChosenBackend(
@@ -186,16 +219,6 @@ public enum BackendChoice {
         return backend
     }
 
-    /// Why `auto` also sends copies to the terminal: a remote or multiplexed session with a controlling
-    /// terminal. Nil: store only (cron, CI, `ssh host cmd` with no tty, a local console). A stale TMUX
-    /// still counts: the terminal is then sent OSC 52 directly.
-    static func remoteTerminalReason(_ environment: [String: String]) -> String? {
-        let reason = environment["SSH_CONNECTION"] != nil || environment["SSH_TTY"] != nil ? "an SSH session"
-            : environment["TMUX"] != nil ? "inside tmux" : environment["STY"] != nil ? "inside GNU screen" : nil
-        guard let reason, TerminalDevice.isAvailable else { return nil }
-        return reason
-    }
-
     /// The terminal's clipboard, configured from the environment: tmux's own buffer tool inside tmux,
     /// screen's passthrough inside screen, kitty's OSC 5522 where the terminal is kitty.
     static func terminal(_ setting: BackendSetting, timeout: Double?, skipWithoutText: Bool = false, verbose: Bool = false) throws
@@ -210,7 +233,7 @@ public enum BackendChoice {
             try item.representations.first { $0.type == .utf8PlainText || registry.conforms($0.type, to: .plainText) }?.data()
         }
         if let text = environment["PBCTL_OSC52_MAX"], !text.isEmpty {
-            guard let size = parseByteSize(text) else {
+            guard let size = ByteSize.parse(text) else {
                 throw PasteboardError(.invalidData, "PBCTL_OSC52_MAX=\(text) is not a size (such as 1M)")
             }
             configuration.maximumText = size
@@ -240,18 +263,5 @@ public enum BackendChoice {
         }
         configuration.mimeType = { registry.preferredMIMEType(of: $0) }
         return try TerminalClipboardBackend(configuration: configuration)
-    }
-
-    /// `512`, `64K`, `300M`, `2G` (powers of 1024; a trailing `B` or `iB` is accepted); nil for anything else.
-    public static func parseByteSize(_ text: String) -> Int? {
-        var digits = text.uppercased()
-        for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count { digits.removeLast(suffix.count) }
-        var shift = 0
-        if let last = digits.last, let index = ["K", "M", "G", "T"].firstIndex(of: String(last)) {
-            shift = 10 * (index + 1)
-            digits.removeLast()
-        }
-        guard let value = Int(digits), value >= 0, value <= (Int.max >> shift) else { return nil }
-        return value << shift
     }
 }

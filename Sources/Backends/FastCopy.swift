@@ -15,13 +15,13 @@ extension BackendChoice {
     /// decide: `--backend store` (`PBCTL_BACKEND`), or `auto` with no `pbctl ssh` session, no display
     /// and no session whose terminal a copy is mirrored to (SSH, tmux, GNU screen).
     public static func copiesToTheStoreAlone(variable: (String) -> String?) -> Bool {
-        var backend = variable("PBCTL_BACKEND")?.lowercased() ?? "auto"
-        if backend.isEmpty { backend = "auto" }
-        if backend == "store" { return true }
-        guard backend == "auto" else { return false }
-        for name in ["PBCTL_REMOTE", "WAYLAND_DISPLAY", "DISPLAY"] where !(variable(name) ?? "").isEmpty { return false }
-        for name in ["SSH_CONNECTION", "SSH_TTY", "TMUX", "STY"] where variable(name) != nil { return false }
-        return true
+        switch AutoOrder.requestedKind(variable: variable) {
+        case .store?: return true
+        case .auto?:
+            let order = AutoOrder(variable: variable)
+            return order.isStoreOnly && order.terminalSession == nil
+        default: return false
+        }
     }
 
     /// Writes `item` to the store's `general` pasteboard and records it in the history at the default

@@ -39,23 +39,20 @@ extension BackendChoice {
     /// read and decoded the same way. Anything else (no display or owner, a refusal of UTF8_STRING before
     /// any byte, declared types that could remap targets, another backend) goes the full way.
     public static func fastPaste(primary: Bool, variable: (String) -> String?, hasDeclaredTypes: () -> Bool) -> FastPasteResult {
-        var backend = variable("PBCTL_BACKEND")?.lowercased() ?? "auto"
-        if backend.isEmpty { backend = "auto" }
+        guard let backend = AutoOrder.requestedKind(variable: variable) else { return .notHandled }
+        let order = AutoOrder(variable: variable)
         // `auto` with no pbctl ssh session and no display is the store (reads never come from the terminal).
-        if backend == "store"
-            || (backend == "auto" && (variable("PBCTL_REMOTE") ?? "").isEmpty && (variable("WAYLAND_DISPLAY") ?? "").isEmpty
-                && (variable("DISPLAY") ?? "").isEmpty)
-        {
+        if backend == .store || (backend == .auto && order.isStoreOnly) {
             return fastStorePaste(primary: primary, variable: variable)
         }
-        guard backend == "x11" || backend == "wayland" || (backend == "auto" && (variable("PBCTL_REMOTE") ?? "").isEmpty) else {
+        guard backend == .x11 || backend == .wayland || (backend == .auto && order.remote == nil) else {
             return .notHandled
         }
         // Declared types may claim X11 targets and MIME types; only the built-in registry is known to map
         // UTF8_STRING and the text MIME types to UTF-8 plain text.
         guard !hasDeclaredTypes() else { return .notHandled }
         // `auto` takes Wayland first: with WAYLAND_DISPLAY set, X11 is the full command's to choose.
-        if backend == "wayland" || (backend != "x11" && !(variable("WAYLAND_DISPLAY") ?? "").isEmpty) {
+        if backend == .wayland || (backend == .auto && order.wayland != nil) {
             return fastWaylandPaste(primary: primary, variable: variable)
         }
         guard let display = variable("DISPLAY"), !display.isEmpty else { return .notHandled }

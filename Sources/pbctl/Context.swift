@@ -78,19 +78,12 @@ func parseSeconds(_ text: String, option: String) throws -> Double {
 /// The largest input `pbctl copy` takes by default: 1 GiB.
 let defaultMaximumInputSize = 1 << 30
 
-/// `512`, `64K`, `300M`, `2G` (powers of 1024; a trailing `B` or `iB` is accepted).
+/// A size of at least one byte (``ByteSize``: `512`, `64K`, `300M`, `2G`).
 func parseSize(_ text: String, option: String) throws -> Int {
-    var digits = text.uppercased()
-    for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count { digits.removeLast(suffix.count) }
-    var shift = 0
-    if let last = digits.last, let index = ["K", "M", "G", "T"].firstIndex(of: String(last)) {
-        shift = 10 * (index + 1)
-        digits.removeLast()
-    }
-    guard let value = Int(digits), value > 0, value <= Int.max >> (shift + 1) else {
+    guard let value = ByteSize.parse(text), value > 0 else {
         throw UsageError(message: "\(option) takes a size such as 512K, 64M or 2G", command: nil)
     }
-    return value << shift
+    return value
 }
 
 extension Context {

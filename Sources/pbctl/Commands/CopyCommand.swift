@@ -11,6 +11,7 @@ import Foundation
 import Pasteboard
 import SystemIO
 import Representations
+import CopyPaste
 import Documents
 
 /// `pbctl copy`'s arguments, parsed and checked before any I/O.
@@ -126,63 +127,13 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     // The store takes input as it streams in (memory does not grow with its size); sensitive content
     // never reaches disk, so it is read into memory for its holder.
     let spooler = options.sensitive ? nil : backend.spooling
+    let assembly = options.assembly(context)
     var items: [Item] = []
     if let paths = options.files {
-        items.append(try fileListItem(paths, cut: options.cut, metadata: options.metadata()))
+        items.append(try CopyAssembly.fileListItem(paths, cut: options.cut, metadata: options.metadata()))
     }
     for source in options.files == nil ? options.sources : [] {
-        let report: (String) -> Void = { message in if options.verbose { context.terminal.err("pbctl: " + message) } }
-        let shown = source == "-" ? "standard input" : source.shownPath
-        var metadata = options.metadata()
-        var type = options.declared
-        if source != "-" {
-            metadata.sourcePath = POSIX.absolutePath(source)
-            metadata.extra.merge(documentSourceMetadata(source, report: report)) { $1 }
-            if type == nil, let ext = source.pathExtension {
-                type = context.registry.types(withTag: ext, .filenameExtension).first
-            }
-        }
-        // A .textbundle folder or .textpack archive: its text and every form of it.
-        if let bundleItem = try textBundleItem(source, declared: options.declared, metadata: metadata, registry: context.registry) {
-            items.append(bundleItem)
-            continue
-        }
-        let data: Data
-        var resolved: TypeIdentifier
-        if let spooler {
-            // UTF-8 is checked on the way in when the type is text or still to be sniffed; anything else
-            // moves in the kernel, unseen.
-            let inspect = type.map { context.registry.textEncoding(of: $0) == .utf8 } ?? true
-            let spooled = try POSIX.withInput(source) { fd in
-                try spooler.spool(fd, name: shown, for: options.global.pasteboard, limit: options.maximumSize, inspect: inspect)
-            }
-            data = spooled.data
-            resolved = imageType(data, declared: options.declared)
-                ?? type ?? TypeSniffer.sniff(head: spooled.head, isValidUTF8: spooled.firstInvalidUTF8Offset == nil)
-            if let offset = spooled.firstInvalidUTF8Offset, context.registry.textEncoding(of: resolved) == .utf8 {
-                throw invalidUTF8(shown, offset, resolved)
-            }
-        } else {
-            data = source == "-"
-                ? try context.terminal.readStandardInput(limit: options.maximumSize)
-                : try POSIX.readFile(source, limit: options.maximumSize)
-            resolved = imageType(data, declared: options.declared) ?? type ?? TypeSniffer.sniff(data)
-            try validate(data, as: resolved, source: shown, context)
-        }
-        if type == nil, options.macCompat, resolved == .html {
-            resolved = .utf8PlainText  // pbcopy keeps anything but RTF as plain text
-        }
-        if ImageRepresentations.isImage(resolved) {
-            for note in try ImageRepresentations.validate(data, as: resolved, source: shown) { report(note) }
-        }
-        items.append(
-            Producers.item(
-                original: data, type: resolved, metadata: metadata, plainText: options.plainText,
-                convert: Conversion.produceRepresentation))
-        addTextBundleRepresentations(
-            &items[items.count - 1], source: source, data: data, base: options.base, registry: context.registry,
-            htmlImages: HTMLImages(rawValue: context.environment["PBCTL_HTML_IMAGES"]?.lowercased() ?? "") ?? .data,
-            verbose: options.verbose, report: report)
+        items.append(try assembly.item(source, metadata: options.metadata(), spooler: spooler, pasteboard: options.global.pasteboard))
     }
     try backend.write(items, to: options.global.pasteboard, options: options.copy)
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
@@ -193,53 +144,22 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     return ExitCode.ok
 }
 
-/// The item `copy --files` makes: `text/uri-list` (the original), `x-special/gnome-copied-files`, for a
-/// cut `application/x-kde-cutselection`, and the paths as plain text. Every path must exist (else
-/// `.noInput`, exit 66, naming each missing one, and nothing is copied).
-func fileListItem(_ paths: [String], cut: Bool, metadata: ItemMetadata) throws -> Item {
-    let missing = POSIX.missingPaths(paths)
-    guard missing.isEmpty else {
-        throw PasteboardError(.noInput, "no such file: " + missing.map(\.shownPath).joined(separator: ", ") + "; nothing was copied")
+extension CopyArguments {
+    /// The copy policy these options ask for (``CopyAssembly``).
+    func assembly(_ context: Context) -> CopyAssembly {
+        var assembly = CopyAssembly(registry: context.registry) { try context.terminal.readStandardInput(limit: $0) }
+        assembly.declared = declared
+        assembly.plainText = plainText
+        assembly.macCompat = macCompat
+        assembly.maximumSize = maximumSize
+        assembly.base = base
+        assembly.htmlImages = HTMLImages(rawValue: context.environment["PBCTL_HTML_IMAGES"]?.lowercased() ?? "") ?? .data
+        assembly.verbose = verbose
+        let terminal = context.terminal
+        let verbose = verbose
+        assembly.report = { message in if verbose { terminal.err("pbctl: " + message) } }
+        return assembly
     }
-    let list = FileList(paths: paths.map { normalizedPath(POSIX.absolutePath($0)) }, cut: cut)
-    var item = Item(representations: [Representation(type: .fileURL, data: list.uriList)], metadata: metadata)
-    item.set(Representation(type: .gnomeCopiedFiles, data: list.gnomeCopiedFiles, derivedFrom: .fileURL))
-    if cut { item.set(Representation(type: .kdeCutSelection, data: list.kdeCutSelection, derivedFrom: .fileURL)) }
-    item.set(Representation(type: .utf8PlainText, data: list.plainText, derivedFrom: .fileURL))
-    return item
-}
-
-/// `/a/./b/../c/` → `/a/c` (no link is resolved: the path as the user named it).
-func normalizedPath(_ path: String) -> String {
-    var parts: [Substring] = []
-    for part in path.split(separator: "/") {
-        if part == "." { continue }
-        if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
-        parts.append(part)
-    }
-    return "/" + parts.joined(separator: "/")
-}
-
-/// An image is known by its content, whatever its file's name says (`--type`/`--from` decide alone; an
-/// image type named for bytes that are no image is refused, exit 65): the type to copy it as, or nil
-/// when the bytes are no image and nothing claims they are.
-func imageType(_ data: Data, declared: TypeIdentifier?) -> TypeIdentifier? {
-    let sniffed = ImageRepresentations.sniff(data)
-    if let declared { return ImageRepresentations.isImage(declared) ? sniffed ?? declared : nil }
-    return sniffed
-}
-
-func invalidUTF8(_ source: String, _ offset: Int, _ type: TypeIdentifier) -> PasteboardError {
-    PasteboardError(
-        .invalidData,
-        "\(source): not valid UTF-8 near byte \(offset), but \(type) is UTF-8 text; "
-            + "copy it with --type public.data to keep the bytes as they are")
-}
-
-/// Text with a fixed encoding must be well formed: a paste must never hand out broken text.
-func validate(_ data: Data, as type: TypeIdentifier, source: String, _ context: Context) throws {
-    guard context.registry.textEncoding(of: type) == .utf8, !TypeSniffer.isValidUTF8(data) else { return }
-    throw invalidUTF8(source, TypeSniffer.firstInvalidUTF8Offset(data) ?? 0, type)
 }
 
 /// A type as users give it: a format name (``TextFormat``: markdown, html, text…), a type identifier,

@@ -11,6 +11,7 @@ import Foundation
 import Pasteboard
 import Representations
 import SystemIO
+import CopyPaste
 import Files
 import Documents
 
@@ -138,6 +139,21 @@ let pasteCommand = Command(
     options: PasteArguments.specs,
     run: { context, arguments in try runPaste(PasteArguments(arguments, context), context) })
 
+extension PasteArguments {
+    /// The delivery policy these options ask for (``PasteDelivery``).
+    func delivery(_ context: Context) -> PasteDelivery {
+        var delivery = PasteDelivery(registry: context.registry)
+        delivery.exact = request.isExact
+        delivery.keepHTML = keepHTML
+        delivery.quality = quality
+        if verbose {
+            let terminal = context.terminal
+            delivery.report = { terminal.err("pbctl: " + $0) }
+        }
+        return delivery
+    }
+}
+
 /// `source`: the backend and pasteboard to paste from instead of the chosen one (`history paste`).
 func runPaste(
     _ options: PasteArguments, _ context: Context, from source: (backend: any PasteboardBackend, pasteboard: PasteboardName)? = nil
@@ -170,7 +186,7 @@ func runPaste(
     // A package folder (`-o NAME.textbundle`) is unpacked from whole bytes; everything else streams.
     if let path = options.output, exactType == .textBundle {
         let sink = DataSink()
-        for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, pasteboard, to: sink, options, context) }
+        for (index, choice) in zip(indices, choices) { try options.delivery(context).deliver(choice, item: index, of: items[index], from: backend, pasteboard, to: sink) }
         try writePastedFile(path, sink.data, items: indices.map { items[$0] }, requested: exactType, report: options.report(context))
         return ExitCode.ok
     }
@@ -178,7 +194,7 @@ func runPaste(
     let sink = DescriptorSink(
         fd: file?.fd ?? STDOUT_FILENO, path: options.output ?? "standard output", dropTrailingNewline: options.dropNewline,
         brokenPipe: options.output == nil ? { exit(ExitCode.brokenPipe) } : nil)
-    for (index, choice) in zip(indices, choices) { try deliver(choice, index, items, backend, pasteboard, to: sink, options, context) }
+    for (index, choice) in zip(indices, choices) { try options.delivery(context).deliver(choice, item: index, of: items[index], from: backend, pasteboard, to: sink) }
     try sink.finish()
     try file?.commit()
     if let path = options.output {
@@ -187,91 +203,13 @@ func runPaste(
     return ExitCode.ok
 }
 
-/// One item's chosen representation into `sink`: streamed as it is, or read whole and converted (UTF-16
-/// text becomes UTF-8 unless the exact bytes were asked for).
-private func deliver(
-    _ choice: PasteRequest.Choice, _ index: Int, _ items: [ItemSummary], _ backend: any PasteboardBackend,
-    _ pasteboard: PasteboardName, to sink: any RepresentationSink, _ options: PasteArguments, _ context: Context
-) throws {
-    let utf16 = !options.request.isExact && context.registry.textEncoding(of: choice.read) == .utf16
-    if choice.convertTo != nil {
-        let whole = DataSink()
-        try backend.read(choice.read, item: index, from: pasteboard, into: whole)
-        let source = utf16 ? Data(utf16ToUTF8(whole.data).utf8) : whole.data
-        if options.verbose, ImageRepresentations.isImage(choice.read) {
-            // Only with -v: a second decode, to say that an animation converts as its first frame.
-            for note in (try? ImageRepresentations.validate(source, as: choice.read, source: "item \(index)")) ?? [] {
-                context.terminal.err("pbctl: " + note)
-            }
-        }
-        try sink.write(
-            try Conversion.produce(
-                source, from: utf16 ? .utf8PlainText : choice.read, to: choice,
-                options: ConversionOptions(keepRawHTML: options.keepHTML, imageQuality: options.quality)))
-    } else if utf16 {
-        let whole = DataSink()
-        try backend.read(choice.read, item: index, from: pasteboard, into: whole)
-        try sink.write(Data(utf16ToUTF8(whole.data).utf8))
-    } else {
-        try backend.read(choice.read, item: index, from: pasteboard, into: sink)
-    }
-    if options.verbose { context.terminal.err("pbctl: " + pasteReport(choice, index, items[index])) }
-}
-
-/// What `paste -v` says of one item: what was read, whether it was converted here, and where the backend
-/// tracks it (the store, pbctl's own owners), whether what was read is the original or derived from it.
-func pasteReport(_ choice: PasteRequest.Choice, _ index: Int, _ item: ItemSummary) -> String {
-    let derivedFrom = item.types.first { $0.type == choice.read }?.derivedFrom
-    // Only a backend that says what derives from what can tell an original from a copy made elsewhere.
-    let tracksDerivation = item.types.contains { $0.derivedFrom != nil }
-    let origin = derivedFrom.map { " (derived from \($0))" } ?? (tracksDerivation ? " (the original)" : "")
-    if let target = choice.convertTo {
-        let shown = choice.dialect.map { "\($0) (\(target))" } ?? "\(target)"
-        return "item \(index): read \(choice.read)\(origin), converted to \(shown) here"
-    }
-    return "item \(index): pasted \(choice.read)\(origin)"
-}
-
-func utf16ToUTF8(_ data: Data) -> String {
-    let bytes = [UInt8](data)
-    var bigEndian = false
-    var start = 0
-    if bytes.starts(with: [0xFE, 0xFF]) { bigEndian = true; start = 2 }
-    else if bytes.starts(with: [0xFF, 0xFE]) { start = 2 }
-    var units: [UInt16] = []
-    units.reserveCapacity(bytes.count / 2)
-    var i = start
-    while i + 1 < bytes.count {
-        units.append(bigEndian ? UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1]) : UInt16(bytes[i + 1]) << 8 | UInt16(bytes[i]))
-        i += 2
-    }
-    return String(decoding: units, as: UTF16.self)
-}
-
 /// `paste --files`: the file list the owner offers (`x-special/gnome-copied-files`, `text/uri-list`,
 /// KDE's cut flag), printed as local paths, or copied (moved after a cut) into `--into DIR`.
 func pasteFiles(
     _ items: [ItemSummary], _ indices: [Int], _ backend: any PasteboardBackend, _ pasteboard: PasteboardName,
     _ options: PasteArguments, _ context: Context
 ) throws -> Int32 {
-    var lists: [FileList] = []
-    for index in indices {
-        let types = items[index].types.map(\.type)
-        var list: FileList
-        if types.contains(.gnomeCopiedFiles) {
-            list = FileList.parseGnomeCopiedFiles(try backend.read(.gnomeCopiedFiles, item: index, from: pasteboard))
-        } else if types.contains(.fileURL) {
-            list = FileList.parseURIList(try backend.read(.fileURL, item: index, from: pasteboard))
-        } else {
-            continue
-        }
-        if types.contains(.kdeCutSelection),
-            (try? backend.read(.kdeCutSelection, item: index, from: pasteboard)).map({ $0.first == UInt8(ascii: "1") }) == true
-        {
-            list.cut = true
-        }
-        lists.append(list)
-    }
+    let lists = try PasteDelivery.fileLists(items, indices, from: backend, pasteboard)
     guard !lists.isEmpty else {
         throw PasteboardError(
             .typeNotOffered,
