@@ -63,7 +63,7 @@ leaks=$(grep -rnE 'opcode: *[0-9]' Sources/PasteboardWayland)
 # (the socket, the pipes); Protocol/ and the drivers decide and call it. A system call of that I/O
 # elsewhere in the module fails (a declaration such as `func write(` or a method call with labelled
 # arguments is no system call).
-calls='read|write|poll|ioctl|fcntl|splice|tee|pipe|pipe2|socket|socketpair|connect|sendmsg|recvmsg'
+calls='read|write|poll|ioctl|fcntl|splice|tee|pipe|pipe2|socket|socketpair|connect|sendmsg|recvmsg|open|openat|flock|kill|usleep|nanosleep|clock_gettime'
 leaks=$(grep -rnE "(^|[^.[:alnum:]_]|Glibc\.)($calls)\(" Sources/PasteboardWayland --include='*.swift' \
     | grep -v '^Sources/PasteboardWayland/Connection/' \
     | grep -vE '^[^:]+:[0-9]+:\s*//' \

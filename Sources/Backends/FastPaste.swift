@@ -70,7 +70,7 @@ extension BackendChoice {
         do {
             try reader.readDecoded(target: KnownAtom.utf8String.rawValue, sameType: true) { chunk in
                 delivered = true
-                try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output", brokenPipe: { exit(141) })
+                try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output", brokenPipe: { exit(ExitStatus.brokenPipe) })
             }
             connection.leaveOpenUntilExit()  // the caller exits next
             return .pasted
@@ -89,7 +89,7 @@ extension BackendChoice {
     /// with neither the type registry nor the environment table built.
     private static func fastStorePaste(primary: Bool, variable: (String) -> String?) -> FastPasteResult {
         guard let store = try? FileStore(root: FileStore.defaultRoot(variable: variable)) else { return .notHandled }
-        let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(141) })
+        let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(ExitStatus.brokenPipe) })
         do {
             guard try store.pasteUTF8Text(from: primary ? .primary : .general, into: sink) else { return .notHandled }
             try sink.finish()
@@ -115,7 +115,7 @@ extension BackendChoice {
             let mimes = client.offers[offer],
             let mime = WaylandBackend.textMIMETypes.first(where: mimes.contains)
         else { return .notHandled }
-        let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(141) })
+        let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(ExitStatus.brokenPipe) })
         do {
             try connection.receive(offer: offer, mime: mime, primary: primary, into: sink, stepTimeout: timeout)
             return .pasted

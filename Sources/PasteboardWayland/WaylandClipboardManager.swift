@@ -156,7 +156,7 @@ public final class WaylandClipboardManager {
                 let fetched = fetch(offer, primary: primary, mimes: mimes)
                 try perform(machine.fetched(primary: primary, fetched, metadata: backend.metadata(forMIMEs: mimes)))
             case .serve(let primary, let kept, let pause):
-                if pause > 0 { usleep(useconds_t(pause / 1000)) }
+                if pause > 0 { WaylandPipes.pause(nanoseconds: pause) }
                 try serve(kept, primary: primary)
             }
         }

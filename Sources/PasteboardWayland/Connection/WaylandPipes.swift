@@ -149,6 +149,10 @@ public enum WaylandPipes {
 
     public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
 
+    /// Waits `nanoseconds` doing nothing (the daemon's pause before serving again what a program keeps
+    /// clearing).
+    public static func pause(nanoseconds: UInt64) { usleep(useconds_t(min(nanoseconds / 1000, 1_000_000))) }
+
     // MARK: Waiting
 
     /// One descriptor to wait on: readable (the compositor's socket) or writable (a reader's pipe).
