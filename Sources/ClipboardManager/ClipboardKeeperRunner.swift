@@ -89,38 +89,3 @@ enum StopSignals {
         POSIX.ignoreBrokenPipes()
     }
 }
-
-extension ClipboardKeeperRunner {
-    /// The daemon where nothing keeps the clipboard (the store, `daemon --kdeconnect` without a display):
-    /// `work` runs on a thread of its own (a watch that ends only with the process), and this waits for
-    /// SIGTERM, SIGINT or SIGHUP.
-    public static func runUntilStopped(ready: () -> Void, _ work: @escaping @Sendable () -> Void) -> Outcome {
-        var pair: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            return .failed(PasteboardError(.io, "socketpair: \(POSIX.errorString())"))
-        }
-        StopSignals.install(shuttingDown: pair[0])
-        Thread.detach(work)
-        ready()
-        while StopSignals.received == 0 {
-            var poller = pollfd(fd: pair[1], events: Int16(POLLIN), revents: 0)
-            _ = poll(&poller, 1, 1000)
-        }
-        return .stopped(signal: StopSignals.received)
-    }
-}
-
-/// A thread of its own for long work (Dispatch's pool is for short tasks).
-enum Thread {
-    static func detach(_ work: @escaping @Sendable () -> Void) {
-        final class Box { let work: @Sendable () -> Void; init(_ work: @escaping @Sendable () -> Void) { self.work = work } }
-        let box = Unmanaged.passRetained(Box(work)).toOpaque()
-        var thread = pthread_t()
-        _ = pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.work()
-            return nil
-        }, box)
-        pthread_detach(thread)
-    }
-}

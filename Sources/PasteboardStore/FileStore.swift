@@ -48,11 +48,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     /// Input spooled by ``spool(_:name:for:limit:inspect:)`` and not yet written.
     var spools: [Spool] = []
     /// The keeper's stop socket pair (``stopDescriptor``): made once, on first use.
-    lazy var keeperStop: (Int32, Int32) = {
-        var pair: [Int32] = [-1, -1]
-        _ = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair)
-        return (pair[0], pair[1])
-    }()
+    lazy var keeperStop: (Int32, Int32) = POSIX.socketPair() ?? (-1, -1)
     /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.
     var adopted: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
     /// The files the last write stored: path, and the bytes' address and count.

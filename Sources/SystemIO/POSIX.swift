@@ -205,3 +205,13 @@ struct ReadBuffer {
         return Data(bytesNoCopy: pointer, count: count, deallocator: .free)
     }
 }
+
+extension POSIX {
+    /// A connected pair of Unix stream sockets (close-on-exec); nil when none can be made. Shutting one
+    /// end down makes the other readable: what a signal handler may do to wake a loop.
+    public static func socketPair() -> (Int32, Int32)? {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return nil }
+        return (pair[0], pair[1])
+    }
+}
