@@ -123,7 +123,7 @@ public final class WaylandConnection {
     public func receive(
         offer: UInt32, mime: String, primary: Bool, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double
     ) throws {
-        var completeness = TransferCompleteness()
+        var completeness = TransferCompleteness(oneWrite: WaylandPipes.pipeCapacity)
         var looked = pending.count
         // Every event that arrived since the request: a clearing of this selection is what counts.
         func lookAtEvents(writerClosed: Bool) {
@@ -132,7 +132,8 @@ public final class WaylandConnection {
             }
             looked = pending.count
         }
-        try WaylandPipes.receive(
+        let asked = MonotonicClock.nanoseconds()
+        let received = try WaylandPipes.receive(
             mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout,
             watch: (socket.fd, { [self] writerClosed in
                 try socket.readAvailable()
@@ -143,13 +144,22 @@ public final class WaylandConnection {
             send(client.receive(offer, mime: mime, fd: writeEnd))
             try flush(deadline: MonotonicClock.nanoseconds() + UInt64(stepTimeout * 1e9))
         }
-        var verdict = completeness.verdict
+        var verdict = completeness.verdict(received: received, duration: MonotonicClock.nanoseconds() - asked)
         if verdict == .confirm {
-            let before = pending.count
-            try roundTrip(deadline: MonotonicClock.nanoseconds() + UInt64(stepTimeout * 1e9))
+            // Round trips until the grace is over or the clearing is seen: each brings what the compositor
+            // did before it answered, and a dying owner's hangup is handled within milliseconds.
+            let start = min(looked, pending.count)
+            let end = MonotonicClock.nanoseconds() + completeness.grace
             var cleared = false
-            for event in pending[min(looked, before)...] {
-                if case .selection(let isPrimary, nil) = event, isPrimary == primary { cleared = true }
+            while !cleared {
+                try roundTrip(deadline: MonotonicClock.nanoseconds() + UInt64(stepTimeout * 1e9))
+                cleared = pending[start...].contains { event in
+                    if case .selection(let isPrimary, nil) = event { return isPrimary == primary }
+                    return false
+                }
+                let now = MonotonicClock.nanoseconds()
+                guard now < end else { break }
+                if !cleared { _ = try socket.read(deadline: min(end, now + 2_000_000)) }
             }
             verdict = completeness.confirmed(cleared: cleared)
         }

@@ -112,8 +112,8 @@ final class WaylandConnectionTests: XCTestCase {
     }
 
     /// A paste's transfer, on both families, as recorded: `receive` with the pipe's write end beside its
-    /// bytes; the owner writes into it and closes it; then one round trip confirms the owner is still
-    /// there (the selection not cleared): the transfer is whole.
+    /// bytes; the owner writes into it and closes it. Written at once and smaller than the pipe, it is
+    /// whole without a round trip (TransferCompleteness).
     func testAReceiveSendsThePipeAndReadsWhatTheOwnerWrites() throws {
         for family in [DataControlFamily.ext, .wlr] {
             let peer = Peer()
@@ -132,13 +132,16 @@ final class WaylandConnectionTests: XCTestCase {
                     _ = "pasted \(family)".withCString { write(fd, $0, strlen($0)) }
                     close(fd)
                 }
-                Self.answerSync(peer)
+                // On a machine so busy that the write took longer than a quick one, the reader confirms
+                // with a round trip: answered, the selection still there.
+                var poller = pollfd(fd: peer.fd, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 500) > 0 { Self.answerSync(peer) }
             }
             owner.start()
             let sink = DataSink()
             try connection.receive(offer: 0xFF00_0001, mime: "text/plain", primary: false, into: sink, stepTimeout: 5)
             XCTAssertEqual(String(decoding: sink.data, as: UTF8.self), "pasted \(family)")
-            XCTAssertEqual(connection.roundTrips, 1, "the round trip after the end of data")
+            XCTAssertLessThanOrEqual(connection.roundTrips, 1, "none for a quick small transfer")
         }
     }
 
@@ -151,7 +154,8 @@ final class WaylandConnectionTests: XCTestCase {
     }
 
     /// An owner that dies mid-write closes its pipe as one that finished does; the compositor then
-    /// clears the selection, before it answers the round trip after the end of data: cut short.
+    /// clears the selection, before it answers the round trip after the end of data: cut short (here an
+    /// owner that sent nothing at all, which is always confirmed).
     func testAnOwnerGoneAtTheEndOfDataIsACutShortTransfer() throws {
         let peer = Peer()
         let connection = bound(.ext, peer: peer)
@@ -163,10 +167,7 @@ final class WaylandConnectionTests: XCTestCase {
         XCTAssertEqual(try connection.nextEvent(deadline: now() + 2_000_000_000), .selection(primary: false, offer: 0xFF00_0001))
         let owner = Thread {
             let (_, fds) = peer.receive()
-            for fd in fds {
-                _ = "the first megabyte".withCString { write(fd, $0, strlen($0)) }
-                close(fd)
-            }
+            for fd in fds { close(fd) }
             Self.answerSync(peer, before: [WaylandMessage(object: 5, DataControlDevice.Event.selection, arguments: [.object(0)])])
         }
         owner.start()

@@ -21,10 +21,12 @@ public enum WaylandPipes {
     /// stop the transfer with `.refused`. Both ends are closed when it returns or throws.
     /// `watch`, when given, is a descriptor waited on beside the pipe (the compositor's socket) and what
     /// to do when it is readable, told whether the owner has closed its end of the pipe by then.
+    /// Returns the bytes moved.
+    @discardableResult
     public static func receive(
         mime: String, into sink: any RepresentationSink, limit: Int? = nil, stepTimeout: Double,
         watch: (fd: Int32, readable: (_ writerClosed: Bool) throws -> Void)? = nil, ask: (_ writeEnd: Int32) throws -> Void
-    ) throws {
+    ) throws -> Int {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
         _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
@@ -33,7 +35,7 @@ public enum WaylandPipes {
         defer { close(readEnd) }
         // A 1 MiB pipe (the unprivileged maximum by default) instead of 64 KiB: the owner writes in
         // chunks sixteen times larger and each side is woken sixteen times less often. Refused: 64 KiB.
-        _ = fcntl(readEnd, setPipeSize, 1 << 20)
+        _ = fcntl(readEnd, setPipeSize, Int32(pipeCapacity))
         do {
             try ask(fds[1])
         } catch {
@@ -41,14 +43,19 @@ public enum WaylandPipes {
             throw error
         }
         close(fds[1])  // the owner has its own copy now: end of file comes when it closes it
-        try drain(readEnd, mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout, watch: watch)
+        return try drain(readEnd, mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout, watch: watch)
     }
 
-    /// Moves what arrives in the pipe `readEnd` into `sink` until end of file.
+    /// The pipe's capacity a receive asks for: an owner's write of at most this much completes whole
+    /// (``TransferCompleteness`` relies on it).
+    public static let pipeCapacity = 1 << 20
+
+    /// Moves what arrives in the pipe `readEnd` into `sink` until end of file: the bytes moved.
+    @discardableResult
     static func drain(
         _ readEnd: Int32, mime: String, into sink: any RepresentationSink, limit: Int?, stepTimeout: Double,
         watch: (fd: Int32, readable: (_ writerClosed: Bool) throws -> Void)? = nil
-    ) throws {
+    ) throws -> Int {
         var buffer: UnsafeMutableRawPointer?  // for a sink that takes no splice
         defer { free(buffer) }
         var total = 0
@@ -70,7 +77,7 @@ public enum WaylandPipes {
             if kernelCopy {
                 let room = limit.map { $0 + 1 - total } ?? (1 << 20)
                 if let moved = try sink.transfer(fromPipe: readEnd, limit: min(1 << 20, room)) {
-                    if moved == 0 { return }
+                    if moved == 0 { return total }
                     total += moved
                     if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
                     continue
@@ -86,7 +93,7 @@ public enum WaylandPipes {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw PasteboardError(.io, "reading \(mime) from the owner: \(String(cString: strerror(errno)))")
             }
-            if n == 0 { return }
+            if n == 0 { return total }
             total += n
             if let limit, total > limit { throw PasteboardError(.refused, "\(mime) is larger than \(limit) bytes") }
             try sink.write(Data(bytes: buffer!, count: n))

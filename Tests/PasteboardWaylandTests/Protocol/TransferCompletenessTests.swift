@@ -3,25 +3,36 @@ import XCTest
 
 /// The verdict on a Wayland transfer, which carries no length: whole, or cut short by an owner that died.
 final class TransferCompletenessTests: XCTestCase {
-    func testNoClearingMeansConfirmAfterTheEnd() {
-        let completeness = TransferCompleteness()
-        XCTAssertEqual(completeness.verdict, .confirm)
-        XCTAssertEqual(completeness.confirmed(cleared: false), .whole, "still the selection after the round trip")
-        XCTAssertEqual(completeness.confirmed(cleared: true), .cutShort, "the owner died as it closed its pipe")
+    let machine = TransferCompleteness(oneWrite: 1 << 20, quick: 20_000_000, grace: 10_000_000)
+
+    func testAQuickSmallTransferIsWholeWithoutWaiting() {
+        XCTAssertEqual(machine.verdict(received: 12, duration: 1_000_000), .whole)
+        var cleared = machine
+        cleared.selectionCleared(writerClosed: true)  // wl-copy -o exits as soon as it has written
+        XCTAssertEqual(cleared.verdict(received: 12, duration: 1_000_000), .whole)
+    }
+
+    func testNothingLargeOrSlowIsConfirmed() {
+        XCTAssertEqual(machine.verdict(received: 0, duration: 1), .confirm, "nothing at all")
+        XCTAssertEqual(machine.verdict(received: 1 << 20, duration: 1), .confirm, "as much as the pipe holds: maybe one write of many")
+        XCTAssertEqual(machine.verdict(received: 300_000, duration: 50_000_000), .confirm, "written over a while")
+        XCTAssertEqual(machine.confirmed(cleared: false), .whole, "still the selection after the grace")
+        XCTAssertEqual(machine.confirmed(cleared: true), .cutShort, "the owner died as it closed its pipe")
     }
 
     func testAClearingWhileTheWriterStillWritesIsAWriterThatOutlivedItsSelection() {
-        var completeness = TransferCompleteness()
-        completeness.selectionCleared(writerClosed: false)  // wl-copy --paste-once exits, its cat writes on
-        XCTAssertEqual(completeness.verdict, .whole)
+        var completeness = machine
+        completeness.selectionCleared(writerClosed: false)  // a killed wl-copy, its cat writing on
+        XCTAssertEqual(completeness.verdict(received: 100 << 20, duration: 1_000_000_000), .whole)
         XCTAssertEqual(completeness.confirmed(cleared: true), .whole, "decided before the end")
     }
 
-    func testAClearingAfterTheWriterClosedWithDataUnreadIsADeath() {
-        var completeness = TransferCompleteness()
+    func testAClearingAfterTheWriterClosedWithMoreThanOneWriteIsADeath() {
+        var completeness = machine
         completeness.selectionCleared(writerClosed: true)
         completeness.selectionCleared(writerClosed: false)  // only the first clearing counts
-        XCTAssertEqual(completeness.verdict, .cutShort)
+        XCTAssertEqual(completeness.verdict(received: 5 << 20, duration: 1), .cutShort)
         XCTAssertEqual(completeness.confirmed(cleared: false), .cutShort)
+        XCTAssertEqual(completeness.verdict(received: 0, duration: 1), .cutShort, "nothing, and the owner gone")
     }
 }
