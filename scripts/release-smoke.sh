@@ -190,11 +190,43 @@ if [ "$(id -u)" = 0 ] && [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null; the
     "$pbctl" copy --type public.data "$work/ssh-big.bin"
     "$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" pbctl paste --type public.data | cmp -s - "$work/ssh-big.bin" \
         || fail "pbctl ssh: 5 MB pasted on the remote side differ"
+    # A hostile remote end (scripts/hostile-remote.py as the remote command): a type name holding terminal
+    # escapes is refused (failure 3) and changes nothing; a file list lands naming the remote host, and
+    # paste --files --into refuses it (65) without touching the file it names.
+    install -m 755 scripts/hostile-remote.py /var/tmp/pbctl-ssh-test/bin/hostile-remote.py
+    printf 'before hostile' | "$pbctl" copy
+    answer=$("$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" python3 bin/hostile-remote.py client escape-type)
+    [[ $answer == "failure 3 "* && $answer != *$'\e'* ]] || fail "pbctl ssh: a remote type name with escapes was answered: $answer"
+    [ "$("$pbctl" paste)" = "before hostile" ] || fail "pbctl ssh: a refused remote copy changed the clipboard"
+    mkdir -p /tmp/pbctl-hostile "$work/into"; printf report > /tmp/pbctl-hostile/report.txt
+    answer=$("$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" python3 bin/hostile-remote.py client file-list)
+    [[ $answer == "done "* ]] || fail "pbctl ssh: the remote file list was answered: $answer"
+    [ "$("$pbctl" paste --type public.file-url)" = "$(printf 'file://127.0.0.1/tmp/pbctl-hostile/report.txt\r')" ] \
+        || fail "pbctl ssh: the remote file list does not name the remote host"
+    status=0; "$pbctl" paste --files --into "$work/into" 2>/dev/null || status=$?
+    [ "$status" = 65 ] && [ -f /tmp/pbctl-hostile/report.txt ] && [ -z "$(ls -A "$work/into")" ] \
+        || fail "pbctl ssh: paste --files --into took a remote file list for local files (exit $status)"
+    rm -rf /tmp/pbctl-hostile
     unset PBCTL_BACKEND
-    echo "release-smoke: pbctl ssh (a real sshd on 127.0.0.1): both ways, every representation, 5 MB byte for byte"
+    echo "release-smoke: pbctl ssh (a real sshd on 127.0.0.1): both ways, every representation, 5 MB byte for byte, a hostile remote refused"
 else
     echo "release-smoke: not root or no sshd: pbctl ssh not checked"
 fi
+
+# paste -o ended by Ctrl-C (SIGINT) while a slow pbctl ssh server (hostile-remote.py) sends: its
+# temporary file is removed and the status is SIGINT's (130).
+python3 scripts/hostile-remote.py server slow "$work/slow.sock" &
+servers+=($!)
+for _ in $(seq 100); do
+    python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$work/slow.sock" 2>/dev/null && break; sleep 0.05
+done
+PBCTL_REMOTE="$work/slow.sock" PBCTL_BACKEND=remote "$pbctl" paste -o "$work/slow.out" &
+paste_pid=$!
+for _ in $(seq 200); do [ -s "$(ls "$work"/slow.out.pbctl-*-partial 2>/dev/null | head -1)" ] && break; sleep 0.05; done
+[ -s "$(ls "$work"/slow.out.pbctl-*-partial 2>/dev/null | head -1)" ] || fail "paste -o from a slow server wrote no temporary file"
+kill -INT "$paste_pid"; status=0; wait "$paste_pid" 2>/dev/null || status=$?
+[ "$status" = 130 ] || fail "paste -o ended by SIGINT: exit $status, not 130"
+! ls "$work" | grep -q '^slow\.out' || fail "paste -o ended by SIGINT left $(ls "$work" | grep '^slow\.out')"
 
 # KDE Connect between two daemons of this binary on 127.0.0.1 (discovery off, linked by address):
 # identities made, TLS both ways (OpenSSL linked in, its CPU probe deferred to this first use:
@@ -271,6 +303,12 @@ export DISPLAY=":$local"
 printf 'spawned owner' | PBCTL_X11_SPAWN_OWNER=1 "$pbctl" copy --type txt || fail "copy through a spawned owner"
 [ "$(xclip -o -selection clipboard)" = "spawned owner" ] || fail "the spawned owner (memfd) served the wrong text"
 
+# pbctl ssh with no daemon here: the remote copy becomes this display's CLIPBOARD (an owner is spawned).
+if [ -n "${ssh_port:-}" ]; then
+    env -u PBCTL_BACKEND "$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" "printf 'remote to x11' | pbctl copy" || fail "pbctl ssh: remote copy into X11"
+    [ "$(xclip -o -selection clipboard)" = "remote to x11" ] || fail "pbctl ssh: the remote copy is not X11's CLIPBOARD"
+fi
+
 # The clipboard manager, detached (fork, status pipe), keeping an owner's content after it exits.
 "$pbctl" daemon --detach || fail "pbctl daemon --detach"
 "$pbctl" daemon --status >/dev/null || fail "pbctl daemon --status finds no daemon"
@@ -307,6 +345,29 @@ printf 'spawned on wayland' | PBCTL_SPAWN_OWNER=1 "$pbctl" copy --type txt || fa
 [ "$(wl-paste --no-newline)" = "spawned on wayland" ] || fail "wl-paste of the spawned Wayland owner's text"
 printf 'wayland primary' | "$pbctl" copy --primary || fail "pbctl copy --primary on Wayland"
 [ "$(wl-paste --primary --no-newline)" = "wayland primary" ] || fail "wl-paste --primary of pbctl's primary selection"
+# pbctl ssh with no daemon here: the remote copy becomes the compositor's clipboard.
+if [ -n "${ssh_port:-}" ]; then
+    env -u PBCTL_BACKEND "$pbctl" ssh "${ssh_opts[@]}" "$ssh_user@127.0.0.1" "printf 'remote to wayland' | pbctl copy" || fail "pbctl ssh: remote copy into Wayland"
+    [ "$(wl-paste --no-newline)" = "remote to wayland" ] || fail "pbctl ssh: the remote copy is not the Wayland clipboard"
+fi
+# A pbctl owner killed mid-paste (the paste's reader holds still after 1 MiB, so the owner is blocked
+# mid-write): the paste exits 69.
+head -c 30000000 /dev/zero | tr '\0' x > "$work/wl-cut.txt"
+"$pbctl" clear
+"$pbctl" copy --foreground "$work/wl-cut.txt" &
+owner_pid=$!
+for _ in $(seq 100); do wl-paste --list-types 2>/dev/null | grep -q text/plain && break; sleep 0.05; done
+{ status=0; "$pbctl" paste 2>/dev/null || status=$?; echo "$status" > "$work/wl-cut.status"; } | python3 -c 'import os, signal, sys
+sys.stdin.buffer.read(1 << 20)
+with open(sys.argv[1], "w") as f: f.write(str(os.getpid()))
+os.kill(os.getpid(), signal.SIGSTOP)
+while sys.stdin.buffer.read(1 << 16): pass' "$work/wl-cut.pid" &
+reader_job=$!
+for _ in $(seq 200); do [ -s "$work/wl-cut.pid" ] && grep -q '^State:.*T' "/proc/$(cat "$work/wl-cut.pid")/status" 2>/dev/null && break; sleep 0.05; done
+{ kill -9 "$owner_pid"; wait "$owner_pid"; } 2>/dev/null || true
+kill -CONT "$(cat "$work/wl-cut.pid")" 2>/dev/null || true
+wait "$reader_job" || true
+[ "$(cat "$work/wl-cut.status" 2>/dev/null)" = 69 ] || fail "a Wayland paste whose owner was killed mid-transfer: exit $(cat "$work/wl-cut.status" 2>/dev/null), not 69"
 "$pbctl" daemon --detach --primary || fail "pbctl daemon --detach --primary on Wayland"
 "$pbctl" daemon --status >/dev/null || fail "pbctl daemon --status finds no Wayland daemon"
 printf 'kept on wayland' | wl-copy
@@ -320,4 +381,4 @@ for _ in $(seq 50); do [ "$("$pbctl" paste 2>/dev/null)" = "kept on wayland" ] &
 [ "$("$pbctl" paste)" = "kept on wayland" ] || fail "the Wayland daemon did not keep wl-copy's content"
 [ "$(wl-paste --primary --no-newline)" = "primary kept" ] || fail "the Wayland daemon --primary did not keep the primary selection"
 pkill -f "__daemon --wayland" || true
-echo "release-smoke: $pbctl is static; store, images, pbctl ssh, Unix-socket and TCP displays, Wayland and the daemons work"
+echo "release-smoke: $pbctl is static; store, images, pbctl ssh (into X11 and Wayland too), a hostile remote, paste -o on SIGINT, Unix-socket and TCP displays, Wayland (an owner cut short) and the daemons work"

@@ -72,6 +72,53 @@ final class StoreFaultTests: XCTestCase {
         XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("after".utf8)).status, 0)
     }
 
+    /// The history on a full disk (a 256 KiB tmpfs), the store elsewhere: a copy larger than the space
+    /// still succeeds and pastes, and says it was not recorded, never that nothing was copied; the
+    /// history keeps no package without its Info.json and lists no damage; a later small copy is recorded.
+    func testAFullHistoryDiskStillCopiesAndLeavesNoDamagedEntry() throws {
+        try XCTSkipUnless(getuid() == 0, "mounting a small tmpfs needs root")
+        let mountPoint = scratch + "/full"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        try XCTSkipUnless(shell("mount -t tmpfs -o size=256k,mode=0700 tmpfs \(mountPoint)") == 0, "cannot mount a tmpfs here")
+        var pbctl = PbctlRunner(store: scratch + "/store")
+        pbctl.environment["PBCTL_HISTORY"] = mountPoint + "/history"
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("small".utf8)).status, 0)
+        XCTAssertEqual(try pbctl.run(["history"]).text, "1\tsmall\n")
+
+        let big = Data(repeating: UInt8(ascii: "a"), count: 400 << 10)
+        let file = scratch + "/big.txt"
+        try big.write(to: URL(fileURLWithPath: file))
+        var markdown = Data("# Big\n\n".utf8)
+        markdown.append(Data(repeating: UInt8(ascii: "m"), count: 400 << 10))
+        let copies: [(label: String, arguments: [String], stdin: Data?, pasted: Data)] = [
+            ("piped text", ["copy"], big, big),
+            ("a file", ["copy", file], nil, big),
+            ("piped Markdown", ["copy", "--from", "markdown"], markdown, markdown),
+        ]
+        for copy in copies {
+            let result = try pbctl.run(copy.arguments, stdin: copy.stdin)
+            XCTAssertEqual(result.status, 0, "\(copy.label): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("copied, but not recorded in the history"), "\(copy.label): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("nothing was copied"), "\(copy.label): \(result.stderr)")
+            let paste = try pbctl.run(["paste"])
+            XCTAssertEqual(paste.status, 0, "\(copy.label): \(paste.stderr)")
+            XCTAssertTrue(paste.stdout == copy.pasted, "\(copy.label): pasted \(paste.stdout.count) bytes")
+            let history = mountPoint + "/history"
+            for package in try FileManager.default.contentsOfDirectory(atPath: history) where package.hasSuffix(".pasteboard") {
+                XCTAssertTrue(FileManager.default.fileExists(atPath: "\(history)/\(package)/Info.json"),
+                              "\(copy.label): \(package) has no Info.json: \((try? FileManager.default.contentsOfDirectory(atPath: "\(history)/\(package)")) ?? [])")
+            }
+            let listed = try pbctl.run(["history"])
+            XCTAssertEqual(listed.status, 0, listed.stderr)
+            XCTAssertEqual(listed.text, "1\tsmall\n", copy.label)
+            XCTAssertEqual(listed.stderr, "", "\(copy.label): the history reads as damaged")
+        }
+        XCTAssertEqual(try pbctl.run(["copy"], stdin: Data("after".utf8)).status, 0)
+        let after = try pbctl.run(["history"])
+        XCTAssertEqual(after.stderr, "")
+        XCTAssertEqual(after.text.split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) ?? "" }, ["after", "small"])
+    }
+
     /// A store on a read-only mount (a snapshot) still pastes; a copy says why it cannot write.
     func testReadOnlyStorePastes() throws {
         try XCTSkipUnless(getuid() == 0, "a read-only bind mount needs root")

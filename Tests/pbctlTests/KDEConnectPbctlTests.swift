@@ -68,6 +68,47 @@ final class KDEConnectPbctlTests: KDEConnectTestCase {
         XCTAssertTrue(into.stderr.contains("not a local file"), into.stderr)
     }
 
+    /// An image travels as its original only: a PNG copied on one device is offered on the other as
+    /// public.png with its size, and the types derived from it (public.jpeg…) with none (produced on
+    /// paste); the receiver's store holds little more than the PNG.
+    func testAnImageArrivesAsItsOriginalOnly() throws {
+        let (a, b) = try makeNamespaces()
+        _ = try startDaemon(a, ["--kdeconnect", "--name", "image-a"])
+        _ = try startDaemon(b, ["--kdeconnect", "--name", "image-b"])
+        let idA = try deviceID(a), idB = try deviceID(b)
+        XCTAssertTrue(waitUntil(10) { self.deviceLine(a, idB).contains("reachable") }, daemonLog(a) + daemonLog(b))
+        XCTAssertEqual(try pbctl(b, ["devices", "pair", idA]).status, 0)
+        XCTAssertTrue(waitUntil(3) { self.deviceLine(a, idB).contains("requested-by-peer") })
+        XCTAssertEqual(try pbctl(a, ["devices", "accept", idB]).status, 0)
+        XCTAssertTrue(waitUntil(3) { self.deviceLine(b, idA).contains("paired, reachable") && !self.deviceLine(b, idA).contains("unpaired") })
+        // 256×256 of noise: a PNG of about 200 KB whose JPEG, WebP, BMP or TIFF would each add tens of KB.
+        let image = scratch + "/image.png"
+        XCTAssertEqual(try sh("/usr/bin/convert -size 256x256 xc:gray +noise Random -depth 8 '\(image)'").status, 0)
+        let size = try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: image)[.size] as? NSNumber)?.intValue)
+        XCTAssertEqual(try pbctl(a, ["copy", image]).status, 0)
+        XCTAssertTrue(waitUntil(5) { (try? self.pbctl(b, ["types"]))?.text.contains("public.png") == true }, daemonLog(b))
+        let types = try pbctl(b, ["types"])
+        XCTAssertEqual(types.status, 0, types.stderr)
+        let rows = Dictionary(types.text.split(separator: "\n").map { line -> (String, [String]) in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            return (fields.first ?? "", fields)
+        }, uniquingKeysWith: { first, _ in first })
+        XCTAssertEqual(rows["public.png"], ["public.png", "image/png", "\(size)"], types.text)
+        for derived in ["public.jpeg", "org.webmproject.webp", "com.microsoft.bmp", "public.tiff"] {
+            XCTAssertEqual(rows[derived]?.last, "-", "\(derived) is not produced on demand: \(types.text)")
+        }
+        XCTAssertEqual(try sh("env -i PBCTL_STORE=\(b.home)/store /usr/sbin/ip netns exec \(b.namespace!) \(PbctlRunner.binary) paste --type public.png | cmp - '\(image)'").status, 0)
+        let jpeg = try sh("env -i PBCTL_STORE=\(b.home)/store /usr/sbin/ip netns exec \(b.namespace!) \(PbctlRunner.binary) paste --type public.jpeg | head -c 3 | od -An -tx1")
+        XCTAssertEqual(jpeg.text.trimmingCharacters(in: .whitespacesAndNewlines), "ff d8 ff", "the JPEG is produced on paste")
+        var stored = 0
+        for path in FileManager.default.subpaths(atPath: b.home + "/store") ?? [] {
+            var info = stat()
+            if lstat(b.home + "/store/" + path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { stored += Int(info.st_size) }
+        }
+        XCTAssertLessThan(stored, 2 * size, "the receiver's store holds \(stored) bytes for a PNG of \(size)")
+        XCTAssertGreaterThanOrEqual(stored, size)
+    }
+
     /// A scripted protocol-7 peer: nothing it sends counts while it is not paired; paired, its text
     /// arrives; the same device id with another certificate is refused and reported.
     func testUnpairedPeersAndForgedCertificatesAreRefused() throws {

@@ -110,8 +110,10 @@ final class SSHTests: XCTestCase {
 
     /// `pbctl ssh [flags] \(Self.user)@127.0.0.1 COMMAND` from the local side (its store), in sh so ssh's
     /// options pass as ssh takes them.
-    func session(_ command: String, flags: String = "", stdin: Data? = nil) throws -> (status: Int32, text: String, stderr: String) {
-        var environment = local.environment
+    func session(_ command: String, flags: String = "", stdin: Data? = nil, environment extra: [String: String] = [:]) throws
+        -> (status: Int32, text: String, stderr: String)
+    {
+        var environment = local.environment.merging(extra) { $1 }
         environment["PBCTL"] = PbctlRunner.binary
         return try sh("\"$PBCTL\" ssh \(flags) \(sshOptions) \(Self.user)@127.0.0.1 " + quoted(command), stdin: stdin, environment: environment)
     }
@@ -250,6 +252,186 @@ final class SSHTests: XCTestCase {
             usleep(200_000)
         }
         XCTAssertTrue(screen.contains("typed into a pane"), screen)
+    }
+
+    // MARK: A remote copy into this machine's display, with no pbctl daemon here
+
+    /// A folder for the local side's runtime files (the Wayland daemon lock and change count), 0700.
+    func runtimeFolder() throws -> String {
+        let folder = scratch + "/run"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return folder
+    }
+
+    /// With no pbctl daemon on this machine, what the remote side copies becomes this machine's X11
+    /// CLIPBOARD (the local `pbctl ssh` starts an owner for it): plain text, and Markdown with its HTML.
+    /// The local side has DISPLAY and no PBCTL_BACKEND; the remote side has no display.
+    func testARemoteCopyBecomesTheX11ClipboardWithoutADaemon() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip"), "xclip is not installed")
+        let server = try XvfbServer()
+        var environment = ["DISPLAY": server.display, "XDG_RUNTIME_DIR": try runtimeFolder()]
+        environment["PBCTL"] = PbctlRunner.binary
+        let here = local.environment.merging(environment) { $1 }
+        defer {
+            // The owner started for the copy ends when the selection is cleared (and with its X server).
+            _ = try? sh("\"$PBCTL\" clear", environment: here, timeout: 10)
+            server.stop()
+        }
+        XCTAssertNil(here["PBCTL_BACKEND"])
+        XCTAssertEqual(try sh("\"$PBCTL\" daemon --status", environment: here).status, 1, "a pbctl daemon runs on the test's own display")
+
+        let plain = try session("echo \"display=[$DISPLAY]\"; printf hi | pbctl copy; echo \"status $?\"; pbctl info | grep '^backend:'", environment: environment)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let lines = plain.text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "display=[]", "the remote side has no display")
+        XCTAssertEqual(lines.dropFirst().first, "status 0", plain.stderr)
+        XCTAssertTrue(lines.last?.hasPrefix("backend:      remote") == true, plain.text)
+        let clipboard = try sh("xclip -o -selection clipboard", environment: here, timeout: 20)
+        XCTAssertEqual(clipboard.status, 0, clipboard.stderr)
+        XCTAssertEqual(clipboard.text, "hi")
+
+        let markdown = try session("printf '# Remote\\n\\nSome *note*\\n' | pbctl copy --from markdown", environment: environment)
+        XCTAssertEqual(markdown.status, 0, markdown.stderr)
+        let targets = try sh("xclip -o -selection clipboard -t TARGETS", environment: here, timeout: 20).text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(targets.contains("text/html"), "\(targets)")
+        XCTAssertTrue(targets.contains("text/markdown") || targets.contains("text/x-markdown"), "\(targets)")
+        XCTAssertEqual(try sh("xclip -o -selection clipboard -t text/html", environment: here, timeout: 20).text,
+                       "<h1>Remote</h1>\n<p>Some <em>note</em></p>\n")
+        XCTAssertEqual(try sh("xclip -o -selection clipboard", environment: here, timeout: 20).text, "# Remote\n\nSome *note*\n")
+    }
+
+    /// The same on Wayland: a headless sway of the test's own, WAYLAND_DISPLAY set on the local side only.
+    func testARemoteCopyBecomesTheWaylandClipboardWithoutADaemon() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/wl-paste"), "wl-clipboard is not installed")
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        var environment = ["WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": try runtimeFolder()]
+        environment["PBCTL"] = PbctlRunner.binary
+        let here = local.environment.merging(environment) { $1 }
+        defer { _ = try? sh("\"$PBCTL\" clear", environment: here, timeout: 10) }
+        XCTAssertEqual(try sh("\"$PBCTL\" daemon --status", environment: here).status, 1, "a pbctl daemon runs on the test's own compositor")
+
+        let plain = try session("echo \"display=[$WAYLAND_DISPLAY$DISPLAY]\"; printf hi | pbctl copy; echo \"status $?\"", environment: environment)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(plain.text, "display=[]\nstatus 0\n", plain.stderr)
+        let clipboard = try sh("wl-paste --no-newline", environment: here, timeout: 20)
+        XCTAssertEqual(clipboard.status, 0, clipboard.stderr)
+        XCTAssertEqual(clipboard.text, "hi")
+
+        let markdown = try session("printf '# Remote\\n\\nSome *note*\\n' | pbctl copy --from markdown", environment: environment)
+        XCTAssertEqual(markdown.status, 0, markdown.stderr)
+        let types = try sh("wl-paste --list-types", environment: here, timeout: 20).text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(types.contains("text/html"), "\(types)")
+        XCTAssertTrue(types.contains("text/markdown"), "\(types)")
+        XCTAssertEqual(try sh("wl-paste --no-newline -t text/html", environment: here, timeout: 20).text, "<h1>Remote</h1>\n<p>Some <em>note</em></p>\n")
+        XCTAssertEqual(try sh("wl-paste --no-newline", environment: here, timeout: 20).text, "# Remote\n\nSome *note*\n")
+    }
+
+    // MARK: A hostile remote end (scripts/hostile-remote.py as the remote command)
+
+    /// `scripts/hostile-remote.py client MODE` run on the remote side through `pbctl ssh`, after `then`
+    /// (more shell) in the same session.
+    func hostile(_ mode: String, then: String = "") throws -> (status: Int32, text: String, stderr: String) {
+        let script = remoteBin + "/hostile-remote.py"
+        if !FileManager.default.fileExists(atPath: script) {
+            let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("scripts/hostile-remote.py").path
+            try FileManager.default.copyItem(atPath: source, toPath: script)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        }
+        return try session("python3 '\(script)' client \(mode)" + (then.isEmpty ? "" : "; " + then))
+    }
+
+    func assertNoTerminalControl(_ text: String, _ label: String, line: UInt = #line) {
+        XCTAssertFalse(text.utf8.contains(0x1B), "\(label) holds ESC: \(text.debugDescription)", line: line)
+        XCTAssertFalse(text.utf8.contains(0x07), "\(label) holds BEL: \(text.debugDescription)", line: line)
+    }
+
+    /// Type names and sources a terminal would obey, and 300 representations, are refused with code 3
+    /// (invalidData) and change nothing here; a frame announcing 100 MiB closes the connection, and the
+    /// next remote command still works. What pbctl prints here afterwards holds no ESC and no BEL.
+    func testAHostileRemoteCannotWriteEscapesOrTooManyTypes() throws {
+        XCTAssertEqual(try local.run(["copy"], stdin: Data("before".utf8)).status, 0)
+        for mode in ["escape-type", "escape-source", "many-types"] {
+            let answer = try hostile(mode)
+            XCTAssertEqual(answer.status, 0, "\(mode): \(answer.stderr)")
+            XCTAssertTrue(answer.text.hasPrefix("failure 3 "), "\(mode): \(answer.text)")
+            assertNoTerminalControl(answer.text, "\(mode)'s answer")
+            XCTAssertEqual(try local.run("paste").text, "before", "\(mode) changed the clipboard")
+            XCTAssertEqual(try local.run("history").text, "1\tbefore\n", "\(mode) reached the history")
+        }
+        let frame = try hostile("huge-frame", then: "printf after | pbctl copy; echo \"status $?\"")
+        XCTAssertEqual(frame.status, 0, frame.stderr)
+        XCTAssertEqual(frame.text, "closed\nstatus 0\n", frame.stderr)
+        XCTAssertEqual(try local.run("paste").text, "after", "the next remote copy did not arrive")
+        for command in [["types"], ["info"], ["history"], ["types", "--json"], ["info", "--json"], ["history", "--json"]] {
+            let result = try local.run(command)
+            XCTAssertEqual(result.status, 0, "\(command): \(result.stderr)")
+            assertNoTerminalControl(result.text + result.stderr, "\(command)")
+        }
+    }
+
+    /// An item dated 2099 is dated by its arrival: a later local copy is above it in the history.
+    func testAFarDateFromTheRemoteDoesNotOrderTheHistory() throws {
+        let answer = try hostile("far-date")
+        XCTAssertTrue(answer.text.hasPrefix("done "), answer.text + answer.stderr)
+        XCTAssertEqual(try local.run("paste").text, "from the future")
+        XCTAssertEqual(try local.run(["copy"], stdin: Data("later".utf8)).status, 0)
+        XCTAssertEqual(try local.run("history", "--limit", "1").text, "2\tlater\n")
+        XCTAssertEqual(try local.run("history").text, "2\tlater\n1\tfrom the future\n")
+        XCTAssertFalse(try local.run("history", "--json").text.contains("2099"), "the remote's date was kept")
+    }
+
+    /// A file list from the remote names the remote host (file://127.0.0.1/…): paste --files --into
+    /// refuses it with 65 and moves nothing, though a file of that path exists here (and the list is a cut).
+    func testARemoteFileListNamesTheRemoteHostAndIsNotPastedAsLocalFiles() throws {
+        let folder = "/tmp/pbctl-hostile"
+        try? FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("a local report".utf8).write(to: URL(fileURLWithPath: folder + "/report.txt"))
+        let answer = try hostile("file-list")
+        XCTAssertTrue(answer.text.hasPrefix("done "), answer.text + answer.stderr)
+        let uris = try local.run("paste", "--type", "public.file-url")
+        XCTAssertEqual(uris.status, 0, uris.stderr)
+        XCTAssertEqual(uris.text, "file://127.0.0.1/tmp/pbctl-hostile/report.txt\r\n")
+        let into = scratch + "/into"
+        try FileManager.default.createDirectory(atPath: into, withIntermediateDirectories: true)
+        let pasted = try local.run("paste", "--files", "--into", into)
+        XCTAssertEqual(pasted.status, 65, pasted.stderr)
+        XCTAssertTrue(pasted.stderr.contains("not a local file"), pasted.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: into), [], "something was pasted")
+        XCTAssertEqual(try String(contentsOfFile: folder + "/report.txt", encoding: .utf8), "a local report", "the named file was moved")
+    }
+}
+
+/// A headless sway of one test's own (scripts/headless-sway.sh), stopped by `stop()`.
+final class HeadlessSway {
+    let socket: String
+    let pid: Int32
+    let directory: String
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("scripts/headless-sway.sh").path
+        directory = NSTemporaryDirectory() + "pbctl-sway-\(getpid())-\(UUID().uuidString.prefix(8))"
+        let started = try Spawned(["/bin/bash", script, directory], environment: ProcessInfo.processInfo.environment)
+        guard started.child.wait(timeout: 30) else {
+            started.kill()
+            throw XCTSkip("headless sway did not start within 30 s")
+        }
+        let parts = String(decoding: readToEnd(started.stdoutFD), as: UTF8.self).split(separator: " ")
+        guard started.child.status == 0, parts.count == 2, let pid = Int32(parts[1].trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw XCTSkip("headless sway did not start: \(String(decoding: readToEnd(started.stderrFD), as: UTF8.self))")
+        }
+        socket = String(parts[0])
+        self.pid = pid
+    }
+
+    func stop() {
+        kill(pid, SIGTERM)
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: directory + ".log")
     }
 }
 

@@ -484,6 +484,272 @@ final class WaylandTests: WaylandTestCase {
         both["PBCTL_BACKEND"] = "auto"
         XCTAssertEqual(try run([pbctl, "paste"], environment: both).stdout, try run([pbctl, "paste", "-v"], environment: both).stdout)
     }
+
+    // MARK: Kept images, owners gone mid-transfer, paste-once, the change count
+
+    /// A kept image gets every format a copy of it would: wl-copy offering only image/jpeg is killed,
+    /// and the daemon offers PNG (decoded here by ImageMagick, same size), WebP, BMP and TIFF as well.
+    func testAKeptJPEGIsServedInEveryImageFormat() throws {
+        try requireTool("/usr/bin/convert")
+        try requireTool("/usr/bin/identify")
+        let daemon = try startForegroundDaemon(environment: [:])
+        let picture = scratch + "/pic.jpg"
+        XCTAssertEqual(try run(["/usr/bin/convert", "-size", "40x30", "gradient:red-blue", picture]).status, 0)
+        let owner = try startPeer(["/bin/sh", "-c", "exec \(wlCopy) --foreground -t image/jpeg < '\(picture)'"], waitFor: nil)
+        XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "history"]).text.contains("[image/jpeg 40×30") },
+                      "the daemon did not record the JPEG: \(stderrText(daemon))")
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--list-types"]).text.contains("image/png") },
+                      "the kept JPEG is not offered as PNG: \(stderrText(daemon))")
+        let types = try run([wlPaste, "--list-types"]).text.split(separator: "\n").map(String.init)
+        for expected in ["image/jpeg", "image/png", "image/webp", "image/bmp", "image/tiff"] {
+            XCTAssertTrue(types.contains(expected), "\(expected) not offered: \(types)")
+        }
+        let png = scratch + "/out.png"
+        XCTAssertEqual(try run([wlPaste, "-t", "image/png"], outputFile: png, timeout: 20).status, 0)
+        XCTAssertEqual(try run(["/usr/bin/identify", "-format", "%m %w %h", png]).text, "PNG 40 30")
+        XCTAssertEqual(try run([wlPaste, "-t", "image/jpeg"]).stdout, try Data(contentsOf: URL(fileURLWithPath: picture)), "the original changed")
+    }
+
+    /// `count` bytes of text lines in a file of the scratch folder.
+    func bigText(_ count: Int, _ name: String) throws -> (path: String, data: Data) {
+        var block = Data()
+        for index in 0..<30_000 { block.append(Data("line \(index) of the big text, 0123456789\n".utf8)) }
+        var data = Data(capacity: count)
+        while data.count < count { data.append(block.prefix(count - data.count)) }
+        return (try write(data, name), data)
+    }
+
+    /// The state letter of `pid` (/proc/PID/stat: R, S, T…), nil when it is gone.
+    func processState(_ pid: pid_t) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[close...].dropFirst(2).first
+    }
+
+    /// The bytes `pid` has written so far (/proc/PID/io wchar).
+    func bytesWritten(_ pid: pid_t) -> Int {
+        let io = (try? String(contentsOfFile: "/proc/\(pid)/io", encoding: .utf8)) ?? ""
+        return io.split(separator: "\n").first { $0.hasPrefix("wchar:") }.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? 0
+    }
+
+    /// `pbctl copy --foreground PATH` whose writes strace delays by 0.1 s each (the owner writes in
+    /// chunks of at most 1 MiB): a transfer of tens of megabytes lasts seconds, so the owner can be
+    /// killed after a given amount has gone, not at a moment guessed. The owner's own pid.
+    func startSlowOwner(_ path: String) throws -> pid_t {
+        try requireTool("/usr/bin/strace")
+        let tracer = try startPeer(
+            ["/usr/bin/strace", "-f", "-o", "/dev/null", "-e", "trace=write", "-e", "inject=write:delay_enter=100000",
+             pbctl, "copy", "--foreground", path], waitFor: nil)
+        var owner: pid_t?
+        XCTAssertTrue(eventually(timeout: 10) {
+            // strace forks short-lived children of its own to probe ptrace: the owner is the one running pbctl.
+            let children = (try? String(contentsOfFile: "/proc/\(tracer.child.pid)/task/\(tracer.child.pid)/children", encoding: .utf8)) ?? ""
+            owner = children.split(separator: " ").compactMap { pid_t($0) }.first { pid in
+                ((try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? "").hasPrefix(pbctl + "\0copy\0")
+            }
+            return owner != nil
+        }, "strace started no owner")
+        let pid = try XCTUnwrap(owner)
+        addTeardownBlock { kill(pid, SIGKILL) }
+        return pid
+    }
+
+    /// The owner killed while `pbctl paste` writes into a pipe whose reader took 1 MiB and stopped: the
+    /// paste exits 69 saying the content may be cut short. The reader (Python) stops itself after 1 MiB,
+    /// so the owner is blocked mid-write when it is killed.
+    func testAPasteWhoseOwnerIsKilledMidTransferExits69() throws {
+        try requireTool(python)
+        let (big, _) = try bigText(50_000_000, "big.txt")
+        let owner = try startPeer([pbctl, "copy", "--foreground", big], waitFor: nil)
+        XCTAssertTrue(try eventually(timeout: 20) { try run([wlPaste, "--list-types"]).text.contains("text/plain") }, "the owner never took the selection")
+        let reader = try write(Data("""
+            import os, signal, sys
+            mark, count = sys.argv[1], sys.argv[2]
+            total = len(sys.stdin.buffer.read(1 << 20))
+            with open(mark + ".tmp", "w") as f:
+                f.write(str(os.getpid()))
+            os.rename(mark + ".tmp", mark)
+            os.kill(os.getpid(), signal.SIGSTOP)
+            while True:
+                chunk = sys.stdin.buffer.read(1 << 16)
+                if not chunk:
+                    break
+                total += len(chunk)
+            with open(count, "w") as f:
+                f.write(str(total))
+
+            """.utf8), "reader.py")
+        let (mark, count, status, errors) = (scratch + "/reader.pid", scratch + "/count", scratch + "/status", scratch + "/err")
+        let pipeline = try startPeer(
+            ["/bin/bash", "-c", "{ '\(pbctl)' paste 2>'\(errors)'; echo $? > '\(status)'; } | '\(python)' '\(reader)' '\(mark)' '\(count)'"],
+            waitFor: nil)
+        var readerPID: pid_t?
+        defer {
+            if let readerPID {
+                kill(readerPID, SIGKILL)
+                kill(readerPID, SIGCONT)
+            }
+        }
+        XCTAssertTrue(eventually(timeout: 30) {
+            readerPID = (try? String(contentsOfFile: mark, encoding: .utf8)).flatMap { pid_t($0) }
+            return readerPID.map { processState($0) == "T" } ?? false
+        }, "the reader never took its first MiB")
+        let stopped = try XCTUnwrap(readerPID)
+        // The reader holds still, the pipes are full: the owner is blocked mid-write when it dies.
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        kill(stopped, SIGCONT)
+        XCTAssertTrue(pipeline.child.wait(timeout: 60), "the paste did not end")
+        XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8), "69\n")
+        let message = try String(contentsOfFile: errors, encoding: .utf8)
+        XCTAssertTrue(message.contains("cut short"), message)
+        let received = Int((try? String(contentsOfFile: count, encoding: .utf8)) ?? "") ?? -1
+        XCTAssertGreaterThanOrEqual(received, 1 << 20)
+        XCTAssertLessThan(received, 50_000_000, "the owner was not killed mid-transfer")
+    }
+
+    /// The same with `paste -o out.txt`: the owner (slowed by strace) killed once the temporary file holds
+    /// 1 MiB; the paste exits 69 and leaves neither out.txt nor its temporary file. Five rounds: the
+    /// paste meets the end of data right as the owner dies, each time.
+    func testAPasteIntoAFileWhoseOwnerIsKilledMidTransferLeavesNothing() throws {
+        let (big, _) = try bigText(50_000_000, "big.txt")
+        let output = scratch + "/out.txt"
+        func leftovers() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []).filter { $0.hasPrefix("out.txt") } }
+        for round in 1...5 {
+            let owner = try startSlowOwner(big)
+            XCTAssertTrue(try eventually(timeout: 20) { try run([wlPaste, "--list-types"]).text.contains("text/plain") }, "the owner never took the selection")
+            let paste = try startPeer([pbctl, "paste", "-o", output], waitFor: nil)
+            XCTAssertTrue(eventually(timeout: 30) {
+                leftovers().contains { name in
+                    var info = stat()
+                    return name.hasSuffix("-partial") && stat(scratch + "/" + name, &info) == 0 && info.st_size >= 1 << 20
+                }
+            }, "round \(round): the paste never received 1 MiB: \(leftovers())")
+            XCTAssertEqual(kill(owner, SIGKILL), 0)
+            XCTAssertTrue(paste.child.wait(timeout: 60), "round \(round): the paste did not end")
+            let message = String(decoding: readToEnd(paste.stderrFD), as: UTF8.self)
+            var info = stat()
+            let written = stat(output, &info) == 0 ? Int(info.st_size) : -1
+            XCTAssertEqual(paste.child.status, 69, "round \(round): out.txt holds \(written) of 50000000 bytes: \(message)")
+            XCTAssertTrue(message.contains("cut short"), "round \(round): \(message)")
+            XCTAssertEqual(leftovers(), [], "round \(round): paste -o left a file behind")
+            try? FileManager.default.removeItem(atPath: output)
+        }
+    }
+
+    /// The daemon reading an owner of 49 MB of text that is killed mid-fetch keeps nothing of it: no
+    /// truncated text is served, the content it replaced is not served again, and the history lists
+    /// the entry as not kept, saying why. Three rounds.
+    func testTheDaemonKeepsNothingOfAnOwnerKilledMidFetch() throws {
+        let daemon = try startForegroundDaemon(environment: [:])
+        let (big, content) = try bigText(49_000_000, "big.txt")
+        for round in 1...3 {
+            let earlier = try write(Data("earlier text \(round)".utf8), "earlier.txt")
+            XCTAssertEqual(try run([wlCopy], inputFile: earlier, detached: true).status, 0)
+            XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "history", "--limit", "1"]).text == "\(2 * round - 1)\tearlier text \(round)\n" },
+                          "round \(round): \(stderrText(daemon))")
+            let owner = try startSlowOwner(big)
+            // The daemon is fetching it: the owner has written 2 MiB of the 49 MB.
+            XCTAssertTrue(eventually(timeout: 30) { bytesWritten(owner) >= 2 << 20 }, "round \(round): the daemon never fetched from the owner: \(stderrText(daemon))")
+            XCTAssertEqual(kill(owner, SIGKILL), 0)
+            let expected = "\(2 * round)\t[not kept: text/plain;charset=utf-8, its owner went away before sending all of it]\n\(2 * round - 1)\tearlier text \(round)\n"
+            XCTAssertTrue(try eventually(timeout: 20) { try run([pbctl, "history", "--limit", "2"]).text == expected },
+                          "round \(round): history: \((try? run([pbctl, "history", "--limit", "2"]).text.prefix(300)) ?? "")\n\(stderrText(daemon))")
+            XCTAssertTrue(daemon.child.isRunning)
+            let paste = try run([pbctl, "paste"], timeout: 20)
+            XCTAssertNotEqual(paste.text, "earlier text \(round)", "round \(round): the replaced content was served again")
+            if paste.status == 0 {
+                XCTAssertFalse(paste.stdout.isEmpty || content.starts(with: paste.stdout), "round \(round): a truncated text is served (\(paste.stdout.count) bytes)")
+            }
+            let listed = try run([wlPaste, "--no-newline"], timeout: 20)
+            XCTAssertFalse(listed.status == 0 && content.starts(with: listed.stdout), "round \(round): wl-paste gets a truncated text (\(listed.stdout.count) bytes)")
+        }
+    }
+
+    /// Owners that clear the selection on purpose after one paste are no owners gone mid-write:
+    /// `wl-copy -o` (it writes, then gives up the selection) ten times in a row, and pbctl's own
+    /// `--paste-once` of 20 MB, read whole.
+    func testWlCopyPasteOnceIsReadWholeEveryTime() throws {
+        for round in 1...10 {
+            XCTAssertEqual(try run([wlCopy, "-o", "once \(round)"], detached: true).status, 0)
+            let paste = try run([pbctl, "paste"])
+            XCTAssertEqual(paste.status, 0, "round \(round): \(paste.stderr)")
+            XCTAssertEqual(paste.text, "once \(round)", "round \(round)")
+        }
+    }
+
+    func testPbctlPasteOnceOfTwentyMegabytesIsReadWhole() throws {
+        let (big, content) = try bigText(20_000_000, "big.txt")
+        XCTAssertEqual(try run([pbctl, "copy", "--paste-once", big], timeout: 20).status, 0)
+        let paste = try run([pbctl, "paste"], timeout: 60)
+        XCTAssertEqual(paste.status, 0, paste.stderr)
+        XCTAssertTrue(paste.stdout == content, "pasted \(paste.stdout.count) of \(content.count) bytes")
+        XCTAssertTrue(try eventually(timeout: 5) { try run([wlPaste]).status != 0 }, "still offered after one paste")
+    }
+
+    /// The change count in `pbctl info`, `pbctl` processes and no daemon: two copies of the same types
+    /// count two changes, and reading it again changes nothing.
+    func testTheChangeCountIsSharedByEveryPbctl() throws {
+        func count() throws -> Int {
+            let info = try JSONSerialization.jsonObject(with: try run([pbctl, "info", "--json"]).stdout) as? [String: Any]
+            return try XCTUnwrap(info?["changeCount"] as? Int, "\(String(describing: info))")
+        }
+        let before = try count()
+        XCTAssertEqual(try run([pbctl, "copy"], input: Data("first".utf8), timeout: 20).status, 0)
+        XCTAssertEqual(try run([pbctl, "copy"], input: Data("second".utf8), timeout: 20).status, 0)
+        XCTAssertEqual(try count(), before + 2)
+        XCTAssertEqual(try count(), before + 2, "reading the count changed it")
+        XCTAssertEqual(try run([pbctl, "paste"]).text, "second")
+        XCTAssertEqual(try count(), before + 2, "a paste changed the count")
+    }
+
+    /// With `pbctl daemon` running, every change of another client counts once: three wl-copy, three
+    /// changes (read between them, once the daemon has seen each); the daemon offering a killed owner's
+    /// content again is no change.
+    func testTheDaemonCountsEveryChangeOnce() throws {
+        func count() throws -> Int {
+            let info = try JSONSerialization.jsonObject(with: try run([pbctl, "info", "--json"]).stdout) as? [String: Any]
+            return try XCTUnwrap(info?["changeCount"] as? Int, "\(String(describing: info))")
+        }
+        let daemon = try startForegroundDaemon(environment: [:])
+        let before = try count()
+        var last: Spawned?
+        for (index, text) in ["text a", "text b", "text c"].enumerated() {
+            // The last one in the foreground: the test kills exactly it.
+            if index == 2 {
+                last = try startPeer([wlCopy, "--foreground", text], waitFor: nil)
+            } else {
+                XCTAssertEqual(try run([wlCopy, text], detached: true).status, 0)
+            }
+            // The daemon has seen the change once it is in the history.
+            XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "history"]).text.hasPrefix("\(index + 1)\t\(text)\n") },
+                          stderrText(daemon))
+            XCTAssertEqual(try count(), before + index + 1, "after \(text)")
+            XCTAssertEqual(try count(), before + index + 1, "after \(text), read again")
+        }
+        last?.kill()
+        XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--no-newline"]).text == "text c" }, "the daemon did not offer the content again")
+        XCTAssertTrue(stderrText(daemon).contains("serving the kept content again"))
+        XCTAssertEqual(try count(), before + 3, "the daemon serving kept content again counted as a change")
+    }
+}
+
+/// `pbctl daemon` when its compositor goes away: not a success (exit 69), so the user unit's
+/// Restart=on-failure starts it again. Its own sway: the test kills it.
+final class WaylandDaemonCompositorLossTests: WaylandTestCase {
+    func testTheDaemonExits69WhenTheCompositorGoesAway() throws {
+        let daemon = try startPeer([pbctl, "daemon"], waitFor: nil)
+        XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "daemon", "--status"]).status == 0 }, "the daemon did not start: \(stderrText(daemon))")
+        XCTAssertEqual(try run([pbctl, "copy"], input: Data("kept".utf8), timeout: 20).status, 0)
+        XCTAssertEqual(kill(Self.swayPID, SIGTERM), 0)
+        XCTAssertTrue(daemon.child.wait(timeout: 10), "the daemon outlived its compositor")
+        XCTAssertEqual(daemon.child.status, 69, stderrText(daemon))
+        let message = stderrText(daemon)
+        XCTAssertTrue(message.contains("exiting with status 69"), message)
+    }
 }
 
 /// The compositor going away while pbctl's owner is writing: the transfer does not depend on it (the

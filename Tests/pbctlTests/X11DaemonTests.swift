@@ -227,6 +227,48 @@ final class X11DaemonTests: X11TestCase {
         XCTAssertNotEqual(paste.status, 0, "transient content was restored: \(paste.text)")
     }
 
+    /// A kept image gets every format a copy of it would: xclip offering only image/jpeg is killed, and
+    /// the daemon serves PNG (decoded here by ImageMagick, same size), WebP, BMP and TIFF as well. The
+    /// history entry copied back (to the store) offers PNG derived from the JPEG too.
+    func testAKeptJPEGIsServedInEveryImageFormat() throws {
+        try requireTool(xclip)
+        try requireTool("/usr/bin/convert")
+        try requireTool("/usr/bin/identify")
+        try startDaemon()
+        let picture = scratch + "/pic.jpg"
+        XCTAssertEqual(try run(["/usr/bin/convert", "-size", "40x30", "gradient:red-blue", picture]).status, 0)
+        let owner = try startPeer([xclip, "-quiet", "-i", "-selection", "clipboard", "-t", "image/jpeg", picture], waitFor: nil)
+        // The daemon has fetched it once it is in the history.
+        XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "history"]).text.contains("[image/jpeg 40×30") },
+                      "the daemon did not record the JPEG: \((try? run([pbctl, "history"]).text) ?? "")")
+        kill(owner.child.pid, SIGKILL)
+        XCTAssertTrue(owner.child.wait(timeout: 5))
+        XCTAssertTrue(try eventually(timeout: 10) {
+            try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"], timeout: 5).text.contains("image/png")
+        }, "the kept JPEG is not offered as PNG")
+        let targets = try run([xclip, "-o", "-selection", "clipboard", "-t", "TARGETS"], timeout: 5).text.split(separator: "\n").map(String.init)
+        for expected in ["image/jpeg", "image/png", "image/webp", "image/bmp", "image/tiff"] {
+            XCTAssertTrue(targets.contains(expected), "\(expected) not offered: \(targets)")
+        }
+        let png = scratch + "/out.png"
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "image/png"], outputFile: png, timeout: 20).status, 0)
+        XCTAssertEqual(try run(["/usr/bin/identify", "-format", "%m %w %h", png]).text, "PNG 40 30")
+        let jpeg = scratch + "/out.jpg"
+        XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard", "-t", "image/jpeg"], outputFile: jpeg, timeout: 20).status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: jpeg)), try Data(contentsOf: URL(fileURLWithPath: picture)), "the original changed")
+
+        // The entry copied back on the store: PNG derived from the JPEG.
+        let id = try XCTUnwrap(try run([pbctl, "history"]).text.split(separator: "\t").first.map(String.init))
+        let store = ["PBCTL_BACKEND": "store"]
+        let copied = try run([pbctl, "history", "copy", id], environment: store)
+        XCTAssertEqual(copied.status, 0, copied.stderr)
+        let types = try JSONSerialization.jsonObject(with: try run([pbctl, "types", "--json"], environment: store).stdout) as? [[String: Any]] ?? []
+        XCTAssertEqual(types.first?["type"] as? String, "public.jpeg", "\(types)")
+        XCTAssertEqual(types.first { $0["type"] as? String == "public.png" }?["derivedFrom"] as? String, "public.jpeg", "\(types)")
+        let stored = try run([pbctl, "paste", "--type", "public.png"], environment: store)
+        XCTAssertEqual(stored.stdout.prefix(4), Data([0x89, 0x50, 0x4E, 0x47]), stored.stderr)
+    }
+
     // pbctl copy hands its item to the daemon instead of starting an owner process.
 
     func testPbctlCopyIsServedByTheDaemonItself() throws {
