@@ -220,8 +220,8 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
             // Devices send originals; what derives from them is offered here, as a local copy's is.
             let item = Producers.completed(received.item, convert: Conversion.produceRepresentation)
             do { try backend.write([item], to: .general, options: CopyOptions()) } catch {
-                if let log { log("KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)") } else {
-                    terminal.err("pbctl daemon: KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)")
+                if let log { log("KDE Connect: cannot set the clipboard from \(received.origin.deviceName): \(error)") } else {
+                    terminal.err("pbctl daemon: KDE Connect: cannot set the clipboard from \(received.origin.deviceName): \(error)")
                 }
             }
         }
@@ -312,7 +312,7 @@ private func daemonRecord(_ kept: KeptContent, in history: History, registry: Ty
 /// `apply` sets the local clipboard from what a device sent (on a queue of its own).
 func startKDEConnect(
     _ options: DaemonArguments, _ context: Context, log: (@Sendable (String) -> Void)?, say: @escaping (String) -> Void,
-    apply: @escaping @Sendable (KDEConnectService.ReceivedClipboard) -> Void
+    apply: @escaping @Sendable (ReceivedClipboard) -> Void
 ) throws -> KDEConnectService {
     var configuration = KDEConnectService.Configuration(name: options.name.map(DeviceIdentity.filteredName) ?? KDEConnectControl.hostName())
     configuration.discovery = options.discovery
@@ -332,9 +332,9 @@ func startKDEConnect(
 final class ReceivedAttribution: Sendable {
     private let last = Mutex<(key: UInt64, device: String)?>(nil)
 
-    func remember(_ received: KDEConnectService.ReceivedClipboard, registry: TypeRegistry) {
+    func remember(_ received: ReceivedClipboard, registry: TypeRegistry) {
         guard let key = KDEConnectService.contentKey(received.item, registry: registry) else { return }
-        last.withLock { $0 = (key, "KDE Connect: \(received.deviceName)") }
+        last.withLock { $0 = (key, received.origin.application) }
     }
 
     func device(of item: Item, registry: TypeRegistry) -> String? {
@@ -366,10 +366,10 @@ func runSyncOnlyDaemon(
                 try backend.write([item], to: .general, options: CopyOptions())
                 if let history {
                     _ = try? history.record(
-                        received.item, preview: historyPreview(received.item, registry), application: "KDE Connect: \(received.deviceName)")
+                        received.item, preview: historyPreview(received.item, registry), application: received.origin.application)
                 }
             } catch {
-                say("KDE Connect: cannot set the clipboard from \(received.deviceName): \(error)")
+                say("KDE Connect: cannot set the clipboard from \(received.origin.deviceName): \(error)")
             }
         }
     } catch let error as PasteboardError {
