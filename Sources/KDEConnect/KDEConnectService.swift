@@ -70,7 +70,7 @@ public final class KDEConnectService: @unchecked Sendable {
     // The I/O.
     private var pending: [PendingLink] = []
     private var links: [String: Link] = [:]
-    private var controlClients: [(fd: Int32, client: ControlServer.Client)] = []
+    private let controlClients = ControlClients()
     private var udp: Int32 = -1
     private var listener: Int32 = -1
     private var control: Int32 = -1
@@ -179,7 +179,7 @@ public final class KDEConnectService: @unchecked Sendable {
             let udpIndex = udp >= 0 ? poller.add(udp, read: true, write: false) : -1
             let listenIndex = poller.add(listener, read: true, write: false)
             let controlIndex = poller.add(control, read: true, write: false)
-            let clientIndices = controlClients.map { poller.add($0.fd, read: true, write: false) }
+            let clientIndices = controlClients.descriptors.map { poller.add($0, read: true, write: false) }
             let waiting = pending
             let waitingIndices = waiting.map {
                 poller.add($0.link.fd, read: $0.handshake.wantsRead, write: $0.handshake.wantsWrite || $0.link.wantsWrite)
@@ -192,8 +192,8 @@ public final class KDEConnectService: @unchecked Sendable {
             if poller.readable(wakeIndex) { Sockets.drain(wake.read) }
             if udpIndex >= 0, poller.readable(udpIndex) { receiveDatagrams(now: now) }
             if poller.readable(listenIndex) { acceptLinks(now: now) }
-            if poller.readable(controlIndex) { acceptControl(now: now) }
-            serveControl(ready: clientIndices.map { poller.readable($0) }, now: now)
+            if poller.readable(controlIndex) { controlClients.accept(control, now: now) }
+            controlClients.serve(ready: clientIndices.map { poller.readable($0) }, now: now) { answer($0, now: now) }
             for (entry, index) in zip(waiting, waitingIndices) where !entry.handshake.isClosed && pending.contains(where: { $0 === entry }) {
                 drive(entry, readable: poller.readable(index) || entry.link.hasPending, writable: poller.writable(index), now: now)
             }
@@ -206,8 +206,7 @@ public final class KDEConnectService: @unchecked Sendable {
         links.removeAll()
         pending.removeAll()
         for fd in [udp, listener, control, wake.read, wake.write] where fd >= 0 { Sockets.close(fd) }
-        for client in controlClients { Sockets.close(client.fd) }
-        controlClients.removeAll()
+        controlClients.closeAll()
         folder.remove("control.socket")
     }
 
@@ -441,48 +440,15 @@ public final class KDEConnectService: @unchecked Sendable {
 
     // MARK: The control socket
 
-    func acceptControl(now: Double) {
-        while let fd = ControlSocket.accept(control) {
-            guard controlClients.count < ControlServer.maximumClients else {
-                Sockets.close(fd)
-                continue
-            }
-            controlClients.append((fd, ControlServer.Client(now: now)))
-        }
-    }
-
-    func serveControl(ready: [Bool], now: Double) {
-        var kept: [(fd: Int32, client: ControlServer.Client)] = []
-        for (index, var entry) in controlClients.enumerated() {
-            var bytes: [UInt8] = []
-            var closed = false
-            if index < ready.count, ready[index] {
-                var buffer = [UInt8](repeating: 0, count: ControlServer.maximumRequest)
-                switch buffer.withUnsafeMutableBytes({ Sockets.read(entry.fd, into: $0) }) {
-                case .bytes(let count): bytes = Array(buffer[0..<count])
-                case .closed: closed = true
-                case .wouldBlock: break
-                }
-            }
-            switch entry.client.take(bytes, closed: closed, now: now) {
-            case .request(let line):
-                let status = ControlServer.Status(
-                    id: certificate.id, name: configuration.name, type: configuration.type, fingerprint: certificate.fingerprint, tcpPort: tcpPort,
-                    discovery: udp >= 0, statistics: channel.statistics)
-                let reply = ControlServer.answer(
-                    line, table: &table, status: status, now: now, wallClock: Self.wallClock(), isAddress: { Endpoint(host: $0, port: 1) != nil })
-                perform(reply.effects, now: now)
-                if let address = reply.connect { connect(toAddress: address, now: now) }
-                var answer = reply.answer.encoded()
-                answer.append(0x0A)
-                _ = answer.withUnsafeBytes { Sockets.write(entry.fd, $0) }
-                Sockets.close(entry.fd)
-            case .drop:
-                Sockets.close(entry.fd)
-            case .waiting:
-                kept.append(entry)
-            }
-        }
-        controlClients = kept
+    /// `pbctl devices` and `pbctl info`: the control server's answer, and what it asks done.
+    func answer(_ line: [UInt8], now: Double) -> [UInt8] {
+        let status = ControlServer.Status(
+            id: certificate.id, name: configuration.name, type: configuration.type, fingerprint: certificate.fingerprint, tcpPort: tcpPort,
+            discovery: udp >= 0, statistics: channel.statistics)
+        let reply = ControlServer.answer(
+            line, table: &table, status: status, now: now, wallClock: Self.wallClock(), isAddress: { Endpoint(host: $0, port: 1) != nil })
+        perform(reply.effects, now: now)
+        if let address = reply.connect { connect(toAddress: address, now: now) }
+        return reply.answer.encoded()
     }
 }

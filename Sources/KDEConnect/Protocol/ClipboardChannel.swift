@@ -59,6 +59,13 @@ public struct ClipboardChannel {
         /// Local changes not sent because they were sensitive.
         public var skipped = 0
         public var last: String?
+
+        public init(sent: Int = 0, received: Int = 0, skipped: Int = 0, last: String? = nil) {
+            self.sent = sent
+            self.received = received
+            self.skipped = skipped
+            self.last = last
+        }
     }
 
     public private(set) var sync: ClipboardSync
