@@ -5,14 +5,6 @@ import Foundation
 #endif
 import Pasteboard
 
-/// Where a received representation's bytes wait until its transfer ends: Connection/'s `Spool` (an
-/// unnamed file in memory), so a large item lives in the page cache, not in the daemon's heap.
-public protocol TransferStorage: AnyObject {
-    func append(_ data: Data) throws
-    /// The bytes, once the transfer is complete.
-    func mapped() throws -> Data
-}
-
 /// The clipboard between this device and its paired peers, as KDE Connect's clipboard plugin carries
 /// it (`ClipboardPlugin`), with pbctl's extension for pbctl peers: what a local change sends to which
 /// device (a pbctl every original representation through ``RichClipboardSender``, a KDE Connect device

@@ -5,22 +5,6 @@ import Foundation
 #endif
 import Pasteboard
 
-/// The certificate a peer showed in TLS, as the handshake judges it (Connection/'s `Link` reads it).
-public struct PeerCertificate: Equatable, Sendable {
-    /// DER.
-    public var der: Data
-    /// The subject's common name: the device id, for a KDE Connect certificate.
-    public var commonName: String?
-    /// SHA-256 of ``der``, lowercase hex.
-    public var fingerprint: String
-
-    public init(der: Data, commonName: String?, fingerprint: String) {
-        self.der = der
-        self.commonName = commonName
-        self.fingerprint = fingerprint
-    }
-}
-
 /// One link on its way up, as KDE Connect's LAN backend brings it up (`LanLinkProvider`): a pure
 /// state machine. The side that connects sends its identity in clear and is TLS's *server*; the side
 /// that accepted reads that identity (never a byte past its newline, which TLS reads next) and is the
