@@ -67,10 +67,11 @@ let package = Package(
         // OpenSSL behind a few C functions with status codes (device identities, SHA-256, TLS over a
         // non-blocking socket), linked from libssl-dev's static archives in the release build.
         .target(name: "COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
-        // pbctl as a KDE Connect device: Protocol/ is pure (packets, identities, pairing, the sync
-        // decisions, pbctl's own extension), Connection/ does the I/O (UDP discovery, TCP links, TLS,
-        // the state folder, the control socket) and is the only code that imports COpenSSL; the
-        // service between them runs the links for `pbctl daemon --kdeconnect`.
+        // pbctl as a KDE Connect device: Protocol/ is pure (packets, identities, the link handshake,
+        // discovery, the device table, pairing, the clipboard channel, the control server, pbctl's own
+        // extension), Connection/ does the I/O (UDP discovery, TCP links, TLS, the state folder, the
+        // control socket, spools) and is the only code that imports COpenSSL; the service between them
+        // drives the parts for `pbctl daemon --kdeconnect`.
         .target(name: "KDEConnect", dependencies: ["Pasteboard", "COpenSSL", "SystemIO", "CSystem"]),
         .testTarget(name: "KDEConnectTests", dependencies: ["KDEConnect", "Pasteboard"]),
         .testTarget(name: "ImagesTests", dependencies: ["Images", "Pasteboard"], exclude: ["Fixtures"]),

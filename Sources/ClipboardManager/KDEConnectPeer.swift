@@ -41,7 +41,7 @@ public final class KDEConnectPeer: ClipboardPeer, @unchecked Sendable {
         configuration.registry = settings.registry
         configuration.log = settings.log
         configuration.receive = { received in
-            deliver(OfferedItem(item: received.item, origin: ItemOrigin(.device(id: received.deviceID), label: "KDE Connect: \(received.deviceName)")))
+            deliver(OfferedItem(item: received.item, origin: ItemOrigin(.device(id: received.origin.deviceID), label: received.origin.application)))
         }
         let service = try KDEConnectService(folder: StateFolder(path: settings.folder), configuration: configuration)
         try service.start()

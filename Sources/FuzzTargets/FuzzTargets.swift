@@ -51,8 +51,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// KDE Connect: the packet reader (a line of bounded JSON) and the identity reader on what it
     /// decoded; what decodes encodes and decodes to the same packet.
     case kdeconnectPacket = "kdeconnect-packet"
-    /// KDE Connect: the input's lines as packets from a peer, through the line splitter, the pairing
-    /// state machine, the sync decisions and pbctl's every-representation receiver.
+    /// KDE Connect: the input's lines as what a peer sends on one link (``KDEConnectSessionFuzzer``):
+    /// the handshake machine, then the device table and the clipboard channel, with the control server
+    /// and discovery fed every line too.
     case kdeconnectSession = "kdeconnect-session"
     /// The image decoders, one target a family: the input read as that format whatever its signature,
     /// its header read alone, and what decodes written back in the same format and read again (the same
@@ -82,7 +83,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .regex: Self.regex(input)
         case .remoteProtocol: Self.remoteProtocol(input)
         case .kdeconnectPacket: Self.kdeconnectPacket(input)
-        case .kdeconnectSession: Self.kdeconnectSession(input)
+        case .kdeconnectSession: KDEConnectSessionFuzzer.run(input)
         case .imagePNG: Self.image(input, .png)
         case .imageJPEG: Self.image(input, .jpeg)
         case .imageGIF: Self.image(input, .gif)
@@ -227,39 +228,6 @@ extension FuzzTarget {
         if let identity = try? DeviceIdentity(packet: packet) {
             precondition(DeviceIdentity.isValidID(identity.id) && !identity.name.isEmpty && identity.name.count <= 32)
             _ = try? DeviceIdentity(packet: identity.packet(now: 0))
-        }
-    }
-
-    static func kdeconnectSession(_ input: [UInt8]) {
-        var splitter = LineSplitter(maximumLine: 1 << 16)
-        var pairing = Pairing(paired: (input.first ?? 0) & 1 == 1)
-        var sync = ClipboardSync()
-        var receiver = RichClipboardReceiver(maximumTotal: 1 << 20)
-        var now = 0.0
-        guard let lines = try? splitter.take(input.dropFirst()) else { return }
-        for line in lines {
-            now += 1
-            guard let packet = try? NetworkPacket.decode(line, maximumSize: 1 << 16) else {
-                _ = pairing.handle(.tick, now: now * 7, wallClock: 0, reachable: true)
-                continue
-            }
-            switch packet.type {
-            case PacketType.pair:
-                _ = pairing.handle(.received(pair: packet.body["pair"]?.bool ?? false), now: now, wallClock: 0, reachable: true)
-            case PacketType.clipboard:
-                if let text = packet.body["content"]?.string { _ = sync.received(SyncedContent(text: text), now: Int64(now)) }
-            case PacketType.clipboardConnect:
-                if let text = packet.body["content"]?.string {
-                    _ = sync.receivedOnConnect(SyncedContent(text: text), changed: packet.body["timestamp"]?.integer ?? 0, now: Int64(now))
-                }
-            default:
-                var total = 0
-                for output in receiver.handle(packet) {
-                    if case .bytes(_, let data) = output { total += data.count }
-                    if case .finished(let header) = output { precondition(header.parts.reduce(0) { $0 + $1.size } <= 1 << 20) }
-                }
-                precondition(total <= 1 << 20)
-            }
         }
     }
 

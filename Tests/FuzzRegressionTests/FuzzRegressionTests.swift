@@ -64,6 +64,8 @@ final class FuzzRegressionTests: XCTestCase {
     func testWaylandProtocol() throws { try replay(.waylandProtocol) }
     func testRegex() throws { try replay(.regex) }
     func testRemoteProtocol() throws { try replay(.remoteProtocol) }
+    func testKDEConnectPacket() throws { try replay(.kdeconnectPacket) }
+    func testKDEConnectSession() throws { try replay(.kdeconnectSession) }
     func testImagePNG() throws { try replay(.imagePNG) }
     func testImageJPEG() throws { try replay(.imageJPEG) }
     func testImageGIF() throws { try replay(.imageGIF) }

@@ -7,92 +7,64 @@ import Pasteboard
 import SystemIO
 
 /// The I/O of one TCP link to a device, driven by the service's poll loop and never waiting: the
-/// connection being made, the identity line in clear (sent by the side that connected, read by the
-/// side that accepted, never past its newline), the TLS handshake (the side that connected is TLS's
-/// server), then packets as lines both ways. Outgoing bytes queue here, bounded: a peer that stops
-/// reading is dropped, not buffered for.
+/// connection's outcome, the identity line in clear (written, or read without taking a byte past its
+/// newline), TLS, then packets as lines both ways. What happens when is the ``LinkHandshake``'s to
+/// say; this only moves bytes. Outgoing packets queue here, bounded: a peer that stops reading is
+/// dropped, not buffered for. A failure closes the link with its reason.
 public final class Link {
-    public enum Phase: Equatable {
-        /// The TCP connection is being made (we connect).
-        case connecting
-        /// Our identity line goes out in clear (we connected).
-        case sendingIdentity
-        /// Its identity line is awaited in clear (it connected).
-        case awaitingIdentity
-        case handshaking
-        /// TLS is up; packets flow (the service decides when the link counts as ready).
-        case secure
-        case closed
-    }
-
     public let fd: Int32
     public let endpoint: Endpoint
-    /// We opened the TCP connection (and so are TLS's server).
+    /// We opened the TCP connection.
     public let outgoing: Bool
-    public private(set) var phase: Phase
-    /// Monotonic seconds by which the current phase must end.
-    public var deadline: Double
     /// Monotonic seconds of the last byte moved either way.
     public private(set) var lastProgress: Double
-    public private(set) var tls: TLSSession?
+    public private(set) var closeReason: String?
+    private var tls: TLSSession?
+    /// The TLS handshake is done: packets may flow.
+    public private(set) var isSecure = false
     private var tlsWaitsToWrite = false
     private var plainOut: [UInt8] = []
     private var queue: [[UInt8]] = []
     private var queueOffset = 0
     public private(set) var queuedBytes = 0
     private var splitter = LineSplitter(maximumLine: NetworkPacket.maximumSize)
-    public var closeReason: String?
 
     /// The most bytes queued before the peer counts as not reading.
     public static let maximumQueued = 48 << 20
 
-    public init(fd: Int32, endpoint: Endpoint, outgoing: Bool, now: Double, connecting: Bool) {
+    public init(fd: Int32, endpoint: Endpoint, outgoing: Bool, now: Double) {
         self.fd = fd
         self.endpoint = endpoint
         self.outgoing = outgoing
-        phase = outgoing ? (connecting ? .connecting : .sendingIdentity) : .awaitingIdentity
-        deadline = now + (outgoing ? 5 : 5)
         lastProgress = now
     }
 
     deinit { Sockets.close(fd) }
 
+    public var isClosed: Bool { closeReason != nil }
+
     public func close(_ reason: String) {
-        if phase != .closed {
-            phase = .closed
-            closeReason = reason
-            tls = nil
-        }
+        guard closeReason == nil else { return }
+        closeReason = reason
+        tls = nil
+        isSecure = false
     }
 
-    /// The events to poll for.
-    public var wantsRead: Bool { [.awaitingIdentity, .handshaking, .secure].contains(phase) }
-    public var wantsWrite: Bool {
-        switch phase {
-        case .connecting, .sendingIdentity: return true
-        case .handshaking: return tlsWaitsToWrite
-        case .secure: return tlsWaitsToWrite || !queue.isEmpty
-        default: return false
-        }
-    }
+    /// Whether TLS or the queue wait for the socket to take bytes.
+    public var wantsWrite: Bool { !isClosed && (tlsWaitsToWrite || !plainOut.isEmpty || (isSecure && !queue.isEmpty)) }
 
-    /// The connection was made (or failed).
-    public func connected(identityLine: [UInt8], now: Double) {
-        guard phase == .connecting else { return }
+    /// How the started connection ended: nil when it was made, else the error.
+    public func connectionError() -> String? {
         let error = Sockets.connectionError(fd)
-        guard error == 0 else { return close("cannot connect to \(endpoint): \(POSIX.errorString(error))") }
-        plainOut = identityLine
-        phase = .sendingIdentity
-        deadline = now + 5
-        lastProgress = now
+        return error == 0 ? nil : POSIX.errorString(error)
     }
 
-    /// Queues the identity line to send in clear once connected (a link made without waiting).
-    public func setIdentityLine(_ line: [UInt8]) { plainOut = line }
+    /// Bytes to write in clear (the identity line), before TLS.
+    public func sendInClear(_ bytes: [UInt8]) { plainOut += bytes }
 
-    /// Sends what is left of the identity line; true once it is all out (then TLS starts).
-    public func flushIdentity(now: Double) -> Bool {
-        guard phase == .sendingIdentity else { return false }
+    /// Writes what is left of the clear bytes; true once they are all out.
+    public func flushClear(now: Double) -> Bool {
+        guard !isClosed else { return false }
         while !plainOut.isEmpty {
             guard let count = plainOut.withUnsafeBytes({ Sockets.write(fd, $0) }) else {
                 close("the connection to \(endpoint) ended")
@@ -105,10 +77,11 @@ public final class Link {
         return true
     }
 
-    /// The peer's identity line, read without taking a byte past its newline: nil while it is not all
-    /// there. A line over the identity limit closes the link.
+    /// The peer's identity line in clear, without its newline: looked at first, then exactly the line
+    /// taken (``LinkHandshake/clearLine(in:)``), so TLS starts on the byte after it. Nil while it is not
+    /// all there; a line over the identity limit closes the link.
     public func readIdentityLine(now: Double) -> [UInt8]? {
-        guard phase == .awaitingIdentity else { return nil }
+        guard !isClosed, tls == nil else { return nil }
         var buffer = [UInt8](repeating: 0, count: NetworkPacket.maximumIdentitySize)
         let peeked = buffer.withUnsafeMutableBytes { Sockets.read(fd, into: $0, peek: true) }
         switch peeked {
@@ -117,31 +90,33 @@ public final class Link {
             close("\(endpoint) closed the connection before identifying")
             return nil
         case .bytes(let count):
-            guard let newline = buffer[0..<count].firstIndex(of: 0x0A) else {
-                if count >= NetworkPacket.maximumIdentitySize { close("\(endpoint): an identity over \(NetworkPacket.maximumIdentitySize) bytes") }
+            switch LinkHandshake.clearLine(in: buffer[0..<count]) {
+            case .incomplete: return nil
+            case .tooLong:
+                close("\(endpoint): an identity over \(NetworkPacket.maximumIdentitySize) bytes")
                 return nil
-            }
-            var line = [UInt8](repeating: 0, count: newline + 1)
-            var taken = 0
-            while taken < line.count {
-                let result = line.withUnsafeMutableBytes { Sockets.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[taken...])) }
-                guard case .bytes(let n) = result else {
-                    close("\(endpoint) closed the connection while identifying")
-                    return nil
+            case .complete(let length):
+                var line = [UInt8](repeating: 0, count: length)
+                var taken = 0
+                while taken < length {
+                    let result = line.withUnsafeMutableBytes { Sockets.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[taken...])) }
+                    guard case .bytes(let n) = result else {
+                        close("\(endpoint) closed the connection while identifying")
+                        return nil
+                    }
+                    taken += n
                 }
-                taken += n
+                lastProgress = now
+                return Array(line.dropLast())
             }
-            lastProgress = now
-            return Array(line.dropLast())
         }
     }
 
-    /// Starts TLS: the side that connected is the server.
-    public func startTLS(identity: DeviceCertificate, now: Double) {
+    /// Starts TLS as its server or client (the side that connected is the server in KDE Connect).
+    public func startTLS(server: Bool, identity: DeviceCertificate) {
+        guard !isClosed else { return }
         do {
-            tls = try TLSSession(fd: fd, server: outgoing, identity: identity)
-            phase = .handshaking
-            deadline = now + 10
+            tls = try TLSSession(fd: fd, server: server, identity: identity)
         } catch {
             close("\(error)")
         }
@@ -149,11 +124,11 @@ public final class Link {
 
     /// Advances the handshake; true once it is done.
     public func handshake(now: Double) -> Bool {
-        guard phase == .handshaking, let tls else { return false }
+        guard !isSecure, let tls else { return false }
         do {
             switch try tls.handshake() {
             case .done:
-                phase = .secure
+                isSecure = true
                 tlsWaitsToWrite = false
                 lastProgress = now
                 return true
@@ -166,10 +141,16 @@ public final class Link {
         return false
     }
 
+    /// The peer's certificate, once TLS is up.
+    public var peerCertificate: PeerCertificate? {
+        guard let der = tls?.peerCertificate() else { return nil }
+        return PeerCertificate(der: der, commonName: DeviceCertificate.commonName(der), fingerprint: DeviceCertificate.fingerprint(der))
+    }
+
     /// Queues a packet; false (and the link closed) when the peer has let too much pile up.
     @discardableResult
     public func send(_ packet: NetworkPacket) -> Bool {
-        guard phase == .secure else { return false }
+        guard isSecure else { return false }
         let bytes = packet.encoded()
         guard queuedBytes + bytes.count <= Self.maximumQueued else {
             close("\(endpoint) does not read what is sent to it")
@@ -182,7 +163,7 @@ public final class Link {
 
     /// Writes queued bytes until the socket is full.
     public func flush(now: Double) {
-        guard phase == .secure, let tls else { return }
+        guard isSecure, let tls else { return }
         tlsWaitsToWrite = false
         while let first = queue.first {
             do {
@@ -209,11 +190,11 @@ public final class Link {
     /// Reads what has arrived (at most `budget` bytes, so one busy peer does not starve the others)
     /// and returns the complete lines.
     public func receive(now: Double, budget: Int = 4 << 20) -> [[UInt8]] {
-        guard phase == .secure, let tls else { return [] }
+        guard isSecure, let tls else { return [] }
         var lines: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         var taken = 0
-        while taken < budget, phase == .secure {
+        while taken < budget, isSecure {
             do {
                 let (count, wait) = try buffer.withUnsafeMutableBytes { try tls.read(into: $0) }
                 if wait == .wantWrite { tlsWaitsToWrite = true }
@@ -221,8 +202,6 @@ public final class Link {
                 taken += count
                 lastProgress = now
                 lines += try splitter.take(buffer[0..<count])
-            } catch let error as PacketError {
-                close("\(endpoint): \(error)")
             } catch {
                 close("\(endpoint): \(error)")
             }
@@ -231,10 +210,7 @@ public final class Link {
     }
 
     /// Whether decrypted bytes wait inside TLS (read them before polling again).
-    public var hasPending: Bool { phase == .secure && (tls?.pending ?? false) }
-
-    /// The peer's certificate (DER), once TLS is up.
-    public var peerCertificate: Data? { tls?.peerCertificate() }
+    public var hasPending: Bool { isSecure && (tls?.pending ?? false) }
 
     public var tlsVersion: String { tls?.version ?? "-" }
 }

@@ -12,16 +12,7 @@ import CSystem
 import Pasteboard
 import SystemIO
 
-/// An IPv4 endpoint (KDE Connect's LAN backend is IPv4: broadcast on 255.255.255.255).
-public struct Endpoint: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public var address: UInt32  // host byte order
-    public var port: Int
-
-    public init(address: UInt32, port: Int) {
-        self.address = address
-        self.port = port
-    }
-
+extension Endpoint {
     /// A dotted IPv4 address (a name is looked up once, through the system's resolver).
     public init?(host: String, port: Int) {
         var parsed = in_addr()
@@ -38,14 +29,6 @@ public struct Endpoint: Equatable, Hashable, Sendable, CustomStringConvertible {
         let ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr.s_addr }
         self.init(address: UInt32(bigEndian: ipv4), port: port)
     }
-
-    public static let broadcast = Endpoint(address: 0xFFFF_FFFF, port: DeviceIdentity.udpPort)
-
-    public var host: String {
-        "\(address >> 24).\((address >> 16) & 255).\((address >> 8) & 255).\(address & 255)"
-    }
-
-    public var description: String { "\(host):\(port)" }
 
     var sockaddr: sockaddr_in {
         var value = sockaddr_in()

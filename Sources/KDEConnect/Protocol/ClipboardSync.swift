@@ -120,3 +120,35 @@ extension Item {
         }
     }
 }
+
+extension ClipboardSync {
+    /// The largest `sync.json` read back.
+    public static let maximumFileSize = 8 << 20
+
+    /// When the clipboard last changed and what it was, as `sync.json` keeps them so a restarted daemon
+    /// knows whether its content is newer than a peer's: the text (up to 1 MiB), else the key; sensitive
+    /// content leaves only the time.
+    public func encoded() -> Data {
+        var members: [(String, JSONValue)] = [("timestamp", .integer(timestamp))]
+        if let current, !currentIsSensitive {
+            if let text = current.text, text.utf8.count <= 1 << 20 {
+                members.append(("text", .string(text)))
+            } else {
+                members.append(("key", .string(String(current.key, radix: 16))))
+            }
+        }
+        return Data(JSONValue.object(members).encoded())
+    }
+
+    /// What ``encoded()`` wrote; nothing known (a fresh sync) when the bytes are not that.
+    public static func decode(_ data: Data) -> ClipboardSync {
+        guard let value = try? JSONValue.parse(data, limits: JSONLimits.packet(maximumBytes: maximumFileSize)),
+            let timestamp = value["timestamp"]?.integer, timestamp >= 0
+        else { return ClipboardSync() }
+        if let text = value["text"]?.string { return ClipboardSync(current: SyncedContent(text: text), timestamp: timestamp) }
+        if let key = value["key"]?.string, let number = UInt64(key, radix: 16) {
+            return ClipboardSync(current: SyncedContent(text: nil, key: number), timestamp: timestamp)
+        }
+        return ClipboardSync(current: nil, timestamp: timestamp)
+    }
+}
