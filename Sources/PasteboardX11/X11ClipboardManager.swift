@@ -10,46 +10,6 @@ import SystemIO
 /// CARDINAL (X11/Xatom.h), the type of the process id on the manager window.
 private let cardinalAtom: XAtom = 6
 
-/// Content fetched from another client, served back under the same targets with the same reply types.
-public final class SavedSelectionContent: SelectionContentSource {
-    public struct Entry: Sendable {
-        public var target: XAtom
-        public var name: String
-        public var content: ServedContent
-    }
-
-    public private(set) var entries: [Entry] = []
-    public var targets: [XAtom] { entries.map(\.target) }
-    public var targetNames: [String] { entries.map(\.name) }
-    public var totalBytes: Int { entries.reduce(0) { $0 + $1.content.bytes.count } }
-    public var isEmpty: Bool { entries.isEmpty }
-
-    public init() {}
-
-    public func add(_ entry: Entry) { entries.append(entry) }
-
-    public func content(for target: XAtom) -> ServedContent? {
-        entries.first { $0.target == target }?.content
-    }
-}
-
-/// A vanished owner's content served again: its own targets as it gave them, then the derived ones a
-/// copy of it would offer that it did not (another image format, RTF from its HTML).
-final class RestoredContent: SelectionContentSource {
-    let kept: SavedSelectionContent
-    let derived: ItemContentSource
-    let targets: [XAtom]
-
-    init(kept: SavedSelectionContent, derived: ItemContentSource) {
-        self.kept = kept
-        self.derived = derived
-        let own = Set(kept.targets)
-        targets = kept.targets + derived.targets.filter { !own.contains($0) }
-    }
-
-    func content(for target: XAtom) -> ServedContent? { kept.content(for: target) ?? derived.content(for: target) }
-}
-
 /// A fetch in progress: its state machine, what it is for, and the owner it reads.
 private final class Fetch {
     enum Purpose {
@@ -85,19 +45,6 @@ private final class Fetch {
 /// One event loop on one connection: fetches are state machines (``SelectionFetchStateMachine``) driven
 /// by the same events as the transfers the daemon serves, so a stalled owner delays no paste; every
 /// fetch has per-step deadlines and size caps.
-/// A content the daemon kept, as an item, with the application that owned it when the owner's window
-/// says (`WM_CLASS`, else `_NET_WM_PID`'s executable).
-public struct RecordedContent: Sendable {
-    public var selection: X11Selection
-    public var item: Item
-    public var application: String?
-    /// The types the owner offered that were left out for their size, with their size when known: the
-    /// history lists them as skipped (the item may then hold nothing).
-    public var skipped: [TypeSummary] = []
-    /// Where it came from when it was handed in (``Options/inbox``).
-    public var origin: ItemOrigin? = nil
-}
-
 public final class X11ClipboardManager {
     public struct Options: Sendable {
         /// The display's name, for messages.

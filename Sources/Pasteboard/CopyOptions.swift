@@ -1,0 +1,24 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How one copy is served, for backends whose content lives in a process (X11, Wayland) or a holder
+/// (the store's sensitive items). Backends ignore what does not apply to them. How the process that
+/// serves it starts is the backend's own setting (``OwnerLaunch``), the same for every copy.
+public struct CopyOptions: Sendable {
+    /// Serve from this process until another client takes the selection, instead of a detached owner.
+    public var foreground = false
+    /// Serve one paste, then give the content up.
+    public var pasteOnce = false
+    /// Give the content up and wipe it after this many seconds (`--clear-after`).
+    public var clearAfter: Double?
+    /// How long sensitive content lives when `clearAfter` is not given.
+    public var sensitiveLifetime: Double = 45
+    public init() {}
+
+    /// The lifetime of content with these flags: `clearAfter`, else ``sensitiveLifetime`` for
+    /// sensitive content, else none.
+    public func lifetime(sensitive: Bool) -> Double? { clearAfter ?? (sensitive ? sensitiveLifetime : nil) }
+}
