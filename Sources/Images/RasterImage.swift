@@ -106,10 +106,10 @@ public struct ImageLimits: Sendable, Equatable {
     /// 16 KP) keeps up to 768 MiB of pixel cache in memory and maps before it spills to a disk cache,
     /// and counts neither its delegate libraries' buffers (libwebp's) nor its output. pbctl has no disk
     /// cache and counts the libraries' buffers too, so its one cap is a little above that: every
-    /// conversion of an image at the pixel cap to PNG, JPEG, TIFF or GIF fits (5 bytes a pixel or less,
-    /// 16-bit PNG and TIFF kept at 16 bits up to about 110 MP … 100 MP), lossy WebP up to about 60 MP,
-    /// lossless WebP up to about 30 MP (an 8K screenshot is 33 MP), a tiny file declaring a huge image
-    /// does not take a gigabyte and more.
+    /// conversion of an image at the pixel cap to PNG, JPEG, TIFF, GIF or BMP fits (at most 8 bytes a
+    /// pixel, 16-bit PNG and TIFF kept at 16 bits included), lossy WebP up to about 60 MP, lossless
+    /// WebP up to about 33 MP (an 8K screenshot just fits), and a tiny file declaring a huge image
+    /// cannot make a conversion take gigabytes.
     public static let defaultMaxMemory = 1 << 30
 
     public init(maxPixels: Int = ImageLimits.defaultMaxPixels, maxInputBytes: Int = ImageLimits.defaultMaxInputBytes,

@@ -204,6 +204,25 @@ final class ImageCostTests: XCTestCase {
         XCTAssertEqual(ImageCodec.memoryNeeded(turned, eightBit: true, target: nil, lossless: nil), 2 * eight)
     }
 
+    /// What README and `ImageLimits.defaultMaxMemory` promise of the default cap: an image at the pixel
+    /// cap converts to PNG, JPEG, TIFF, GIF and BMP (16-bit kept for PNG and TIFF), an 8K screenshot to
+    /// lossless WebP, 60 MP to lossy WebP; the 10000x10000 bombs do not go to WebP.
+    func testTheDefaultCapAdmitsWhatTheDocsSay() {
+        let cap = ImageLimits.defaultMaxMemory
+        func probe(_ width: Int, _ height: Int, bits: Int = 8) -> ImageProbe {
+            ImageProbe(format: .png, width: width, height: height, bits: bits, orientation: 1, lossless: true, decodeWork: 1 << 20, validateWork: 1 << 20)
+        }
+        for target in [ImageFormat.png, .jpeg, .tiff, .gif, .bmp] {
+            XCTAssertLessThanOrEqual(ImageCodec.memoryNeeded(probe(10000, 10000), eightBit: true, target: target, lossless: nil), cap, "\(target)")
+        }
+        for target in [ImageFormat.png, .tiff] {
+            XCTAssertLessThanOrEqual(ImageCodec.memoryNeeded(probe(10000, 10000, bits: 16), eightBit: false, target: target, lossless: nil), cap)
+        }
+        XCTAssertLessThanOrEqual(ImageCodec.memoryNeeded(probe(7680, 4320), eightBit: true, target: .webp, lossless: true), cap)
+        XCTAssertLessThanOrEqual(ImageCodec.memoryNeeded(probe(9000, 6666), eightBit: true, target: .webp, lossless: false), cap)
+        XCTAssertGreaterThan(ImageCodec.memoryNeeded(probe(10000, 10000), eightBit: true, target: .webp, lossless: false), cap)
+    }
+
     /// Validation finds what a decode finds: every fixture and its cuts succeed or fail alike, with the
     /// same kind of error.
     func testValidationAgreesWithDecoding() throws {
