@@ -673,26 +673,37 @@ enum TIFFLZW {
     }
 
     /// A strip's LZW stream read a piece at a time: the table and the bit reader carry over between
-    /// reads, and a string that does not fit the output waits in `pending` for the next.
+    /// reads, and a string that does not fit the output waits in `pending` for the next. The tables are
+    /// raw buffers and the state is copied into locals for each read: a class's array properties would
+    /// cost an exclusivity check on every access of the inner loop.
     final class Decoder {
         let source: UnsafeRawBufferPointer
-        var prefix = [Int16](repeating: -1, count: 4096)
-        var suffix = [UInt8](repeating: 0, count: 4096)
-        var firstByte = [UInt8](repeating: 0, count: 4096)
-        var length = [Int16](repeating: 0, count: 4096)
+        let prefix = UnsafeMutablePointer<Int16>.allocate(capacity: 4096)
+        let suffix = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+        let firstByte = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+        let length = UnsafeMutablePointer<Int16>.allocate(capacity: 4096)
+        /// The current string, spelt out, and how much of it is already written.
+        let pending = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+        var pendingLength = 0, pendingTaken = 0
         var next = 258, codeSize = 9
         var previous = -1
         var bits: UInt64 = 0, bitCount = 0, input = 0
         /// The end code was read, or the input ran out.
         var ended = false
-        /// The current string, spelt out, and how much of it is already written.
-        var pending = [UInt8](repeating: 0, count: 4096)
-        var pendingLength = 0, pendingTaken = 0
 
         init(_ source: UnsafeRawBufferPointer) throws {
             // LZW of TIFF before 5.0 (codes LSB first) starts 00 01: libtiff still reads it, few write it.
-            if source.count >= 2, source[0] == 0, source[1] & 1 != 0 { throw ImageError.unsupported(.tiff, "old-style (LSB-first) LZW") }
+            if source.count >= 2, source[0] == 0, source[1] & 1 != 0 {
+                for pointer in [prefix, length] as [UnsafeMutablePointer<Int16>] { pointer.deallocate() }
+                for pointer in [suffix, firstByte, pending] { pointer.deallocate() }
+                throw ImageError.unsupported(.tiff, "old-style (LSB-first) LZW")
+            }
             self.source = source
+            prefix.initialize(repeating: -1, count: 4096)
+            length.initialize(repeating: 0, count: 4096)
+            suffix.initialize(repeating: 0, count: 4096)
+            firstByte.initialize(repeating: 0, count: 4096)
+            pending.initialize(repeating: 0, count: 4096)
             for code in 0..<256 {
                 suffix[code] = UInt8(code)
                 firstByte[code] = UInt8(code)
@@ -700,16 +711,46 @@ enum TIFFLZW {
             }
         }
 
+        deinit {
+            prefix.deallocate()
+            suffix.deallocate()
+            firstByte.deallocate()
+            length.deallocate()
+            pending.deallocate()
+        }
+
         /// Fills `output`, or less where the stream ends. Each pass reads one code or ends.
         func read(into output: UnsafeMutableRawBufferPointer) throws -> Int {
+            let out = output.bindMemory(to: UInt8.self)
+            let capacity = out.count
             var produced = 0
             if pendingTaken < pendingLength {
-                let count = min(pendingLength - pendingTaken, output.count)
-                for k in 0..<count { output[k] = pending[pendingTaken + k] }
+                let count = min(pendingLength - pendingTaken, capacity)
+                for k in 0..<count { out[k] = pending[pendingTaken + k] }
                 pendingTaken += count
                 produced = count
             }
-            while produced < output.count, !ended {
+            let prefix = prefix, suffix = suffix, firstByte = firstByte, length = length
+            var next = next, codeSize = codeSize, previous = previous, bits = bits, bitCount = bitCount, input = input, ended = ended
+            defer {
+                self.next = next
+                self.codeSize = codeSize
+                self.previous = previous
+                self.bits = bits
+                self.bitCount = bitCount
+                self.input = input
+                self.ended = ended
+            }
+            func add(_ previous: Int, _ byte: UInt8) {
+                guard next < 4096 else { return }
+                prefix[next] = Int16(previous)
+                suffix[next] = byte
+                firstByte[next] = firstByte[previous]
+                length[next] = length[previous] + 1
+                next += 1
+                if next >= (1 << codeSize) - 1, codeSize < 12 { codeSize += 1 }
+            }
+            while produced < capacity, !ended {
                 while bitCount < codeSize, input < source.count {
                     bits = bits << 8 | UInt64(source[input])
                     bitCount += 8
@@ -744,12 +785,12 @@ enum TIFFLZW {
                 guard length[code] > 0 else { throw ImageError.corrupt(.tiff, "LZW code \(code) has no string") }
                 let stringLength = Int(length[code])
                 previous = code
-                if stringLength <= output.count - produced {
+                if stringLength <= capacity - produced {
                     // Whole: spelt backwards straight into the output.
                     var position = produced + stringLength - 1
                     var walk = code
                     while walk >= 0 {
-                        output[position] = suffix[walk]
+                        out[position] = suffix[walk]
                         position -= 1
                         walk = Int(prefix[walk])
                     }
@@ -762,24 +803,14 @@ enum TIFFLZW {
                         position -= 1
                         walk = Int(prefix[walk])
                     }
-                    let count = output.count - produced
-                    for k in 0..<count { output[produced + k] = pending[k] }
+                    let count = capacity - produced
+                    for k in 0..<count { out[produced + k] = pending[k] }
                     produced += count
                     pendingLength = stringLength
                     pendingTaken = count
                 }
             }
             return produced
-        }
-
-        func add(_ previous: Int, _ byte: UInt8) {
-            guard next < 4096 else { return }
-            prefix[next] = Int16(previous)
-            suffix[next] = byte
-            firstByte[next] = firstByte[previous]
-            length[next] = length[previous] + 1
-            next += 1
-            if next >= (1 << codeSize) - 1, codeSize < 12 { codeSize += 1 }
         }
     }
 

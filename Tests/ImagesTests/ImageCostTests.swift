@@ -188,6 +188,24 @@ final class ImageCostTests: XCTestCase {
         assertOverMemoryCap(try ImageCodec.validate(Self.gifBomb(), as: .gif, limits: ImageLimits(maxMemory: 64 << 20)), "GIF validated, 64 MiB")
     }
 
+    /// A 23 KB progressive JPEG and a 208-byte lossless WebP, 2000x2000 each (the fuzz seeds): the
+    /// estimate counts libjpeg's coefficient arrays (64 two-byte values a block) and libwebp's ARGB copy
+    /// of lossless data, so a cap just above the pixels refuses them before the libraries allocate.
+    func testJPEGAndWebPBombsCountTheirLibrariesBuffers() throws {
+        let corpus = Fixtures.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/corpus")
+        let jpeg = try Data(contentsOf: corpus.appendingPathComponent("image-jpeg/jpeg-progressive-2000x2000-black.jpg"))
+        let webp = try Data(contentsOf: corpus.appendingPathComponent("image-webp/webp-lossless-2000x2000-transparent.webp"))
+        for (name, data, format) in [("JPEG", jpeg, ImageFormat.jpeg), ("WebP", webp, .webp)] {
+            let probe = try XCTUnwrap(ImageCodec.probe(data, as: format, eightBit: true), name)
+            XCTAssertEqual(probe.width * probe.height, 4_000_000, name)
+            XCTAssertGreaterThanOrEqual(probe.decodeWork, 2 * 4_000_000, "\(name): the library's own buffers")
+            XCTAssertEqual(try ImageCodec.validate(data, as: format), 1, name)
+            let pixelsOnly = ImageLimits(maxMemory: 4_000_000 * 4 + (1 << 20))
+            assertOverMemoryCap(try ImageCodec.decode(data, limits: pixelsOnly), "\(name) decoded with room for its pixels only")
+            XCTAssertNoThrow(try ImageCodec.decode(data, limits: ImageLimits(maxMemory: 64 << 20)), name)
+        }
+    }
+
     /// Estimates grow with what the conversion allocates: 16 bits kept costs twice 8, lossless WebP more
     /// than lossy, BMP its whole file, an EXIF turn a second image.
     func testMemoryNeededFollowsTheBuffers() throws {
