@@ -154,14 +154,17 @@ public enum ImageCodec {
             }
             try checkMemory(probe, eightBit: eightBit, target: format, lossless: lossless, limits: limits)
         }
-        let decoded = try decodeDetailed(data, as: source, limits: limits, eightBit: eightBit)
+        // The decode is this conversion's own: `image` holds its pixels' only reference, which the WebP
+        // encoder takes over (libwebp then uses them in place as its ARGB, no copy).
+        let (image, sourceLossless) = try { () throws -> (RasterImage, Bool) in
+            let decoded = try decodeDetailed(data, as: source, limits: limits, eightBit: eightBit)
+            return (decoded.image, decoded.lossless)
+        }()
         let quality = min(100, max(1, quality ?? defaultQuality))
         if format == .webp {
-            // The decode is this conversion's own: libwebp takes its pixels in place.
-            let image = decoded.image
-            return try LibraryCodecs.encodeWebP(consuming: image, quality: quality, lossless: lossless ?? decoded.lossless)
+            return try LibraryCodecs.encodeWebP(consuming: consume image, quality: quality, lossless: lossless ?? sourceLossless)
         }
-        return try encode(decoded.image, as: format, quality: quality, lossless: nil)
+        return try encode(image, as: format, quality: quality, lossless: nil)
     }
 
     /// Width and height as the image shows (an EXIF orientation that turns it by 90° swaps them), from
@@ -251,7 +254,8 @@ public enum ImageCodec {
     static let webpLossyBytesPerPixel = 13
     static let webpLosslessBytesPerPixel = 28
 
-    /// 8-bit RGBA with every pixel made opaque over white: c·a + 255·(1 − a), rounded.
+    /// 8-bit RGBA with every pixel made opaque over white: c·a + 255·(1 − a), rounded. The JPEG encoder
+    /// does the same 16 rows at a time (CImage's jpeg_composite_row); the tests compare with this whole copy.
     static func compositedOverWhite(_ image: RasterImage) -> Data {
         var out = PixelBuffer.zeroed(image.pixels.count)
         image.pixels.withUnsafeBytes { raw in
