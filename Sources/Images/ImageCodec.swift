@@ -82,7 +82,7 @@ public enum ImageCodec {
         if let probe = probe(data, as: format, eightBit: true) {
             try checkMemory(probe, eightBit: true, target: nil, lossless: nil, limits: limits)
             let validating = probe.validateWork
-            if validating > limits.maxMemory {
+            if probe.width > 0, probe.height > 0, validating > limits.maxMemory {
                 throw ImageError.overMemoryCap(format, width: probe.width, height: probe.height, needed: validating, cap: limits.maxMemory,
                                                doing: "reading it")
             }
@@ -136,7 +136,8 @@ public enum ImageCodec {
         let sniffed = ImageFormat.sniff(data)
         let reencode = quality != nil && (format == .jpeg || format == .webp)
         if sniffed == format, !reencode, data.count <= limits.maxInputBytes,
-            let size = header(data), size.orientation == 1, size.width.multipliedReportingOverflow(by: size.height).overflow == false,
+            let size = header(data), size.orientation == 1, size.width > 0, size.height > 0,
+            size.width.multipliedReportingOverflow(by: size.height).overflow == false,
             size.width * size.height <= limits.maxPixels
         {
             return data
@@ -149,7 +150,7 @@ public enum ImageCodec {
         if let probe {
             // A size the target cannot hold is refused before the decode, not after it.
             let (width, height) = probe.orientation >= 5 ? (probe.height, probe.width) : (probe.width, probe.height)
-            if let side = largestSide(format), width > side || height > side {
+            if let side = largestSide(format), width > 0, height > 0, width > side || height > side {
                 throw ImageError(.encodingFailed, "\(format.displayName) cannot hold a \(width)x\(height) image (at most \(side) a side)")
             }
             try checkMemory(probe, eightBit: eightBit, target: format, lossless: lossless, limits: limits)
@@ -202,8 +203,9 @@ public enum ImageCodec {
     /// Refuses what `memoryNeeded` puts over the cap, naming what was asked.
     static func checkMemory(_ probe: ImageProbe, eightBit: Bool, target: ImageFormat?, lossless: Bool?, limits: ImageLimits) throws {
         let (area, overflow) = probe.width.multipliedReportingOverflow(by: probe.height)
-        // Over the pixel cap: the decoder's own refusal says so.
-        guard !overflow, area <= limits.maxPixels else { return }
+        // An empty or negative size (BMP's are signed), or one over the pixel cap: the decoder's own
+        // refusal says so.
+        guard probe.width > 0, probe.height > 0, !overflow, area <= limits.maxPixels else { return }
         let needed = memoryNeeded(probe, eightBit: eightBit, target: target, lossless: lossless)
         guard needed > limits.maxMemory else { return }
         let doing: String
@@ -221,13 +223,14 @@ public enum ImageCodec {
     /// allocates besides its output (`encodeWork`). Measured against the release binary's peak memory
     /// (ARCHITECTURE.md, Images): an estimate from above for the shapes measured, not an exact count.
     static func memoryNeeded(_ probe: ImageProbe, eightBit: Bool, target: ImageFormat?, lossless: Bool?) -> Int {
-        let area = probe.width * probe.height
+        let width = max(0, probe.width), height = max(0, probe.height)
+        let area = times(width, height)
         let sixteen = probe.bits == 16 && !eightBit
-        let pixels = area * (sixteen ? 8 : 4)
-        var total = pixels + probe.decodeWork
-        if (2...8).contains(probe.orientation) { total += pixels }
+        let pixels = times(area, sixteen ? 8 : 4)
+        var total = plus(pixels, max(0, probe.decodeWork))
+        if (2...8).contains(probe.orientation) { total = plus(total, pixels) }
         if let target {
-            total += encodeWork(target, width: probe.width, height: probe.height, sixteen: sixteen, lossless: lossless ?? false)
+            total = plus(total, encodeWork(target, width: width, height: height, sixteen: sixteen, lossless: lossless ?? false))
         }
         return total
     }
@@ -238,17 +241,28 @@ public enum ImageCodec {
     /// indices and the LZW output's reserved room for GIF; for WebP, libwebp's planes and tables: lossy,
     /// the YUV and alpha planes and the VP8 encoder's tokens and per-macroblock state; lossless, the
     /// VP8L encoder's transformed copy, hash chain and backward references (libwebp 1.2, method 4,
-    /// measured: `webpLossyBytesPerPixel`, `webpLosslessBytesPerPixel`).
+    /// measured: `webpLossyBytesPerPixel`, `webpLosslessBytesPerPixel`). Saturates at `Int.max`.
     static func encodeWork(_ target: ImageFormat, width: Int, height: Int, sixteen: Bool, lossless: Bool) -> Int {
-        let area = width * height, row = width * (sixteen ? 8 : 4)
+        let area = times(width, height), row = times(width, sixteen ? 8 : 4)
         switch target {
-        case .png: return 8 * row + (1 << 20)
-        case .jpeg: return 16 * width * 4 + 48 * width * 3 + (1 << 20)
-        case .bmp: return area * 4 + 138
-        case .tiff: return 4 * row + (1 << 20)
-        case .gif: return 2 * area + (1 << 20)
-        case .webp: return area * (lossless ? webpLosslessBytesPerPixel : webpLossyBytesPerPixel) + (4 << 20)
+        case .png: return plus(times(row, 8), 1 << 20)
+        case .jpeg: return plus(times(width, 16 * 4 + 48 * 3), 1 << 20)
+        case .bmp: return plus(times(area, 4), 138)
+        case .tiff: return plus(times(row, 4), 1 << 20)
+        case .gif: return plus(times(area, 2), 1 << 20)
+        case .webp: return plus(times(area, lossless ? webpLosslessBytesPerPixel : webpLossyBytesPerPixel), 4 << 20)
         }
+    }
+
+    /// Products and sums of sizes read from a header, saturating instead of trapping.
+    static func times(_ a: Int, _ b: Int) -> Int {
+        let (product, overflow) = a.multipliedReportingOverflow(by: b)
+        return overflow ? Int.max : product
+    }
+
+    static func plus(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int.max : sum
     }
 
     static let webpLossyBytesPerPixel = 13

@@ -206,6 +206,25 @@ final class ImageCostTests: XCTestCase {
         }
     }
 
+    /// A BMP's size is signed: a negative width times a positive height is a negative area, under any
+    /// cap. The estimate saturates instead of trapping, and the decoder says the size is empty (found
+    /// by the image-bmp fuzz target, Tests/Fuzz/regressions/image-bmp).
+    func testNegativeAndHugeDeclaredSizesNeverTrap() throws {
+        var bmp = Self.bmpRLEBomb()
+        for (offset, value) in [(18, UInt32(0xA1A1_A110)), (22, UInt32(0x5E5E_5E5F))] {
+            for i in 0..<4 { bmp[offset + i] = UInt8(value >> (8 * UInt32(i)) & 0xFF) }
+        }
+        for target in ImageFormat.allCases {
+            XCTAssertThrowsError(try ImageCodec.convert(bmp, to: target)) { XCTAssertEqual(($0 as? ImageError)?.kind, .corrupt, "\($0)") }
+        }
+        XCTAssertThrowsError(try ImageCodec.validate(bmp, as: .bmp)) { XCTAssertEqual(($0 as? ImageError)?.kind, .corrupt, "\($0)") }
+        let huge = ImageProbe(format: .tiff, width: Int.max / 2, height: 3, bits: 16, orientation: 6, lossless: true,
+                              decodeWork: Int.max, validateWork: Int.max)
+        for target in ImageFormat.allCases {
+            XCTAssertEqual(ImageCodec.memoryNeeded(huge, eightBit: false, target: target, lossless: true), Int.max)
+        }
+    }
+
     /// Estimates grow with what the conversion allocates: 16 bits kept costs twice 8, lossless WebP more
     /// than lossy, BMP its whole file, an EXIF turn a second image.
     func testMemoryNeededFollowsTheBuffers() throws {
