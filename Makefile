@@ -43,7 +43,7 @@ BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev 
 # Tests/PasteboardWaylandTests/Protocol/XML.)
 TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
               libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip procps \
-              man-db groff bash-completion zsh fish systemd lintian dpkg-dev tmux sway wl-clipboard imagemagick \
+              man-db groff bash-completion zsh fish systemd lintian dpkg-dev tmux sway wl-clipboard imagemagick time \
               openssh-server openssh-client \
               kdeconnect dbus-daemon iproute2 openssl
 BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 time sway wl-clipboard file imagemagick fonts-dejavu-core \

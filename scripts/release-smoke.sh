@@ -54,6 +54,54 @@ PBCTL_BACKEND=store "$pbctl" paste | cmp -s - "$work/text.txt" || fail "a refuse
 ! ls "$XDG_RUNTIME_DIR/pbctl/general.pasteboard" | grep -q spool || fail "a refused copy left its spool file"
 [ "$(stat -c %a "$XDG_RUNTIME_DIR/pbctl")" = 700 ] || fail "the store is not private"
 
+# Tiny files declaring huge images within the pixel cap (the issue's shapes, 10000x10000 each: a 35-byte
+# GIF, a 777 KB 16-bit RGBA PNG, a 97 KB deflate TIFF, a 1 KB RLE BMP). A copy checks every byte of the
+# data without making a pixel; a paste as WebP is refused by the memory cap (PBCTL_MAX_IMAGE_MEMORY, 1 GiB)
+# before anything is allocated; a paste as PNG or JPEG is bounded by its output (100 MP of 8-bit RGBA,
+# 400 MB; a 16-bit PNG is decoded straight to 8 bits). Peak memory from /usr/bin/time -f %M, measured on
+# this binary (ARCHITECTURE.md, Images): copy 7-9 MB, refused 6 MB, converted 8-402 MB. The bounds:
+# 32 MiB for a copy or a refusal, 440 MB (the output's 400 MB and 10%) for a conversion.
+bombs="$work/bombs"
+mkdir -p "$bombs"
+python3 - "$bombs" <<'PYTHON' || fail "could not make the image bombs"
+import struct, sys, zlib
+out, W, H = sys.argv[1], 10000, 10000
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+gif = b"GIF89a" + struct.pack("<HHBBB", W, H, 0x80, 0, 0) + b"\0\0\0\xff\xff\xff" + b"\x2c" + struct.pack("<HHHHB", 0, 0, W, H, 0)
+gif += b"\x02\x02" + (4 | 5 << 6).to_bytes(2, "little") + b"\0\x3b"
+open(out + "/bomb.gif", "wb").write(gif)
+z = zlib.compressobj(9); row = bytes(1 + 8 * W)
+idat = b"".join(z.compress(row) for _ in range(H)) + z.flush()
+open(out + "/bomb16.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 16, 6, 0, 0, 0)) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+z = zlib.compressobj(9); strip = b"".join(z.compress(bytes(W)) for _ in range(H)) + z.flush()
+tags = [(256, 4, W), (257, 4, H), (258, 3, 8), (259, 3, 8), (262, 3, 1), (273, 4, 8), (277, 3, 1), (278, 4, H), (279, 4, len(strip))]
+tiff = b"II*\0" + struct.pack("<I", 8 + len(strip) + len(strip) % 2) + strip + bytes(len(strip) % 2) + struct.pack("<H", len(tags))
+tiff += b"".join(struct.pack("<HHI", t, k, 1) + (struct.pack("<HH", v, 0) if k == 3 else struct.pack("<I", v)) for t, k, v in tags) + bytes(4)
+open(out + "/bomb.tiff", "wb").write(tiff)
+header = struct.pack("<IiiHHIIiiII", 40, W, H, 1, 8, 1, 2, 2835, 2835, 256, 0)
+open(out + "/bomb.bmp", "wb").write(b"BM" + struct.pack("<IHHI", 14 + 40 + 1024 + 2, 0, 0, 14 + 40 + 1024) + header + bytes(1024) + b"\0\x01")
+PYTHON
+[ "$(stat -c %s "$bombs/bomb.gif")" = 35 ] || fail "the GIF bomb is not 35 bytes"
+# peak LABEL EXPECTED-STATUS BOUND-KB ARGS...: runs pbctl under /usr/bin/time, fails on another status or
+# more memory, notes the peak.
+peak() {
+    local label=$1 expected=$2 bound=$3 status=0 kb; shift 3
+    PBCTL_BACKEND=store /usr/bin/time -f %M -o "$work/peak" "$pbctl" "$@" > /dev/null 2> "$work/peak.err" || status=$?
+    kb=$(tail -1 "$work/peak")
+    [ "$status" = "$expected" ] || fail "pbctl $*: exit $status, not $expected: $(head -c 300 "$work/peak.err")"
+    [ "$kb" -le "$bound" ] || fail "pbctl $*: peak memory $kb KB, over the bound of $bound KB"
+    printf '%s %s KB; ' "$label" "$kb" >> "$work/peaks"
+}
+: > "$work/peaks"
+for bomb in bomb.gif bomb16.png bomb.tiff bomb.bmp; do
+    peak "$bomb copy" 0 32768 copy "$bombs/$bomb"
+    peak "webp" 65 32768 paste --as webp
+    grep -q 'over the image memory cap of 1024 MiB (PBCTL_MAX_IMAGE_MEMORY)' "$work/peak.err" || fail "$bomb as WebP: $(cat "$work/peak.err")"
+    peak "png" 0 440000 paste --as png
+    peak "jpeg" 0 440000 paste --as jpeg
+done
+echo "release-smoke: image bombs within the pixel cap (peak KB): $(cat "$work/peaks")"
+
 # The start-up layout (Makefile RELEASE_FLAGS: lld with scripts/startup.order): a 12-byte paste from
 # the store touches few pages of the binary. Page faults are counted, not timed: about 95 with the
 # layout, 150 without it (a gold link, or an order file gone stale after large changes:

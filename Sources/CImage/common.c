@@ -101,3 +101,18 @@ void cimage_decoded_free(cimage_decoded *decoded) {
     free(decoded->exif);
     memset(decoded, 0, sizeof *decoded);
 }
+
+void *cimage_shrink(void *pointer, size_t size, size_t smaller) {
+    if (!pointer || smaller >= size) return pointer;
+    if (size < cimage_large) return pointer;  // malloc'd: free() takes it whatever size is passed
+    if (smaller >= cimage_large) {
+        size_t keep = cimage_round(smaller, cimage_page), had = cimage_round(size, cimage_page);
+        if (had > keep) munmap((uint8_t *)pointer + keep, had - keep);
+        return pointer;
+    }
+    // From a mapping to a heap block, as cimage_release will expect for the smaller size.
+    void *copy = malloc(smaller ? smaller : 1);
+    if (copy) memcpy(copy, pointer, smaller);
+    munmap(pointer, cimage_round(size, cimage_page));
+    return copy;
+}

@@ -22,6 +22,11 @@ typedef struct {
 
 int cimage_growing_append(cimage_growing *buffer, const uint8_t *bytes, size_t count);
 
+// A buffer from cimage_alloc(size) made one that cimage_release(…, smaller) frees: the tail of a
+// mapping given back, or a mapping copied into a heap block. NULL when out of memory (the buffer is
+// then gone).
+void *cimage_shrink(void *pointer, size_t size, size_t smaller);
+
 // A malloc'd copy of count bytes (NULL for none or when out of memory).
 uint8_t *cimage_copy(const uint8_t *bytes, size_t count);
 

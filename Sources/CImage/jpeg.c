@@ -136,8 +136,30 @@ static void jpeg_cmyk_to_rgba(uint8_t *row, uint32_t width, int inverted) {
     }
 }
 
+/// What libjpeg allocates for a decode besides the pixels, from the header: a progressive or multi-scan
+/// file keeps every coefficient of the image (64 two-byte values a block, each component's blocks
+/// rounded up to its sampling factors), any file a few rows of samples for upsampling and colour
+/// conversion. The first scan's header has been read, so whether there are several scans is known.
+static uint64_t jpeg_work_bytes(j_decompress_ptr cinfo, int scale) {
+    uint64_t work = 1u << 20;
+    int multi_scan = cinfo->progressive_mode || cinfo->comps_in_scan < cinfo->num_components;
+    for (int c = 0; c < cinfo->num_components; c++) {
+        jpeg_component_info *component = &cinfo->comp_info[c];
+        uint64_t columns = ((uint64_t)component->width_in_blocks + (uint64_t)cinfo->max_h_samp_factor - 1) /
+                           (uint64_t)cinfo->max_h_samp_factor * (uint64_t)cinfo->max_h_samp_factor;
+        uint64_t rows = ((uint64_t)component->height_in_blocks + (uint64_t)cinfo->max_v_samp_factor - 1) /
+                        (uint64_t)cinfo->max_v_samp_factor * (uint64_t)cinfo->max_v_samp_factor;
+        if (multi_scan) work += columns * rows * 64 * sizeof(JCOEF);
+        // A band of samples (two of the tallest MCU rows) a component, at the output's scale.
+        work += 2 * columns * 8 / (uint64_t)scale * (uint64_t)cinfo->max_v_samp_factor * 8 / (uint64_t)scale + 64;
+    }
+    // Upsampled and colour-converted rows: at most a band of 4-byte pixels.
+    work += (uint64_t)cinfo->image_width * 4 * 16 * 2 / (uint64_t)scale + 64;
+    return work;
+}
+
 static void jpeg_decode_body(jpeg_context *context, const uint8_t *data, size_t size, uint64_t max_pixels,
-                             int header_only, cimage_decoded *out) {
+                             int flags, cimage_decoded *out) {
     j_decompress_ptr cinfo = &context->decompress;
     cinfo->err = &context->manager;
     jpeg_create_decompress(cinfo);
@@ -169,7 +191,9 @@ static void jpeg_decode_body(jpeg_context *context, const uint8_t *data, size_t 
         out->icc = icc;
         out->icc_size = icc_size;
     }
-    if (header_only) return;
+    out->work_bytes = jpeg_work_bytes(cinfo, 1);
+    out->validate_work_bytes = jpeg_work_bytes(cinfo, 8);
+    if (flags & CIMAGE_HEADER_ONLY) return;
     if (cimage_check_pixels(cinfo->image_width, cinfo->image_height, max_pixels, "JPEG", context->status) != CIMAGE_OK) {
         context->status_set = 1;
         longjmp(context->jump, 1);
@@ -190,9 +214,29 @@ static void jpeg_decode_body(jpeg_context *context, const uint8_t *data, size_t 
         jpeg_context_set(context, CIMAGE_UNSUPPORTED, "JPEG in an unknown colour space (%u components)",
                          (uint32_t)cinfo->num_components, 0);
     }
+    if (flags & CIMAGE_VALIDATE) {
+        // Every scan entropy-decoded as a full decode does (every error it finds, found), the pixels at
+        // an eighth of the size (libjpeg's scaled IDCT keeps only each block's mean) into one row.
+        cinfo->scale_num = 1;
+        cinfo->scale_denom = 8;
+    }
     jpeg_start_decompress(cinfo);
     if (cinfo->output_components != 4) {
         jpeg_context_set(context, CIMAGE_UNSUPPORTED, "JPEG decoded to %u components", (uint32_t)cinfo->output_components, 0);
+    }
+    if (flags & CIMAGE_VALIDATE) {
+        context->pixels_size = (size_t)cinfo->output_width * 4;
+        context->pixels = cimage_alloc(context->pixels_size);
+        if (!context->pixels) jpeg_context_set(context, CIMAGE_NO_MEMORY, "JPEG: out of memory for a row", 0, 0);
+        while (cinfo->output_scanline < cinfo->output_height) {
+            JSAMPROW row = context->pixels;
+            JDIMENSION first = cinfo->output_scanline;
+            if (jpeg_read_scanlines(cinfo, &row, 1) == 0) {
+                jpeg_context_set(context, CIMAGE_TRUNCATED, "JPEG ends at row %u of %u", first * 8, cinfo->image_height);
+            }
+        }
+        jpeg_finish_decompress(cinfo);
+        return;
     }
     size_t row_bytes = (size_t)cinfo->output_width * 4;
     context->pixels_size = row_bytes * cinfo->output_height;
@@ -223,7 +267,7 @@ static void jpeg_decode_body(jpeg_context *context, const uint8_t *data, size_t 
     context->pixels = NULL;
 }
 
-int cimage_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int header_only,
+int cimage_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int flags,
                        cimage_decoded *out, cimage_status *status) {
     memset(out, 0, sizeof *out);
     cimage_ok(status);
@@ -233,7 +277,7 @@ int cimage_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels, in
     jpeg_context *context = jpeg_context_new(status);
     if (!context) return cimage_fail(status, CIMAGE_NO_MEMORY, "JPEG: out of memory");
     if (setjmp(context->jump) == 0) {
-        jpeg_decode_body(context, data, size, max_pixels, header_only, out);
+        jpeg_decode_body(context, data, size, max_pixels, flags, out);
     } else {
         cimage_decoded_free(out);
     }
@@ -265,8 +309,22 @@ static void jpeg_destination_term(j_compress_ptr cinfo) {
     jpeg_destination_flush(context, sizeof context->buffer - context->destination.free_in_buffer);
 }
 
+/// One row of 8-bit RGBA put over white into RGBX: c·a + 255·(1 − a), rounded (what ImageCodec did to a
+/// copy of the whole image before).
+static void jpeg_composite_row(const uint8_t *source, uint8_t *target, uint32_t width) {
+    for (uint32_t x = 0; x < width; x++) {
+        const uint8_t *p = source + 4 * (size_t)x;
+        uint8_t *q = target + 4 * (size_t)x;
+        uint32_t alpha = p[3], white = 255 * (255 - alpha) + 127;
+        q[0] = (uint8_t)((p[0] * alpha + white) / 255);
+        q[1] = (uint8_t)((p[1] * alpha + white) / 255);
+        q[2] = (uint8_t)((p[2] * alpha + white) / 255);
+        q[3] = 255;
+    }
+}
+
 static void jpeg_encode_body(jpeg_context *context, const uint8_t *rgbx, uint32_t width, uint32_t height, int quality,
-                             const uint8_t *icc, size_t icc_size) {
+                             int composite, const uint8_t *icc, size_t icc_size) {
     j_compress_ptr cinfo = &context->compress;
     cinfo->err = &context->manager;
     jpeg_create_compress(cinfo);
@@ -293,19 +351,32 @@ static void jpeg_encode_body(jpeg_context *context, const uint8_t *rgbx, uint32_
     jpeg_start_compress(cinfo, TRUE);
     if (icc && icc_size > 0 && icc_size <= 0xffffffffu) jpeg_write_icc_profile(cinfo, icc, (unsigned int)icc_size);
     size_t row_bytes = (size_t)width * 4;
+    if (composite) {
+        // A band of 16 composited rows at a time, never the whole image.
+        context->pixels_size = row_bytes * 16;
+        context->pixels = cimage_alloc(context->pixels_size);
+        if (!context->pixels) jpeg_context_set(context, CIMAGE_NO_MEMORY, "JPEG: out of memory for %ux%u pixels", width, 16);
+    }
     while (cinfo->next_scanline < cinfo->image_height) {
         JSAMPROW rows[16];
         JDIMENSION first = cinfo->next_scanline;
         int count = 0;
         for (; count < 16 && first + (JDIMENSION)count < height; count++) {
-            rows[count] = (JSAMPROW)(rgbx + row_bytes * (first + (JDIMENSION)count));
+            const uint8_t *source = rgbx + row_bytes * (first + (JDIMENSION)count);
+            if (composite) {
+                uint8_t *band = context->pixels + row_bytes * (size_t)count;
+                jpeg_composite_row(source, band, width);
+                rows[count] = band;
+            } else {
+                rows[count] = (JSAMPROW)source;
+            }
         }
         jpeg_write_scanlines(cinfo, rows, (JDIMENSION)count);
     }
     jpeg_finish_compress(cinfo);
 }
 
-int cimage_jpeg_encode(const uint8_t *rgbx, uint32_t width, uint32_t height, int quality,
+int cimage_jpeg_encode(const uint8_t *rgbx, uint32_t width, uint32_t height, int quality, int composite,
                        const uint8_t *icc, size_t icc_size, cimage_buffer *out, cimage_status *status) {
     out->data = NULL;
     out->size = 0;
@@ -319,7 +390,7 @@ int cimage_jpeg_encode(const uint8_t *rgbx, uint32_t width, uint32_t height, int
     jpeg_context *context = jpeg_context_new(status);
     if (!context) return cimage_fail(status, CIMAGE_NO_MEMORY, "JPEG: out of memory");
     if (setjmp(context->jump) == 0) {
-        jpeg_encode_body(context, rgbx, width, height, quality, icc, icc_size);
+        jpeg_encode_body(context, rgbx, width, height, quality, composite, icc, icc_size);
         out->data = context->output.data;
         out->size = context->output.size;
         context->output.data = NULL;

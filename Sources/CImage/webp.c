@@ -40,10 +40,54 @@ static void webp_copy_chunk(WebPDemuxer *demux, const char *fourcc, uint8_t **by
     }
 }
 
-int cimage_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int header_only,
+/// What libwebp allocates to decode a frame of width × height besides the pixels it writes: lossless
+/// data is held whole as ARGB (4 bytes a pixel: backward references reach anywhere above) with a
+/// cache of rows; lossy data keeps a few macroblock rows and, with alpha, the whole alpha plane.
+static uint64_t webp_work_bytes(uint64_t width, uint64_t height, int lossless, int alpha) {
+    uint64_t work = (2u << 20) + 256 * width;
+    if (lossless) work += 4 * width * height + 4 * 32 * width;
+    if (alpha) work += width * height;
+    return work;
+}
+
+/// Decodes one frame's bitstream into rgba (stride bytes a row, size bytes in all): whole, or with
+/// validate to an eighth of its size (every byte of it decoded all the same) into scratch.
+static int webp_decode_frame(const uint8_t *data, size_t size, uint32_t width, uint32_t height, uint8_t *rgba,
+                             size_t stride, size_t buffer_size, int validate, cimage_status *status) {
+    WebPDecoderConfig config;
+    if (!WebPInitDecoderConfig(&config)) return cimage_fail(status, CIMAGE_UNSUPPORTED, "WebP: libwebp version mismatch");
+    uint8_t *scratch = NULL;
+    int expect_width = (int)width, expect_height = (int)height;
+    if (validate) {
+        config.options.use_scaling = 1;
+        config.options.scaled_width = expect_width = (int)((width + 7) / 8);
+        config.options.scaled_height = expect_height = (int)((height + 7) / 8);
+        stride = (size_t)expect_width * 4;
+        buffer_size = stride * (size_t)expect_height;
+        scratch = cimage_alloc(buffer_size);
+        if (!scratch) return cimage_fail(status, CIMAGE_NO_MEMORY, "WebP: out of memory");
+        rgba = scratch;
+    }
+    config.output.colorspace = MODE_RGBA;
+    config.output.is_external_memory = 1;
+    config.output.u.RGBA.rgba = rgba;
+    config.output.u.RGBA.stride = (int)stride;
+    config.output.u.RGBA.size = buffer_size;
+    VP8StatusCode code = WebPDecode(data, size, &config);
+    WebPFreeDecBuffer(&config.output);
+    cimage_release(scratch, buffer_size);
+    if (code != VP8_STATUS_OK) return cimage_fail(status, webp_status_code(code), "WebP: %s", webp_status_text(code));
+    if (config.output.width != expect_width || config.output.height != expect_height) {
+        return cimage_fail(status, CIMAGE_CORRUPT, "WebP: the canvas and the image differ in size");
+    }
+    return CIMAGE_OK;
+}
+
+int cimage_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int flags,
                        cimage_decoded *out, cimage_status *status) {
     memset(out, 0, sizeof *out);
     cimage_ok(status);
+    int header_only = (flags & CIMAGE_HEADER_ONLY) != 0, validate = (flags & CIMAGE_VALIDATE) != 0;
     WebPBitstreamFeatures features;
     VP8StatusCode code = WebPGetFeatures(data, size, &features);
     if (code != VP8_STATUS_OK) return cimage_fail(status, webp_status_code(code), "WebP: %s", webp_status_text(code));
@@ -62,83 +106,75 @@ int cimage_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, in
     WebPData whole = {data, size};
     WebPDemuxState state;
     WebPDemuxer *demux = WebPDemuxPartial(&whole, &state);
+    WebPIterator frame;
+    int have_frame = 0;
     if (demux && state == WEBP_DEMUX_DONE) {
         out->width = WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH);
         out->height = WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
         uint32_t frames = WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT);
         out->frame_count = frames > 0 ? frames : 1;
-        uint32_t flags = WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS);
-        if (flags & ICCP_FLAG) webp_copy_chunk(demux, "ICCP", &out->icc, &out->icc_size);
-        if (flags & EXIF_FLAG) webp_copy_chunk(demux, "EXIF", &out->exif, &out->exif_size);
+        uint32_t flags_ = WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS);
+        if (flags_ & ICCP_FLAG) webp_copy_chunk(demux, "ICCP", &out->icc, &out->icc_size);
+        if (flags_ & EXIF_FLAG) webp_copy_chunk(demux, "EXIF", &out->exif, &out->exif_size);
+        have_frame = WebPDemuxGetFrame(demux, 1, &frame);
     }
-    if (demux) WebPDemuxDelete(demux);
-    if (header_only) return CIMAGE_OK;
-    if (!demux || state != WEBP_DEMUX_DONE) {
+    // An animation's first frame may be either kind: counted as lossless with alpha, the most it costs.
+    int animated = features.has_animation != 0;
+    out->work_bytes = webp_work_bytes(out->width, out->height, animated || features.format == 2, animated || features.has_alpha);
+    out->validate_work_bytes = out->work_bytes;
+    if (header_only || !demux || state != WEBP_DEMUX_DONE || !have_frame) {
         int truncated = state == WEBP_DEMUX_PARSING_HEADER || state == WEBP_DEMUX_PARSED_HEADER;
+        int failed = !header_only && (!demux || state != WEBP_DEMUX_DONE || !have_frame);
+        if (have_frame) WebPDemuxReleaseIterator(&frame);
+        if (demux) WebPDemuxDelete(demux);
+        if (!failed) return CIMAGE_OK;
         cimage_decoded_free(out);
         return cimage_fail(status, truncated ? CIMAGE_TRUNCATED : CIMAGE_CORRUPT,
                            truncated ? "WebP: the file ends inside the image" : "WebP: corrupt container");
     }
     if (cimage_check_pixels(out->width, out->height, max_pixels, "WebP", status) != CIMAGE_OK) {
+        WebPDemuxReleaseIterator(&frame);
+        WebPDemuxDelete(demux);
         cimage_decoded_free(out);
         return status->code;
     }
     size_t pixels_size = (size_t)out->width * out->height * 4;
-
-    if (features.has_animation) {
-        // The first frame as it shows: composited on the canvas by the animation decoder (which
-        // allocates its canvases only now, after the cap).
-        WebPAnimDecoderOptions options;
-        if (!WebPAnimDecoderOptionsInit(&options)) {
-            cimage_decoded_free(out);
-            return cimage_fail(status, CIMAGE_UNSUPPORTED, "WebP: libwebpdemux version mismatch");
-        }
-        options.color_mode = MODE_RGBA;
-        options.use_threads = 0;
-        WebPAnimDecoder *decoder = WebPAnimDecoderNew(&whole, &options);
-        uint8_t *frame = NULL;
-        int timestamp = 0;
-        if (!decoder || !WebPAnimDecoderGetNext(decoder, &frame, &timestamp) || !frame) {
-            if (decoder) WebPAnimDecoderDelete(decoder);
-            cimage_decoded_free(out);
-            return cimage_fail(status, CIMAGE_CORRUPT, "WebP: the animation's first frame does not decode");
-        }
+    if (!validate) {
         out->pixels = cimage_alloc(pixels_size);
         out->pixels_size = pixels_size;
-        if (out->pixels) memcpy(out->pixels, frame, pixels_size);
-        WebPAnimDecoderDelete(decoder);
         if (!out->pixels) {
+            WebPDemuxReleaseIterator(&frame);
+            WebPDemuxDelete(demux);
             cimage_decoded_free(out);
             return cimage_fail(status, CIMAGE_NO_MEMORY, "WebP: out of memory for %ux%u pixels", out->width, out->height);
         }
-        return CIMAGE_OK;
     }
-
-    out->pixels = cimage_alloc(pixels_size);
-    out->pixels_size = pixels_size;
-    if (!out->pixels) {
-        cimage_decoded_free(out);
-        return cimage_fail(status, CIMAGE_NO_MEMORY, "WebP: out of memory for %ux%u pixels", out->width, out->height);
+    int result;
+    if (features.has_animation) {
+        // The first frame as it shows: a key frame on a transparent canvas, decoded where it lies on
+        // the canvas (what libwebpdemux's animation decoder does, without its two canvases).
+        if (frame.x_offset < 0 || frame.y_offset < 0 || frame.width <= 0 || frame.height <= 0 ||
+            (uint64_t)frame.x_offset + (uint64_t)frame.width > out->width ||
+            (uint64_t)frame.y_offset + (uint64_t)frame.height > out->height) {
+            result = cimage_fail(status, CIMAGE_CORRUPT, "WebP: the animation's first frame lies outside the canvas");
+        } else {
+            size_t stride = (size_t)out->width * 4;
+            size_t start = (size_t)frame.y_offset * stride + (size_t)frame.x_offset * 4;
+            result = webp_decode_frame(frame.fragment.bytes, frame.fragment.size, (uint32_t)frame.width, (uint32_t)frame.height,
+                                       out->pixels ? out->pixels + start : NULL, stride, pixels_size - start, validate, status);
+            if (result != CIMAGE_OK && status->code == CIMAGE_CORRUPT) {
+                cimage_fail(status, CIMAGE_CORRUPT, "WebP: the animation's first frame does not decode");
+            }
+        }
+    } else {
+        result = webp_decode_frame(data, size, out->width, out->height, out->pixels, (size_t)out->width * 4, pixels_size,
+                                   validate, status);
     }
-    WebPDecoderConfig config;
-    if (!WebPInitDecoderConfig(&config)) {
+    WebPDemuxReleaseIterator(&frame);
+    WebPDemuxDelete(demux);
+    if (result != CIMAGE_OK) {
         cimage_decoded_free(out);
-        return cimage_fail(status, CIMAGE_UNSUPPORTED, "WebP: libwebp version mismatch");
-    }
-    config.output.colorspace = MODE_RGBA;
-    config.output.is_external_memory = 1;
-    config.output.u.RGBA.rgba = out->pixels;
-    config.output.u.RGBA.stride = (int)out->width * 4;
-    config.output.u.RGBA.size = pixels_size;
-    code = WebPDecode(data, size, &config);
-    WebPFreeDecBuffer(&config.output);
-    if (code != VP8_STATUS_OK) {
-        cimage_decoded_free(out);
-        return cimage_fail(status, webp_status_code(code), "WebP: %s", webp_status_text(code));
-    }
-    if ((uint32_t)config.output.width != out->width || (uint32_t)config.output.height != out->height) {
-        cimage_decoded_free(out);
-        return cimage_fail(status, CIMAGE_CORRUPT, "WebP: the canvas and the image differ in size");
+        return result;
     }
     return CIMAGE_OK;
 }
@@ -155,7 +191,7 @@ static const char *webp_encoding_error(WebPEncodingError error) {
     }
 }
 
-int cimage_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int quality, int lossless,
+int cimage_webp_encode(uint8_t *rgba, uint32_t width, uint32_t height, int quality, int lossless, int in_place,
                        const uint8_t *icc, size_t icc_size, cimage_buffer *out, cimage_status *status) {
     out->data = NULL;
     out->size = 0;
@@ -186,7 +222,18 @@ int cimage_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int
     WebPMemoryWriterInit(&writer);
     picture.writer = WebPMemoryWrite;
     picture.custom_ptr = &writer;
-    if (!WebPPictureImportRGBA(&picture, rgba, (int)width * 4)) {
+    if (in_place) {
+        // RGBA bytes become the words libwebp's import would make (A << 24 | R << 16 | G << 8 | B) where
+        // they are: the picture borrows them (WebPPictureFree frees only what libwebp allocated).
+        uint32_t *argb = (uint32_t *)(void *)rgba;
+        size_t count = (size_t)width * height;
+        for (size_t i = 0; i < count; i++) {
+            const uint8_t *p = rgba + 4 * i;
+            argb[i] = (uint32_t)p[3] << 24 | (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+        }
+        picture.argb = argb;
+        picture.argb_stride = (int)width;
+    } else if (!WebPPictureImportRGBA(&picture, rgba, (int)width * 4)) {
         WebPPictureFree(&picture);
         return cimage_fail(status, CIMAGE_NO_MEMORY, "WebP: out of memory importing %ux%u pixels", width, height);
     }

@@ -95,13 +95,22 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     static let writers: [TextFormat] = [.html, .rtf, .text, .gfm, .commonmark]
 
-    /// 4 megapixels (16 MB of RGBA): room for every decoder's paths within the fuzzer's memory limit.
-    static let imageLimits = ImageLimits(maxPixels: 1 << 22, maxInputBytes: 1 << 20)
+    /// 4 megapixels (16 MB of RGBA) and 128 MiB of buffers: room for every decoder's paths within the
+    /// fuzzer's memory limit.
+    static let imageLimits = ImageLimits(maxPixels: 1 << 22, maxInputBytes: 1 << 20, maxMemory: 128 << 20)
 
     static func image(_ input: [UInt8], _ format: ImageFormat) {
         let data = Data(input)
         _ = ImageCodec.dimensions(data)
-        guard let image = try? ImageCodec.decode(data, as: format, limits: imageLimits) else { return }
+        // Validation (what a copy runs) finds what a decode finds, keeping no pixel.
+        let validated = Result { try ImageCodec.validate(data, as: format, limits: imageLimits) }
+        // A conversion to 8 bits (a 16-bit source decoded straight to 8) under the memory cap.
+        if ImageFormat.sniff(data) == format { _ = try? ImageCodec.convert(data, to: format == .jpeg ? .bmp : .jpeg, limits: imageLimits) }
+        let decoded = Result { try ImageCodec.decode(data, as: format, limits: imageLimits) }
+        if case .success = decoded, case .failure(let error) = validated, (error as? ImageError)?.kind != .overMemoryCap {
+            preconditionFailure("\(format): validation refused what decodes: \(error)")
+        }
+        guard let image = try? decoded.get() else { return }
         precondition(image.pixels.count == image.width * image.height * image.bytesPerPixel)
         // Written back, small images only (the encoders are not what a hostile input reaches).
         guard image.width * image.height <= 1 << 16,

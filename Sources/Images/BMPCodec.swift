@@ -82,7 +82,28 @@ enum BMPCodec {
         return header
     }
 
+    static func probe(_ bytes: UnsafeRawBufferPointer) throws -> ImageProbe {
+        let header = try header(bytes)
+        // The palette (256 words) and the mask channels: nothing that grows with the image.
+        return ImageProbe(format: .bmp, width: header.width, height: header.height, bits: 8, orientation: 1, lossless: true,
+                          decodeWork: 64 << 10, validateWork: 64 << 10)
+    }
+
+    /// Every check a decode makes, without its pixels: uncompressed rows must all be in the file (their
+    /// size says so at once), an RLE stream is walked to its end or the last row without writing a pixel.
+    static func validate(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits) throws -> Int {
+        _ = try decode(bytes, limits: limits, validating: true)
+        return 1
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits) throws -> DecodedImage {
+        guard let decoded = try decode(bytes, limits: limits, validating: false) else {
+            throw ImageError.corrupt(.bmp, "no pixels")
+        }
+        return decoded
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits, validating: Bool) throws -> DecodedImage? {
         let header = try header(bytes)
         let reader = ByteReader(bytes, format: .bmp)
         let width = header.width, height = header.height
@@ -114,6 +135,13 @@ enum BMPCodec {
         let stride = (width * bpp + 31) / 32 * 4
         // Uncompressed rows must all be in the file: a short file fails here, before the allocation.
         if !rle { try reader.check(pixelOffset, stride * height, "the pixel rows") }
+        if validating {
+            if rle {
+                try decodeRLE(reader, from: pixelOffset, fourBit: header.compression == biRLE4, width: width, height: height,
+                              palette: palette, out: nil, row: { $0 })
+            }
+            return nil
+        }
         var pixels = PixelBuffer.zeroed(width * height * 4)
         try pixels.withUnsafeMutableBytes { target in
             let out = target.bindMemory(to: UInt32.self)
@@ -207,17 +235,24 @@ enum BMPCodec {
     /// RLE8 and RLE4: runs and absolute runs of palette indices, with end-of-line, end-of-bitmap and
     /// delta escapes. Every pass reads two bytes or more; pixels a delta or an early end of line skips
     /// stay transparent.
+    /// `out` nil: the stream is walked and checked, no pixel written (each pass then costs the same
+    /// whatever a run's length).
     static func decodeRLE(_ reader: ByteReader, from start: Int, fourBit: Bool, width: Int, height: Int, palette: [UInt32],
-                          out: UnsafeMutableBufferPointer<UInt32>, row: (Int) -> Int) throws {
+                          out: UnsafeMutableBufferPointer<UInt32>?, row: (Int) -> Int) throws {
         var offset = start, x = 0, y = 0
         func put(_ index: Int) {
-            if x < width, y < height { out[row(y) * width + x] = palette[index & 0xFF] }
+            if let out, x < width, y < height { out[row(y) * width + x] = palette[index & 0xFF] }
             x += 1
         }
         while y < height {
             let count = try reader.u8(offset), value = try reader.u8(offset + 1)
             offset += 2
             if count > 0 {
+                // Pixels past the row's end are dropped: only those inside it are written.
+                guard out != nil, x < width else {
+                    x += count
+                    continue
+                }
                 for k in 0..<count { put(fourBit ? (k % 2 == 0 ? value >> 4 : value & 0x0F) : value) }
                 continue
             }
@@ -234,9 +269,13 @@ enum BMPCodec {
             default:
                 let byteCount = fourBit ? (value + 1) / 2 : value
                 let run = try reader.slice(offset, byteCount, "an absolute run")
-                for k in 0..<value {
-                    let byte = Int(run[fourBit ? k / 2 : k])
-                    put(fourBit ? (k % 2 == 0 ? byte >> 4 : byte & 0x0F) : byte)
+                if out == nil || x >= width {
+                    x += value
+                } else {
+                    for k in 0..<value {
+                        let byte = Int(run[fourBit ? k / 2 : k])
+                        put(fourBit ? (k % 2 == 0 ? byte >> 4 : byte & 0x0F) : byte)
+                    }
                 }
                 offset += (byteCount + 1) & ~1
             }

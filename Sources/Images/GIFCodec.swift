@@ -63,12 +63,34 @@ enum GIFCodec {
         }
     }
 
+    static func probe(_ bytes: UnsafeRawBufferPointer) throws -> ImageProbe {
+        let size = try header(bytes)
+        // The LZW tables, one row of indices and a string's worth: nothing that grows with the canvas.
+        return ImageProbe(format: .gif, width: size.width, height: size.height, bits: 8, orientation: 1, lossless: true,
+                          decodeWork: 256 << 10, validateWork: 256 << 10)
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits) throws -> DecodedImage {
+        let (canvas, size, frames) = try read(bytes, limits: limits, validating: false)
+        guard let canvas else { throw ImageError.truncated(.gif, "the file ends before its first image") }
+        let image = RasterImage(width: size.width, height: size.height, pixels: canvas, frameCount: frames)
+        return DecodedImage(image: image, orientation: 1, lossless: true)
+    }
+
+    /// Every check a decode makes, the first frame's LZW codes read and counted, no pixel written.
+    static func validate(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits) throws -> Int {
+        try read(bytes, limits: limits, validating: true).frames
+    }
+
+    static func read(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits, validating: Bool)
+        throws -> (canvas: Data?, size: (width: Int, height: Int), frames: Int)
+    {
         let reader = ByteReader(bytes, format: .gif)
         let screen = try screen(bytes)
         var offset = screen.blocks
         var transparent: Int?
         var canvas: Data?
+        var decodedFirst = false
         var canvasSize = (width: screen.width, height: screen.height)
         var frames = 0
         blocks: while offset < bytes.count {
@@ -101,9 +123,14 @@ enum GIFCodec {
                         try ImageError.checkPixels(.gif, width: canvasSize.width, height: canvasSize.height, limits: limits)
                         try ImageError.checkPixels(.gif, width: width, height: height, limits: limits)
                         let end = try skipSubBlocks(reader, from: offset)
-                        let indices = try decompress(reader, from: offset, minimumCodeSize: minimumCodeSize, count: width * height)
-                        canvas = render(indices, frame: (left, top, width, height), interlaced: packed & 0x40 != 0,
-                                        canvas: canvasSize, palette: palette, transparent: transparent, reader: reader)
+                        let frame = Frame(left: left, top: top, width: width, height: height, interlaced: packed & 0x40 != 0)
+                        if validating {
+                            _ = try decompress(reader, from: offset, minimumCodeSize: minimumCodeSize, frame: frame, row: nil)
+                        } else {
+                            canvas = try render(reader, from: offset, minimumCodeSize: minimumCodeSize, frame: frame, canvas: canvasSize,
+                                                palette: palette, transparent: transparent)
+                        }
+                        decodedFirst = true
                         offset = end
                     } else {
                         offset = try skipSubBlocks(reader, from: offset)
@@ -121,18 +148,41 @@ enum GIFCodec {
                 break blocks
             }
         }
-        guard let canvas else { throw ImageError.truncated(.gif, "the file ends before its first image") }
-        let image = RasterImage(width: canvasSize.width, height: canvasSize.height, pixels: canvas, frameCount: frames)
-        return DecodedImage(image: image, orientation: 1, lossless: true)
+        guard decodedFirst else { throw ImageError.truncated(.gif, "the file ends before its first image") }
+        return (canvas, canvasSize, frames)
+    }
+
+    /// Where an image descriptor puts its frame on the canvas.
+    struct Frame {
+        var left: Int
+        var top: Int
+        var width: Int
+        var height: Int
+        var interlaced: Bool
+
+        /// The frame's row shown `sequence`-th in the stream: in order, or by the four interlaced passes
+        /// (every 8th row from 0, every 8th from 4, every 4th from 2, every 2nd from 1).
+        func row(_ sequence: Int) -> Int {
+            guard interlaced else { return sequence }
+            let first = (height + 7) / 8, second = (height + 3) / 8, third = (height + 1) / 4
+            if sequence < first { return 8 * sequence }
+            if sequence < first + second { return 8 * (sequence - first) + 4 }
+            if sequence < first + second + third { return 4 * (sequence - first - second) + 2 }
+            return 2 * (sequence - first - second - third) + 1
+        }
     }
 
     /// GIF's LZW (codes LSB first, growing from minimumCodeSize + 1 to 12 bits) over the chained sub-blocks
-    /// into `count` palette indices. Each pass reads one code or ends. A stream that ends (its end code,
-    /// or the sub-blocks' terminator) before `count` leaves the rest at index 0, marked by the returned
-    /// count; a file that ends inside the sub-blocks is truncated.
-    static func decompress(_ reader: ByteReader, from start: Int, minimumCodeSize: Int, count: Int) throws -> (indices: [UInt8], filled: Int) {
+    /// into the frame's width × height palette indices, handed to `row` a row at a time (the row's
+    /// sequence in the stream and its indices; the last may be short when the stream ends early). Each
+    /// pass reads one code or ends. A stream that ends (its end code, or the sub-blocks' terminator)
+    /// before the frame is full leaves the rest unwritten, marked by the returned count; a file that
+    /// ends inside the sub-blocks is truncated. `row` nil: codes are read and checked, strings only
+    /// counted (the time is the input's, not the frame's).
+    static func decompress(_ reader: ByteReader, from start: Int, minimumCodeSize: Int, frame: Frame,
+                           row: ((Int, UnsafeBufferPointer<UInt8>) -> Void)?) throws -> Int {
         guard (1...11).contains(minimumCodeSize) else { throw ImageError.corrupt(.gif, "LZW code size \(minimumCodeSize)") }
-        var indices = [UInt8](repeating: 0, count: count)
+        let count = frame.width * frame.height
         let clear = 1 << minimumCodeSize, end = clear + 1
         var codeSize = minimumCodeSize + 1
         var next = clear + 2
@@ -145,6 +195,10 @@ enum GIFCodec {
             firstByte[code] = suffix[code]
             length[code] = 1
         }
+        // One row of indices, and one string (at most 4096 bytes) as it is spelt backwards.
+        var line = [UInt8](repeating: 0, count: row == nil ? 0 : frame.width)
+        var string = [UInt8](repeating: 0, count: row == nil ? 0 : 4096)
+        var lineFill = 0, sequence = 0
         var filled = 0
         var previous = -1
         var bits: UInt64 = 0, bitCount = 0
@@ -187,19 +241,33 @@ enum GIFCodec {
             } else {
                 throw ImageError.corrupt(.gif, "LZW code \(code) past the table (\(next))")
             }
-            // The string of `emitted`, written backwards from its last byte, cut at `count`.
-            let stringLength = Int(length[emitted])
-            var position = filled + stringLength - 1
+            let stringLength = min(Int(length[emitted]), count - filled)
+            filled += stringLength
+            previous = code
+            guard let row else { continue }
+            // The string, spelt backwards from its last byte, then copied into rows, cut at the frame's end.
+            var position = Int(length[emitted]) - 1
             var walk = emitted
             while walk >= 0 {
-                if position < count { indices[position] = suffix[walk] }
+                string[position] = suffix[walk]
                 position -= 1
                 walk = Int(prefix[walk])
             }
-            filled = min(count, filled + stringLength)
-            previous = code
+            var taken = 0
+            while taken < stringLength {
+                let piece = min(stringLength - taken, frame.width - lineFill)
+                for k in 0..<piece { line[lineFill + k] = string[taken + k] }
+                lineFill += piece
+                taken += piece
+                if lineFill == frame.width {
+                    line.withUnsafeBufferPointer { row(sequence, $0) }
+                    sequence += 1
+                    lineFill = 0
+                }
+            }
         }
-        return (indices, filled)
+        if let row, lineFill > 0 { line.withUnsafeBufferPointer { row(sequence, UnsafeBufferPointer(rebasing: $0[..<lineFill])) } }
+        return filled
 
         // A new entry: the previous string and one byte. The code widens once the table holds 2^size
         // entries (the encoder widened one code earlier).
@@ -213,9 +281,10 @@ enum GIFCodec {
         }
     }
 
-    static func render(_ decoded: (indices: [UInt8], filled: Int), frame: (left: Int, top: Int, width: Int, height: Int), interlaced: Bool,
-                       canvas size: (width: Int, height: Int), palette: (offset: Int, count: Int)?, transparent: Int?,
-                       reader: ByteReader) -> Data {
+    /// The first frame on a transparent canvas, each row of indices put through the palette as the LZW
+    /// stream yields it: no buffer of indices the size of the frame.
+    static func render(_ reader: ByteReader, from start: Int, minimumCodeSize: Int, frame: Frame, canvas size: (width: Int, height: Int),
+                       palette: (offset: Int, count: Int)?, transparent: Int?) throws -> Data {
         var colours = [UInt32](repeating: 0xFF00_0000, count: 256)
         if let palette {
             for index in 0..<palette.count {
@@ -227,23 +296,17 @@ enum GIFCodec {
             for index in 0..<256 { colours[index] = UInt32(index) * 0x0001_0101 | 0xFF00_0000 }
         }
         if let transparent { colours[transparent] = 0 }
-        var rows = Array(0..<frame.height)
-        if interlaced {
-            rows = []
-            for (first, step) in [(0, 8), (4, 8), (2, 4), (1, 2)] { rows += stride(from: first, to: frame.height, by: step) }
-        }
         var pixels = PixelBuffer.zeroed(size.width * size.height * 4)
-        pixels.withUnsafeMutableBytes { raw in
+        try pixels.withUnsafeMutableBytes { raw in
             let out = raw.bindMemory(to: UInt32.self)
-            for sequence in 0..<frame.height {
-                let y = frame.top + rows[sequence]
-                guard y < size.height else { continue }
-                let rowStart = sequence * frame.width
-                // Pixels the stream did not reach stay transparent.
-                guard rowStart < decoded.filled else { break }
-                let span = max(0, min(frame.width, size.width - frame.left, decoded.filled - rowStart))
-                for x in 0..<span {
-                    out[y * size.width + frame.left + x] = colours[Int(decoded.indices[rowStart + x])]
+            try colours.withUnsafeBufferPointer { colours in
+                _ = try decompress(reader, from: start, minimumCodeSize: minimumCodeSize, frame: frame) { sequence, indices in
+                    // Pixels the stream did not reach stay transparent.
+                    let y = frame.top + frame.row(sequence)
+                    guard y < size.height else { return }
+                    let span = max(0, min(indices.count, size.width - frame.left))
+                    let base = y * size.width + frame.left
+                    for x in 0..<span { out[base + x] = colours[Int(indices[x])] }
                 }
             }
         }

@@ -92,13 +92,31 @@ public struct ImageLimits: Sendable, Equatable {
     public var maxPixels: Int
     /// At most this many bytes of encoded input.
     public var maxInputBytes: Int
+    /// At most this many bytes of buffers for one decode or conversion: the pixels at the depth the
+    /// target needs, what the decoder and the encoder allocate besides (libjpeg's coefficients,
+    /// libwebp's ARGB and YUV planes and its lossless encoder's tables, a GIF's palette indices, a BMP
+    /// file's bytes, a turned copy for an EXIF orientation), estimated from the header's declared size
+    /// before any of it is allocated (`ImageCodec.memoryNeeded`). The encoded output is not counted but
+    /// for BMP, whose size the header fixes. 1 GiB: see `defaultMaxMemory`.
+    public var maxMemory: Int
 
     public static let defaultMaxPixels = 100_000_000
     public static let defaultMaxInputBytes = 256 << 20
+    /// 1 GiB. Debian's ImageMagick policy (memory 256 MiB, map 512 MiB, area 128 MP, width and height
+    /// 16 KP) keeps up to 768 MiB of pixel cache in memory and maps before it spills to a disk cache,
+    /// and counts neither its delegate libraries' buffers (libwebp's) nor its output. pbctl has no disk
+    /// cache and counts the libraries' buffers too, so its one cap is a little above that: every
+    /// conversion of an image at the pixel cap to PNG, JPEG, TIFF, GIF or BMP fits (at most 8 bytes a
+    /// pixel, 16-bit PNG and TIFF kept at 16 bits included), lossy WebP up to about 60 MP, lossless
+    /// WebP up to about 33 MP (an 8K screenshot just fits), and a tiny file declaring a huge image
+    /// cannot make a conversion take gigabytes.
+    public static let defaultMaxMemory = 1 << 30
 
-    public init(maxPixels: Int = ImageLimits.defaultMaxPixels, maxInputBytes: Int = ImageLimits.defaultMaxInputBytes) {
+    public init(maxPixels: Int = ImageLimits.defaultMaxPixels, maxInputBytes: Int = ImageLimits.defaultMaxInputBytes,
+                maxMemory: Int = ImageLimits.defaultMaxMemory) {
         self.maxPixels = maxPixels
         self.maxInputBytes = maxInputBytes
+        self.maxMemory = maxMemory
     }
 }
 
@@ -111,6 +129,9 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         case corrupt
         /// The declared size is over `ImageLimits.maxPixels` (refused before allocating).
         case tooManyPixels
+        /// What the decode or conversion would allocate, estimated from the declared size, is over
+        /// `ImageLimits.maxMemory` (refused before allocating).
+        case overMemoryCap
         /// The input is over `ImageLimits.maxInputBytes`.
         case inputTooLarge
         /// A valid image of a variant pbctl does not handle (TIFF tiles, 12-bit JPEG, …).
@@ -149,6 +170,12 @@ public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
         let (product, overflow) = width.multipliedReportingOverflow(by: height)
         let count = overflow ? "more than \(Int.max)" : "\(product)"
         return ImageError(.tooManyPixels, "\(format.displayName) declares \(width)x\(height) (\(count) pixels), over the cap of \(cap) pixels")
+    }
+
+    /// The memory cap's refusal, naming what was asked and how much it needs.
+    static func overMemoryCap(_ format: ImageFormat, width: Int, height: Int, needed: Int, cap: Int, doing: String) -> ImageError {
+        func mib(_ bytes: Int) -> String { "\((bytes + (1 << 20) - 1) >> 20) MiB" }
+        return ImageError(.overMemoryCap, "\(format.displayName) of \(width)x\(height): \(doing) needs about \(mib(needed)), over the image memory cap of \(mib(cap)) (PBCTL_MAX_IMAGE_MEMORY)")
     }
 
     /// Checks a declared size against the cap: what every Swift decoder calls before it allocates.

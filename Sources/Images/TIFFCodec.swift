@@ -102,20 +102,37 @@ enum TIFFCodec {
         return (width, height, (1...8).contains(orientation) ? orientation : 1)
     }
 
-    /// How many images the file holds: the IFD chain followed until it ends, loops, or breaks.
+    /// How many images the file holds: the IFD chain followed until it ends, loops, or breaks, at most
+    /// 10,000. Each IFD costs its count and next pointer only, never its entries (IFDs overlapping in a
+    /// small file once cost their entries each: quadratic in the file's size).
     static func imageCount(_ reader: ByteReader, first: Int) -> Int {
         var seen: Set<Int> = []
         var offset = first
-        while offset != 0, seen.count < 10_000, seen.insert(offset).inserted,
-            let directory = try? Directory(reader, at: offset)
-        {
-            offset = directory.next
+        while offset != 0, seen.count < 10_000, seen.insert(offset).inserted {
+            guard let count = try? reader.u16(offset), let next = try? reader.u32(offset + 2 + 12 * count) else { break }
+            offset = next
         }
         return max(1, seen.count)
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits) throws -> DecodedImage {
-        let (reader, first) = try reader(bytes)
+    /// What the first IFD says about the pixels, every check a decode makes before it allocates done.
+    struct Plan {
+        var width: Int
+        var height: Int
+        var compression: Int
+        var predictor: Int
+        var rowsPerStrip: Int
+        var stripCount: Int
+        var offsets: [Int]
+        var counts: [Int]
+        var rowLength: Int
+        var layout: Layout
+        var iccProfile: Data?
+        var orientation: Int
+        var bits: Int
+    }
+
+    static func plan(_ reader: ByteReader, first: Int, limits: ImageLimits) throws -> Plan {
         let directory = try Directory(reader, at: first)
         guard let width = try directory.value(256), let height = try directory.value(257) else {
             throw ImageError.corrupt(.tiff, "no ImageWidth or ImageLength")
@@ -171,9 +188,9 @@ enum TIFFCodec {
         }
         let iccProfile = try directory.bytes(34675)
         let orientation = try directory.value(274) ?? 1
-        let (rowBytes, overflow) = (width * samples).multipliedReportingOverflow(by: bits)
+        let (rowBits, overflow) = (width * samples).multipliedReportingOverflow(by: bits)
         guard !overflow else { throw ImageError.tooManyPixels(.tiff, width: width, height: height, cap: limits.maxPixels) }
-        let rowLength = (rowBytes + 7) / 8
+        let rowLength = (rowBits + 7) / 8
 
         // Every strip in the file, and an uncompressed one whole, before anything is allocated.
         for index in 0..<stripCount {
@@ -183,43 +200,166 @@ enum TIFFCodec {
                 throw ImageError.truncated(.tiff, "strip \(index) holds \(counts[index]) bytes of \(rows * rowLength)")
             }
         }
-        let depth: RasterImage.Depth = bits == 16 ? .sixteen : .eight
-        var pixels = PixelBuffer.zeroed(width * height * (depth == .eight ? 4 : 8))
-        var strip = [UInt8](repeating: 0, count: rowsPerStrip * rowLength)
         let layout = Layout(width: width, samples: samples, bits: bits, photometric: photometric, alpha: hasAlpha ? alphaKind : 0,
                             bigEndian: reader.bigEndian, palette: palette)
+        return Plan(width: width, height: height, compression: compression, predictor: predictor, rowsPerStrip: rowsPerStrip,
+                    stripCount: stripCount, offsets: offsets, counts: counts, rowLength: rowLength, layout: layout,
+                    iccProfile: iccProfile, orientation: (1...8).contains(orientation) ? orientation : 1, bits: bits)
+    }
+
+    static func probe(_ bytes: UnsafeRawBufferPointer, eightBit: Bool) throws -> ImageProbe {
+        let (reader, first) = try reader(bytes)
+        let directory = try Directory(reader, at: first)
+        guard let width = try directory.value(256), let height = try directory.value(257) else {
+            throw ImageError.corrupt(.tiff, "no ImageWidth or ImageLength")
+        }
+        let orientation = try directory.value(274) ?? 1
+        let bits = try directory.value(258) ?? 1
+        let samples = min(8, max(1, try directory.value(277) ?? 1))
+        let strips = directory.entries[273]?.count ?? 1
+        // Two rows of samples (the row being decoded and the previous one of an LZW string), the strip
+        // offsets and counts, the LZW tables and zlib's window: nothing that grows with the height.
+        let row = width.multipliedReportingOverflow(by: samples * 2).partialValue
+        let work = 2 * row + 16 * strips + (512 << 10)
+        return ImageProbe(format: .tiff, width: width, height: height, bits: bits == 16 ? 16 : 8,
+                          orientation: (1...8).contains(orientation) ? orientation : 1, lossless: true, decodeWork: work, validateWork: work)
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits, eightBit: Bool = false) throws -> DecodedImage {
+        let (reader, first) = try reader(bytes)
+        let plan = try plan(reader, first: first, limits: limits)
+        let depth: RasterImage.Depth = plan.bits == 16 && !eightBit ? .sixteen : .eight
+        var pixels = PixelBuffer.zeroed(plan.width * plan.height * (depth == .eight ? 4 : 8))
         try pixels.withUnsafeMutableBytes { target in
-            for index in 0..<stripCount {
-                let firstRow = index * rowsPerStrip
-                let rows = min(rowsPerStrip, height - firstRow)
-                let expected = rows * rowLength
-                let source = try reader.slice(offsets[index], counts[index], "strip \(index)")
-                try strip.withUnsafeMutableBytes { buffer in
-                    let output = UnsafeMutableRawBufferPointer(rebasing: buffer[..<expected])
-                    let produced: Int
-                    switch compression {
-                    case 1:
-                        produced = min(source.count, expected)
-                        output.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[..<produced]))
-                    case 32773: produced = unpackBits(source, into: output)
-                    case 5: produced = try TIFFLZW.decode(source, into: output)
-                    default: produced = try LibraryCodecs.inflate(source, into: output)
+            try readRows(reader, plan) { rowIndex, row in
+                plan.layout.convert(row, into: target, row: rowIndex, eightBit: depth == .eight)
+            }
+        }
+        let image = RasterImage(width: plan.width, height: plan.height, depth: depth, pixels: pixels, iccProfile: plan.iccProfile,
+                                frameCount: imageCount(reader, first: first))
+        return DecodedImage(image: image, orientation: plan.orientation, lossless: true)
+    }
+
+    /// Every check a decode makes: each compressed strip decompressed a row at a time into one row,
+    /// nothing kept; an uncompressed one is whole in the file, which `plan` has checked.
+    static func validate(_ bytes: UnsafeRawBufferPointer, limits: ImageLimits) throws -> Int {
+        let (reader, first) = try reader(bytes)
+        let plan = try plan(reader, first: first, limits: limits)
+        if plan.compression != 1 { try readRows(reader, plan) { _, _ in } }
+        return imageCount(reader, first: first)
+    }
+
+    /// Each row of the image, in order, decompressed and its predictor undone, into one row buffer
+    /// handed to `body`: no strip is ever held whole.
+    static func readRows(_ reader: ByteReader, _ plan: Plan, _ body: (Int, UnsafeRawBufferPointer) -> Void) throws {
+        let rowLength = plan.rowLength
+        var row = [UInt8](repeating: 0, count: max(1, rowLength))
+        try row.withUnsafeMutableBytes { buffer in
+            let output = UnsafeMutableRawBufferPointer(rebasing: buffer[..<rowLength])
+            for index in 0..<plan.stripCount {
+                let firstRow = index * plan.rowsPerStrip
+                let rows = min(plan.rowsPerStrip, plan.height - firstRow)
+                let source = try reader.slice(plan.offsets[index], plan.counts[index], "strip \(index)")
+                var stream = try StripStream(source, compression: plan.compression)
+                for rowInStrip in 0..<rows {
+                    let produced = try stream.read(into: output)
+                    guard produced == rowLength else {
+                        let total = rowInStrip * rowLength + produced
+                        throw ImageError(plan.compression == 1 ? .truncated : .corrupt,
+                                         "TIFF: strip \(index) holds \(total) bytes of \(rows * rowLength)")
                     }
-                    guard produced == expected else {
-                        throw ImageError(compression == 1 ? .truncated : .corrupt,
-                                         "TIFF: strip \(index) holds \(produced) bytes of \(expected)")
-                    }
-                }
-                for row in 0..<rows {
-                    let rowStart = row * rowLength
-                    if predictor == 2 { undoPredictor(&strip, from: rowStart, layout: layout) }
-                    layout.convert(strip, from: rowStart, into: target, row: firstRow + row)
+                    if plan.predictor == 2 { undoPredictor(output, layout: plan.layout) }
+                    body(firstRow + rowInStrip, UnsafeRawBufferPointer(output))
                 }
             }
         }
-        let image = RasterImage(width: width, height: height, depth: depth, pixels: pixels, iccProfile: iccProfile,
-                                frameCount: imageCount(reader, first: first))
-        return DecodedImage(image: image, orientation: (1...8).contains(orientation) ? orientation : 1, lossless: true)
+    }
+
+    /// A strip's bytes as they decompress, read a row at a time.
+    struct StripStream {
+        enum Kind {
+            case none(offset: Int)
+            case packBits(PackBitsState)
+            case lzw(TIFFLZW.Decoder)
+            case deflate(LibraryCodecs.Inflater)
+        }
+
+        let source: UnsafeRawBufferPointer
+        var kind: Kind
+
+        init(_ source: UnsafeRawBufferPointer, compression: Int) throws {
+            self.source = source
+            switch compression {
+            case 1: kind = .none(offset: 0)
+            case 32773: kind = .packBits(PackBitsState())
+            case 5: kind = .lzw(try TIFFLZW.Decoder(source))
+            default: kind = .deflate(try LibraryCodecs.Inflater(source))
+            }
+        }
+
+        /// Fills `output`, or less where the strip's data ends.
+        mutating func read(into output: UnsafeMutableRawBufferPointer) throws -> Int {
+            switch kind {
+            case .none(let offset):
+                let count = min(output.count, source.count - offset)
+                output.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + count)]))
+                kind = .none(offset: offset + count)
+                return count
+            case .packBits(var state):
+                let count = state.read(source, into: output)
+                kind = .packBits(state)
+                return count
+            case .lzw(let decoder): return try decoder.read(into: output)
+            case .deflate(let inflater): return try inflater.read(into: output)
+            }
+        }
+    }
+
+    /// PackBits, resumable: a count byte n, then n + 1 literal bytes (n ≥ 0) or one byte repeated 1 − n
+    /// times (n < 0; −128 is a no-op). A run that does not fit the output waits for the next read.
+    struct PackBitsState {
+        var input = 0
+        /// Literal bytes still to copy from `input`, or repeats of `repeated` still to write.
+        var literal = 0
+        var repeats = 0
+        var repeated: UInt8 = 0
+
+        mutating func read(_ source: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+            var produced = 0
+            while produced < output.count {
+                if literal > 0 {
+                    let length = min(literal, source.count - input, output.count - produced)
+                    guard length > 0 else {
+                        literal = 0
+                        break
+                    }
+                    for k in 0..<length { output[produced + k] = source[input + k] }
+                    input += length
+                    produced += length
+                    literal -= length
+                    continue
+                }
+                if repeats > 0 {
+                    let length = min(repeats, output.count - produced)
+                    for k in 0..<length { output[produced + k] = repeated }
+                    produced += length
+                    repeats -= length
+                    continue
+                }
+                guard input < source.count else { break }
+                let n = Int(Int8(bitPattern: source[input]))
+                input += 1
+                if n >= 0 {
+                    literal = n + 1
+                } else if n != -128 {
+                    guard input < source.count else { break }
+                    repeated = source[input]
+                    repeats = 1 - n
+                    input += 1
+                }
+            }
+            return produced
+        }
     }
 
     /// PackBits: a count byte n, then n + 1 literal bytes (n ≥ 0) or one byte repeated 1 − n times
@@ -245,24 +385,26 @@ enum TIFFCodec {
         return produced
     }
 
-    /// Horizontal differencing undone: each sample is the sum of itself and the same sample of the
-    /// pixel before, in 8- or 16-bit arithmetic (16-bit samples in the file's byte order).
-    static func undoPredictor(_ strip: inout [UInt8], from start: Int, layout: Layout) {
+    /// Horizontal differencing undone on one row: each sample is the sum of itself and the same sample
+    /// of the pixel before, in 8- or 16-bit arithmetic (16-bit samples in the file's byte order).
+    static func undoPredictor(_ row: UnsafeMutableRawBufferPointer, layout: Layout) {
         let samples = layout.samples
+        let count = layout.width * samples
+        guard count > samples else { return }
         if layout.bits == 8 {
-            for i in samples..<(layout.width * samples) {
-                strip[start + i] = strip[start + i] &+ strip[start + i - samples]
-            }
+            let bytes = row.bindMemory(to: UInt8.self)
+            for i in samples..<count { bytes[i] = bytes[i] &+ bytes[i - samples] }
         } else {
+            let bytes = row.bindMemory(to: UInt8.self)
             func read(_ i: Int) -> UInt16 {
-                let a = UInt16(strip[start + 2 * i]), b = UInt16(strip[start + 2 * i + 1])
+                let a = UInt16(bytes[2 * i]), b = UInt16(bytes[2 * i + 1])
                 return layout.bigEndian ? a << 8 | b : b << 8 | a
             }
-            for i in samples..<(layout.width * samples) {
+            for i in samples..<count {
                 let value = read(i) &+ read(i - samples)
                 let high = UInt8(value >> 8), low = UInt8(value & 0xFF)
-                strip[start + 2 * i] = layout.bigEndian ? high : low
-                strip[start + 2 * i + 1] = layout.bigEndian ? low : high
+                bytes[2 * i] = layout.bigEndian ? high : low
+                bytes[2 * i + 1] = layout.bigEndian ? low : high
             }
         }
     }
@@ -278,14 +420,21 @@ enum TIFFCodec {
         let bigEndian: Bool
         let palette: [UInt16]
 
-        func convert(_ strip: [UInt8], from start: Int, into target: UnsafeMutableRawBufferPointer, row: Int) {
+        /// A 16-bit sample as `RasterImage.eightBit()` rounds it.
+        @inline(__always) static func eight(_ value: UInt16) -> UInt8 { UInt8((UInt32(value) * 255 + 32767) / 65535) }
+
+        /// One row of the file's samples into row `row` of `target`: RGBA of 8 bits, or of 16 when the
+        /// samples are 16-bit and not `eightBit` (then rounded to 8 as they are written, never held at 16).
+        func convert(_ row: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer, row y: Int, eightBit: Bool) {
+            let source = row.bindMemory(to: UInt8.self)
             if bits == 16 {
-                let out = target.bindMemory(to: UInt16.self)
-                let base = row * width * 4
-                func sample(_ i: Int) -> UInt16 {
-                    let a = UInt16(strip[start + 2 * i]), b = UInt16(strip[start + 2 * i + 1])
+                @inline(__always) func sample(_ i: Int) -> UInt16 {
+                    let a = UInt16(source[2 * i]), b = UInt16(source[2 * i + 1])
                     return bigEndian ? a << 8 | b : b << 8 | a
                 }
+                let base = y * width * 4
+                let out16 = eightBit ? nil : Optional(target.bindMemory(to: UInt16.self))
+                let out8 = eightBit ? Optional(target.bindMemory(to: UInt8.self)) : nil
                 for x in 0..<width {
                     let first = x * samples
                     var r: UInt16, g: UInt16, b: UInt16, a: UInt16 = 0xFFFF
@@ -298,21 +447,55 @@ enum TIFFCodec {
                         if alpha != 0 { a = sample(first + 1) }
                     }
                     if alpha == 1 { (r, g, b) = (unpremultiply16(r, a), unpremultiply16(g, a), unpremultiply16(b, a)) }
-                    out[base + 4 * x] = r
-                    out[base + 4 * x + 1] = g
-                    out[base + 4 * x + 2] = b
-                    out[base + 4 * x + 3] = a
+                    if let out8 {
+                        out8[base + 4 * x] = Self.eight(r)
+                        out8[base + 4 * x + 1] = Self.eight(g)
+                        out8[base + 4 * x + 2] = Self.eight(b)
+                        out8[base + 4 * x + 3] = Self.eight(a)
+                    } else if let out16 {
+                        out16[base + 4 * x] = r
+                        out16[base + 4 * x + 1] = g
+                        out16[base + 4 * x + 2] = b
+                        out16[base + 4 * x + 3] = a
+                    }
                 }
                 return
             }
             let out = target.bindMemory(to: UInt8.self)
-            let base = row * width * 4
+            let base = y * width * 4
+            // The common layouts without a sample function: 8-bit gray, RGB and straight RGBA.
+            if bits == 8, alpha != 1, photometric == 1 || photometric == 2 {
+                switch (photometric, samples, alpha) {
+                case (1, 1, 0):
+                    for x in 0..<width {
+                        let v = source[x]
+                        out[base + 4 * x] = v
+                        out[base + 4 * x + 1] = v
+                        out[base + 4 * x + 2] = v
+                        out[base + 4 * x + 3] = 255
+                    }
+                    return
+                case (2, 3, 0):
+                    for x in 0..<width {
+                        out[base + 4 * x] = source[3 * x]
+                        out[base + 4 * x + 1] = source[3 * x + 1]
+                        out[base + 4 * x + 2] = source[3 * x + 2]
+                        out[base + 4 * x + 3] = 255
+                    }
+                    return
+                case (2, 4, 2):
+                    UnsafeMutableRawBufferPointer(rebasing: target[base..<(base + 4 * width)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: row[..<(4 * width)]))
+                    return
+                default:
+                    break
+                }
+            }
             let maximum = (1 << bits) - 1
             // A sample of `bits` bits (1, 2, 4 or 8), MSB first in its byte.
-            func sample(_ i: Int) -> Int {
-                if bits == 8 { return Int(strip[start + i]) }
+            @inline(__always) func sample(_ i: Int) -> Int {
+                if bits == 8 { return Int(source[i]) }
                 let bit = i * bits
-                return Int(strip[start + bit / 8]) >> (8 - bits - bit % 8) & maximum
+                return Int(source[bit / 8]) >> (8 - bits - bit % 8) & maximum
             }
             for x in 0..<width {
                 let first = x * samples
@@ -484,71 +667,150 @@ enum TIFFLZW {
     static let clear = 256, end = 257
 
     /// Decodes into `output` until it is full, the end code, or the input runs out; returns the bytes
-    /// written. Each pass reads one code or ends.
+    /// written.
     static func decode(_ source: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws -> Int {
-        // LZW of TIFF before 5.0 (codes LSB first) starts 00 01: libtiff still reads it, few write it.
-        if source.count >= 2, source[0] == 0, source[1] & 1 != 0 { throw ImageError.unsupported(.tiff, "old-style (LSB-first) LZW") }
-        var prefix = [Int16](repeating: -1, count: 4096)
-        var suffix = [UInt8](repeating: 0, count: 4096)
-        var firstByte = [UInt8](repeating: 0, count: 4096)
-        var length = [Int16](repeating: 0, count: 4096)
-        for code in 0..<256 {
-            suffix[code] = UInt8(code)
-            firstByte[code] = UInt8(code)
-            length[code] = 1
-        }
+        try Decoder(source).read(into: output)
+    }
+
+    /// A strip's LZW stream read a piece at a time: the table and the bit reader carry over between
+    /// reads, and a string that does not fit the output waits in `pending` for the next. The tables are
+    /// raw buffers and the state is copied into locals for each read: a class's array properties would
+    /// cost an exclusivity check on every access of the inner loop.
+    final class Decoder {
+        let source: UnsafeRawBufferPointer
+        let prefix = UnsafeMutablePointer<Int16>.allocate(capacity: 4096)
+        let suffix = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+        let firstByte = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+        let length = UnsafeMutablePointer<Int16>.allocate(capacity: 4096)
+        /// The current string, spelt out, and how much of it is already written.
+        let pending = UnsafeMutablePointer<UInt8>.allocate(capacity: 4096)
+        var pendingLength = 0, pendingTaken = 0
         var next = 258, codeSize = 9
         var previous = -1
-        var produced = 0
         var bits: UInt64 = 0, bitCount = 0, input = 0
-        while produced < output.count {
-            while bitCount < codeSize, input < source.count {
-                bits = bits << 8 | UInt64(source[input])
-                bitCount += 8
-                input += 1
-            }
-            guard bitCount >= codeSize else { break }
-            let code = Int(bits >> UInt64(bitCount - codeSize)) & ((1 << codeSize) - 1)
-            bitCount -= codeSize
-            bits &= (1 << UInt64(bitCount)) - 1
-            if code == clear {
-                next = 258
-                codeSize = 9
-                previous = -1
-                continue
-            }
-            if code == end { break }
-            if previous < 0 {
-                guard code < 256 else { throw ImageError.corrupt(.tiff, "LZW code \(code) after a clear") }
-            } else if code < next {
-                add(previous, firstByte[code])
-            } else if code == next {
-                add(previous, firstByte[previous])
-            } else {
-                throw ImageError.corrupt(.tiff, "LZW code \(code) past the table (\(next))")
-            }
-            guard length[code] > 0 else { throw ImageError.corrupt(.tiff, "LZW code \(code) has no string") }
-            let stringLength = Int(length[code])
-            var position = produced + stringLength - 1
-            var walk = code
-            while walk >= 0 {
-                if position < output.count { output[position] = suffix[walk] }
-                position -= 1
-                walk = Int(prefix[walk])
-            }
-            produced = min(output.count, produced + stringLength)
-            previous = code
-        }
-        return produced
+        /// The end code was read, or the input ran out.
+        var ended = false
 
-        func add(_ previous: Int, _ byte: UInt8) {
-            guard next < 4096 else { return }
-            prefix[next] = Int16(previous)
-            suffix[next] = byte
-            firstByte[next] = firstByte[previous]
-            length[next] = length[previous] + 1
-            next += 1
-            if next >= (1 << codeSize) - 1, codeSize < 12 { codeSize += 1 }
+        init(_ source: UnsafeRawBufferPointer) throws {
+            // LZW of TIFF before 5.0 (codes LSB first) starts 00 01: libtiff still reads it, few write it.
+            if source.count >= 2, source[0] == 0, source[1] & 1 != 0 {
+                for pointer in [prefix, length] as [UnsafeMutablePointer<Int16>] { pointer.deallocate() }
+                for pointer in [suffix, firstByte, pending] { pointer.deallocate() }
+                throw ImageError.unsupported(.tiff, "old-style (LSB-first) LZW")
+            }
+            self.source = source
+            prefix.initialize(repeating: -1, count: 4096)
+            length.initialize(repeating: 0, count: 4096)
+            suffix.initialize(repeating: 0, count: 4096)
+            firstByte.initialize(repeating: 0, count: 4096)
+            pending.initialize(repeating: 0, count: 4096)
+            for code in 0..<256 {
+                suffix[code] = UInt8(code)
+                firstByte[code] = UInt8(code)
+                length[code] = 1
+            }
+        }
+
+        deinit {
+            prefix.deallocate()
+            suffix.deallocate()
+            firstByte.deallocate()
+            length.deallocate()
+            pending.deallocate()
+        }
+
+        /// Fills `output`, or less where the stream ends. Each pass reads one code or ends.
+        func read(into output: UnsafeMutableRawBufferPointer) throws -> Int {
+            let out = output.bindMemory(to: UInt8.self)
+            let capacity = out.count
+            var produced = 0
+            if pendingTaken < pendingLength {
+                let count = min(pendingLength - pendingTaken, capacity)
+                for k in 0..<count { out[k] = pending[pendingTaken + k] }
+                pendingTaken += count
+                produced = count
+            }
+            let prefix = prefix, suffix = suffix, firstByte = firstByte, length = length
+            var next = next, codeSize = codeSize, previous = previous, bits = bits, bitCount = bitCount, input = input, ended = ended
+            defer {
+                self.next = next
+                self.codeSize = codeSize
+                self.previous = previous
+                self.bits = bits
+                self.bitCount = bitCount
+                self.input = input
+                self.ended = ended
+            }
+            func add(_ previous: Int, _ byte: UInt8) {
+                guard next < 4096 else { return }
+                prefix[next] = Int16(previous)
+                suffix[next] = byte
+                firstByte[next] = firstByte[previous]
+                length[next] = length[previous] + 1
+                next += 1
+                if next >= (1 << codeSize) - 1, codeSize < 12 { codeSize += 1 }
+            }
+            while produced < capacity, !ended {
+                while bitCount < codeSize, input < source.count {
+                    bits = bits << 8 | UInt64(source[input])
+                    bitCount += 8
+                    input += 1
+                }
+                guard bitCount >= codeSize else {
+                    ended = true
+                    break
+                }
+                let code = Int(bits >> UInt64(bitCount - codeSize)) & ((1 << codeSize) - 1)
+                bitCount -= codeSize
+                bits &= (1 << UInt64(bitCount)) - 1
+                if code == clear {
+                    next = 258
+                    codeSize = 9
+                    previous = -1
+                    continue
+                }
+                if code == end {
+                    ended = true
+                    break
+                }
+                if previous < 0 {
+                    guard code < 256 else { throw ImageError.corrupt(.tiff, "LZW code \(code) after a clear") }
+                } else if code < next {
+                    add(previous, firstByte[code])
+                } else if code == next {
+                    add(previous, firstByte[previous])
+                } else {
+                    throw ImageError.corrupt(.tiff, "LZW code \(code) past the table (\(next))")
+                }
+                guard length[code] > 0 else { throw ImageError.corrupt(.tiff, "LZW code \(code) has no string") }
+                let stringLength = Int(length[code])
+                previous = code
+                if stringLength <= capacity - produced {
+                    // Whole: spelt backwards straight into the output.
+                    var position = produced + stringLength - 1
+                    var walk = code
+                    while walk >= 0 {
+                        out[position] = suffix[walk]
+                        position -= 1
+                        walk = Int(prefix[walk])
+                    }
+                    produced += stringLength
+                } else {
+                    var position = stringLength - 1
+                    var walk = code
+                    while walk >= 0 {
+                        pending[position] = suffix[walk]
+                        position -= 1
+                        walk = Int(prefix[walk])
+                    }
+                    let count = capacity - produced
+                    for k in 0..<count { out[produced + k] = pending[k] }
+                    produced += count
+                    pendingLength = stringLength
+                    pendingTaken = count
+                }
+            }
+            return produced
         }
     }
 

@@ -99,12 +99,14 @@ public struct ConversionOptions: Sendable {
     /// HTML input: keep what Markdown cannot represent (comments, unknown elements, `div`s, scripts…) as
     /// raw HTML instead of dropping or unwrapping it, like pandoc's `html+raw_html` (`--keep-html`).
     public var keepRawHTML: Bool
-    /// JPEG and lossy WebP quality of an image conversion (1–100, `--quality`).
-    public var imageQuality: Int
+    /// JPEG and WebP quality of an image conversion (1–100, `--quality`): nil when none was asked
+    /// (JPEG and lossy WebP at 90, a lossless source as lossless WebP); given, JPEG and WebP are encoded
+    /// at it, WebP lossy.
+    public var imageQuality: Int?
 
     public init(
         standalone: Bool = false, title: String? = nil, imageLoader: RTFWriter.ImageLoader? = nil, keepRawHTML: Bool = false,
-        imageQuality: Int = ImageRepresentations.defaultQuality
+        imageQuality: Int? = nil
     ) {
         self.standalone = standalone
         self.title = title

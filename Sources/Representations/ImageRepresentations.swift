@@ -14,11 +14,11 @@ public enum ImageRepresentations {
     /// toolkits prefer), then JPEG, BMP (RDP, WSLg), TIFF (macOS-style applications) and WebP.
     public static let rasterTargets: [TypeIdentifier] = [.png, .jpeg, .bmp, .tiff, .webp]
 
-    /// The caps every decode in this process uses (`PBCTL_MAX_PIXELS` sets the pixel cap): set once,
-    /// at start-up, before any conversion runs.
+    /// The caps every decode in this process uses (`PBCTL_MAX_PIXELS` sets the pixel cap,
+    /// `PBCTL_MAX_IMAGE_MEMORY` the memory cap): set once, at start-up, before any conversion runs.
     nonisolated(unsafe) public static var limits = ImageLimits()
     /// JPEG and lossy WebP quality for conversions nobody asked a quality of (1–100).
-    public static let defaultQuality = 90
+    public static let defaultQuality = ImageCodec.defaultQuality
 
     /// Whether `type` is a raster image pbctl reads (PNG, JPEG, GIF, BMP, TIFF, WebP).
     public static func isImage(_ type: TypeIdentifier) -> Bool { ImageFormat(type: type) != nil }
@@ -31,16 +31,17 @@ public enum ImageRepresentations {
         rasterTargets.filter { $0 != type } + [.html, .rtf]
     }
 
-    /// Reads the whole image once (every pixel decoded, then dropped), so every type a copy then
-    /// offers can be produced: a truncated or damaged file, bytes that are no image, or a size over the
-    /// pixel cap fail here, before the clipboard changes.
+    /// Reads the whole image once as a decode would, keeping no pixel (`ImageCodec.validate`: every byte
+    /// of the image data decompressed into a few rows), so every type a copy then offers can be
+    /// produced: a truncated or damaged file, bytes that are no image, a size over the pixel cap, or an
+    /// image whose decode alone is over the memory cap fail here, before the clipboard changes.
     /// - Returns: what `-v` may say (an animated image: its first frame is what converts).
     /// - Throws: ``PasteboardError`` `.invalidData` (exit 65) naming `source`.
     public static func validate(_ data: Data, as type: TypeIdentifier, source: String) throws -> [String] {
         guard let format = ImageFormat(type: type) else { return [] }
         do {
-            let image = try ImageCodec.decode(data, as: format, limits: limits)
-            return image.isAnimated ? ["\(source): an animated \(format.displayName) of \(image.frameCount) frames: its first frame is what converts"] : []
+            let frames = try ImageCodec.validate(data, as: format, limits: limits)
+            return frames > 1 ? ["\(source): an animated \(format.displayName) of \(frames) frames: its first frame is what converts"] : []
         } catch let error as ImageError {
             throw PasteboardError(.invalidData, "\(source): not a usable \(format.displayName) image: \(error.message); nothing was copied")
         }
@@ -51,10 +52,13 @@ public enum ImageRepresentations {
         isImage(source) && (isImage(target) || target == .html || target == .rtf)
     }
 
-    /// `data`, an image of `source`, as `target`: another raster format (JPEG and lossy WebP at
-    /// `quality`), an HTML `<img>` with a `data:` URL, or RTF with the picture embedded.
-    /// - Throws: ``PasteboardError`` `.invalidData` (exit 65) for an image that cannot be read.
-    public static func convert(_ data: Data, from source: TypeIdentifier, to target: TypeIdentifier, quality: Int = defaultQuality) throws -> Data {
+    /// `data`, an image of `source`, as `target`: another raster format, an HTML `<img>` with a `data:`
+    /// URL, or RTF with the picture embedded. `quality` (`--quality`) re-encodes JPEG and WebP at it,
+    /// WebP lossy; without it JPEG and lossy WebP are written at 90 and a lossless source gives a
+    /// lossless WebP (`ImageCodec.convert`).
+    /// - Throws: ``PasteboardError`` `.invalidData` (exit 65) for an image that cannot be read or whose
+    ///   conversion is over the memory cap.
+    public static func convert(_ data: Data, from source: TypeIdentifier, to target: TypeIdentifier, quality: Int? = nil) throws -> Data {
         guard let from = ImageFormat(type: source) else {
             throw PasteboardError(.typeNotOffered, "cannot produce \(target) from \(source)")
         }
@@ -67,7 +71,8 @@ public enum ImageRepresentations {
             default: throw PasteboardError(.typeNotOffered, "an image converts to no \(target)")
             }
         } catch let error as ImageError {
-            throw PasteboardError(.invalidData, "the \(from.displayName) image cannot be read: \(error.message)")
+            let verb = error.kind == .overMemoryCap ? "converted" : "read"
+            throw PasteboardError(.invalidData, "the \(from.displayName) image cannot be \(verb): \(error.message)")
         }
     }
 

@@ -14,6 +14,7 @@ let environmentVariables: [EnvironmentVariable] = [
     .init(name: "PBCTL_HISTORY", meaning: "the history directory (else $XDG_STATE_HOME/pbctl/history, or ~/.local/state/pbctl/history)."),
     .init(name: "PBCTL_MAX_SIZE", meaning: "the largest input copy takes, as --max-size (default 1G)."),
     .init(name: "PBCTL_MAX_PIXELS", meaning: "the most pixels an image may have (its declared width × height, checked before it is read: default 100000000); a larger one is refused with exit 65."),
+    .init(name: "PBCTL_MAX_IMAGE_MEMORY", meaning: "the most memory one image decode or conversion may take, as a size such as 512M or 2G (default 1G): estimated from the image's declared size and the formats before anything is allocated; more is refused with exit 65."),
     .init(name: "PBCTL_HTML_IMAGES", meaning: "how HTML from a Markdown copy carries local images: data (default, data: URLs), file (file: URLs) or none."),
     .init(name: "PBCTL_TYPES_PATH", meaning: "colon-separated folders of type-declaration property lists (else $XDG_CONFIG_HOME/pbctl/types and /usr/share/pbctl/types)."),
     .init(name: "PBCTL_OSC52_MAX", meaning: "the most text sent to the terminal's clipboard (default 1M); more is refused with exit 65."),

@@ -13,7 +13,8 @@ let exitCodeHelp = """
       0   success
       1   nothing to paste, or the requested type is not offered
       64  usage error (unknown option, missing value, bad name)
-      65  invalid input data (e.g. invalid UTF-8 for a text type, malformed document)
+      65  invalid input data (e.g. invalid UTF-8 for a text type, malformed document, an image
+          that is damaged or over PBCTL_MAX_PIXELS or PBCTL_MAX_IMAGE_MEMORY)
       66  a file given to copy --files does not exist (nothing is copied)
       69  backend unavailable (e.g. --backend x11 with no display, X server gone, owner stalled;
           pbctl daemon when a clipboard manager already runs on the display)

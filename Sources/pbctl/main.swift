@@ -90,9 +90,12 @@ let rawArguments = (0..<Int(argc)).map { index in
 let invokedAs = rawArguments.first.map { name in name.lastIndex(of: "/").map { String(name[name.index(after: $0)...]) } ?? name } ?? "pbctl"
 let arguments = Array(rawArguments.dropFirst())
 let context = Context(terminal: Terminal(environment: Terminal.currentEnvironment()))
-// The pixel cap every image decode in this process uses (an owner's conversions included).
+// The pixel and memory caps every image decode in this process uses (an owner's conversions included).
 if let text = context.environment["PBCTL_MAX_PIXELS"], let pixels = Int(text), pixels > 0 {
     ImageRepresentations.limits.maxPixels = pixels
+}
+if let text = context.environment["PBCTL_MAX_IMAGE_MEMORY"], let bytes = try? parseSize(text, option: "PBCTL_MAX_IMAGE_MEMORY") {
+    ImageRepresentations.limits.maxMemory = bytes
 }
 do {
     exit(run(try MacCompatibility.translate(invokedAs: invokedAs, arguments) ?? arguments, context))

@@ -147,6 +147,50 @@ final class ImageCLITests: PbctlTestCase {
         capped.environment["PBCTL_MAX_PIXELS"] = "1000"
         XCTAssertEqual(try capped.run("copy", try picture("cap.png")).status, 65, "64×48 is over a cap of 1000 pixels")
     }
+
+    /// PBCTL_MAX_IMAGE_MEMORY: a 35-byte GIF declaring 10000×10000 (within the pixel cap) copies (its
+    /// codes checked, no pixel made), pastes as WebP refused with exit 65 and a line saying what it
+    /// needs; under a cap of 64M even a copy is refused, the clipboard unchanged.
+    func testTheImageMemoryCapRefusesBeforeAllocating() throws {
+        var gif = Data("GIF89a".utf8)
+        gif.append(contentsOf: [0x10, 0x27, 0x10, 0x27, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF])
+        gif.append(contentsOf: [0x2C, 0, 0, 0, 0, 0x10, 0x27, 0x10, 0x27, 0, 2, 2, 0x44, 0x01, 0, 0x3B])
+        XCTAssertEqual(gif.count, 35)
+        let path = scratch + "/bomb.gif"
+        try gif.write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try pbctl.run("copy", path).status, 0)
+        let webp = try pbctl.run("paste", "--as", "webp")
+        XCTAssertEqual(webp.status, 65, webp.stderr)
+        XCTAssertTrue(webp.stdout.isEmpty)
+        XCTAssertTrue(webp.stderr.contains("GIF of 10000x10000: converting it to lossless WebP needs about"), webp.stderr)
+        XCTAssertTrue(webp.stderr.contains("over the image memory cap of 1024 MiB (PBCTL_MAX_IMAGE_MEMORY)"), webp.stderr)
+        XCTAssertEqual(webp.stderr.split(separator: "\n").count, 1, webp.stderr)
+        try pbctl.run("copy", stdin: "before")
+        var capped = pbctl!
+        capped.environment["PBCTL_MAX_IMAGE_MEMORY"] = "64M"
+        let copy = try capped.run("copy", path)
+        XCTAssertEqual(copy.status, 65, copy.stderr)
+        XCTAssertTrue(copy.stderr.contains("over the image memory cap of 64 MiB"), copy.stderr)
+        XCTAssertEqual(try pbctl.run("paste").text, "before")
+    }
+
+    /// --quality makes WebP lossy at it, from a PNG too (README's `paste --as webp --quality 80`);
+    /// without it a PNG gives lossless WebP.
+    func testQualityMakesWebPLossy() throws {
+        let png = try picture()
+        XCTAssertEqual(try pbctl.run("copy", png).status, 0)
+        let lossless = try pbctl.run("paste", "--as", "webp").stdout
+        XCTAssertNotNil(lossless.range(of: Data("VP8L".utf8)))
+        let q80 = try pbctl.run("paste", "--as", "webp", "--quality", "80").stdout
+        let q10 = try pbctl.run("paste", "--as", "webp", "--quality", "10").stdout
+        XCTAssertNil(q80.range(of: Data("VP8L".utf8)))
+        XCTAssertNotNil(q80.range(of: Data("VP8 ".utf8)))
+        XCTAssertNotEqual(q80, q10)
+        XCTAssertLessThan(q10.count, q80.count)
+        let out = scratch + "/q80.webp"
+        try q80.write(to: URL(fileURLWithPath: out))
+        XCTAssertNotNil(magickPixels(out), "ImageMagick reads the lossy WebP")
+    }
 }
 
 /// Images on X11 with real owners and consumers: pbctl's copy read by GTK (`wait_for_image`), Qt

@@ -39,7 +39,8 @@ typedef struct {
 typedef struct {
     uint32_t width;
     uint32_t height;
-    /// 8 or 16 bits a channel (16 only from 16-bit PNG).
+    /// 8 or 16 bits a channel of the pixels (16 only from a 16-bit PNG decoded without
+    /// CIMAGE_EIGHT_BIT). In a header: the bits the source has.
     uint32_t bits;
     /// Frames in the file (animated GIF and WebP); the pixels are the first.
     uint32_t frame_count;
@@ -52,7 +53,27 @@ typedef struct {
     /// The EXIF block as stored (a TIFF structure, "Exif\0\0" removed), for the orientation.
     uint8_t *exif;
     size_t exif_size;
+    /// From the header: bytes the decoder itself needs besides the RGBA pixels it returns (libjpeg's
+    /// coefficient arrays for a progressive or multi-scan file, libwebp's ARGB image for lossless
+    /// data and its alpha plane, the inflate buffer PNG's fast path keeps beyond the pixels), for the
+    /// decode the flags describe: what ImageCodec counts against the memory cap before any of it exists.
+    uint64_t work_bytes;
+    /// As work_bytes, for a decode with CIMAGE_VALIDATE (no pixels kept).
+    uint64_t validate_work_bytes;
 } cimage_decoded;
+
+/// Decoder flags.
+enum {
+    /// Read what precedes the pixels (size, ICC, EXIF, the work estimates) and allocate no pixels.
+    CIMAGE_HEADER_ONLY = 1,
+    /// 16-bit samples come back as 8 (each rounded, v * 255 / 65535 to the nearest: what
+    /// RasterImage.eightBit() computes), decoded straight to 8 bits with no 16-bit buffer.
+    CIMAGE_EIGHT_BIT = 2,
+    /// Decode every byte of the image data as a full decode would, and keep no pixels: what a copy
+    /// checks. Fails exactly where a full decode fails; memory is a few rows (plus what the format
+    /// itself needs, validate_work_bytes).
+    CIMAGE_VALIDATE = 4,
+};
 
 /// An encoded file: malloc'd bytes.
 typedef struct {
@@ -60,15 +81,16 @@ typedef struct {
     size_t size;
 } cimage_buffer;
 
-/// Decoders. With header_only set, they read what precedes the pixels (size, ICC, EXIF) and allocate
-/// no pixels; otherwise they refuse, before allocating, an image of more than max_pixels pixels.
+/// Decoders, with the CIMAGE_ flags above. Without CIMAGE_HEADER_ONLY they refuse, before allocating,
+/// an image of more than max_pixels pixels (the memory cap is the caller's, from work_bytes).
 /// On failure every out-buffer is NULL. Return the status code.
-int cimage_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int header_only,
+int cimage_png_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int flags,
                       cimage_decoded *out, cimage_status *status);
-int cimage_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int header_only,
+int cimage_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int flags,
                        cimage_decoded *out, cimage_status *status);
-/// Animated WebP: the first frame on its canvas (libwebpdemux's animation decoder).
-int cimage_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int header_only,
+/// Animated WebP: the first frame on its canvas (decoded into it where the frame lies, as libwebp's
+/// animation decoder shows a key frame on a transparent canvas).
+int cimage_webp_decode(const uint8_t *data, size_t size, uint64_t max_pixels, int flags,
                        cimage_decoded *out, cimage_status *status);
 
 /// free(), for Swift code that imports no C library module.
@@ -87,18 +109,26 @@ void cimage_decoded_free(cimage_decoded *decoded);
 /// The ICC profile, if any, goes into iCCP.
 int cimage_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint32_t bits, int with_alpha,
                       const uint8_t *icc, size_t icc_size, cimage_buffer *out, cimage_status *status);
-/// Baseline JPEG (4:2:0 at quality below 90, 4:4:4 from 90) from RGBX: the fourth byte is ignored, the
-/// caller has composited alpha. The ICC profile, if any, goes into APP2 markers.
-int cimage_jpeg_encode(const uint8_t *rgbx, uint32_t width, uint32_t height, int quality,
+/// Baseline JPEG (4:2:0 at quality below 90, 4:4:4 from 90) from 8-bit RGBA. With composite set, each
+/// pixel is put over white as its rows are written (c·a + 255·(1 − a), rounded; 16 rows at a time, no
+/// copy of the image); without it the fourth byte is ignored. The ICC profile, if any, goes into APP2.
+int cimage_jpeg_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int quality, int composite,
                        const uint8_t *icc, size_t icc_size, cimage_buffer *out, cimage_status *status);
 /// WebP, lossy at quality or lossless (every pixel kept, RGB under transparent pixels too). The ICC
-/// profile, if any, goes into an ICCP chunk (an extended VP8X file).
-int cimage_webp_encode(const uint8_t *rgba, uint32_t width, uint32_t height, int quality, int lossless,
+/// profile, if any, goes into an ICCP chunk (an extended VP8X file). With in_place set the caller gives
+/// up its pixels: they are turned into libwebp's ARGB where they are (no copy of the image) and are
+/// garbage afterwards.
+int cimage_webp_encode(uint8_t *rgba, uint32_t width, uint32_t height, int quality, int lossless, int in_place,
                        const uint8_t *icc, size_t icc_size, cimage_buffer *out, cimage_status *status);
 
-/// zlib-wrapped deflate (TIFF compression 8 and 32946) into dst: at most dst_size bytes, never more.
+/// zlib-wrapped deflate (TIFF compression 8 and 32946) read a piece at a time: the whole stream is
+/// never held (a TIFF strip is inflated a row at a time). NULL when out of memory.
+typedef struct cimage_inflater cimage_inflater;
+cimage_inflater *cimage_inflater_new(const uint8_t *src, size_t src_size);
+/// Fills dst with the next dst_size bytes of output, fewer only where the stream or its input ends.
 /// Returns CIMAGE_OK with *produced set (short output is the caller's judgement), or an error.
-int cimage_inflate(const uint8_t *src, size_t src_size, uint8_t *dst, size_t dst_size, size_t *produced,
-                   cimage_status *status);
+int cimage_inflater_read(cimage_inflater *inflater, uint8_t *dst, size_t dst_size, size_t *produced,
+                         cimage_status *status);
+void cimage_inflater_free(cimage_inflater *inflater);
 
 #endif

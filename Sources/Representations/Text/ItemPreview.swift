@@ -27,12 +27,15 @@ public func historyPreview(_ item: Item, _ registry: TypeRegistry) -> String {
         let shown = names.prefix(2).joined(separator: ", ") + (names.count > 2 ? ", …" : "")
         return "[\(names.count) file\(names.count == 1 ? "" : "s")\(list.cut ? " cut" : ""): \(shown)]"
     }
+    // An image's HTML and RTF are pictures, produced on request: a preview never makes them (a BMP's or
+    // TIFF's would encode the whole image as PNG to find no text).
+    let isImage = item.representations.contains { $0.derivedFrom == nil && registry.conforms($0.type, to: .image) }
     let text: Data?
     if let plain = item.representations.first(where: { registry.conforms($0.type, to: .plainText) && $0.type != .markdown })
         .flatMap({ try? $0.data() }) ?? data(.markdown)
     {
         text = plain
-    } else if let rich = [TypeIdentifier.html, .rtf].first(where: { data($0) != nil }), let bytes = data(rich), bytes.count <= 4 << 20 {
+    } else if !isImage, let rich = [TypeIdentifier.html, .rtf].first(where: { data($0) != nil }), let bytes = data(rich), bytes.count <= 4 << 20 {
         text = try? Conversion.produce(bytes, from: rich, to: .text)
     } else {
         text = nil

@@ -14,7 +14,7 @@ struct ConvertArguments {
     static let standalone = OptionSpec.flag("standalone", "s", "with --to html: a whole document with <meta charset=\"utf-8\">")
     static let keepHTML = OptionSpec.flag(
         "keep-html", nil, "with --from html: keep comments, divs, unknown tags… as raw HTML (like pandoc's raw_html)")
-    static let quality = OptionSpec.value("quality", nil, "N", .text, "JPEG and lossy WebP quality of an image conversion, 1 to 100 (default 90)")
+    static let quality = OptionSpec.value("quality", nil, "N", .text, "JPEG and WebP quality of an image conversion, 1 to 100 (default 90); given, WebP is lossy even from a lossless source")
     static let specs = [from, to, output, standalone, keepHTML, quality]
 
     /// Text formats, or image formats (both sides images).
@@ -65,7 +65,8 @@ let convertCommand = Command(
         details: """
             Reads FILE or standard input, writes standard output. Formats: commonmark (strict CommonMark
             0.31.2), gfm (also markdown, md: CommonMark with GitHub's extensions), html, rtf, text; or
-            images, both sides: png, jpeg, gif, bmp, tiff, webp (--quality for JPEG and lossy WebP).
+            images, both sides: png, jpeg, gif, bmp, tiff, webp (--quality for JPEG and WebP: with it WebP is lossy;
+            without it a lossless source gives lossless WebP).
             HTML input is read as clipboard HTML (comments, scripts and styles dropped, unknown tags and divs
             unwrapped) unless --keep-html keeps what Markdown cannot represent as raw HTML.
             The same conversions as `pbctl paste --as FORMAT`, byte for byte.

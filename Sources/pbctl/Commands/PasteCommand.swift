@@ -26,7 +26,7 @@ struct PasteArguments {
     static let `as` = OptionSpec.value(
         "as", nil, "FORMAT", .format,
         "always this format, converting when needed: markdown, gfm, commonmark, html, rtf, text; an image as png, jpeg, gif, bmp, tiff, webp")
-    static let quality = OptionSpec.value("quality", nil, "N", .text, "JPEG and lossy WebP quality of an image conversion, 1 to 100 (default 90)")
+    static let quality = OptionSpec.value("quality", nil, "N", .text, "JPEG and WebP quality of an image conversion, 1 to 100 (default 90); given, WebP is lossy even from a lossless source")
     static let plain = OptionSpec.flag("plain", nil, "paste as plain text: rendered from the richest source, never raw markup")
     static let keepHTML = OptionSpec.flag("keep-html", nil, "when converting HTML: keep comments, divs, unknown tags… as raw HTML")
     static let verbose = OptionSpec.flag("verbose", "v", "say on standard error which type was used and whether it was converted")
@@ -46,7 +46,7 @@ struct PasteArguments {
     var dropNewline: Bool
     var item: Int?
     var keepHTML: Bool
-    var quality = ImageRepresentations.defaultQuality
+    var quality: Int?
     var verbose: Bool
     var timeout: Double?
     var macCompat: Bool
@@ -127,7 +127,9 @@ let pasteCommand = Command(
             with pbctl pastes as the image it was. Each item is written in turn; --item N picks one.
             Markdown on the pasteboard is read as GFM when converted (--as commonmark converts it too).
             Any offered image (PNG, JPEG, GIF, BMP, TIFF, WebP) pastes as any of png, jpeg, gif, bmp, tiff
-            and webp (--as, or the extension of -o FILE); --quality N (1-100, default 90) for JPEG and WebP.
+            and webp (--as, or the extension of -o FILE); --quality N (1-100, default 90) for JPEG and WebP
+            (given, WebP is lossy and an image already in the format is encoded anew; without it a lossless
+            source gives lossless WebP).
             """,
         examples: [
             "pbctl paste > notes.md",
