@@ -16,8 +16,8 @@ public struct PasteDelivery {
     public var exact = false
     /// `--keep-html`.
     public var keepHTML = false
-    /// `--quality` for JPEG and WebP.
-    public var quality = ImageRepresentations.defaultQuality
+    /// `--quality` for JPEG and WebP (given: WebP is lossy even from a lossless source); nil: the default.
+    public var quality: Int?
     /// Notes for standard error (`-v`), nil: none.
     public var report: ((String) -> Void)?
 
