@@ -229,3 +229,21 @@ extension X11Backend: SelectionServing {
         try owner.run()
     }
 }
+
+extension X11Backend: NativeOffer {
+    public var nativeVocabulary: NativeVocabulary { .x11Targets }
+
+    /// The owner's TARGETS, as it lists them.
+    public func offeredNames(in pasteboard: PasteboardName) throws -> [String] {
+        try targets(of: try selection(pasteboard))
+    }
+
+    /// Converts the selection to `name` as the owner answers it, listed or not (xclip answers any
+    /// target), undecoded.
+    @discardableResult
+    public func read(name: String, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws -> String? {
+        let reader = reader(try selection(pasteboard))
+        guard try reader.owner() != 0 else { throw PasteboardError.empty() }
+        return try Self.mapFailure { try reader.read(target: name) { try sink.write($0) }.type }
+    }
+}

@@ -9,14 +9,28 @@ import SystemIO
 /// The X11 selections pbctl can own or read.
 public enum X11Selection: String, Sendable, CaseIterable {
     case clipboard, primary
+    /// SECONDARY: what `xclip -selection secondary` and `xsel -s` use (Emacs); neither watched nor kept
+    /// by the daemon.
+    case secondary
 
-    var knownAtom: KnownAtom { self == .clipboard ? .clipboard : .primary }
+    var knownAtom: KnownAtom {
+        switch self {
+        case .clipboard: return .clipboard
+        case .primary: return .primary
+        case .secondary: return .secondary
+        }
+    }
 
-    /// The selection for a pasteboard name (`general` is CLIPBOARD, `primary` is PRIMARY).
+    /// The pasteboard named `secondary`.
+    public static let secondaryPasteboard = PasteboardName("secondary")!
+
+    /// The selection for a pasteboard name (`general` is CLIPBOARD, `primary` is PRIMARY, `secondary`
+    /// is SECONDARY).
     public init?(pasteboard: PasteboardName) {
         switch pasteboard {
         case .general: self = .clipboard
         case .primary: self = .primary
+        case Self.secondaryPasteboard: self = .secondary
         default: return nil
         }
     }
