@@ -109,7 +109,7 @@ let package = Package(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
-                "ClipboardManager", "CopyPaste", "CStartup",
+                "ClipboardManager", "CopyPaste", "CStartup", "Personalities",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's

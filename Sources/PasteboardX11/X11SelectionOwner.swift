@@ -52,6 +52,9 @@ public final class X11SelectionOwner {
         public var log: (@Sendable (String) -> Void)?
         /// The registry whose X11 tags the offered targets come from (declared types included).
         public var registry: TypeRegistry = .standard
+        /// Heard after each content transfer with the count so far; false gives the selections up
+        /// (``CopyOptions/afterPaste``).
+        public var afterPaste: (@Sendable (Int) -> Bool)?
         public init() {}
     }
 
@@ -266,7 +269,7 @@ public final class X11SelectionOwner {
                 if !ownWindows.contains(window) { connection.selectEvents(on: window, mask: 0) }
             case .transferCompleted:
                 completedTransfers += 1
-                if options.pasteOnce && !servedContent {
+                if (options.pasteOnce || options.afterPaste?(completedTransfers) == false) && !servedContent {
                     servedContent = true
                     giveUp(wipe: false)
                 }

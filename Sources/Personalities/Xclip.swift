@@ -177,10 +177,24 @@ public enum Xclip {
     /// `perror` of a file that cannot be read: `PROGRAM: FILE: REASON` (exit 1).
     public static func fileError(program: String, file: String, reason: String) -> String { "\(program): \(file): \(reason)\n" }
 
-    /// What `-quiet` and `-verbose` say while they serve in the foreground (before the first request).
+    /// What `-quiet` and `-verbose` say once they serve in the foreground: what they wait for, then the
+    /// first request awaited.
     public static func waitingMessage(loops: Int) -> String {
-        if loops == 1 { return "Waiting for one selection request.\n  Waiting for a selection request.\n" }
-        if loops > 1 { return "Waiting for \(loops) selection requests, Control-C to quit\n  Waiting for selection request 1 of \(loops).\n" }
-        return "Waiting for selection requests, Control-C to quit\n  Waiting for selection request number 1\n"
+        let header: String
+        if loops == 1 {
+            header = "Waiting for one selection request.\n"
+        } else if loops > 1 {
+            header = "Waiting for \(loops) selection requests, Control-C to quit\n"
+        } else {
+            header = "Waiting for selection requests, Control-C to quit\n"
+        }
+        return header + waitingLine(request: 1, loops: loops)
+    }
+
+    /// The line `-quiet` and `-verbose` print before waiting for request number `request`.
+    public static func waitingLine(request: Int, loops: Int) -> String {
+        if loops == 1 { return "  Waiting for a selection request.\n" }
+        if loops > 1 { return "  Waiting for selection request \(request) of \(loops).\n" }
+        return "  Waiting for selection request number \(request)\n"
     }
 }
