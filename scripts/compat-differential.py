@@ -11,7 +11,7 @@ tools) read afterwards. X11 cases run on a private Xvfb, Wayland cases on a priv
 "Beyond" cases run pbctl alone and check what only pbctl does (a type made by negotiation). Every
 vector is then run once more with no display at all (the store), and must return within 5 s.
 
-Usage: scripts/compat-differential.py PBCTL [--only SUBSTRING] [--verbose]
+Usage: scripts/compat-differential.py PBCTL [--only SUBSTRING] [--verbose] [--show]
 Prints one line per case and a summary; exits 1 when a case fails.
 """
 import os
@@ -79,6 +79,8 @@ class Session:
             "PBCTL_STORE": os.path.join(self.home, "store"), "PBCTL_HISTORY": os.path.join(self.home, "history"),
             "XDG_CACHE_HOME": os.path.join(self.home, "cache"), "XDG_CONFIG_HOME": os.path.join(self.home, "config"),
             "TMPDIR": self.home,
+            "PEERS": os.path.join(ROOT, "Tests/X11Peers"),
+            "GNUPGHOME": os.path.join(work, "gnupg"), "PASSWORD_STORE_DIR": os.path.join(work, "password-store"),
         }
         os.makedirs(env["XDG_CACHE_HOME"])
         if kind == "x11":
@@ -182,6 +184,8 @@ def env_for(session, with_pbctl):
     env = dict(session.env)
     if with_pbctl:
         env["PATH"] = session.links + ":" + env["PATH"]
+    # A folder holding xsel alone (this side's), for callers that must not find xclip (Neovim's xsel probe).
+    env["XSEL_ONLY"] = os.path.join(session.work, "pbctl-xsel-only" if with_pbctl else "real-xsel-only")
     return env
 
 
@@ -270,6 +274,18 @@ def shorten(value):
     return text if len(text) < 300 else text[:300] + "…"
 
 
+def prepare_pass(work):
+    """A password store for pass (a GnuPG key without passphrase, one entry), when pass and gpg are there."""
+    if not (shutil.which("pass") and shutil.which("gpg")):
+        return
+    env = dict(os.environ, GNUPGHOME=os.path.join(work, "gnupg"), PASSWORD_STORE_DIR=os.path.join(work, "password-store"))
+    os.makedirs(env["GNUPGHOME"], mode=0o700)
+    quiet = dict(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+    subprocess.run(["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "pbctl-compat@test", "default", "default", "never"], **quiet)
+    subprocess.run(["pass", "init", "pbctl-compat@test"], **quiet)
+    subprocess.run(["pass", "insert", "-e", "test/site"], input=b"s3cret-pw\n", env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -295,6 +311,10 @@ def main():
         handle.write(b"second file\n")
     with open(os.path.join(work, "big.txt"), "wb") as handle:
         handle.write(BIG)
+    for side, target in [("real", REAL["xsel"]), ("pbctl", pbctl)]:
+        os.makedirs(os.path.join(work, side + "-xsel-only"))
+        os.symlink(target, os.path.join(work, side + "-xsel-only", "xsel"))
+    prepare_pass(work)
     selected = [case for case in cases(PNG, MARKDOWN, BIG) if only is None or only in case.name]
     sessions = {}
     counts = {"same": 0, "kept": 0, "failed": 0, "beyond": 0, "beyond-failed": 0, "slow": 0}
@@ -328,6 +348,9 @@ def main():
                     line = "%-14s %s" % ("same", case.name)
                 if verbose and problems:
                     line += "\n    " + "\n    ".join(problems)
+                if "--show" in args:
+                    line += "\n    pbctl: status %r stdout %s stderr %s" % (ours.get("status"), shorten(ours.get("stdout")), shorten(ours.get("stderr")))
+                    line += "".join("\n    %s: %s" % (key, shorten(value)) for key, value in ours.items() if key.startswith("then"))
             # Without a display pbctl uses its store: the vector must come back within 5 s.
             alone = execute(case, session, True, display=False)
             if alone.get("status") == "timeout" or alone.get("seconds", 0) > 5:
@@ -338,6 +361,8 @@ def main():
     finally:
         for session in sessions.values():
             session.stop()
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=dict(os.environ, GNUPGHOME=os.path.join(work, "gnupg")),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.rmtree(work, ignore_errors=True)
     total = counts["same"] + counts["kept"] + counts["failed"]
     print("\n%d vectors against the real tools: %d the same, %d kept differences, %d failed; %d beyond cases (%d failed); "

@@ -138,8 +138,9 @@ def cases(png, markdown, big):
     add(x("neovim copy -quiet", "xclip -quiet -i -selection clipboard", stdin=TEXT_IN, foreground=True, then=X_READ_C))
     add(x("neovim copy -quiet primary", "xclip -quiet -i -selection primary", stdin=TEXT_IN, foreground=True, then=X_READ_P))
     add(x("copy -verbose", "xclip -verbose -i -sel c", stdin=TEXT_IN, foreground=True, then=X_READ_C))
-    add(x("copy -quiet -loops 2", "xclip -quiet -loops 2 -sel c", stdin=TEXT_IN, foreground=True, then=X_READ_C,
-          differs="xclip -l N>1 counts N pastes; pbctl's owner serves until replaced (-l 1 is exact)"))
+    add(x("copy -quiet -loops 2", "xclip -quiet -loops 2 -sel c", stdin=TEXT_IN, foreground=True, then=X_READ_C))
+    add(x("copy -loops 2 in the background", "xclip -sel c -loops 2", stdin=TEXT_IN, then=[XCLIP + " -o -sel c"] * 3))
+    add(x("copy -verbose -loops 1", "xclip -verbose -loops 1 -sel c", stdin=TEXT_IN, foreground=True, then=[XCLIP + " -o -sel c"]))
     add(x("out=$(... | xclip) returns", None, shell="out=$(printf x | xclip -sel c); echo done",
           differs="xclip's owner keeps the caller's standard output open, so $(…) waits until the selection is taken; pbctl's does not"))
 
@@ -267,6 +268,48 @@ def cases(png, markdown, big):
     add(w("copy large", "wl-copy", stdin=big, then=[WLPASTE + " -n"]))
     add(w("copy -s seat0", "wl-copy -s seat0 seat text", then=W_READ))
     add(w("copy then paste round trip", None, shell="printf 'round' | wl-copy && wl-paste -n"))
+    add(w("clipboard manager --watch", None, shell="(timeout 2.5 wl-paste --watch sh -c 'cat; echo \\<' > watched &); sleep 0.8; "
+          "printf second | " + WLCOPY + "; sleep 0.5; printf third | " + WLCOPY + "; sleep 1.5; cat watched", setup=[W_TEXT]))
+    add(w("--watch -p with -n", None, shell="(timeout 2 wl-paste -n -p --watch sh -c 'cat; echo \\|' > watched &); sleep 0.8; "
+          "printf 'p2\\n' | " + WLCOPY + " -p; sleep 1.5; cat watched", setup=[W_TEXT_P]))
+
+    # ---- what GTK 3 and Qt 5 read of a copy (Tests/X11Peers) --------------------------------------------------
+    gtk = "QT_QPA_PLATFORM=xcb NO_AT_BRIDGE=1 /usr/bin/python3 $PEERS/gtk_peer.py "
+    qt = "QT_QPA_PLATFORM=xcb /usr/bin/python3 $PEERS/qt_peer.py "
+    add(x("GTK and Qt read an xclip text copy", "xclip -sel c", stdin="naïve ✓\n".encode(), then=[gtk + "text", qt + "text", gtk + "paste UTF8_STRING"]))
+    add(x("GTK and Qt read an xsel copy", "xsel -i -b", stdin=TEXT_IN, then=[gtk + "text", qt + "text"]))
+    add(x("GTK and Qt read an xclip image copy", "xclip -sel c -t image/png", stdin=png, then=[gtk + "image gtk.png", qt + "image qt.png"]))
+    add(x("GTK text of an xclip image copy", "xclip -sel c -t image/png", stdin=png, then=[gtk + "text"]))
+
+    # ---- callers driven for real: Neovim's provider, tmux's copy-pipe, pass ---------------------------------
+    nvim = "rm -f pasted.txt yanked out; /usr/bin/nvim --headless --clean -n -c 'set shell=/bin/sh' "
+    yank = nvim + "-c 'call setline(1, [\"from nvim\", \"second line\"])' -c 'normal gg\"+yj' -c 'sleep 300m' "
+    add(x("neovim \"+y then xclip -o", None, shell=yank + "-c 'call writefile(systemlist(\"" + XCLIP + " -o -selection clipboard\"), \"yanked\")' -c 'qa!'; cat yanked"))
+    add(x("neovim \"*y then xsel -o", None, shell=nvim + "-c 'call setline(1, \"primary line\")' -c 'normal \"*yy' -c 'sleep 300m' "
+          "-c 'call writefile(systemlist(\"" + XSEL + " -o -p\"), \"yanked\")' -c 'qa!'; cat yanked"))
+    add(x("neovim \"+p of an xclip copy", None, setup=[X_TEXT_C], shell=nvim + "-c 'normal \"+p' -c 'w! pasted.txt' -c 'qa!'; cat pasted.txt"))
+    add(x("neovim \"+p with nothing owned", None, shell=nvim + "-c 'normal \"+p' -c 'w! pasted.txt' -c 'qa!'; cat pasted.txt"))
+    add(x("neovim chooses xsel by its probe, then \"+y and \"+p", None,
+          shell="PATH=$XSEL_ONLY " + nvim + "-c 'call setline(1, \"via xsel\")' -c 'normal \"+yy' -c 'sleep 300m' -c 'normal \"+p' "
+          "-c 'call writefile([provider#clipboard#Executable()] + getline(1, \"$\") + systemlist(\"" + XSEL + " -o -b\"), \"out\")' -c 'qa!'; cat out"))
+    add(w("neovim \"+y then wl-paste", None, shell=yank + "-c 'call writefile(systemlist(\"" + WLPASTE + " -n\"), \"yanked\")' -c 'qa!'; cat yanked"))
+    add(w("neovim \"+p of a wl-copy", None, setup=[W_TEXT], shell=nvim + "-c 'normal \"+p' -c 'w! pasted.txt' -c 'qa!'; cat pasted.txt"))
+    tmux = "tmux -L compat-$$ -f /dev/null "
+    pane = (tmux + "new-session -d -x 80 -y 10 \"printf 'tmux line\\\\n'; sleep 10\"; sleep 0.4; " + tmux + "copy-mode; "
+            + tmux + "send -X history-top; " + tmux + "send -X start-of-line; " + tmux + "send -X select-line; ")
+    add(x("tmux copy-pipe to xclip -f | xclip", None, shell=pane + tmux + "send -X copy-pipe-and-cancel 'xclip -i -sel p -f | xclip -i -sel c'; sleep 0.6; "
+          + tmux + "kill-server; " + XCLIP + " -o -sel c; " + XCLIP + " -o"))
+    add(x("tmux copy-command xsel", None, shell=tmux + "start-server \\; set -s copy-command 'xsel -i --clipboard' \\; " + "new-session -d -x 80 -y 10 "
+          "\"printf 'tmux line\\\\n'; sleep 10\"; sleep 0.4; " + tmux + "copy-mode; " + tmux + "send -X history-top; " + tmux + "send -X select-line; "
+          + tmux + "send -X copy-pipe-and-cancel; sleep 0.6; " + tmux + "kill-server; " + XSEL + " -o -b"))
+    add(x("tmux paste: xclip -o | tmux load-buffer", None, setup=[X_TEXT_C], shell=tmux + "new-session -d; xclip -o -sel c | " + tmux + "load-buffer -; "
+          + tmux + "save-buffer -; " + tmux + "kill-server"))
+    add(w("tmux copy-pipe to wl-copy", None, shell=pane + tmux + "send -X copy-pipe-and-cancel 'wl-copy'; sleep 0.6; " + tmux + "kill-server; " + WLPASTE + " -n"))
+    passing = "PASSWORD_STORE_CLIP_TIME=1 pass show -c test/site; sleep 0.3; "
+    add(x("pass show -c copies, then restores", None, setup=["printf before | " + XCLIP + " -sel c"],
+          shell=passing + XCLIP + " -o -sel c; echo; sleep 2; " + XCLIP + " -o -sel c"))
+    add(w("pass show -c copies, then restores (Wayland)", None, setup=["printf before | " + WLCOPY],
+          shell=passing + WLPASTE + " -n; echo; sleep 2; " + WLPASTE + " -n"))
 
     # ---- beyond: what only pbctl does -----------------------------------------------------------------------
     def contains(*needles):
@@ -285,6 +328,12 @@ def cases(png, markdown, big):
         return check
 
     jpeg, webp = b"\xff\xd8\xff", b"RIFF"
+    add(x("beyond: GTK reads HTML of an xclip -t text/markdown copy", None,
+          shell="xclip -sel c -t text/markdown notes.md && QT_QPA_PLATFORM=xcb NO_AT_BRIDGE=1 /usr/bin/python3 $PEERS/gtk_peer.py paste text/html",
+          beyond=contains(b"<h1>Title</h1>")))
+    add(x("beyond: Qt reads every image format of an xclip png copy", None,
+          shell="xclip -sel c -t image/png red.png && QT_QPA_PLATFORM=xcb /usr/bin/python3 $PEERS/qt_peer.py formats",
+          beyond=contains(b"image/png", b"image/jpeg", b"image/bmp")))
     add(x("beyond: html of an xclip markdown owner", "xclip -o -sel c -t text/html", setup=[X_MD_C], beyond=contains(b"<h1>Title</h1>", b"<em>")))
     add(x("beyond: rtf of an xclip markdown owner", "xclip -o -sel c -t text/rtf", setup=[X_MD_C], beyond=contains(b"{\\rtf1")))
     add(x("beyond: jpeg of an xclip png owner", "xclip -o -sel c -t image/jpeg", setup=[X_PNG_C], beyond=starts(jpeg)))

@@ -131,6 +131,14 @@ final class XclipArgumentsTests: XCTestCase {
         XCTAssertEqual(Xclip.parse(["-o", "-sel", "c", "-h"], program: "xclip"), .reply(ToolReply(status: 0, standardError: Xclip.help(program: "xclip"))))
     }
 
+    func testForegroundProgressLines() {
+        XCTAssertEqual(Xclip.waitingMessage(loops: 0), "Waiting for selection requests, Control-C to quit\n  Waiting for selection request number 1\n")
+        XCTAssertEqual(Xclip.waitingLine(request: 3, loops: 0), "  Waiting for selection request number 3\n")
+        XCTAssertEqual(Xclip.waitingMessage(loops: 1), "Waiting for one selection request.\n  Waiting for a selection request.\n")
+        XCTAssertEqual(Xclip.waitingMessage(loops: 2), "Waiting for 2 selection requests, Control-C to quit\n  Waiting for selection request 1 of 2.\n")
+        XCTAssertEqual(Xclip.waitingLine(request: 2, loops: 2), "  Waiting for selection request 2 of 2.\n")
+    }
+
     func testMessages() {
         XCTAssertEqual(Xclip.targetNotAvailable("UTF8_STRING"), "Error: target STRING not available\n")
         XCTAssertEqual(Xclip.targetNotAvailable("TARGETS"), "Error: target TARGETS not available\n")
