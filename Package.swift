@@ -131,7 +131,7 @@ let package = Package(
             name: "FuzzTargets",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
-                "Images", "KDEConnect",
+                "Images", "KDEConnect", "Personalities",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]

@@ -135,8 +135,6 @@ struct ToolSession {
 
     /// How the copy's type is decided.
     enum CopyType {
-        /// pbctl copy's own rule: an image by its content, a file by its extension, else sniffed.
-        case inferred
         /// The tool's default text (xclip's UTF8_STRING, xsel's string): an image by its content, else
         /// UTF-8 plain text as it is (never HTML or RTF sniffed from it, which would change the text
         /// other programs read), else the bytes as they are.
@@ -146,40 +144,31 @@ struct ToolSession {
     }
 
     /// The item a copy of `source` makes by pbctl's copy policy (``CopyAssembly``): every representation
-    /// `pbctl copy` would offer.
-    func item(_ source: CopySource, type: CopyType, backend: any PasteboardBackend, pasteboard: PasteboardName) throws -> Item {
+    /// `pbctl copy` would offer. The input is read whole, as the tools read it (`pbctl copy` streams it
+    /// into the store).
+    func item(_ source: CopySource, type: CopyType) throws -> Item {
         var assembly = CopyAssembly(registry: registry) { try context.terminal.readStandardInput(limit: $0) }
         assembly.maximumSize = try context.maximumInputSize(nil)
         assembly.htmlImages = HTMLImages(rawValue: context.environment["PBCTL_HTML_IMAGES"]?.lowercased() ?? "") ?? .data
-        let metadata = ItemMetadata(sourceApplication: "pbctl")
-        switch type {
-        case .inferred:
-            switch source {
-            case .standardInput: return try assembly.item("-", metadata: metadata, spooler: backend.spooling, pasteboard: pasteboard)
-            case .file(let path): return try assembly.item(path, metadata: metadata, spooler: backend.spooling, pasteboard: pasteboard)
-            case .bytes(let data):
-                let type = CopyAssembly.imageType(data, declared: nil) ?? TypeSniffer.sniff(data)
-                return try assembly.item(data, type: type, metadata: metadata)
-            }
-        case .text, .named:
-            let data: Data
-            switch source {
-            case .standardInput: data = try context.terminal.readStandardInput(limit: assembly.maximumSize)
-            case .file(let path): data = try POSIX.readFile(path, limit: assembly.maximumSize)
-            case .bytes(let bytes): data = bytes
-            }
-            var metadata = metadata
-            if case .file(let path) = source { metadata.sourcePath = POSIX.absolutePath(path) }
-            let declared: TypeIdentifier? = if case .named(let name) = type { declaredType(name) } else { nil }
-            var resolved = CopyAssembly.imageType(data, declared: declared) ?? declared ?? .utf8PlainText
-            // Generic text (`text/plain`, `STRING`) that is UTF-8 is offered as UTF-8 text, under every
-            // text name, as the tools offer it; text that is not UTF-8 keeps its bytes as data.
-            if resolved == .plainText || resolved == .utf8PlainText {
-                resolved = TypeSniffer.isValidUTF8(data) ? .utf8PlainText : (declared == nil ? .data : resolved)
-            }
-            try assembly.checkText(data, as: resolved, source: "standard input")
-            return try assembly.item(data, type: resolved, metadata: metadata, source: sourcePath(source))
+        var metadata = ItemMetadata(sourceApplication: "pbctl")
+        let data: Data
+        switch source {
+        case .standardInput: data = try context.terminal.readStandardInput(limit: assembly.maximumSize)
+        case .file(let path):
+            data = try POSIX.readFile(path, limit: assembly.maximumSize)
+            metadata.sourcePath = POSIX.absolutePath(path)
+        case .bytes(let bytes): data = bytes
         }
+        let declared: TypeIdentifier? = if case .named(let name) = type { declaredType(name) } else { nil }
+        var resolved = CopyAssembly.imageType(data, declared: declared) ?? declared ?? .utf8PlainText
+        // Generic text (`text/plain`, `STRING`) that is UTF-8 is offered as UTF-8 text, under every text
+        // name, as the tools offer it; bytes that are not UTF-8 with no type named are kept as data.
+        if resolved == .plainText || resolved == .utf8PlainText {
+            resolved = TypeSniffer.isValidUTF8(data) ? .utf8PlainText : (declared == nil ? .data : resolved)
+        }
+        let shown = if case .file(let path) = source { path.shownPath } else { "standard input" }
+        try assembly.checkText(data, as: resolved, source: shown)
+        return try assembly.item(data, type: resolved, metadata: metadata, source: sourcePath(source))
     }
 
     private func sourcePath(_ source: CopySource) -> String {

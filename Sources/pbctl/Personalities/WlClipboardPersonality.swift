@@ -45,7 +45,7 @@ func runWlCopy(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
             source = .standardInput
         }
     }
-    let item = try tool.item(source, type: type, backend: backend, pasteboard: pasteboard)
+    let item = try tool.item(source, type: type)
     var options = CopyOptions()
     options.pasteOnce = invocation.pasteOnce
     if invocation.foreground, let serving = backend.serving {

@@ -75,12 +75,13 @@ private func xclipCopy(_ invocation: XclipInvocation, _ tool: ToolSession, _ bac
         source = .standardInput
     }
     let type: ToolSession.CopyType = invocation.targetIsExplicit ? .named(invocation.effectiveTarget) : .text
-    let item = try tool.item(source, type: type, backend: backend, pasteboard: pasteboard)
+    let item = try tool.item(source, type: type)
     var options = CopyOptions()
     options.foreground = invocation.verbosity != .silent && backend.serving != nil
     // -loops N: N pastes, then the selection is given up; -quiet and -verbose say which one is awaited.
     let loops = invocation.loops
     let talks = invocation.verbosity > .silent
+    options.pasteOnce = loops == 1  // what the owners without a count (Wayland, a remote) can do
     if loops > 0 || talks {
         options.afterPaste = { served in
             if talks, loops < 1 || served < loops { tool.err(Xclip.waitingLine(request: served + 1, loops: loops)) }

@@ -110,7 +110,7 @@ private func xselSet(
         try? backend.clear(pasteboard)
         return
     }
-    let item = try tool.item(.bytes(Data(bytes)), type: .text, backend: backend, pasteboard: pasteboard)
+    let item = try tool.item(.bytes(Data(bytes)), type: .text)
     var options = CopyOptions()
     if invocation.timeoutMilliseconds > 0 { options.clearAfter = Double(invocation.timeoutMilliseconds) / 1000 }
     if foreground ?? invocation.noDetach, let serving = backend.serving {
