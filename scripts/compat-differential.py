@@ -159,9 +159,9 @@ def run(argv, env, stdin=b"", stdin_file=None, timeout=5, cwd=None, stdout_name=
             if not stdin_file and stdin:
                 try:
                     process.stdin.write(stdin)
+                    process.stdin.close()
                 except BrokenPipeError:
-                    pass
-                process.stdin.close()
+                    pass  # the tool did not read its input (help, a usage error)
             status = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             try:
@@ -227,8 +227,11 @@ def run_foreground(case, session, env, argv, stdin_file):
     seen = {}
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=err, env=env, cwd=session.work, start_new_session=True)
-        process.stdin.write(case.stdin)
-        process.stdin.close()
+        try:
+            process.stdin.write(case.stdin)
+            process.stdin.close()
+        except BrokenPipeError:
+            pass
         time.sleep(0.6)
         seen["running"] = process.poll() is None
         for index, command in enumerate(case.then):
@@ -319,6 +322,7 @@ def main():
     sessions = {}
     counts = {"same": 0, "kept": 0, "failed": 0, "beyond": 0, "beyond-failed": 0, "slow": 0}
     failures = []
+    slowest = 0.0
     try:
         for case in selected:
             if case.display not in sessions:
@@ -353,6 +357,7 @@ def main():
                     line += "".join("\n    %s: %s" % (key, shorten(value)) for key, value in ours.items() if key.startswith("then"))
             # Without a display pbctl uses its store: the vector must come back within 5 s.
             alone = execute(case, session, True, display=False)
+            slowest = max(slowest, alone.get("seconds", 0))
             if alone.get("status") == "timeout" or alone.get("seconds", 0) > 5:
                 counts["slow"] += 1
                 failures.append((case.name, ["without a display: %r" % shorten(alone)]))
@@ -366,8 +371,8 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     total = counts["same"] + counts["kept"] + counts["failed"]
     print("\n%d vectors against the real tools: %d the same, %d kept differences, %d failed; %d beyond cases (%d failed); "
-          "%d vectors over 5 s without a display" % (total, counts["same"], counts["kept"], counts["failed"], counts["beyond"] + counts["beyond-failed"],
-                                                    counts["beyond-failed"], counts["slow"]))
+          "%d vectors over 5 s without a display (slowest %.2f s)" % (total, counts["same"], counts["kept"], counts["failed"], counts["beyond"] + counts["beyond-failed"],
+                                                    counts["beyond-failed"], counts["slow"], slowest))
     for name, problems in failures:
         print("\n" + name)
         for problem in problems:

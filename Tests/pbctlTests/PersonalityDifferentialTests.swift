@@ -32,6 +32,6 @@ final class PersonalityDifferentialTests: XCTestCase {
         let report = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         XCTAssertEqual(process.terminationStatus, 0, report)
         XCTAssertTrue(report.contains(" 0 failed; "), report)
-        XCTAssertTrue(report.contains("0 vectors over 5 s without a display"), report)
+        XCTAssertTrue(report.contains(" 0 vectors over 5 s without a display"), report)
     }
 }
