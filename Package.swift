@@ -99,6 +99,10 @@ let package = Package(
                 "Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "PasteboardRemote", "Representations",
                 "SystemIO",
             ]),
+        // How xclip, xsel, wl-copy and wl-paste read their command lines and word their help, version and
+        // usage errors, for pbctl run under their names: pure (arguments in, an invocation or a reply out).
+        .target(name: "Personalities"),
+        .testTarget(name: "PersonalitiesTests", dependencies: ["Personalities"]),
         // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
         // module, no transport (those are Backends' and ClipboardManager's to compose).
         .testTarget(name: "BackendsTests", dependencies: ["Backends", "Pasteboard"]),
@@ -106,7 +110,7 @@ let package = Package(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
-                "ClipboardManager", "CopyPaste", "CStartup",
+                "ClipboardManager", "CopyPaste", "CStartup", "Personalities",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's
@@ -128,7 +132,7 @@ let package = Package(
             name: "FuzzTargets",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
-                "Images", "KDEConnect",
+                "Images", "KDEConnect", "Personalities",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]

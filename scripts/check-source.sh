@@ -34,6 +34,9 @@ leaks=$(grep -rnE "(^|[^.[:alnum:]_]|Glibc\.)(read|write|recv|recvfrom|send|send
 [ -z "$leaks" ] || fail "KDE Connect I/O outside Sources/KDEConnect/Connection (move it there): $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|SystemIO|PasteboardStore)|\bopen\(|fopen\(|Data\(contentsOf:|FileManager' Sources/Images)
 [ -z "$leaks" ] || fail "the image codecs do file I/O (bytes in, bytes out): $leaks"
+# The tools' command lines (xclip, xsel, wl-copy, wl-paste) are read by pure code: no module at all.
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import ' Sources/Personalities)
+[ -z "$leaks" ] || fail "Sources/Personalities imports a module (it is pure: arguments in, an invocation or a reply out): $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|PasteboardX11|PasteboardStore)|xcb_|\bopen\(|fopen\(' Sources/Pasteboard)
 [ -z "$leaks" ] || fail "the pure model does I/O or touches X11: $leaks"
 # Commands talk to backends through PasteboardBackend and its capabilities only (a new backend

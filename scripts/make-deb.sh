@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make deb: pbctl_VERSION_ARCH.deb with dpkg-deb alone (no debhelper): the static release binary, its
-# pbcopy/pbpaste links, man pages, completions, the systemd user unit and the autostart entry in their
+# pbcopy/pbpaste links, its xclip/xsel/wl-copy/wl-paste links in /usr/lib/pbctl/compat, man pages, completions, the systemd user unit and the autostart entry in their
 # Debian places (from `make install DESTDIR=… PREFIX=/usr`), gzipped man pages and changelog, a
 # copyright file, md5sums, and a control file with no Depends (the binary needs no shared library) and
 # Built-Using naming the libraries linked in.
@@ -14,6 +14,9 @@ arch=$(dpkg --print-architecture)
 stage=$(mktemp -d "${TMPDIR:-/tmp}/pbctl-deb.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 make --no-print-directory install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >/dev/null
+
+# Policy: a link within /usr is relative.
+for tool in xclip xsel wl-copy wl-paste; do ln -sfn ../../../bin/pbctl "$stage/usr/lib/pbctl/compat/$tool"; done
 
 doc="$stage/usr/share/doc/pbctl"
 # Debian's places: man pages and the changelog gzipped (-n: no timestamp, reproducible).

@@ -102,6 +102,19 @@ for bomb in bomb.gif bomb16.png bomb.tiff bomb.bmp; do
 done
 echo "release-smoke: image bombs within the pixel cap (peak KB): $(cat "$work/peaks")"
 
+# pbctl as xclip, xsel, wl-copy and wl-paste (links from pbctl compat install), with no display: the
+# store, the tools' words and statuses (the X11 and Wayland checks below read them with the real tools).
+"$pbctl" compat install "$work/compat" >/dev/null || fail "pbctl compat install"
+compat="$work/compat"
+printf 'as xclip\n' | PBCTL_BACKEND=store "$compat/xclip" -selection clipboard || fail "xclip (pbctl) copy to the store"
+[ "$(PBCTL_BACKEND=store "$compat/xclip" -o -sel c)" = "as xclip" ] || fail "xclip -o -sel c (pbctl) from the store"
+[ "$(PBCTL_BACKEND=store "$compat/wl-paste" | od -An -c | tr -d ' ')" = 'asxclip\n\n' ] || fail "wl-paste (pbctl) adds its line ending"
+[ "$(PBCTL_BACKEND=store "$compat/xsel" -o -b)" = "as xclip" ] || fail "xsel -o -b (pbctl) from the store"
+PBCTL_BACKEND=store "$compat/xclip" -sel c -t TARGETS -o | grep -qx UTF8_STRING || fail "xclip -t TARGETS -o (pbctl) on the store"
+[ "$("$compat/xclip" -version 2>&1 >/dev/null | head -1)" = "xclip version 0.13" ] || fail "xclip -version (pbctl)"
+status=0; PBCTL_BACKEND=store "$compat/wl-paste" --bogus 2>/dev/null || status=$?
+[ "$status" = 1 ] || fail "wl-paste --bogus (pbctl) exit $status, not 1"
+
 # The start-up layout (Makefile RELEASE_FLAGS: lld with scripts/startup.order): a 12-byte paste from
 # the store touches few pages of the binary. Page faults are counted, not timed: about 95 with the
 # layout, 150 without it (a gold link, or an order file gone stale after large changes:
@@ -215,6 +228,12 @@ if command -v tmux >/dev/null; then
     for _ in $(seq 100); do [ -s "$work/osc.status" ] && break; sleep 0.1; done
     [ "$(tmux -L "$sock" save-buffer - 2>/dev/null)" = "osc52 from the release binary" ] || { tmux -L "$sock" kill-server; fail "OSC 52 copy did not reach tmux"; }
     [ "$(cat "$work/osc.out" 2>/dev/null)" = "osc52 from the release binary" ] || { tmux -L "$sock" kill-server; fail "OSC 52 query did not read tmux's buffer"; }
+    # xclip (pbctl) in an SSH session with no display: the store, and the terminal's clipboard beside it.
+    printf 'osc52 through xclip' > "$work/osc2.txt"
+    tmux -L "$sock" new-window -d "env -u TMUX -u DISPLAY -u WAYLAND_DISPLAY -u PBCTL_BACKEND SSH_CONNECTION='127.0.0.1 50000 127.0.0.1 22' PBCTL_STORE='$work/osc-store2' '$compat/xclip' -selection clipboard < '$work/osc2.txt'; echo \$? > '$work/osc2.status'"
+    for _ in $(seq 100); do [ -s "$work/osc2.status" ] && break; sleep 0.1; done
+    [ "$(cat "$work/osc2.status")" = 0 ] && [ "$(tmux -L "$sock" save-buffer - 2>/dev/null)" = "osc52 through xclip" ] \
+        || { tmux -L "$sock" kill-server; fail "xclip (pbctl) in an SSH session did not reach the terminal's clipboard"; }
     tmux -L "$sock" kill-server
     echo "release-smoke: OSC 52 copy and query through tmux work"
 fi
@@ -348,6 +367,15 @@ for display in ":$local" "localhost:$tcp"; do
 done
 # The spawned owner (`pbctl __serve-x11`, handed its item in a memfd) as well as the forked one.
 export DISPLAY=":$local"
+# pbctl as xclip and xsel beside the real ones: what each reads of the other.
+printf 'xclip personality' | "$compat/xclip" -selection clipboard || fail "xclip (pbctl) copy on X11"
+[ "$(xclip -o -selection clipboard)" = "xclip personality" ] || fail "the real xclip read the wrong text of pbctl's xclip"
+[ "$(xsel -o -b)" = "xclip personality" ] || fail "the real xsel read the wrong text of pbctl's xclip"
+printf 'real xclip' | xclip -selection clipboard 2>/dev/null
+[ "$("$compat/xclip" -selection clipboard -t TARGETS -o | tr '\n' ' ')" = "TARGETS UTF8_STRING " ] || fail "xclip -t TARGETS -o (pbctl) of a real xclip"
+[ "$("$compat/xsel" -bo)" = "real xclip" ] || fail "xsel -bo (pbctl) of a real xclip"
+status=0; "$compat/xclip" -o -selection secondary 2>/dev/null || status=$?
+[ "$status" = 1 ] || fail "xclip -o of an empty SECONDARY (pbctl) exit $status, not 1"
 printf 'spawned owner' | PBCTL_X11_SPAWN_OWNER=1 "$pbctl" copy --type txt || fail "copy through a spawned owner"
 [ "$(xclip -o -selection clipboard)" = "spawned owner" ] || fail "the spawned owner (memfd) served the wrong text"
 
@@ -381,6 +409,11 @@ export WAYLAND_DISPLAY=${sway_started% *} PBCTL_BACKEND=wayland PBCTL_WAYLAND_TI
 unset DISPLAY
 printf 'from wl-copy\n' | wl-copy
 [ "$("$pbctl" paste)" = "from wl-copy" ] || fail "pbctl paste of wl-copy's text on Wayland"
+# pbctl as wl-copy and wl-paste beside the real ones.
+[ "$("$compat/wl-paste" -l | head -1)" = "text/plain" ] || fail "wl-paste -l (pbctl) of wl-copy's offer"
+[ "$("$compat/wl-paste" | od -An -c | tr -d ' ')" = 'fromwl-copy\n\n' ] || fail "wl-paste (pbctl) of wl-copy's text"
+printf 'from pbctl wl-copy' | "$compat/wl-copy" --type text/plain || fail "wl-copy (pbctl) on Wayland"
+[ "$(wl-paste --no-newline)" = "from pbctl wl-copy" ] || fail "the real wl-paste read the wrong text of pbctl's wl-copy"
 printf '# Smoke\n\nSome *text*.\n' | "$pbctl" copy --from markdown || fail "pbctl copy on Wayland"
 [ "$(wl-paste --no-newline -t text/html)" = "$(printf '<h1>Smoke</h1>\n<p>Some <em>text</em>.</p>')" ] \
     || fail "wl-paste -t text/html of pbctl's Markdown copy"

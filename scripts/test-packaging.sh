@@ -14,7 +14,7 @@ root="$work/root"
 
 # install / uninstall
 make --no-print-directory install-files DESTDIR="$root" PREFIX=/usr >/dev/null
-for file in usr/bin/pbctl usr/bin/pbcopy usr/bin/pbpaste usr/share/man/man1/pbctl.1 usr/share/man/man1/pbcopy.1 \
+for file in usr/bin/pbctl usr/bin/pbcopy usr/bin/pbpaste usr/lib/pbctl/compat/xclip usr/lib/pbctl/compat/wl-paste usr/share/man/man1/pbctl.1 usr/share/man/man1/pbcopy.1 \
     usr/share/man/man1/pbpaste.1 usr/share/bash-completion/completions/pbctl usr/share/zsh/vendor-completions/_pbctl \
     usr/share/fish/vendor_completions.d/pbctl.fish usr/lib/systemd/user/pbctl-daemon.service \
     etc/xdg/autostart/pbctl-daemon.desktop usr/share/doc/pbctl/README.md; do
@@ -23,6 +23,13 @@ done
 pbctl="$root/usr/bin/pbctl"
 "$pbctl" --version | grep -q "^pbctl [0-9]" || fail "the installed pbctl does not run"
 "$root/usr/bin/pbcopy" < /dev/null 2>/dev/null; true
+# The xclip, xsel, wl-copy and wl-paste links: in pbctl's own folder, never in /usr/bin, and answering.
+for tool in xclip xsel wl-copy wl-paste; do
+    [ "$(readlink "$root/usr/lib/pbctl/compat/$tool")" = /usr/bin/pbctl ] || fail "make install did not link /usr/lib/pbctl/compat/$tool to /usr/bin/pbctl"
+    [ ! -e "$root/usr/bin/$tool" ] || fail "make install put $tool in /usr/bin (the system's tool is not to be taken over)"
+done
+ln -s "$pbctl" "$work/xclip"
+"$work/xclip" -version 2>&1 | grep -qx "xclip version 0.13" || fail "pbctl run as xclip does not answer as xclip"
 
 # The manual: no groff warning, and every command and option of the help in it.
 warnings=$(man --warnings -l "$root/usr/share/man/man1/pbctl.1" 2>&1 >/dev/null || true)
@@ -98,4 +105,6 @@ grep -q "^License: NONE" "$work/unpacked/usr/share/doc/pbctl/copyright" && fail 
 printf 'from the package\n' | PBCTL_STORE="$work/deb-store" "$work/unpacked/usr/bin/pbctl" copy --backend store
 [ "$(PBCTL_STORE="$work/deb-store" "$work/unpacked/usr/bin/pbctl" paste --backend store)" = "from the package" ] \
     || fail "the unpacked pbctl does not round-trip through its store"
+[ "$(PBCTL_BACKEND=store PBCTL_STORE="$work/deb-store" "$work/unpacked/usr/lib/pbctl/compat/xclip" -o -selection clipboard)" = "from the package" ] \
+    || fail "the unpacked /usr/lib/pbctl/compat/xclip does not paste as xclip"
 echo "test-packaging: install/uninstall, manual, bash/zsh/fish completions, systemd unit and $(basename "$deb") (lintian: $(grep -c '^W: ' <<< "$lintian_out") warnings, no errors) all work"

@@ -5,6 +5,7 @@ import KDEConnect
 import Pasteboard
 import PasteboardStore
 import PasteboardX11
+import Personalities
 import RemoteProtocol
 import Representations
 
@@ -64,6 +65,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case imageBMP = "image-bmp"
     case imageTIFF = "image-tiff"
     case imageWebP = "image-webp"
+    /// The command lines of xclip, xsel, wl-copy and wl-paste (pbctl run under their names): the first
+    /// byte picks the tool and what the standard streams are, the rest is the arguments, split at NUL.
+    case toolArguments = "tool-arguments"
 
     /// Runs the target on one input.
     public func run(_ input: [UInt8]) {
@@ -90,10 +94,47 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .imageBMP: Self.image(input, .bmp)
         case .imageTIFF: Self.image(input, .tiff)
         case .imageWebP: Self.image(input, .webp)
+        case .toolArguments: Self.toolArguments(input)
         }
     }
 
     static let writers: [TextFormat] = [.html, .rtf, .text, .gfm, .commonmark]
+
+    static func toolArguments(_ input: [UInt8]) {
+        guard let selector = input.first else { return }
+        let arguments = input.dropFirst().split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        func checkReply(_ reply: ToolReply) {
+            precondition(reply.status == 0 || reply.status == 1, "a tool's reply exits 0 or 1, not \(reply.status)")
+            precondition(!reply.standardOutput.isEmpty || !reply.standardError.isEmpty, "a reply says something")
+        }
+        switch selector % 4 {
+        case 0:
+            switch Xclip.parse(arguments, program: "xclip") {
+            case .reply(let reply): checkReply(reply)
+            case .run(let invocation):
+                precondition(invocation.files.allSatisfy(arguments.contains), "an xclip operand is one of the arguments")
+                _ = invocation.selection
+            }
+        case 1:
+            switch Xsel.parse(arguments, stdinIsTerminal: selector & 4 != 0, stdoutIsTerminal: selector & 8 != 0) {
+            case .reply(let reply): checkReply(reply)
+            case .run(let invocation): precondition(invocation.timeoutMilliseconds >= 0, "a timeout is never negative")
+            }
+        case 2:
+            switch WlClipboard.parseCopy(arguments, program: "wl-copy", posixlyCorrect: selector & 4 != 0) {
+            case .reply(let reply): checkReply(reply)
+            case .run(let invocation): precondition(invocation.words.map { !$0.isEmpty } ?? true, "words, when there are any")
+            }
+        default:
+            switch WlClipboard.parsePaste(arguments, program: "wl-paste", posixlyCorrect: selector & 4 != 0) {
+            case .reply(let reply): checkReply(reply)
+            case .run(let invocation):
+                precondition(invocation.watch.map { !$0.isEmpty && !($0[0].hasPrefix("-")) } ?? true, "a watch command is a command")
+                _ = WlClipboard.chooseType(offered: arguments, explicit: invocation.type, inferred: arguments.first)
+            }
+        }
+    }
+
 
     /// 4 megapixels (16 MB of RGBA) and 128 MiB of buffers: room for every decoder's paths within the
     /// fuzzer's memory limit.

@@ -16,6 +16,11 @@ public struct CopyOptions: Sendable {
     public var clearAfter: Double?
     /// How long sensitive content lives when `clearAfter` is not given.
     public var sensitiveLifetime: Double = 45
+    /// Heard in the serving process after each paste of content (protocol targets such as TARGETS do not
+    /// count) with the number served so far; false gives the content up, as ``pasteOnce`` does after the
+    /// first (`xclip -loops N`, and its `-quiet` progress lines). X11 owners started by this process (in
+    /// the foreground or forked) call it; a spawned owner, and the other backends, do not.
+    public var afterPaste: (@Sendable (Int) -> Bool)?
     public init() {}
 
     /// The lifetime of content with these flags: `clearAfter`, else ``sensitiveLifetime`` for

@@ -51,6 +51,9 @@ public protocol PasteboardBackend: AnyObject {
     var serving: (any SelectionServing)? { get }
     /// Keeps the clipboard: `pbctl daemon` (X11, Wayland).
     var keeping: (any ClipboardKeeping)? { get }
+    /// The owner's offer under the display's own names (X11 targets, Wayland MIME types), read by name
+    /// (X11, Wayland).
+    var nativeOffer: (any NativeOffer)? { get }
     /// Whether a clipboard manager can see this backend's changes, and so records them in the history
     /// (a display's clipboard); false where nobody can (the store, the terminal): a copy there records
     /// itself.
@@ -69,6 +72,7 @@ extension PasteboardBackend {
     public var watching: (any PasteboardWatching)? { nil }
     public var serving: (any SelectionServing)? { nil }
     public var keeping: (any ClipboardKeeping)? { nil }
+    public var nativeOffer: (any NativeOffer)? { nil }
     public var changesReachDaemons: Bool { watching != nil }
 
     public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws {

@@ -1,4 +1,8 @@
 extension TypeRegistry {
+    /// The MIME types UTF-8 plain text is offered under where a clipboard speaks MIME (Wayland), preferred
+    /// first: the Wayland owner's and what the wl-paste personality lists for text held elsewhere.
+    public static let plainTextMIMETypes = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT"]
+
     /// The built-in types, after Apple's UTType declarations, with the MIME types and X11 targets
     /// that Linux applications use. The first tag of each class is the preferred one.
     static let standardDeclarations: [TypeDeclaration] = [

@@ -10,6 +10,7 @@ import Foundation
 #endif
 import Pasteboard
 import SystemIO
+import CSystem
 
 /// Sensitive items without a display: held in the memory of a short-lived process and handed out
 /// through a Unix socket inside the pasteboard's private package directory, so the bytes never touch

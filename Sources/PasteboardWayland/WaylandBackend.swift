@@ -29,7 +29,7 @@ public final class WaylandBackend: PasteboardBackend {
     public var stepTimeout: Double = 5
 
     /// The plain-text MIME types wl-copy offers, preferred first.
-    public static let textMIMETypes = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT"]
+    public static let textMIMETypes = TypeRegistry.plainTextMIMETypes
     /// Offered alongside content a password manager marks secret (KDE's convention).
     public static let passwordHint = ClipboardMarkers.passwordHint
 
@@ -278,6 +278,27 @@ extension WaylandBackend: SelectionServing {
         countChange(primary: primary, offering: owner.machine.offeredMIMETypes)
         ready()
         try owner.run()
+    }
+}
+
+extension WaylandBackend: NativeOffer {
+    public var nativeVocabulary: NativeVocabulary { .mimeTypes }
+
+    /// The offer's MIME types, as the owner announced them (markers included).
+    public func offeredNames(in pasteboard: PasteboardName) throws -> [String] {
+        guard let offer = try offer(pasteboard) else { return [] }
+        return connection.client.offers[offer] ?? []
+    }
+
+    /// The bytes the owner writes for `name`, one of the MIME types it offers.
+    @discardableResult
+    public func read(name: String, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws -> String? {
+        guard let offer = try offer(pasteboard), let mimes = connection.client.offers[offer], !mimes.isEmpty else {
+            throw PasteboardError.empty()
+        }
+        guard mimes.contains(name) else { throw PasteboardError(.typeNotOffered, "\(name) is not offered") }
+        try receive(offer: offer, mime: name, primary: pasteboard == .primary, into: sink)
+        return name
     }
 }
 

@@ -6,7 +6,8 @@ import Foundation
 import DetachedProcess
 import Pasteboard
 
-/// The X11 selections as a ``PasteboardBackend``: `general` is CLIPBOARD and `primary` is PRIMARY.
+/// The X11 selections as a ``PasteboardBackend``: `general` is CLIPBOARD, `primary` is PRIMARY, `secondary`
+/// is SECONDARY, and `cut-buffer` is cut buffer 0 (`X11Backend+CutBuffer.swift`).
 ///
 /// Reading converts from whichever client owns the selection. Writing hands the items to a detached
 /// owner process (``DetachedProcess``) so the content outlives `pbctl copy`, or serves them in
@@ -79,6 +80,7 @@ public final class X11Backend: PasteboardBackend {
     /// daemon` (plain CLIPBOARD copies), by this process forked, or by a spawned `pbctl __serve-x11`.
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
+        if pasteboard == Self.cutBufferPasteboard { return try writeCutBuffer(items) }
         let selection = try selection(pasteboard)
         guard let first = items.first else {
             try clear(pasteboard)
@@ -90,7 +92,7 @@ public final class X11Backend: PasteboardBackend {
             try serve(item, on: pasteboard, options: options) {}
             return 1
         }
-        if handToDaemon, selection == .clipboard, !options.pasteOnce, clearAfter == nil,
+        if handToDaemon, selection == .clipboard, !options.pasteOnce, options.afterPaste == nil, clearAfter == nil,
             item.metadata.flags.isDisjoint(with: [.sensitive, .transient]), try handToClipboardManager(item)
         {
             return 1
@@ -107,6 +109,7 @@ public final class X11Backend: PasteboardBackend {
         ownerOptions.clearAfter = options.lifetime(sensitive: item.metadata.flags.contains(.sensitive))
         ownerOptions.registry = negotiation.registry
         ownerOptions.log = ownerLaunch.log
+        ownerOptions.afterPaste = options.afterPaste
         return X11SelectionOwner(connection: connection, options: ownerOptions)
     }
 
@@ -122,6 +125,7 @@ public final class X11Backend: PasteboardBackend {
     }
 
     public func items(in pasteboard: PasteboardName) throws -> [ItemSummary] {
+        if pasteboard == Self.cutBufferPasteboard { return try cutBufferItems() }
         let targets = try targets(of: try selection(pasteboard))
         guard !targets.isEmpty else { return [] }
         // Markers are flags, not content (the hint, unread here, counts as secret).
@@ -144,6 +148,11 @@ public final class X11Backend: PasteboardBackend {
     /// Streams one type's bytes to `sink` as they arrive (text decoded to UTF-8), for large pastes.
     public func read(_ type: TypeIdentifier, item index: Int, from pasteboard: PasteboardName,
                      into sink: (Data) throws -> Void) throws {
+        if pasteboard == Self.cutBufferPasteboard {
+            guard index == 0, let bytes = try readCutBuffer() else { throw PasteboardError.empty() }
+            guard type == .utf8PlainText else { throw PasteboardError(.typeNotOffered, "\(type) is not offered") }
+            return try sink(bytes)
+        }
         let selection = try selection(pasteboard)
         let targets = try targets(of: selection)
         guard index == 0, !targets.isEmpty else { throw PasteboardError.empty() }
@@ -170,6 +179,7 @@ public final class X11Backend: PasteboardBackend {
     }
 
     public func clear(_ pasteboard: PasteboardName) throws {
+        if pasteboard == Self.cutBufferPasteboard { return try clearCutBuffer() }
         let atom = connection.atoms[try selection(pasteboard).knownAtom]
         let time = try connection.serverTime()
         connection.setSelectionOwner(atom, window: 0, time: time)
@@ -180,6 +190,7 @@ public final class X11Backend: PasteboardBackend {
     /// The owner's acquisition timestamp (TIMESTAMP), 0 when nobody owns the selection. X11 has no
     /// change counter; the timestamp rises with every copy (it wraps after 49.7 days).
     public func changeCount(of pasteboard: PasteboardName) throws -> Int {
+        if pasteboard == Self.cutBufferPasteboard { return try readCutBuffer() == nil ? 0 : 1 }
         let reader = reader(try selection(pasteboard))
         guard try reader.owner() != 0 else { return 0 }
         var bytes = Data()
@@ -227,5 +238,29 @@ extension X11Backend: SelectionServing {
         try owner.claim(served, selections: [try selection(pasteboard)])
         ready()
         try owner.run()
+    }
+}
+
+extension X11Backend: NativeOffer {
+    public var nativeVocabulary: NativeVocabulary { .x11Targets }
+
+    /// The owner's TARGETS, as it lists them.
+    public func offeredNames(in pasteboard: PasteboardName) throws -> [String] {
+        if pasteboard == Self.cutBufferPasteboard { return try readCutBuffer() == nil ? [] : ["STRING"] }
+        return try targets(of: try selection(pasteboard))
+    }
+
+    /// Converts the selection to `name` as the owner answers it, listed or not (xclip answers any
+    /// target), undecoded.
+    @discardableResult
+    public func read(name: String, from pasteboard: PasteboardName, into sink: any RepresentationSink) throws -> String? {
+        if pasteboard == Self.cutBufferPasteboard {
+            guard let bytes = try readCutBuffer() else { throw PasteboardError.empty() }
+            try sink.write(bytes)
+            return "STRING"
+        }
+        let reader = reader(try selection(pasteboard))
+        guard try reader.owner() != 0 else { throw PasteboardError.empty() }
+        return try Self.mapFailure { try reader.read(target: name) { try sink.write($0) }.type }
     }
 }

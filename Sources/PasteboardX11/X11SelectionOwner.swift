@@ -9,14 +9,28 @@ import SystemIO
 /// The X11 selections pbctl can own or read.
 public enum X11Selection: String, Sendable, CaseIterable {
     case clipboard, primary
+    /// SECONDARY: what `xclip -selection secondary` and `xsel -s` use (Emacs); neither watched nor kept
+    /// by the daemon.
+    case secondary
 
-    var knownAtom: KnownAtom { self == .clipboard ? .clipboard : .primary }
+    var knownAtom: KnownAtom {
+        switch self {
+        case .clipboard: return .clipboard
+        case .primary: return .primary
+        case .secondary: return .secondary
+        }
+    }
 
-    /// The selection for a pasteboard name (`general` is CLIPBOARD, `primary` is PRIMARY).
+    /// The pasteboard named `secondary`.
+    public static let secondaryPasteboard = PasteboardName("secondary")!
+
+    /// The selection for a pasteboard name (`general` is CLIPBOARD, `primary` is PRIMARY, `secondary`
+    /// is SECONDARY).
     public init?(pasteboard: PasteboardName) {
         switch pasteboard {
         case .general: self = .clipboard
         case .primary: self = .primary
+        case Self.secondaryPasteboard: self = .secondary
         default: return nil
         }
     }
@@ -38,6 +52,9 @@ public final class X11SelectionOwner {
         public var log: (@Sendable (String) -> Void)?
         /// The registry whose X11 tags the offered targets come from (declared types included).
         public var registry: TypeRegistry = .standard
+        /// Heard after each content transfer with the count so far; false gives the selections up
+        /// (``CopyOptions/afterPaste``).
+        public var afterPaste: (@Sendable (Int) -> Bool)?
         public init() {}
     }
 
@@ -252,7 +269,7 @@ public final class X11SelectionOwner {
                 if !ownWindows.contains(window) { connection.selectEvents(on: window, mask: 0) }
             case .transferCompleted:
                 completedTransfers += 1
-                if options.pasteOnce && !servedContent {
+                if (options.pasteOnce || options.afterPaste?(completedTransfers) == false) && !servedContent {
                     servedContent = true
                     giveUp(wipe: false)
                 }

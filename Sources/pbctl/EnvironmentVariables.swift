@@ -38,4 +38,6 @@ let environmentVariables: [EnvironmentVariable] = [
     .init(name: "XDG_CONFIG_HOME", meaning: "where the configuration file (pbctl/config) and type declarations (pbctl/types) live (else ~/.config)."),
     .init(name: "HOME", meaning: "the default for the XDG folders; with neither, pbctl's folders are under /tmp/pbctl-UID."),
     .init(name: "TMPDIR", meaning: "where the Wayland daemon's lock goes without XDG_RUNTIME_DIR (else /tmp)."),
+    .init(name: "PATH", meaning: "where pbctl compat status looks for the programs xclip, xsel, wl-copy and wl-paste run."),
+    .init(name: "POSIXLY_CORRECT", meaning: "run as wl-copy or wl-paste: the first operand ends the options, as GNU getopt_long has it."),
 ]

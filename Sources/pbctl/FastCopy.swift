@@ -27,7 +27,7 @@ func fastCopy(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         second.pointee != 0, second.pointee != 0x2D  // "-" (standard input) and options take the full way
     else { return nil }
     let name = strrchr(zero, 0x2F).map { $0 + 1 } ?? zero
-    guard strcmp(name, "pbpaste") != 0, strcmp(name, "pbcopy") != 0 else { return nil }
+    guard strcmp(name, "pbpaste") != 0, strcmp(name, "pbcopy") != 0, answersAsPbctlItself(name) else { return nil }
     func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
     guard BackendChoice.copiesToTheStoreAlone(variable: variable), variable("PBCTL_MAX_SIZE") == nil else { return nil }
     let source = PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(second).assumingMemoryBound(to: UInt8.self), count: strlen(second)))

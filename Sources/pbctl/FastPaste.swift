@@ -22,7 +22,7 @@ import SystemIO
 func fastPaste(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32? {
     guard argc == 2 || argc == 3, let zero = argv[0], let first = argv[1], strcmp(first, "paste") == 0 else { return nil }
     let name = strrchr(zero, 0x2F).map { $0 + 1 } ?? zero
-    guard strcmp(name, "pbpaste") != 0, strcmp(name, "pbcopy") != 0 else { return nil }
+    guard strcmp(name, "pbpaste") != 0, strcmp(name, "pbcopy") != 0, answersAsPbctlItself(name) else { return nil }
     let primary: Bool
     if argc == 3 {
         guard let second = argv[2], strcmp(second, "--primary") == 0 else { return nil }

@@ -57,6 +57,20 @@ func manPage(_ commands: [Command]) -> String {
         .IR NAME ]
         .RB [ \\-Prefer
         .IR txt | rtf ]
+        .br
+        .B xclip
+        .RI [ OPTION ]...\\&
+        .RI [ FILE ]...
+        .br
+        .B xsel
+        .RI [ OPTION ]...
+        .br
+        .B wl\\-copy
+        .RI [ OPTION ]...\\&
+        .RI [ TEXT ]...
+        .br
+        .B wl\\-paste
+        .RI [ OPTION ]...
         .SH DESCRIPTION
         pbctl brings the macOS pasteboard model to Linux: named pasteboards hold items, each item offers
         its content in several types, and each paste gets the richest type the pasting side can use,
@@ -68,7 +82,9 @@ func manPage(_ commands: [Command]) -> String {
         .B pbcopy
         and
         .B pbpaste
-        behave as on macOS.
+        behave as on macOS;
+        .BR xclip ", " xsel ", " wl\\-copy " and " wl\\-paste
+        as those tools (see XCLIP XSEL WL\\-COPY AND WL\\-PASTE).
         .SH COMMANDS
 
         """
@@ -93,6 +109,7 @@ func manPage(_ commands: [Command]) -> String {
         page += ".TP\n" + optionSynopsis(option) + "\n" + roff(option.help) + "\n"
     }
     page += ".TP\n.B \\-\\-version\nprint the version and the commit it was built from\n"
+    page += personalityManual()
     page += """
         .SH HISTORY
         .B pbctl daemon
@@ -157,6 +174,7 @@ let manualFiles: [(String, String)] = [
     ("$XDG_RUNTIME_DIR/pbctl-daemon-UID-SOCKET.lock", "the lock that keeps one pbctl daemon per Wayland compositor (in $TMPDIR or /tmp without XDG_RUNTIME_DIR)."),
     ("/usr/lib/systemd/user/pbctl-daemon.service", "the clipboard manager as a systemd user service (systemctl --user enable --now pbctl-daemon.service)."),
     ("/etc/xdg/autostart/pbctl-daemon.desktop", "starts pbctl daemon --detach at log-in on desktops without systemd."),
+    ("PREFIX/lib/pbctl/compat/, ~/.local/lib/pbctl/compat/", "xclip, xsel, wl-copy and wl-paste as links to pbctl (make install and the Debian package; pbctl compat install): put the folder first in PATH for what should use pbctl."),
 ]
 
 func optionSynopsis(_ option: OptionSpec) -> String {

@@ -7,6 +7,7 @@ import Pasteboard
 import Representations
 import SystemIO
 import CStartup
+import Personalities
 
 func run(_ arguments: [String], _ context: Context) -> Int32 {
     guard let first = arguments.first else {
@@ -73,7 +74,8 @@ if let captured = cstartup_argv() {
 }
 if argc == 2, let zero = argv[0], let first = argv[1],
     strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0 || strcmp(first, "version") == 0,
-    case let name = strrchr(zero, 0x2F).map({ $0 + 1 }) ?? zero, strcmp(name, "pbcopy") != 0, strcmp(name, "pbpaste") != 0
+    case let name = strrchr(zero, 0x2F).map({ $0 + 1 }) ?? zero, strcmp(name, "pbcopy") != 0, strcmp(name, "pbpaste") != 0,
+    answersAsPbctlItself(name)
 {
     var line = version + "\n"
     line.withUTF8 { _ = try? POSIX.writeAll(STDOUT_FILENO, UnsafeRawBufferPointer($0), path: "standard output") }
@@ -96,6 +98,10 @@ if let text = context.environment["PBCTL_MAX_PIXELS"], let pixels = Int(text), p
 }
 if let text = context.environment["PBCTL_MAX_IMAGE_MEMORY"], let bytes = try? parseSize(text, option: "PBCTL_MAX_IMAGE_MEMORY") {
     ImageRepresentations.limits.maxMemory = bytes
+}
+// xclip, xsel, wl-copy, wl-paste: their command lines, pbctl's policy (Sources/pbctl/Personalities).
+if let personality = Personality(invokedAs: invokedAs) {
+    exit(runPersonality(personality, program: rawArguments[0], arguments: arguments, context: context))
 }
 do {
     exit(run(try MacCompatibility.translate(invokedAs: invokedAs, arguments) ?? arguments, context))

@@ -72,6 +72,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testImageBMP() throws { try replay(.imageBMP) }
     func testImageTIFF() throws { try replay(.imageTIFF) }
     func testImageWebP() throws { try replay(.imageWebP) }
+    func testToolArguments() throws { try replay(.toolArguments) }
 
     /// The RTF that looped forever in the field-instruction parser (U+00A0 after HYPERLINK, from a code
     /// page), byte for byte as issue 13 reported it.

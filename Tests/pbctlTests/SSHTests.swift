@@ -201,6 +201,34 @@ final class SSHTests: XCTestCase {
         XCTAssertEqual(try local.run("paste").text, "new")
     }
 
+    /// xclip, xsel, wl-copy and wl-paste on the remote host (pbctl run under their names) use this
+    /// machine's clipboard through the session, with every representation: a remote Neovim's `xclip -o`
+    /// reads what was copied here, and what the remote copies lands here.
+    func testTheRemoteToolsUseThisMachinesClipboard() throws {
+        for tool in ["xclip", "xsel", "wl-copy", "wl-paste"] {
+            try FileManager.default.createSymbolicLink(atPath: remoteBin + "/" + tool, withDestinationPath: PbctlRunner.binary)
+        }
+        try local.run(["copy", "--from", "markdown"], stdin: Data("# Here\n\nfrom *this* machine\n".utf8))
+        let read = try session(
+            "xclip -o -selection clipboard; echo; xclip -selection clipboard -t TARGETS -o; xclip -sel c -t text/html -o; "
+                + "wl-paste -n; echo; xsel -o -b; echo; wl-paste -l")
+        XCTAssertEqual(read.status, 0, read.stderr)
+        XCTAssertTrue(read.text.hasPrefix("# Here\n\nfrom *this* machine\n\n"), read.text)
+        XCTAssertTrue(read.text.contains("TARGETS\n") && read.text.contains("text/markdown\n") && read.text.contains("text/rtf\n"), read.text)
+        XCTAssertTrue(read.text.contains("<h1>Here</h1>\n<p>from <em>this</em> machine</p>\n"), read.text)
+        XCTAssertTrue(read.text.contains("text/plain;charset=utf-8\n"), read.text)
+        XCTAssertEqual(read.text.components(separatedBy: "from *this* machine").count - 1, 3, "xclip, wl-paste and xsel: " + read.text)
+        let write = try session("printf 'typed remotely' | xclip -selection clipboard && printf 'second' | wl-copy -p")
+        XCTAssertEqual(write.status, 0, write.stderr)
+        XCTAssertEqual(try local.run("paste").text, "typed remotely")
+        XCTAssertEqual(try local.run("paste", "--primary").text, "second")
+        // An image copied here is any image format there.
+        let png = try XCTUnwrap(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="))
+        try local.run(["copy", "--type", "png"], stdin: png)
+        let jpeg = try session("wl-paste --type image/jpeg | head -c 3 | od -An -tx1")
+        XCTAssertEqual(jpeg.text.trimmingCharacters(in: .whitespacesAndNewlines), "ff d8 ff", jpeg.stderr)
+    }
+
     func testTheLocalSideGoneMakesTheRemoteFallBackAtOnce() throws {
         try local.run(["copy"], stdin: Data("local".utf8))
         // The local pbctl ssh is killed mid-session; ssh goes on, the remote pbctl falls back.

@@ -24,7 +24,7 @@ final class X11NegotiationTests: X11TestCase {
         let result = try run([pbctl, "paste", "--as", "markdown", "-v"])
         XCTAssertEqual(result.status, 0, result.stderr)
         assertCleanMarkdown(result.text)
-        XCTAssertTrue(result.stderr.contains("converted public.html"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("read public.html") && result.stderr.contains("converted to"), result.stderr)
     }
 
     func testHTMLFromGTKPastesAsCleanMarkdown() throws {

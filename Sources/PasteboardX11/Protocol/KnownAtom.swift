@@ -46,11 +46,13 @@ public enum KnownAtom: String, CaseIterable, Sendable {
     // _PBCTL_ARCHIVE (a side-effect target with a parameter, like INSERT_PROPERTY).
     case pbctlServe = "_PBCTL_SERVE"
     case pbctlArchive = "_PBCTL_ARCHIVE"
+    // The third selection (xclip -selection secondary, xsel -s), last so the others keep their places.
+    case secondary = "SECONDARY"
 }
 
 extension KnownAtom {
     /// How many names there are.
-    public static let count = 35
+    public static let count = 36
 
     /// The case's place in declaration order (what `allCases` lists). A no-payload enum stores exactly
     /// that number as its one-byte tag (Swift's ABI), so this needs no table and no array: making the
@@ -85,11 +87,11 @@ public struct KnownAtomSet: Sendable, Equatable {
 
 /// The atoms of ``KnownAtom`` as interned on one connection.
 ///
-/// One fixed-size inline table in declaration order, searched linearly: with 35 entries that is as fast
+/// One fixed-size inline table in declaration order, searched linearly: with 36 entries that is as fast
 /// as a hash table, and it spares every pbctl start-up the run-time lookups a dictionary (`Hashable`
 /// conformances) or an array (its storage class) costs a static binary the first time.
 public struct KnownAtoms: Sendable {
-    private var values: InlineArray<35, XAtom>
+    private var values: InlineArray<36, XAtom>
 
     /// - Parameter value: the atom of each ``KnownAtom`` case, by its ``KnownAtom/index``.
     public init(_ value: (Int) throws -> XAtom) rethrows {
