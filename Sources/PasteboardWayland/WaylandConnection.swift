@@ -19,6 +19,9 @@ public final class WaylandConnection {
     /// Round trips made (`wl_display.sync` sent and its `done` awaited): what a paste costs in waits on
     /// the compositor, beside the transfer itself. Two for a paste: the registry, then the bound device.
     public private(set) var roundTrips = 0
+    /// Of ``roundTrips``, those made after a transfer to confirm its owner did not die at its end
+    /// (``TransferCompleteness``): none for a small paste written at once, a few for a slow one.
+    public private(set) var confirmationRoundTrips = 0
 
     public var fd: Int32 { socket.fd }
     public var path: String { socket.path }
@@ -153,6 +156,7 @@ public final class WaylandConnection {
             var cleared = false
             while !cleared {
                 try roundTrip(deadline: MonotonicClock.nanoseconds() + UInt64(stepTimeout * 1e9))
+                confirmationRoundTrips += 1
                 cleared = pending[start...].contains { event in
                     if case .selection(let isPrimary, nil) = event { return isPrimary == primary }
                     return false
