@@ -27,13 +27,16 @@ extension HTMLConverter {
         }
         collectRows(node, inHead: false, depth: 0)
         let (block, keepsCaption) = tableBlock(node, rows, inherited)
-        let contents = captions.map { captionContent($0, inherited) }
+        // A table kept as HTML holds its captions: they are not converted (converting each level's
+        // captions, and the tables inside them, made nested captions quadratic).
+        let contents = keepsCaption ? [] : captions.map { captionContent($0, inherited) }
         var above: [RichInline] = []
         var below: [RichInline] = []
-        for (caption, inlines) in zip(captions, contents) where !keepsCaption && !inlines.isEmpty {
+        for (caption, inlines) in zip(captions, contents) where !inlines.isEmpty {
             if Self.isBottomCaption(caption) { Self.appendLine(inlines, to: &below) } else { Self.appendLine(inlines, to: &above) }
         }
-        if contents.allSatisfy(\.isEmpty), let summary = node.attribute("summary")?.trimmingWhitespace(), !summary.isEmpty {
+        let captioned = keepsCaption ? captions.contains { !plainText($0).isBlank } : !contents.allSatisfy(\.isEmpty)
+        if !captioned, let summary = node.attribute("summary")?.trimmingWhitespace(), !summary.isEmpty {
             above = [.text(Self.collapse(summary))]
         }
         if !above.isEmpty { emit(.paragraph(above)) }

@@ -94,10 +94,9 @@ extension RichBlock {
             }
         }
         guard let first = inlines.first, startsWithHTML(first) else { return nil }
-        var paragraph = MarkdownDocument.Builder()
-        appendParagraph(inlines, to: &paragraph)
-        let document = paragraph.finish()
-        guard HTMLBlockShape.type(MarkdownWriter.render(document, gfm: true)) > 0 else { return nil }
+        // Inline HTML is written as it is: a paragraph of nothing else is written as its HTML, and the
+        // start of its first piece says the type of block, except type 7, which depends on what follows
+        // on the line (then the paragraph is written to see).
         var html: [UInt8] = []
         for x in inlines {
             guard case .html(let s) = x else {
@@ -106,7 +105,20 @@ extension RichBlock {
             }
             html += s.utf8
         }
-        if !html.isEmpty, HTMLBlockShape.readsAsOneBlock(html) { return String(decoding: html, as: UTF8.self) }
+        if !html.isEmpty {
+            if HTMLBlockShape.type(html) == 0 { return nil }
+            if HTMLBlockShape.readsAsOneBlock(html) { return String(decoding: html, as: UTF8.self) }
+        } else if case .html(let s) = first, HTMLBlockShape.type(s.utf8) == 0 {
+            return nil
+        }
+        var paragraph = MarkdownDocument.Builder()
+        appendParagraph(inlines, to: &paragraph)
+        let document = paragraph.finish()
+        if html.isEmpty, !(1...6).contains(HTMLBlockShape.type(first.htmlPrefix.utf8)),
+            HTMLBlockShape.type(MarkdownWriter.render(document, gfm: true)) == 0
+        {
+            return nil
+        }
         var rendered = HTMLWriter.render(document, options: .gfm)[...]
         while rendered.last == 0x0A { rendered = rendered.dropLast() }
         return String(decoding: HTMLConverter.withoutBlankLines(rendered), as: UTF8.self)
@@ -150,6 +162,17 @@ extension RichBlock {
 }
 
 extension RichInline {
+    /// The raw HTML an inline starts with when written (`.html` as it is; `<u>`, `<sup>`, `<sub>`).
+    var htmlPrefix: String {
+        switch self {
+        case .html(let s): return s
+        case .underline: return "<u>"
+        case .superscript: return "<sup>"
+        case .subscript: return "<sub>"
+        default: return ""
+        }
+    }
+
     static func append(_ inlines: [RichInline], to b: inout MarkdownDocument.Builder) {
         for x in inlines { x.append(to: &b) }
     }
