@@ -10,7 +10,9 @@ import XCTest
 /// `\itap` level, spaces around cell text), lists in a row (another `\ls`; Word 95 `\pn` properties that
 /// last across `\par`), captions (HTML `<caption>`,
 /// `<figcaption>`, an RTF caption paragraph; every shape of HTML caption: not first, in `<tbody>`, at the
-/// bottom, `<figcaption>` before or after, `summary`, with inline and block content, on tables kept as HTML), footnotes, fields, pictures, code pages and `\u`, skipped
+/// bottom, `<figcaption>` before or after, `summary`, with inline and block content, on tables kept as HTML;
+/// captions inside inline and block markup, tables inside other markup), tables beside raw HTML (in list
+/// items, after `<details>`, in a tight list), footnotes, fields, pictures, code pages and `\u`, skipped
 /// destinations (headers, footers, bookmarks, document info), LibreOffice's headings in its outline list (made
 /// by `soffice --headless --convert-to rtf` from the `.fodt` beside it).
 ///
