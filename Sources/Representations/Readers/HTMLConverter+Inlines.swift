@@ -139,18 +139,50 @@ extension HTMLConverter {
         let produced = blocks.count > savedBlocks.count ? Array(blocks[savedBlocks.count...]) : []
         blocks = savedBlocks
         var content = Self.finishInlines(segments)
-        // Block content inside (<p> in <h1>, a heading in a <caption>): keep its text.
-        for b in produced {
-            switch b {
-            case .paragraph(let p), .heading(_, let p):
-                if !content.isEmpty { content.append(.text(" ")) }
-                content += p
-            default:
-                break
-            }
-        }
+        // Block content inside (<p> in <h1>; a heading, list, quote, code or table in a <caption>): keep its text.
+        Self.flatten(produced, into: &content)
         segments = saved
         return content
+    }
+
+    /// The text of blocks as inlines of one paragraph, a space between blocks: paragraphs and headings with
+    /// their formatting, code as code, lists, quotes and tables by their text, HTML blocks (a `<details>`, a
+    /// table kept as HTML) by the text they show.
+    static func flatten(_ blocks: [RichBlock], into content: inout [RichInline]) {
+        for block in blocks {
+            var piece: [RichInline] = []
+            switch block {
+            case .paragraph(let p), .heading(_, let p):
+                piece = p
+            case .codeBlock(_, let code):
+                let text = code.split(separator: "\n").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }.joined(separator: " ")
+                if !text.isEmpty { piece = [.code(text)] }
+            case .blockQuote(let inner), .footnoteDefinition(_, let inner):
+                flatten(inner, into: &piece)
+            case .list(_, _, _, let items, _):
+                for item in items { flatten(item.blocks, into: &piece) }
+            case .table(_, let header, let rows):
+                for cell in ([header] + rows).joined() where !cell.isEmpty {
+                    if !piece.isEmpty { piece.append(.text(" ")) }
+                    piece += cell
+                }
+            case .html(let html):
+                let tree = HTMLTreeBuilder.parse(Array(html.utf8)[...])
+                var text = ""
+                var stack = [tree.root]
+                while let n = stack.popLast() {
+                    if n.kind == .text { text += n.text + " " }
+                    if n.kind == .element, !n.flags.contains(.dropped) { stack.append(contentsOf: n.children.reversed()) }
+                }
+                let collapsed = collapse(text).trimmingWhitespace()
+                if !collapsed.isEmpty { piece = [.text(collapsed)] }
+            case .thematicBreak:
+                break
+            }
+            guard !piece.isEmpty else { continue }
+            if !content.isEmpty { content.append(.text(" ")) }
+            content += piece
+        }
     }
 
     mutating func checkbox(_ node: HTMLNode, _ inherited: Inherited) {

@@ -81,19 +81,30 @@ extension HTMLConverter {
 
     /// Keeps an element as HTML: a block element as an HTML block (its tags around its converted blocks
     /// when it is closed and holds only blocks, else its whole source), an inline one as inline HTML.
+    /// A block element kept whole (a header-less table, a `<pre>`) after text in a list item or cell ends
+    /// that text's paragraph: inside one, its lines would be read as Markdown (a blank line ends the
+    /// paragraph, and the indented rows after it became a code block). HTML Markdown would not read back as
+    /// the one HTML block it is written as (`<hgroup>x</hgroup>`: no HTML block starts so) stays inline.
     mutating func keepRaw(_ node: HTMLNode, _ how: RawHow, _ inherited: Inherited) {
         let closed = node.tree.ranges[Int(node.id)].closeStart >= 0
-        if node.flags.contains(.blockSwitch) && segments.isEmpty {
+        if node.flags.contains(.blockSwitch) && (segments.isEmpty || how == .whole) {
             let r = node.tree.ranges[Int(node.id)]
-            if how == .tags, closed, Self.rawRunContainers.contains(node.tag), !node.children.contains(where: isInlineNode) {
+            let tree = node.tree
+            if how == .tags, closed, Self.rawRunContainers.contains(node.tag), !node.children.contains(where: isInlineNode),
+                HTMLBlockShape.readsAsOneBlock(tree.source[Int(r.start)..<Int(r.openEnd)]),
+                HTMLBlockShape.readsAsOneBlock(tree.source[Int(r.closeStart)..<Int(r.end)])
+            {
                 emit(.html(source(node, 1)))
                 blockChildren(node, inherited)
                 flush()
-                emitRaw(node.tree, Int(r.closeStart), Int(r.end))
-            } else {
-                emitRaw(node.tree, Int(r.start), Int(r.end))
+                emitRaw(tree, Int(r.closeStart), Int(r.end))
+                return
             }
-            return
+            if Self.readsAsOneBlock(tree, Int(r.start), Int(r.end)) {
+                flush()
+                emitRaw(tree, Int(r.start), Int(r.end))
+                return
+            }
         }
         if how == .whole {
             segments.append(HTMLSegment(inline: .html(source(node)), text: "", wrappers: inherited.wrappers))
@@ -102,6 +113,14 @@ extension HTMLConverter {
         segments.append(HTMLSegment(inline: .html(source(node, 1)), text: "", wrappers: inherited.wrappers))
         for child in node.children { visit(child, inherited) }
         if closed { segments.append(HTMLSegment(inline: .html(source(node, 2)), text: "", wrappers: inherited.wrappers)) }
+    }
+
+    /// Whether `source[start..<end]`, its blank lines taken out, reads back as the one HTML block
+    /// ``emitRaw(_:_:_:)`` writes it as.
+    static func readsAsOneBlock(_ tree: HTMLTree, _ start: Int, _ end: Int) -> Bool {
+        let lo = max(0, min(start, tree.source.count))
+        let hi = max(lo, min(end, tree.source.count))
+        return HTMLBlockShape.readsAsOneBlock(withoutBlankLines(tree.source[lo..<hi]))
     }
 
     /// Emits `source[start..<end]` as an HTML block (its blank lines taken out: ``withoutBlankLines(_:)``),
@@ -266,10 +285,11 @@ extension HTMLConverter {
             let lo = min(Int(tree.ranges[Int(run[first].id)].start), tree.source.count)
             let hi = min(max(lo, Int(tree.ranges[Int(run[last].id)].end)), tree.source.count)
             let blank = run[first].kind == .text && run[first].isBlankText
-            // Right after a raw block with no blank line between: part of it (a Markdown HTML block runs
-            // to the next blank line).
+            // Right after a raw block with no blank line between: part of it (a Markdown HTML block of type 6
+            // or 7 runs to the next blank line; one of types 1 to 5, a `<pre>` or a comment, ends at its end
+            // condition, and what follows is read on its own).
             if !blank, let p = c.lastRawBlock, p.index == c.blocks.count - 1, c.segments.isEmpty, p.end <= lo,
-                case .html(let h)? = c.blocks.last, h == p.html
+                case .html(let h)? = c.blocks.last, h == p.html, HTMLBlockShape.type(h.utf8) >= 6
             {
                 var newlines = 0
                 var onlySpace = true
@@ -283,8 +303,12 @@ extension HTMLConverter {
                 }
             }
             // Loose content is kept when it holds something kept as HTML, or when Markdown would read its
-            // source as an HTML block anyway (a tag alone on its line, say).
-            guard !blank, run.contains(where: { c.holdsRaw($0) }) || Self.startsHTMLBlock(tree.source[lo..<hi]) else {
+            // source as an HTML block anyway (a tag alone on its line, say); as one HTML block only when
+            // Markdown reads it back as one (`<x-note>a</x-note>` starts none: it is a paragraph with inline
+            // HTML, and so is a comment followed by more lines, whose block ends at the comment's line).
+            guard !blank, run.contains(where: { c.holdsRaw($0) }) || Self.startsHTMLBlock(tree.source[lo..<hi]),
+                Self.readsAsOneBlock(tree, lo, hi)
+            else {
                 for x in run { c.visit(x, inherited) }
                 return
             }

@@ -27,18 +27,33 @@ extension HTMLConverter {
         }
         collectRows(node, inHead: false, depth: 0)
         let (block, keepsCaption) = tableBlock(node, rows, inherited)
-        let contents = captions.map { inlineContent($0, inherited) }
+        // A table kept as HTML holds its captions: they are not converted (converting each level's
+        // captions, and the tables inside them, made nested captions quadratic).
+        let contents = keepsCaption ? [] : captions.map { captionContent($0, inherited) }
         var above: [RichInline] = []
         var below: [RichInline] = []
-        for (caption, inlines) in zip(captions, contents) where !keepsCaption && !inlines.isEmpty {
+        for (caption, inlines) in zip(captions, contents) where !inlines.isEmpty {
             if Self.isBottomCaption(caption) { Self.appendLine(inlines, to: &below) } else { Self.appendLine(inlines, to: &above) }
         }
-        if contents.allSatisfy(\.isEmpty), let summary = node.attribute("summary")?.trimmingWhitespace(), !summary.isEmpty {
+        let captioned = keepsCaption ? captions.contains { !plainText($0).isBlank } : !contents.allSatisfy(\.isEmpty)
+        if !captioned, let summary = node.attribute("summary")?.trimmingWhitespace(), !summary.isEmpty {
             above = [.text(Self.collapse(summary))]
         }
         if !above.isEmpty { emit(.paragraph(above)) }
         if let block { emit(block) }
         if !below.isEmpty { emit(.paragraph(below)) }
+    }
+
+    /// A caption's text as the inlines of one paragraph, whatever markup holds it: inline elements, or
+    /// blocks (`<p>`, `<div>`, a heading, a list, a quote, `<pre>`, a `<details>`, a table) flattened to
+    /// their text (see ``flatten(_:into:)``). Read as in default mode also when keeping raw HTML: the
+    /// caption of a pipe table is converted, not kept (it has no place in one), and a `<div>` kept as an
+    /// HTML block inside it would leave no text in the paragraph.
+    mutating func captionContent(_ caption: HTMLNode, _ inherited: Inherited) -> [RichInline] {
+        let raw = keepRaw
+        keepRaw = false
+        defer { keepRaw = raw }
+        return inlineContent(caption, inherited)
     }
 
     /// Another line of a caption paragraph (a table may have several captions).

@@ -10,9 +10,11 @@ extension RichBlock {
         switch block {
         case .paragraph(let inlines):
             guard !inlines.isEmpty else { return }
-            b.open(.paragraph)
-            RichInline.append(inlines, to: &b)
-            b.close()
+            if let html = htmlBlockInstead(inlines) {
+                append(.html(html), to: &b)
+                return
+            }
+            appendParagraph(inlines, to: &b)
         case .heading(let level, let inlines):
             b.open(.heading(level: level))
             RichInline.append(inlines, to: &b)
@@ -25,7 +27,12 @@ extension RichBlock {
             b.open(.blockQuote)
             for x in blocks { append(x, to: &b) }
             b.close()
-        case .list(let ordered, let start, let tight, let items, let style):
+        case .list(let ordered, let start, var tight, let items, let style):
+            if tight, items.contains(where: { Self.needsBlankLineInside($0.blocks) }) || Self.readsAsLoose(items) { tight = false }
+            // Markdown makes a list loose with a blank line between items or between two blocks of an item
+            // (one after a thematic break does not count): one item of one block, or of blocks that follow
+            // only thematic breaks, is always tight (`<ol><li><p>x</p></li></ol>`).
+            if !tight, items.count == 1, !items[0].blocks.dropLast().contains(where: { $0 != .thematicBreak }) { tight = true }
             b.open(.list(ordered ? .ordered(start: max(0, min(start, 999_999_999)), tight: tight, style: style) : .bullet(tight: tight)))
             for item in items {
                 b.open(.item(task: item.task.map { $0 ? .checked : .unchecked }))
@@ -66,7 +73,106 @@ extension RichBlock {
     }
 }
 
+extension RichBlock {
+    private static func appendParagraph(_ inlines: [RichInline], to b: inout MarkdownDocument.Builder) {
+        b.open(.paragraph)
+        RichInline.append(inlines, to: &b)
+        b.close()
+    }
+
+    /// The HTML block to write instead of a paragraph that Markdown cannot give back as one: its Markdown
+    /// would start with raw HTML that starts an HTML block (a lone sized `<img>`, a comment first, a
+    /// `<script>`), so it would be read as that block. It becomes the block: its inline HTML alone when it
+    /// holds nothing else, else the paragraph as HTML (`<p>…</p>`), which renders as the paragraph did.
+    /// Nil for every other paragraph (those that do not start with raw HTML are not looked at further).
+    static func htmlBlockInstead(_ inlines: [RichInline]) -> String? {
+        func startsWithHTML(_ x: RichInline) -> Bool {
+            switch x {
+            case .html(let s): return s.utf8.first == UInt8(ascii: "<")
+            case .underline, .superscript, .subscript: return true
+            default: return false
+            }
+        }
+        guard let first = inlines.first, startsWithHTML(first) else { return nil }
+        // Inline HTML is written as it is: a paragraph of nothing else is written as its HTML, and the
+        // start of its first piece says the type of block, except type 7, which depends on what follows
+        // on the line (then the paragraph is written to see).
+        var html: [UInt8] = []
+        for x in inlines {
+            guard case .html(let s) = x else {
+                html = []
+                break
+            }
+            html += s.utf8
+        }
+        if !html.isEmpty {
+            if HTMLBlockShape.type(html) == 0 { return nil }
+            if HTMLBlockShape.readsAsOneBlock(html) { return String(decoding: html, as: UTF8.self) }
+        } else if case .html(let s) = first, HTMLBlockShape.type(s.utf8) == 0 {
+            return nil
+        }
+        var paragraph = MarkdownDocument.Builder()
+        appendParagraph(inlines, to: &paragraph)
+        let document = paragraph.finish()
+        if html.isEmpty, !(1...6).contains(HTMLBlockShape.type(first.htmlPrefix.utf8)),
+            HTMLBlockShape.type(MarkdownWriter.render(document, gfm: true)) == 0
+        {
+            return nil
+        }
+        var rendered = HTMLWriter.render(document, options: .gfm)[...]
+        while rendered.last == 0x0A { rendered = rendered.dropLast() }
+        return String(decoding: HTMLConverter.withoutBlankLines(rendered), as: UTF8.self)
+    }
+
+    /// Whether Markdown reads a list of these items as loose whatever the line breaks: cmark-gfm takes a
+    /// table without body rows for a block that ends with a blank line (the rest of its delimiter row's
+    /// line is blank), so such a table followed by anything in the list (a block after it in its item,
+    /// another item) makes the list loose, directly in an item or at the end of a list that ends one.
+    static func readsAsLoose(_ items: [RichListItem]) -> Bool {
+        func endsWithHeaderOnlyTable(_ blocks: ArraySlice<RichBlock>) -> Bool {
+            switch blocks.last {
+            case .table(_, _, let rows)?: return rows.isEmpty
+            case .list(_, _, _, let items, _)?: return items.last.map { endsWithHeaderOnlyTable($0.blocks[...]) } ?? false
+            default: return false
+            }
+        }
+        for (k, item) in items.enumerated() {
+            if k < items.count - 1, endsWithHeaderOnlyTable(item.blocks[...]) { return true }
+            for j in item.blocks.indices.dropLast() where endsWithHeaderOnlyTable(item.blocks[j...j]) { return true }
+        }
+        return false
+    }
+
+    /// Whether an item's blocks can only be written with a blank line between two of them, which makes a
+    /// Markdown list loose: an HTML block that ends only at a blank line (types 6 and 7) followed by
+    /// another block. Such a list is made loose, so that it reads back as written.
+    static func needsBlankLineInside(_ blocks: [RichBlock]) -> Bool {
+        for block in blocks.dropLast() {
+            switch block {
+            case .html(let html):
+                if HTMLBlockShape.endsAtBlankLine(html.utf8) { return true }
+            case .paragraph(let inlines):
+                if let html = htmlBlockInstead(inlines), HTMLBlockShape.endsAtBlankLine(html.utf8) { return true }
+            default:
+                break
+            }
+        }
+        return false
+    }
+}
+
 extension RichInline {
+    /// The raw HTML an inline starts with when written (`.html` as it is; `<u>`, `<sup>`, `<sub>`).
+    var htmlPrefix: String {
+        switch self {
+        case .html(let s): return s
+        case .underline: return "<u>"
+        case .superscript: return "<sup>"
+        case .subscript: return "<sub>"
+        default: return ""
+        }
+    }
+
     static func append(_ inlines: [RichInline], to b: inout MarkdownDocument.Builder) {
         for x in inlines { x.append(to: &b) }
     }

@@ -25,9 +25,9 @@ struct LineWriter {
             atLineStart = true
         }
         if pendingBreaks >= 2 {
-            var p = prefix[...]
-            while let l = p.last, l == 0x20 { p = p.dropLast() }
-            out.append(contentsOf: p)
+            var end = prefix.count
+            while end > 0, prefix[end - 1] == 0x20 { end -= 1 }
+            out.append(contentsOf: prefix[..<end])
             out.append(0x0A)
         }
         pendingBreaks = 0

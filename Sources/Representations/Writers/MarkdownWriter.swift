@@ -98,8 +98,11 @@ struct MarkdownRenderer {
             // An ordered list that does not start at 1 cannot interrupt a paragraph (CommonMark): right
             // after one in a tight item it would read as more of its text. An empty comment ends the
             // paragraph without a blank line, so the item stays tight (what pandoc writes too).
-            if a.type == .ordered, a.start != 1, let previous = doc.previousSibling(node), doc.kind(previous) == .paragraph,
-                blockBreaks == 1
+            // So can a list whose first item is empty (a lone `-` would even underline the paragraph as a
+            // heading).
+            let firstItemEmpty = doc.firstChild(node).map { doc.firstChild($0) == nil } ?? false
+            if a.type == .ordered && a.start != 1 || firstItemEmpty, let previous = doc.previousSibling(node),
+                doc.kind(previous) == .paragraph, blockBreaks == 1
             {
                 lw.write("<!-- -->")
                 lw.newline()
@@ -148,6 +151,10 @@ struct MarkdownRenderer {
             while lit.last == 0x0A { lit = lit.dropLast() }
             lw.writeLines(lit)
             lw.breaks(blockBreaks)
+            // An HTML block of type 6 or 7 ends only at a blank line: without one, the next block (a table
+            // after a `<div>` in a tight list item) would be read as more of its HTML. The readers make such
+            // a list loose (``RichBlock/makeDocument(_:)``), so this blank line is what the document says.
+            if doc.nextSibling(node) != nil, HTMLBlockShape.endsAtBlankLine(lit) { lw.breaks(2) }
         case .thematicBreak:
             if case .item? = frames.last, doc.previousSibling(node) == nil { lw.write("___") } else { lw.write("***") }
             lw.breaks(blockBreaks)
@@ -182,18 +189,23 @@ struct MarkdownRenderer {
         switch kind {
         case .blockQuote:
             frames.removeLast()
-            if blockBreaks == 1, let next = doc.nextSibling(node), doc.kind(next) == .paragraph {
-                // In a tight item, a paragraph after the quote would continue the quote's paragraph lazily:
-                // close the quote with an empty quote line.
+            if blockBreaks == 1, let next = doc.nextSibling(node), continuesLazily(next) {
+                // In a tight item, a paragraph (or a table's header row, or raw HTML that cannot interrupt a
+                // paragraph) after the quote would continue the quote's paragraph lazily: close the quote
+                // with an empty quote line.
                 lw.pendingBreaks = 1
                 lw.newline()
             }
             lw.prefix.removeLast(2)
             // What separates the quote from what follows depends on the enclosing container only.
             lw.pendingBreaks = blockBreaks
+            // In a tight item, a quote right after another would be read as more of it.
+            if blockBreaks == 1, let next = doc.nextSibling(node), doc.kind(next) == .blockQuote { separateWithComment() }
         case .list:
             frames.removeLast()
             lw.pendingBreaks = blockBreaks
+            // In a tight item, what follows a list on the next line would continue its last paragraph lazily.
+            if blockBreaks == 1, let next = doc.nextSibling(node), continuesLazily(next) { separateWithComment() }
         case .item:
             if case .item(let indent)? = frames.last { lw.prefix.removeLast(indent) }
             frames.removeLast()
@@ -201,6 +213,13 @@ struct MarkdownRenderer {
         case .paragraph:
             frames.removeLast()
             lw.breaks(blockBreaks)
+            // In a tight item, a paragraph or raw HTML that cannot interrupt a paragraph (a lone `<img>`,
+            // an unknown element) on the next line would be read as more of this paragraph.
+            if blockBreaks == 1, let next = doc.nextSibling(node),
+                doc.kind(next) == .paragraph || doc.kind(next) == .htmlBlock && !interruptsParagraph(next)
+            {
+                separateWithComment()
+            }
         case .heading:
             if case .heading(let setext, let level)? = frames.last {
                 if setext {
@@ -214,7 +233,12 @@ struct MarkdownRenderer {
             lw.breaks(blockBreaks)
         case .table:
             frames.removeLast()
-            lw.breaks(2)
+            lw.breaks(blockBreaks)
+            // A table ends at a blank line or where another block starts: in a tight item, a paragraph (or
+            // another table's header row) on the next line would be read as one more row.
+            if blockBreaks == 1, let next = doc.nextSibling(node), doc.kind(next) == .paragraph || doc.kind(next) == .table {
+                separateWithComment()
+            }
         case .tableRow:
             lw.newline()
             if doc.isTableHeaderRow(node) {
@@ -241,6 +265,29 @@ struct MarkdownRenderer {
         default:
             exitInline(node, kind)
         }
+    }
+
+    /// Whether a block's first line, right after a paragraph that is still open, would be read as more of
+    /// that paragraph: a paragraph, a table (its header row), raw HTML of type 7.
+    private func continuesLazily(_ node: MarkdownDocument.NodeID) -> Bool {
+        switch doc.kind(node) {
+        case .paragraph, .table: return true
+        case .htmlBlock: return !interruptsParagraph(node)
+        default: return false
+        }
+    }
+
+    private func interruptsParagraph(_ node: MarkdownDocument.NodeID) -> Bool {
+        HTMLBlockShape.type(doc.literalBytes(node), interrupting: true) > 0
+    }
+
+    /// Ends the block just written without a blank line (which would make a tight list loose): an empty
+    /// comment on a line of its own is an HTML block that ends on that line, renders nothing, and can
+    /// interrupt a paragraph, a table or a list's lazy continuation (what pandoc writes too).
+    private mutating func separateWithComment() {
+        lw.pendingBreaks = 1
+        lw.write("<!-- -->")
+        lw.pendingBreaks = 1
     }
 
     private mutating func codeBlock(_ node: MarkdownDocument.NodeID) {

@@ -10,7 +10,9 @@ import XCTest
 /// `\itap` level, spaces around cell text), lists in a row (another `\ls`; Word 95 `\pn` properties that
 /// last across `\par`), captions (HTML `<caption>`,
 /// `<figcaption>`, an RTF caption paragraph; every shape of HTML caption: not first, in `<tbody>`, at the
-/// bottom, `<figcaption>` before or after, `summary`, with inline and block content, on tables kept as HTML), footnotes, fields, pictures, code pages and `\u`, skipped
+/// bottom, `<figcaption>` before or after, `summary`, with inline and block content, on tables kept as HTML;
+/// captions inside inline and block markup, tables inside other markup), tables beside raw HTML (in list
+/// items, after `<details>`, in a tight list), footnotes, fields, pictures, code pages and `\u`, skipped
 /// destinations (headers, footers, bookmarks, document info), LibreOffice's headings in its outline list (made
 /// by `soffice --headless --convert-to rtf` from the `.fodt` beside it).
 ///
@@ -50,6 +52,7 @@ final class DocumentFixtureTests: XCTestCase {
             "rtf-caption.rtf", "rtf-picture.rtf", "rtf-nested-table.rtf", "rtf-deep-nested-table.rtf", "rtf-pn-persisting-lists.rtf",
             "rtf-adjacent-lists.rtf", "rtf-table-cell-spaces.rtf", "rtf-libreoffice-headings.rtf", "html-table-caption.html", "html-list-numbering.html",
             "html-complex-tables.html", "html-nested-table-image.html", "html-word-lists.html", "html-table-caption-shapes.html",
+            "html-table-caption-markup.html", "html-tables-beside-raw-html.html",
         ] {
             XCTAssertTrue(names.contains(expected), "missing fixture \(expected)")
         }
@@ -95,6 +98,40 @@ final class DocumentFixtureTests: XCTestCase {
                 XCTAssertEqual(output.components(separatedBy: caption).count, 2, "\(caption) once in the \(name) output")
             }
         }
+    }
+
+    /// Every HTML fixture read in either mode (default and keeping raw HTML) gives Markdown that reads back as
+    /// the document, by pbctl's reader and by cmark-gfm's when it is installed; no table becomes a code block.
+    func testEveryHTMLFixtureReadsBackInBothModesAndInCmarkGFM() throws {
+        let cmark = RichTextTestSupport.which("cmark-gfm")
+        for fixture in try Self.fixtures() where fixture.format == .html {
+            for keepRaw in [false, true] {
+                let html = String(decoding: fixture.input, as: UTF8.self)
+                if let failure = RoundTripTests.checkTableRoundTrip(html, keepRaw: keepRaw, captions: [], cmark: cmark) {
+                    XCTFail("\(fixture.name): \(failure.problem) (\(keepRaw ? "--keep-html" : "default"))\n\(failure.markdown)")
+                }
+            }
+        }
+    }
+
+    /// Every caption of the caption-markup fixture (captions in inline and block markup, tables in other
+    /// markup) is in the Markdown in both modes and in the plain text, once each; the table kept as HTML keeps
+    /// its `<caption>`.
+    func testCaptionsInsideMarkupAreKept() throws {
+        let fixture = try XCTUnwrap(try Self.fixtures().first { $0.name == "html-table-caption-markup.html" })
+        let raw = String(decoding: try Conversion.convert(fixture.input, from: .html, to: .gfm, options: ConversionOptions(keepRawHTML: true)), as: UTF8.self)
+        let captions = ["Table 1: bold caption", "Table 2: a paragraph in the caption", "Table 3: a link in a span",
+            "Table 4: caption in nested divs", "Table 5: a line", "break & an entity", "Table 6: monospace caption",
+            "Table 7: preformatted caption", "Table 8: a list in the caption", "Table 9: a quote in the caption",
+            "Table 10: a details in the caption", "Table 11: a table in the caption", "Table 12: inner table of a cell", "Table 13: "]
+        for caption in captions {
+            for (name, output) in [("Markdown", fixture.markdown), ("Markdown keeping raw HTML", raw), ("text", fixture.text)] {
+                let text = name == "text" ? output : output.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "\\&", with: "&")
+                XCTAssertEqual(text.components(separatedBy: caption).count, 2, "\(caption) once in the \(name) output")
+            }
+        }
+        XCTAssertTrue(fixture.markdown.contains("<caption>Table 13: <em>kept as HTML</em>, caption in a div</caption>"))
+        XCTAssertTrue(fixture.markdown.contains("<caption>Table 12: inner table of a cell</caption>") || fixture.markdown.contains("<caption><b>Table 12"))
     }
 
     /// Letter and roman numbering survives RTF written by pbctl and read again (what LibreOffice reads).
