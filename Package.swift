@@ -13,6 +13,10 @@ let package = Package(
         // The pure model: type identifiers, items, negotiation, the backend protocol and its capabilities,
         // the in-memory and mirrored backends, the metadata JSON codec. No I/O.
         .target(name: "Pasteboard"),
+        // What every reader of outside bytes shares, and nothing else of this package: `ProgressCheck` (in
+        // debug and fuzz builds, a reader's main loop consumed input on every pass) and the one
+        // scalar-to-UTF-8 encoder. A leaf, so the Markdown engine needs no more of the package than it.
+        .target(name: "ReaderSupport"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
         // kept out of the pure model.
         .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem"]),
@@ -20,7 +24,7 @@ let package = Package(
         // what lets the CLI print without importing the store.
         .target(name: "SystemIO", dependencies: ["Pasteboard", "CSystem"]),
         // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
-        .target(name: "Representations", dependencies: ["Pasteboard", "Images"]),
+        .target(name: "Representations", dependencies: ["Pasteboard", "Images", "ReaderSupport"]),
         // libxcb + xcb-xfixes headers; holds no Swift.
         .systemLibrary(
             name: "CX11",
@@ -33,7 +37,7 @@ let package = Package(
         // selection owner, the detached daemon, the store's holder of sensitive content.
         .target(name: "DetachedProcess", dependencies: ["Pasteboard", "CSystem", "SystemIO"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
-        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess", "SystemIO"]),
+        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess", "SystemIO", "ReaderSupport"]),
         // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift (no Wayland
         // client library), so the release binary stays static.
         .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess", "SystemIO"]),
@@ -113,7 +117,7 @@ let package = Package(
         .target(name: "CStartup"),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard", "SystemIO"]),
-        .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Pasteboard", "Images"], exclude: ["Fixtures"]),
+        .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Pasteboard", "Images", "ReaderSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"], exclude: ["Specs"]),
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard", "SystemIO"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Pasteboard
+import ReaderSupport
 
 // Phase 2 of CommonMark parsing: the inline content of paragraphs, headings and table cells
 // (cmark's inlines.c algorithm: delimiter stack, bracket stack, "process emphasis" with

@@ -1,3 +1,4 @@
+import ReaderSupport
 import XCTest
 
 @testable import Representations
