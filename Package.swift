@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "pbctl", targets: ["pbctl"]),
         .library(name: "Pasteboard", targets: ["Pasteboard"]),
         .library(name: "Representations", targets: ["Representations"]),
+        .library(name: "Markdown", targets: ["Markdown"]),
     ],
     targets: [
         // The pure model: type identifiers, items, negotiation, the backend protocol and its capabilities,
@@ -23,8 +24,14 @@ let package = Package(
         // The system calls the store and the CLI share (whole reads and writes, EPIPE, errno as errors):
         // what lets the CLI print without importing the store.
         .target(name: "SystemIO", dependencies: ["Pasteboard", "CSystem"]),
-        // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
-        .target(name: "Representations", dependencies: ["Pasteboard", "Images", "ReaderSupport"]),
+        // The CommonMark 0.31.2 + GFM engine: block and inline parsers, the document (AST) and its builder, the
+        // HTML writer. A library of its own, as cmark is to its users: nothing of the package but ReaderSupport.
+        .target(name: "Markdown", dependencies: ["ReaderSupport"]),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
+        .testTarget(name: "SpecConformanceTests", dependencies: ["Markdown"], exclude: ["Specs"]),
+        // Conversions between formats: the HTML and RTF readers into the Markdown document, the RTF, plain-text
+        // and Markdown writers out of it, TextBundles, image conversions, what a copy offers.
+        .target(name: "Representations", dependencies: ["Pasteboard", "Images", "ReaderSupport", "Markdown"]),
         // libxcb + xcb-xfixes headers; holds no Swift.
         .systemLibrary(
             name: "CX11",
@@ -117,8 +124,7 @@ let package = Package(
         .target(name: "CStartup"),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard", "SystemIO"]),
-        .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Pasteboard", "Images", "ReaderSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"], exclude: ["Specs"]),
+        .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Markdown", "Pasteboard", "Images", "ReaderSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard", "SystemIO"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard", "PasteboardWayland"]),
@@ -130,8 +136,8 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
-                "Images", "KDEConnect",
+                "Pasteboard", "PasteboardStore", "Representations", "Markdown", "PasteboardX11", "PasteboardWayland", "Archive",
+                "RemoteProtocol", "Images", "KDEConnect",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]
@@ -156,7 +162,7 @@ if Context.environment["PBCTL_FUZZ"] != nil {
 package.targets.append(contentsOf: [
     .target(name: "CBenchAlloc", path: "Benchmarks/CBenchAlloc"),
     .executableTarget(
-        name: "pbctl-bench", dependencies: ["Representations", "Images", "CBenchAlloc"], path: "Benchmarks/pbctl-bench",
+        name: "pbctl-bench", dependencies: ["Representations", "Markdown", "Images", "CBenchAlloc"], path: "Benchmarks/pbctl-bench",
         linkerSettings: [
             .unsafeFlags([
                 "-Xlinker", "--wrap=malloc", "-Xlinker", "--wrap=calloc", "-Xlinker", "--wrap=realloc",

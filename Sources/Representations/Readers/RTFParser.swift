@@ -1,3 +1,4 @@
+import Markdown
 import ReaderSupport
 
 /// The RTF parser: a state machine over ``RTFTokenizer`` tokens (see ``RTFReader``). Groups push and pop

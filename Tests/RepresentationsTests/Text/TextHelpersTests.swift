@@ -16,17 +16,6 @@ final class TextHelpersTests: XCTestCase {
         }
     }
 
-    func testMarkdownReferenceScalarsOutOfRangeBecomeReplacementCharacters() {
-        for v: UInt32 in [0, 0xD800, 0xDFFF, 0x110000, 0xFFFF_FFFF] {
-            var out: [UInt8] = []
-            MD.appendScalar(v, to: &out)
-            XCTAssertEqual(out, [0xEF, 0xBF, 0xBD], "\(v)")
-        }
-        var out: [UInt8] = []
-        MD.appendScalar(0x1F600, to: &out)
-        XCTAssertEqual(out, Array("\u{1F600}".utf8))
-    }
-
     func testCodePagesDecodeToUTF8() {
         // Windows-1252's 0x80 is €, 0x9F is Ÿ; Shift-JIS 0x82 0xA0 is あ and 0x82 0x20 no pair (U+FFFD, then the
         // space); a lone lead byte at the end is left over for the caller.

@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import Representations
+@testable import Markdown
 
 final class MarkdownASTTests: XCTestCase {
     func testParseTreeAndDump() {
@@ -191,9 +191,6 @@ final class MarkdownASTTests: XCTestCase {
         XCTAssertEqual(MarkdownParser.renderHTML(String(decoding: bom + Array("    code\n".utf8), as: UTF8.self)), "<pre><code>code\n</code></pre>\n")
         // Only before the first line: elsewhere U+FEFF is text.
         XCTAssertEqual(MarkdownParser.renderHTML("a\n\u{FEFF}# b\n"), "<p>a\n\u{FEFF}# b</p>\n")
-        let markdown = bom + Array("# ![pic](a.png)\n".utf8)
-        XCTAssertEqual(MarkdownImageReferences.references(in: markdown).first?.sourceRange, 12..<17, "the destination's bytes")
-        XCTAssertEqual(String(decoding: try Conversion.convert(markdown, from: .gfm, to: .text), as: UTF8.self), "pic\n")
     }
 
     func testCRLFInput() {

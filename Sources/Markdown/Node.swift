@@ -300,7 +300,7 @@ public enum MarkdownElement: Sendable, Equatable {
 
 /// One node record of the arena. Internal layout; use `MarkdownDocument`'s accessors.
 @usableFromInline
-struct MarkdownNodeRecord: Sendable {
+package struct MarkdownNodeRecord: Sendable {
     @usableFromInline var kind: MarkdownNodeKind
     /// Bit flags: see `Flag`.
     @usableFromInline var flags: UInt8
@@ -398,9 +398,9 @@ public struct MarkdownDocument: Sendable {
         public var description: String { "#\(rawValue)" }
     }
 
-    @usableFromInline var nodes: [MarkdownNodeRecord]
+    @usableFromInline package var nodes: [MarkdownNodeRecord]
     /// UTF-8 storage for all literals.
-    @usableFromInline var bytes: [UInt8]
+    @usableFromInline package var bytes: [UInt8]
     @usableFromInline var extras: [MarkdownExtra]
 
     @usableFromInline
@@ -533,7 +533,7 @@ public struct MarkdownDocument: Sendable {
         let e = extras[Int(r.extra)]
         return string(e.aStart, e.aCount)
     }
-    @inlinable func codeInfoBytes(_ node: NodeID) -> ArraySlice<UInt8> {
+    @inlinable package func codeInfoBytes(_ node: NodeID) -> ArraySlice<UInt8> {
         let r = nodes[Int(node.rawValue)]
         guard r.kind == .codeBlock, r.extra >= 0 else { return [] }
         let e = extras[Int(r.extra)]
