@@ -152,8 +152,11 @@ extension BlockParser {
         nodes[Int(row)].endLine = nodes[Int(row)].startLine
         var hcells: [Cell] = []
         _ = headerContent.withUnsafeBufferPointer { BlockParser.rowFromString($0, 0, $0.count, into: &hcells) }
-        for cell in hcells {
-            addCell(row, headerContent, cell, line: nodes[Int(row)].startLine, baseColumn: headerSeg?.column ?? 1)
+        let headerLineNumber = nodes[Int(row)].startLine
+        headerContent.withUnsafeBufferPointer { header in
+            for cell in hcells {
+                addCell(row, header, cell, line: headerLineNumber, columnOfByte0: headerSeg?.column ?? 1)
+            }
         }
         nodes[Int(row)].flags &= ~MarkdownNodeRecord.Flag.open
         advanceOffset(lineEnd - offset, columns: false)
@@ -161,11 +164,14 @@ extension BlockParser {
         return true
     }
 
-    mutating func addCell(_ row: Int32, _ buf: [UInt8], _ cell: Cell, line: Int32, baseColumn: Int32) {
-        let c = appendChild(row, .tableCell, startColumn: Int(baseColumn) + cell.start)
+    /// Adds cell `buf[cell.start..<cell.end]` of source line `line` to `row`, where byte `i` of `buf` is at
+    /// column `columnOfByte0 + i`: trimmed, its escaped pipes unescaped, into the document's bytes. Header
+    /// cells come from the paragraph's content, body cells straight from the current line.
+    mutating func addCell(_ row: Int32, _ buf: MDBytes, _ cell: Cell, line: Int32, columnOfByte0: Int32) {
+        let c = appendChild(row, .tableCell, startColumn: Int(columnOfByte0) + cell.start)
         nodes[Int(c)].startLine = line
         nodes[Int(c)].endLine = line
-        nodes[Int(c)].endColumn = baseColumn + Int32(cell.end) - 1
+        nodes[Int(c)].endColumn = columnOfByte0 + Int32(cell.end) - 1
         nodes[Int(c)].flags &= ~MarkdownNodeRecord.Flag.open
         var a = cell.start
         var e = cell.end
@@ -188,7 +194,7 @@ extension BlockParser {
         if positions {
             info[Int(c)].segStart = Int32(segments.count)
             info[Int(c)].segCount = 1
-            segments.append(LineSegment(offset: st, line: line, column: baseColumn + Int32(a)))
+            segments.append(LineSegment(offset: st, line: line, column: columnOfByte0 + Int32(a)))
         }
         if streaming { writeOpen(c) } else { inlineBlocks.append(c) }
     }
@@ -210,7 +216,8 @@ extension BlockParser {
         let row = appendChild(table, .tableRow, startColumn: firstNonspace - lineStart + 1)
         var i = 0
         while i < cells.count && i < columns {
-            addCellFromLine(row, cells[i])
+            // Cells of body rows come straight from the source line.
+            addCell(row, s, cells[i], line: lineNumber, columnOfByte0: Int32(1 - lineStart))
             i += 1
         }
         while i < columns {
@@ -227,35 +234,5 @@ extension BlockParser {
         // marks the row, not the table, for list tightness).
         container = row
         return true
-    }
-
-    mutating func addCellFromLine(_ row: Int32, _ cell: Cell) {
-        // Cells of body rows come straight from the source line.
-        let c = appendChild(row, .tableCell, startColumn: cell.start - lineStart + 1)
-        nodes[Int(c)].endColumn = Int32(cell.end - lineStart)
-        nodes[Int(c)].flags &= ~MarkdownNodeRecord.Flag.open
-        var a = cell.start
-        var e = cell.end
-        while a < e && MD.isSpace(s[a]) { a += 1 }
-        while e > a && MD.isSpace(s[e - 1]) { e -= 1 }
-        let st = Int32(bytes.count)
-        var i = a
-        while i < e {
-            if s[i] == UInt8(ascii: "\\") && i + 1 < e && s[i + 1] == UInt8(ascii: "|") {
-                bytes.append(UInt8(ascii: "|"))
-                i += 2
-            } else {
-                bytes.append(s[i])
-                i += 1
-            }
-        }
-        nodes[Int(c)].literalStart = st
-        nodes[Int(c)].literalCount = Int32(bytes.count) - st
-        if positions {
-            info[Int(c)].segStart = Int32(segments.count)
-            info[Int(c)].segCount = 1
-            segments.append(LineSegment(offset: st, line: lineNumber, column: Int32(a - lineStart + 1)))
-        }
-        if streaming { writeOpen(c) } else { inlineBlocks.append(c) }
     }
 }
