@@ -8,19 +8,30 @@ let package = Package(
         .executable(name: "pbctl", targets: ["pbctl"]),
         .library(name: "Pasteboard", targets: ["Pasteboard"]),
         .library(name: "Representations", targets: ["Representations"]),
+        .library(name: "Markdown", targets: ["Markdown"]),
     ],
     targets: [
         // The pure model: type identifiers, items, negotiation, the backend protocol and its capabilities,
         // the in-memory and mirrored backends, the metadata JSON codec. No I/O.
         .target(name: "Pasteboard"),
+        // What every reader of outside bytes shares, and nothing else of this package: `ProgressCheck` (in
+        // debug and fuzz builds, a reader's main loop consumed input on every pass) and the one
+        // scalar-to-UTF-8 encoder. A leaf, so the Markdown engine needs no more of the package than it.
+        .target(name: "ReaderSupport"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
         // kept out of the pure model.
         .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem"]),
         // The system calls the store and the CLI share (whole reads and writes, EPIPE, errno as errors):
         // what lets the CLI print without importing the store.
         .target(name: "SystemIO", dependencies: ["Pasteboard", "CSystem"]),
-        // Conversions: Markdown engine, HTML/RTF/plain-text readers and writers.
-        .target(name: "Representations", dependencies: ["Pasteboard", "Images"]),
+        // The CommonMark 0.31.2 + GFM engine: block and inline parsers, the document (AST) and its builder, the
+        // HTML writer. A library of its own, as cmark is to its users: nothing of the package but ReaderSupport.
+        .target(name: "Markdown", dependencies: ["ReaderSupport"]),
+        .testTarget(name: "MarkdownTests", dependencies: ["Markdown"]),
+        .testTarget(name: "SpecConformanceTests", dependencies: ["Markdown"], exclude: ["Specs"]),
+        // Conversions between formats: the HTML and RTF readers into the Markdown document, the RTF, plain-text
+        // and Markdown writers out of it, TextBundles, image conversions, what a copy offers.
+        .target(name: "Representations", dependencies: ["Pasteboard", "Images", "ReaderSupport", "Markdown"]),
         // libxcb + xcb-xfixes headers; holds no Swift.
         .systemLibrary(
             name: "CX11",
@@ -33,7 +44,7 @@ let package = Package(
         // selection owner, the detached daemon, the store's holder of sensitive content.
         .target(name: "DetachedProcess", dependencies: ["Pasteboard", "CSystem", "SystemIO"]),
         // The X11 selection bridge: the only Swift code that imports CX11.
-        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess", "SystemIO"]),
+        .target(name: "PasteboardX11", dependencies: ["Pasteboard", "CX11", "CSystem", "DetachedProcess", "SystemIO", "ReaderSupport"]),
         // The Wayland clipboard through data-control (ext or wlr), the wire protocol spoken in Swift (no Wayland
         // client library), so the release binary stays static.
         .target(name: "PasteboardWayland", dependencies: ["Pasteboard", "DetachedProcess", "SystemIO"]),
@@ -118,8 +129,7 @@ let package = Package(
         .target(name: "CStartup"),
         .testTarget(name: "PasteboardTests", dependencies: ["Pasteboard"]),
         .testTarget(name: "PasteboardStoreTests", dependencies: ["PasteboardStore", "Pasteboard", "SystemIO"]),
-        .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Pasteboard", "Images"], exclude: ["Fixtures"]),
-        .testTarget(name: "SpecConformanceTests", dependencies: ["Representations"], exclude: ["Specs"]),
+        .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Markdown", "Pasteboard", "Images", "ReaderSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard", "SystemIO"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
         .testTarget(name: "pbctlTests", dependencies: ["Pasteboard", "PasteboardWayland"]),
@@ -131,8 +141,8 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Pasteboard", "PasteboardStore", "Representations", "PasteboardX11", "PasteboardWayland", "Archive", "RemoteProtocol",
-                "Images", "KDEConnect", "Personalities",
+                "Pasteboard", "PasteboardStore", "Representations", "Markdown", "PasteboardX11", "PasteboardWayland", "Archive",
+                "RemoteProtocol", "Images", "KDEConnect", "Personalities",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
     ]
@@ -157,7 +167,7 @@ if Context.environment["PBCTL_FUZZ"] != nil {
 package.targets.append(contentsOf: [
     .target(name: "CBenchAlloc", path: "Benchmarks/CBenchAlloc"),
     .executableTarget(
-        name: "pbctl-bench", dependencies: ["Representations", "Images", "CBenchAlloc"], path: "Benchmarks/pbctl-bench",
+        name: "pbctl-bench", dependencies: ["Representations", "Markdown", "Images", "CBenchAlloc"], path: "Benchmarks/pbctl-bench",
         linkerSettings: [
             .unsafeFlags([
                 "-Xlinker", "--wrap=malloc", "-Xlinker", "--wrap=calloc", "-Xlinker", "--wrap=realloc",

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generate Sources/Representations/Markdown/Entities.swift from Python's copy of the
+"""Generate Sources/Markdown/Entities.swift from Python's copy of the
 WHATWG HTML5 named character reference table (html.entities.html5).
 
 CommonMark recognises only references terminated by ';', so only those names are kept
 (2125 names, the same set as cmark's entities.inc). Run from the repository root:
 
-    python3 scripts/gen-entities.py > Sources/Representations/Markdown/Entities.swift
+    python3 scripts/gen-entities.py > Sources/Markdown/Entities.swift
 """
 import html.entities
 

@@ -40,6 +40,7 @@ import Glibc
 #endif
 import CBenchAlloc
 import Images
+import Markdown
 import Representations
 
 func writeAll(_ fd: Int32, _ bytes: [UInt8]) {

@@ -2,6 +2,7 @@ import Archive
 import Foundation
 import Images
 import KDEConnect
+import Markdown
 import Pasteboard
 import PasteboardStore
 import PasteboardX11

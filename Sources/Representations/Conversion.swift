@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Markdown
 import Pasteboard
 
 // Conversion's whole API: between the text formats (``Conversion/convert(_:from:to:options:)``), on held

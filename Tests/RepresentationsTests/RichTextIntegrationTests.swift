@@ -1,3 +1,4 @@
+import Markdown
 import XCTest
 
 @testable import Representations

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import Representations
+@testable import Markdown
 
 enum MarkdownParserBridge {
     /// Decodes one entity / character reference using the engine ("&amp;" -> "&").

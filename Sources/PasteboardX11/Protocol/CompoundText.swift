@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Pasteboard
+import ReaderSupport
 
 /// COMPOUND_TEXT (X Consortium, "Compound Text Encoding", version 1.1): ISO 2022 text in which escape
 /// sequences designate the character sets of the left (GL, 0x21–0x7E) and right (GR, 0xA1–0xFF)

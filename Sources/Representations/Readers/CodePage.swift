@@ -1,3 +1,5 @@
+import ReaderSupport
+
 /// Decodes the 8-bit text of RTF (`\'hh` escapes and raw high bytes) by Windows/Mac code page.
 ///
 /// Single-byte pages map bytes 0x80–0xFF through a 128-entry table; double-byte pages (932, 936, 949, 950)

@@ -1,3 +1,5 @@
+import Markdown
+
 // The converter's lists: HTML lists (Google Docs' sibling nesting, task checkboxes, tight or loose) and
 // Microsoft Word's `MsoListParagraph` paragraphs (`mso-list:lN levelM`) assembled into nested lists.
 

@@ -1,3 +1,5 @@
+import Markdown
+
 // The converter's keep-raw-HTML mode (``HTMLReader/read(_:keepRawHTML:)``): what Markdown would not give
 // back is kept as its exact source, as raw HTML blocks and inlines.
 

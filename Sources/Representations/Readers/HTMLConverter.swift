@@ -1,3 +1,5 @@
+import Markdown
+
 /// Converts the HTML tree to blocks, collecting inline content into styled segments (see ``InlineAssembler``).
 struct HTMLConverter {
     struct Inherited {

@@ -1,3 +1,5 @@
+import ReaderSupport
+
 /// Decodes HTML character references (`&amp;`, `&#233;`, `&#x1F600;`, legacy `&copy` without `;`).
 enum HTMLEntityDecoder {
     /// Name (without `&` and `;`) → replacement, built once from the generated table.

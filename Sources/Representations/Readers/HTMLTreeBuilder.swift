@@ -1,4 +1,4 @@
-import Pasteboard
+import ReaderSupport
 
 /// A set of tags as a bit set (scope stoppers and other small tag sets).
 struct HTMLTagSet {

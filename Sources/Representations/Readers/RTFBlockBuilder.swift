@@ -1,3 +1,5 @@
+import Markdown
+
 /// Turns the RTF reader's flat paragraph list into Markdown blocks, written straight into the AST's builder:
 /// headings (by `\outlinelevel`, or by a bold, larger font when the document has no outline levels), lists
 /// (by `\ls`/`\ilvl` or legacy `\pn`, with `\listtext` markers telling new items from continuation

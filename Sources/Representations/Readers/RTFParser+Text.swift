@@ -1,3 +1,5 @@
+import ReaderSupport
+
 // RTF text: bytes decoded through the current code page into the parser's one UTF-8 buffer, runs, `\uN`
 // Unicode escapes with their surrogate pairs, control symbols and the control words that stand for a character.
 

@@ -1,4 +1,5 @@
-import Pasteboard
+import Markdown
+import ReaderSupport
 
 /// The RTF parser: a state machine over ``RTFTokenizer`` tokens (see ``RTFReader``). Groups push and pop
 /// ``GroupState``; control words are handled by family (``Keyword``, one method per family in

@@ -1,3 +1,5 @@
+import Markdown
+
 /// Reads RTF into the readers' ``RichBlock`` model.
 ///
 /// The reader is a state machine over ``RTFTokenizer`` tokens. Groups push and pop the whole character and

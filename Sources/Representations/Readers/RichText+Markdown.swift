@@ -1,3 +1,5 @@
+import Markdown
+
 extension RichBlock {
     /// Builds a Markdown document from reader blocks.
     static func makeDocument(_ blocks: [RichBlock]) -> MarkdownDocument {

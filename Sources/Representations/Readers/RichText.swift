@@ -1,3 +1,5 @@
+import Markdown
+
 /// The readers' intermediate document: what the HTML and RTF readers recover, before it becomes the
 /// Markdown AST.
 ///

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Markdown
 
 /// Finds the images a Markdown document references and rewrites their destinations in the source
 /// text, leaving every other byte as it was written.

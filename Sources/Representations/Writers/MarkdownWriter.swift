@@ -1,3 +1,5 @@
+import Markdown
+
 /// Renders a ``MarkdownDocument`` as canonical Markdown that parses back to the same tree.
 ///
 /// ATX headings (setext only for multi-line level-1/2 headings), fenced code blocks, `-`/`1.` list

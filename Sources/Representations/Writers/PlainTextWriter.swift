@@ -1,3 +1,5 @@
+import Markdown
+
 /// Renders a ``MarkdownDocument`` as what "paste as plain text" should give.
 ///
 /// No markup characters: headings are their text, emphasis is dropped, paragraphs are separated by blank

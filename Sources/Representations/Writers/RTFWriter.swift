@@ -1,3 +1,5 @@
+import Markdown
+
 /// Renders a ``MarkdownDocument`` as RTF 1.9 that LibreOffice, Word, WordPad and TextEdit open with the
 /// structure intact.
 ///

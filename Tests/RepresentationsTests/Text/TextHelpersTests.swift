@@ -1,3 +1,4 @@
+import ReaderSupport
 import XCTest
 
 @testable import Representations
@@ -13,17 +14,6 @@ final class TextHelpersTests: XCTestCase {
             UTF8.append(scalar, to: &out)
             XCTAssertEqual(out, [0x2A] + Array(String(Character(scalar)).utf8), "U+\(String(v, radix: 16))")
         }
-    }
-
-    func testMarkdownReferenceScalarsOutOfRangeBecomeReplacementCharacters() {
-        for v: UInt32 in [0, 0xD800, 0xDFFF, 0x110000, 0xFFFF_FFFF] {
-            var out: [UInt8] = []
-            MD.appendScalar(v, to: &out)
-            XCTAssertEqual(out, [0xEF, 0xBF, 0xBD], "\(v)")
-        }
-        var out: [UInt8] = []
-        MD.appendScalar(0x1F600, to: &out)
-        XCTAssertEqual(out, Array("\u{1F600}".utf8))
     }
 
     func testCodePagesDecodeToUTF8() {

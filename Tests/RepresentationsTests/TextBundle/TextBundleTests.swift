@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import XCTest
 
 @testable import Representations
@@ -40,6 +41,12 @@ final class TextBundleTests: XCTestCase {
         }
         // The reference-style image's destination is in its definition.
         XCTAssertEqual(references[2].sourceRange, Self.markdown.utf8.count - "img/a.png\n".utf8.count..<Self.markdown.utf8.count - 1)
+    }
+
+    /// A byte order mark before the first line is no part of it: a reference's range still counts it.
+    func testImageReferencesAfterAByteOrderMark() {
+        let markdown: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("# ![pic](a.png)\n".utf8)
+        XCTAssertEqual(MarkdownImageReferences.references(in: markdown).first?.sourceRange, 12..<17, "the destination's bytes")
     }
 
     func testImagesInsideContainersTabsAndTablesAreLocated() {

@@ -1,3 +1,4 @@
+import Markdown
 import XCTest
 
 @testable import Representations
@@ -10,6 +11,11 @@ final class PlainTextWriterTests: XCTestCase {
     func testWhatPasteAsPlainTextGives() {
         XCTAssertEqual(text("# Title\n\nSome *em* and **strong** and `code`.\nSoft break.\n\nNext paragraph."),
             "Title\n\nSome em and strong and code. Soft break.\n\nNext paragraph.\n")
+    }
+
+    func testAByteOrderMarkBeforeTheFirstLineIsNoText() throws {
+        let markdown: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("# ![pic](a.png)\n".utf8)
+        XCTAssertEqual(String(decoding: try Conversion.convert(markdown, from: .gfm, to: .text), as: UTF8.self), "pic\n")
     }
 
     func testLinksShowTheirURLOnlyWhenItDiffers() {

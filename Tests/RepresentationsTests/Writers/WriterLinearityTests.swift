@@ -1,4 +1,5 @@
 import Foundation
+import Markdown
 import XCTest
 
 @testable import Representations

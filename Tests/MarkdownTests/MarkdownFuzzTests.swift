@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import Representations
+@testable import Markdown
 
 /// Randomised robustness: random bytes and random Markdown-like token soup (fixed seeds,
 /// thousands of cases) must never crash, hang or produce invalid UTF-8, and the AST must

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import Representations
+@testable import Markdown
 
 /// The pathological shapes of cmark's test/pathological_tests.py (plus GFM table blow-up,
 /// wide tables, unclosed constructs and md4c's extras). Each must finish within a bound that

@@ -1,3 +1,5 @@
+import ReaderSupport
+
 // Byte-level scanners shared by the block and inline parsers (the hand-written
 // equivalents of cmark's re2c scanners.re), entity and escape decoding, and
 // link-label normalisation. Everything works on UTF-8 bytes behind buffer pointers:

@@ -1,8 +1,8 @@
 extension UTF8 {
     /// Appends the UTF-8 encoding of `scalar` to `out`, without an intermediate buffer: the one encoder of the
     /// readers (code pages, HTML character references, RTF `\uN`) and the Markdown parser's references.
-    @inline(__always)
-    static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+    @inlinable @inline(__always)
+    package static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
         let v = scalar.value
         if v < 0x80 {
             out.append(UInt8(v))

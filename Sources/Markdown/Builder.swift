@@ -24,7 +24,7 @@ extension MarkdownDocument {
     /// complete node, `finish` closes everything still open and returns the document.
     /// The builder never traps on misuse: `close` on the root is ignored.
     public struct Builder: Sendable {
-        @usableFromInline var doc: MarkdownDocument
+        @usableFromInline package var doc: MarkdownDocument
         @usableFromInline var stack: [Int32] = [0]
 
         public init() {

@@ -1,10 +1,10 @@
 /// How Markdown reads raw HTML written as lines of their own: which HTML block (CommonMark §4.6) its first
 /// line starts, and whether the whole of it comes back as that one block. The Markdown writer asks it where
 /// blocks must be separated; the HTML reader, which raw HTML it may keep as an HTML block.
-enum HTMLBlockShape {
+public enum HTMLBlockShape {
     /// The type (1–7) of the HTML block the first line of `html` starts, 0 for none. `interrupting`: the
     /// line would follow a paragraph's line, where type 7 cannot start.
-    static func type(_ html: some Collection<UInt8>, interrupting: Bool = false) -> Int {
+    public static func type(_ html: some Collection<UInt8>, interrupting: Bool = false) -> Int {
         var line = Array(html.prefix { $0 != 0x0A })
         if line.last == 0x0D { line.removeLast() }
         var i = 0
@@ -19,7 +19,7 @@ enum HTMLBlockShape {
 
     /// Whether the block `html` starts ends only at a blank line (types 6 and 7), so that whatever follows
     /// it on the next line would be read as more of it.
-    static func endsAtBlankLine(_ html: some Collection<UInt8>) -> Bool {
+    public static func endsAtBlankLine(_ html: some Collection<UInt8>) -> Bool {
         let t = type(html)
         if t >= 6 { return true }
         return t > 0 && !endsOnLastLine(Array(html), t)
@@ -28,7 +28,7 @@ enum HTMLBlockShape {
     /// Whether `html`, written as lines of its own where a block may start, reads back as exactly one HTML
     /// block holding all of it: its first line starts one; a block of type 1–5 meets its end condition on
     /// its last line and not before; one of type 6 or 7 has no blank line.
-    static func readsAsOneBlock(_ html: some Collection<UInt8>) -> Bool {
+    public static func readsAsOneBlock(_ html: some Collection<UInt8>) -> Bool {
         let bytes = Array(html)
         let t = type(bytes)
         if t == 0 { return false }
