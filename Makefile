@@ -34,7 +34,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable -X
                  -Xlinker --no-warn-symbol-ordering \
                  -Xlinker --wrap=OPENSSL_cpuid_setup -Xlinker --undefined=OPENSSL_cpuid_setup
 RELEASE    := $(SWIFT) build $(RELEASE_FLAGS) --product pbctl
-BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libdeflate-dev libssl-dev pkg-config
+BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev libsqlite3-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libdeflate-dev libssl-dev pkg-config
 # What the tests drive: a real X server and real peers (xclip, xsel, GTK 3, Qt 5), LibreOffice and
 # pandoc reading our RTF, cmark for comparison, getfattr for extended attributes, ImageMagick reading
 # the images pbctl writes, OpenSSH's server for pbctl ssh; KDE Connect's kdeconnectd (with its own Xvfb

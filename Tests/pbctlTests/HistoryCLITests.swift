@@ -122,8 +122,7 @@ final class HistoryCLITests: PbctlTestCase {
             try runner.run("history").text,
             "6\t[not kept: application/octet-stream 2.0 KB over history.max-entry-size]\n5\tentry 5\n4\tentry 4\n",
             "oldest dropped; the large one listed as skipped, with its size")
-        let packages = try FileManager.default.contentsOfDirectory(atPath: history).filter { $0.hasSuffix(".pasteboard") }
-        XCTAssertEqual(Set(packages), ["e4.pasteboard", "e5.pasteboard", "e6.pasteboard"])
+        for gone in ["1", "2", "3"] { XCTAssertEqual(try runner.run("history", "paste", gone).status, 1, "entry \(gone) was dropped") }
         // It has nothing to paste, and says so; it never becomes the clipboard.
         let paste = try runner.run("history", "paste", "6")
         XCTAssertEqual(paste.status, 1)
@@ -165,29 +164,33 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertTrue(bad.stderr.contains("--regex"), bad.stderr)
     }
 
-    /// A damaged index is rebuilt from the packages; a damaged entry is reported and skipped; neither
-    /// stops a copy or the list.
+    /// Damage is reported and never fatal: a representation's file changed by hand fails its paste
+    /// (74, naming the file) and nothing else; a database that is no longer one fails the history's
+    /// commands (74, naming it) but never a copy, which goes through and warns.
     func testDamageIsReportedAndNeverFatal() throws {
         try pbctl.run("copy", stdin: "one")
-        try pbctl.run("copy", stdin: "two")
+        let big = scratch + "/big.bin"
+        try Data(repeating: 0x42, count: 300_000).write(to: URL(fileURLWithPath: big))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", big]).status, 0)
+        // A file of an old format beside the database changes nothing.
         try Data("{ garbage".utf8).write(to: URL(fileURLWithPath: history + "/index.json"))
-        XCTAssertEqual(try pbctl.run("history").text.split(separator: "\n").map { $0.split(separator: "\t")[0] }, ["2", "1"])
-        XCTAssertEqual(try pbctl.run("history", "paste", "1").text, "one")
-        // The next record writes the rebuilt index back.
-        XCTAssertEqual(try pbctl.run("copy", stdin: "three").status, 0)
-        XCTAssertEqual(try lines().count, 3)
-        try FileManager.default.removeItem(atPath: history + "/e1.pasteboard")
-        let listed = try pbctl.run("history")
-        XCTAssertEqual(listed.status, 0)
-        XCTAssertTrue(listed.stderr.contains("e1.pasteboard/Info.json: missing"), listed.stderr)
-        XCTAssertEqual(listed.text.split(separator: "\n").count, 2)
-        // A data file damaged by hand: paste says so (74) and names the file.
-        let package = history + "/e2.pasteboard"
-        let data = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: package).first { $0.hasSuffix(".data") })
-        try Data("longer than it was".utf8).write(to: URL(fileURLWithPath: package + "/" + data))
+        XCTAssertEqual(try lines().count, 2)
+        let blob = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs").first)
+        try Data("longer than it was".utf8).write(to: URL(fileURLWithPath: history + "/blobs/" + blob))
         let damaged = try pbctl.run("history", "paste", "2")
         XCTAssertEqual(damaged.status, 74)
-        XCTAssertTrue(damaged.stderr.contains(data), damaged.stderr)
+        XCTAssertTrue(damaged.stderr.contains(blob), damaged.stderr)
+        XCTAssertEqual(try pbctl.run("history", "paste", "1").text, "one")
+        // The database itself overwritten: named, exit 74; a copy still goes through.
+        for name in ["history.db-wal", "history.db-shm"] { try? FileManager.default.removeItem(atPath: history + "/" + name) }
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: history + "/history.db"))
+        let listed = try pbctl.run("history")
+        XCTAssertEqual(listed.status, 74)
+        XCTAssertTrue(listed.stderr.contains("history.db"), listed.stderr)
+        let copy = try pbctl.run("copy", stdin: "still copied")
+        XCTAssertEqual(copy.status, 0)
+        XCTAssertTrue(copy.stderr.contains("copied, but not recorded in the history"), copy.stderr)
+        XCTAssertEqual(try pbctl.run("paste").text, "still copied")
     }
 
     /// Readers list while writers record: every listing is whole.

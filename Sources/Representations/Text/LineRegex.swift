@@ -849,3 +849,55 @@ extension LineRegex {
         }
     }
 }
+
+// MARK: - Required literals
+
+extension LineRegex {
+    /// Strings every match contains: runs of literal scalars that every path from the start of the
+    /// program to its match goes through, one after the other (in the case the pattern gives them;
+    /// case-insensitive patterns hold folded scalars). What a search index narrows candidates by before
+    /// the pattern runs; empty when the program is too large to tell or has no such run. Longest first.
+    public var requiredLiterals: [String] {
+        let count = program.count
+        guard count > 0, count <= 4096 else { return [] }
+        func successors(_ index: Int) -> [Int] {
+            switch program[index] {
+            case .scalar, .anyButNewline, .set, .assertion: return [index + 1]
+            case .split(let first, let second): return [index + Int(first), index + Int(second)]
+            case .jump(let offset): return [index + Int(offset)]
+            case .match: return []
+            }
+        }
+        /// Whether a match is reachable from the start without passing `avoided`.
+        func reachesMatch(avoiding avoided: Int) -> Bool {
+            var seen = [Bool](repeating: false, count: count)
+            var stack = [0]
+            if avoided == 0 { return false }
+            seen[0] = true
+            while let index = stack.popLast() {
+                if case .match = program[index] { return true }
+                for next in successors(index) where next >= 0 && next < count && !seen[next] && next != avoided {
+                    seen[next] = true
+                    stack.append(next)
+                }
+            }
+            return false
+        }
+        guard reachesMatch(avoiding: -1) else { return [] }
+        var required = [Bool](repeating: false, count: count)
+        for index in 0..<count {
+            if case .scalar = program[index] { required[index] = !reachesMatch(avoiding: index) }
+        }
+        var literals: [String] = []
+        var run = String.UnicodeScalarView()
+        for index in 0...count {
+            if index < count, required[index], case .scalar(let value) = program[index], let scalar = Unicode.Scalar(value) {
+                run.append(scalar)
+                continue
+            }
+            if !run.isEmpty { literals.append(String(run)) }
+            run = String.UnicodeScalarView()
+        }
+        return literals.sorted { $0.unicodeScalars.count > $1.unicodeScalars.count }
+    }
+}

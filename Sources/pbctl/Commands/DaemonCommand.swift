@@ -203,7 +203,7 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
         keep.record = { kept in
             queue.async { daemonRecord(kept, in: history, registry: registry, log: log) }
         }
-        if let newest = try? history.entries().entries.first(where: \.keepsContent), let item = try? history.item(newest.id) {
+        if let newest = try? history.entries(History.Query(limit: 1, keepsContent: true)).entries.first, let item = try? history.item(newest.id) {
             keep.restore = Producers.completed(item, convert: Conversion.produceRepresentation)
         }
     }
