@@ -219,6 +219,14 @@ extension History {
         }
     }
 
+    /// Copies what the write-ahead log holds into the database and empties it (after an import: the next
+    /// process to open the history then reads no long log first).
+    public func checkpoint() throws {
+        try withDatabase(create: false, absent: ()) { database in
+            try database.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
     /// Calls `body` with each entry from `since` on, oldest first, as the exchange format holds it: its
     /// kept bytes (what is produced on paste is not written; an entry that keeps nothing is left out).
     /// One consistent view of the history, read one entry at a time.

@@ -95,6 +95,7 @@ func importHistory(_ history: History, _ options: HistoryArguments, _ context: C
         }
     }
     try commit()
+    try? history.checkpoint()
     if options.paste.verbose || refused > 0 {
         context.terminal.err("pbctl history import: \(added) entries added, \(present) already there, \(refused) lines refused")
     }
@@ -190,6 +191,7 @@ func importCliphist(_ history: History, _ options: HistoryArguments, _ context: 
     let (a, p) = try history.importEntries(batch)
     added += a
     present += p
+    try? history.checkpoint()
     context.terminal.err("pbctl history import: \(added) entries added from cliphist, \(present) already there, \(refused) refused")
     return refused > 0 ? ExitCode.dataError : ExitCode.ok
 }

@@ -53,7 +53,8 @@ struct Launcher: Equatable {
 /// reads a line), with rofi's icon extension when the launcher shows icons and the entry has a picture.
 func pickerLine(_ entry: History.Entry, icon: String?, _ context: Context) -> String {
     let kind = entry.types.first { $0.derivedFrom == nil } ?? entry.types.first
-    let type = kind.map { context.registry.preferredMIMEType(of: $0.type) ?? $0.type.rawValue } ?? "-"
+    // The MIME type without its parameters (text/plain, not text/plain;charset=utf-8).
+    let type = kind.map { (context.registry.preferredMIMEType(of: $0.type) ?? $0.type.rawValue).split(separator: ";").first.map(String.init) ?? "-" } ?? "-"
     var line = "\(entry.id)\t\(type.visibleControlCharacters)\t\(entry.preview.visibleControlCharacters)"
     if let icon, !ForeignContent.hasControlCharacter(icon) { line += "\0icon\u{1F}" + icon }
     return line + "\n"

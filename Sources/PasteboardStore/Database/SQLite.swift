@@ -116,7 +116,9 @@ final class SQLiteConnection {
     /// `body` in a transaction: `BEGIN IMMEDIATE` (the write lock taken at once, waiting for another
     /// writer as long as the busy timeout says) when `write`, else a deferred one (a consistent read).
     /// Committed when `body` returns, rolled back when it throws.
+    /// Inside a transaction already, `body` runs in it (a read nested in a read).
     func transaction<T>(write: Bool, _ body: () throws -> T) throws -> T {
+        if inTransaction { return try body() }
         try execute(write ? "BEGIN IMMEDIATE" : "BEGIN")
         do {
             let result = try body()

@@ -901,3 +901,139 @@ extension LineRegex {
         return literals.sorted { $0.unicodeScalars.count > $1.unicodeScalars.count }
     }
 }
+
+// MARK: - A lazy DFA for long scans
+
+extension LineRegex {
+    /// A matcher for many texts (a search over a whole history): a pattern without assertions (`^ $ \b
+    /// \< \>`…) runs as a DFA built lazily from the NFA, each state a set of the NFA's instructions,
+    /// each transition computed once and then looked up (a table for ASCII), so a text costs about one
+    /// look-up a scalar; the answer is the NFA's, by construction. The cache is bounded (cleared when
+    /// full), so time stays linear in the text whatever the pattern. Patterns with assertions run on the
+    /// NFA (``LineRegex/matches(_:)-(some Collection<UInt8>)``). One thread at a time.
+    public final class Scanner: @unchecked Sendable {
+        let regex: LineRegex
+        private let usesDFA: Bool
+        /// Each state's NFA instructions (sorted), whether it has matched, its ASCII transitions (-1: not
+        /// computed) and the others.
+        private var sets: [[Int32]] = []
+        private var matched: [Bool] = []
+        private var ascii: [Int32] = []
+        private var other: [[UInt32: Int32]] = []
+        private var index: [[Int32]: Int32] = [:]
+        private var machine: Machine
+        private var start: Int32 = 0
+        static let maximumStates = 2048
+
+        public init(_ regex: LineRegex) {
+            self.regex = regex
+            usesDFA = !regex.program.contains { if case .assertion = $0 { return true } else { return false } }
+            machine = Machine(program: regex.program, sets: regex.sets, caseInsensitive: regex.caseInsensitive)
+            if usesDFA { reset() }
+        }
+
+        /// Whether the pattern matches anywhere in `bytes` (UTF-8, an invalid sequence read as U+FFFD).
+        public func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard usesDFA else { return regex.matches(bytes) }
+            var state = start
+            if matched[Int(state)] { return true }
+            var at = 0
+            let count = bytes.count
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            while at < count {
+                let byte = base[at]
+                let next: Int32
+                if byte < 0x80 {
+                    at += 1
+                    let cached = ascii[Int(state) << 7 | Int(byte)]
+                    next = cached >= 0 ? cached : transition(state, Unicode.Scalar(byte))
+                } else {
+                    var parser = Unicode.UTF8.ForwardParser()
+                    var iterator = UnsafeBufferPointer(start: base + at, count: min(4, count - at)).makeIterator()
+                    let scalar: Unicode.Scalar
+                    switch parser.parseScalar(from: &iterator) {
+                    case .valid(let encoded):
+                        scalar = Unicode.UTF8.decode(encoded)
+                        at += encoded.count
+                    case .error(let length):
+                        // As String(decoding:) reads an invalid sequence: one U+FFFD for its maximal prefix.
+                        scalar = "\u{FFFD}"
+                        at += max(1, length)
+                    case .emptyInput:
+                        at = count
+                        continue
+                    }
+                    next = other[Int(state)][scalar.value] ?? transition(state, scalar)
+                }
+                state = next
+                if matched[Int(state)] { return true }
+            }
+            return false
+        }
+
+        private func reset() {
+            sets.removeAll(keepingCapacity: true)
+            matched.removeAll(keepingCapacity: true)
+            ascii.removeAll(keepingCapacity: true)
+            other.removeAll(keepingCapacity: true)
+            index.removeAll(keepingCapacity: true)
+            start = add(closure([0]))
+        }
+
+        /// The instructions reached from `seeds` without consuming (none of them an assertion here), and
+        /// whether `match` is among them.
+        private func closure(_ seeds: [Int32]) -> (set: [Int32], matched: Bool) {
+            machine.generation += 1
+            machine.next.removeAll(keepingCapacity: true)
+            var matched = false
+            for seed in seeds where machine.addThread(seed) {
+                matched = true
+                break
+            }
+            return (machine.next.sorted(), matched)
+        }
+
+        private func add(_ state: (set: [Int32], matched: Bool)) -> Int32 {
+            if let known = index[state.set], matched[Int(known)] == state.matched { return known }
+            let number = Int32(sets.count)
+            sets.append(state.set)
+            matched.append(state.matched)
+            ascii.append(contentsOf: repeatElement(-1, count: 128))
+            other.append([:])
+            if !state.matched { index[state.set] = number }
+            return number
+        }
+
+        /// The state after `state` reads `scalar` (a new search starts at every position, as the NFA's
+        /// does), computed and remembered.
+        private func transition(_ state: Int32, _ scalar: Unicode.Scalar) -> Int32 {
+            if sets.count >= Self.maximumStates {
+                // Bounded memory: start again from this state's set.
+                let kept = sets[Int(state)]
+                reset()
+                let again = add((kept, false))
+                return transition(again, scalar)
+            }
+            let folded = regex.caseInsensitive ? caseFold(scalar).value : scalar.value
+            var seeds: [Int32] = []
+            for pc in sets[Int(state)] {
+                let consumed: Bool
+                switch regex.program[Int(pc)] {
+                case .scalar(let value): consumed = value == folded
+                case .anyButNewline: consumed = scalar != "\n"
+                case .set(let set): consumed = scalar != "\n" && regex.sets[Int(set)].matches(scalar, caseInsensitive: regex.caseInsensitive)
+                default: consumed = false
+                }
+                if consumed { seeds.append(pc + 1) }
+            }
+            seeds.append(0)
+            let next = add(closure(seeds))
+            if scalar.value < 0x80 {
+                ascii[Int(state) << 7 | Int(scalar.value)] = next
+            } else if other[Int(state)].count < 4096 {
+                other[Int(state)][scalar.value] = next
+            }
+            return next
+        }
+    }
+}

@@ -237,7 +237,9 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         let matcher: History.Matcher
         if options.regex {
             let pattern = try options.compiledPattern(needle)
-            matcher = History.Matcher(literals: pattern.requiredLiterals) { pattern.matches($0) }
+            // One scanner for every text: its DFA's states are made once.
+            let scanner = LineRegex.Scanner(pattern)
+            matcher = History.Matcher(literals: pattern.requiredLiterals) { scanner.matches($0) }
         } else {
             matcher = .substring(needle)
         }
