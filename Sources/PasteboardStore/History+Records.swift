@@ -503,7 +503,13 @@ extension History {
         let (entries, nextID, problems) = try legacy.entries()
         var failures = problems
         var highest = 0
-        for entry in entries {
+        // The old index's order, kept: its times are whole seconds, so entries of the same second are
+        // spread a millisecond apart, oldest first.
+        var previous = Int64.min
+        for var entry in entries {
+            let time = max(Self.milliseconds(entry.time), previous == .min ? .min : previous + 1)
+            previous = time
+            entry.time = Self.date(milliseconds: time)
             let item: Item
             do {
                 item = try legacy.item(entry.id)
