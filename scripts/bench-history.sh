@@ -87,14 +87,6 @@ for n in $sizes; do
     row[regexlit,$n]=$(ms "$(median regexlit$n 0)")
     hyperfine -N -i --warmup 1 --runs 3 --export-json "$work/regex$n.1.json" "$PBCTL history search --regex [0-9]{9}[a-z]{9}" >/dev/null 2>&1
     row[regex,$n]=$(ms "$(median regex$n 0)")
-    # Cold: the page cache dropped before each run.
-    if [ "$can_drop" = 1 ]; then
-        hyperfine -N --runs 5 --prepare "sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'" --export-json "$work/cold$n.1.json" \
-            "$PBCTL history --limit 100" >/dev/null 2>&1
-        row[cold,$n]=$(ms "$(median cold$n 0)")
-    else
-        row[cold,$n]="(not root)"
-    fi
     # Copies recorded (the fast copy: store and history), each new content; then deletes of one entry.
     python3 - "$PBCTL" "$work/copies" "$work/times$n" <<'PY'
 import os, subprocess, sys, time
@@ -115,6 +107,14 @@ open(out, "w").write("%f %f %f\n" % (times[len(times) // 2], times[int(len(times
 PY
     read -r p50 p99 del < "$work/times$n"
     row[p50,$n]=$(ms "$p50"); row[p99,$n]=$(ms "$p99"); row[delete,$n]=$(ms "$del")
+    # Cold (last: what follows a dropped cache is slow too): the page cache dropped before each run.
+    if [ "$can_drop" = 1 ]; then
+        hyperfine -N --runs 5 --prepare "sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'" --export-json "$work/cold$n.1.json" \
+            "$PBCTL history --limit 100" >/dev/null 2>&1
+        row[cold,$n]=$(ms "$(median cold$n 0)")
+    else
+        row[cold,$n]="(not root)"
+    fi
     # Peak memory of each command; the largest.
     peak=$imp_rss
     for command in "history --limit 100" "history paste $oldest" "history search zqxjkvnomatch" "history search --regex [0-9]{9}[a-z]{9}"; do

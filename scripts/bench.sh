@@ -385,7 +385,7 @@ import os, sys
 work, out, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 headings = {"markdown": "## Markdown → HTML", "richtext": "## Rich text conversions", "x11": "## X11 selections",
             "wayland": "## Wayland clipboard", "store": "## Store (no display)", "images": "## Images",
-            "ssh": "## pbctl ssh"}
+            "ssh": "## pbctl ssh", "history": "## History at scale"}
 kept = {}
 if os.path.exists(out):
     current, lines = None, []

@@ -190,7 +190,7 @@ final class HistoryDatabase {
     private func configure() throws {
         try connection.execute(
             """
-            PRAGMA synchronous = FULL; PRAGMA cache_size = -8192; PRAGMA secure_delete = ON;
+            PRAGMA synchronous = FULL; PRAGMA cache_size = -8192; PRAGMA secure_delete = FAST;
             PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864; PRAGMA wal_autocheckpoint = 256;
             """)
     }

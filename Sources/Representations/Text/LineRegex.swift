@@ -917,8 +917,10 @@ extension LineRegex {
         /// Each state's NFA instructions (sorted), whether it has matched, its ASCII transitions (-1: not
         /// computed) and the others.
         private var sets: [[Int32]] = []
-        private var matched: [Bool] = []
-        private var ascii: [Int32] = []
+        /// Per state (up to ``maximumStates``): whether it matched, and its 128 ASCII transitions; plain
+        /// memory, so the scan's loop reads them without an array's checks.
+        private let matched: UnsafeMutablePointer<Bool>
+        private let ascii: UnsafeMutablePointer<Int32>
         private var other: [[UInt32: Int32]] = []
         private var index: [[Int32]: Int32] = [:]
         private var machine: Machine
@@ -929,12 +931,21 @@ extension LineRegex {
             self.regex = regex
             usesDFA = !regex.program.contains { if case .assertion = $0 { return true } else { return false } }
             machine = Machine(program: regex.program, sets: regex.sets, caseInsensitive: regex.caseInsensitive)
+            let states = usesDFA ? Self.maximumStates : 0
+            matched = .allocate(capacity: states)
+            ascii = .allocate(capacity: states * 128)
             if usesDFA { reset() }
+        }
+
+        deinit {
+            matched.deallocate()
+            ascii.deallocate()
         }
 
         /// Whether the pattern matches anywhere in `bytes` (UTF-8, an invalid sequence read as U+FFFD).
         public func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
             guard usesDFA else { return regex.matches(bytes) }
+            let matched = self.matched, ascii = self.ascii
             var state = start
             if matched[Int(state)] { return true }
             var at = 0
@@ -973,8 +984,6 @@ extension LineRegex {
 
         private func reset() {
             sets.removeAll(keepingCapacity: true)
-            matched.removeAll(keepingCapacity: true)
-            ascii.removeAll(keepingCapacity: true)
             other.removeAll(keepingCapacity: true)
             index.removeAll(keepingCapacity: true)
             start = add(closure([0]))
@@ -997,8 +1006,8 @@ extension LineRegex {
             if let known = index[state.set], matched[Int(known)] == state.matched { return known }
             let number = Int32(sets.count)
             sets.append(state.set)
-            matched.append(state.matched)
-            ascii.append(contentsOf: repeatElement(-1, count: 128))
+            matched[Int(number)] = state.matched
+            (ascii + Int(number) * 128).initialize(repeating: -1, count: 128)
             other.append([:])
             if !state.matched { index[state.set] = number }
             return number
@@ -1007,7 +1016,7 @@ extension LineRegex {
         /// The state after `state` reads `scalar` (a new search starts at every position, as the NFA's
         /// does), computed and remembered.
         private func transition(_ state: Int32, _ scalar: Unicode.Scalar) -> Int32 {
-            if sets.count >= Self.maximumStates {
+            if sets.count >= Self.maximumStates - 1 {
                 // Bounded memory: start again from this state's set.
                 let kept = sets[Int(state)]
                 reset()
