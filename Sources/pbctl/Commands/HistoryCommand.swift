@@ -200,9 +200,9 @@ let historyCommand = Command(
             `pbctl history | fzf | pbctl history copy` works; `pick` runs a launcher (rofi, fuzzel, wofi,
             bemenu, dmenu, or fzf in a terminal) with a thumbnail of each image where it shows icons.
             `search` finds text in every text representation, case-insensitively (--regex: a POSIX
-            extended regular expression, case-sensitive). `export` writes JSON Lines, oldest first
-            ({"time":…,"source":…,"pinned":…,"representations":{"TYPE":"base64"…}}), which `import`
-            reads back (entries already there are not added again). The history lives in
+            extended regular expression, case-sensitive). `export` writes JSON Lines, oldest first (one
+            object a line: time, source, pinned, and representations mapping each type to its bytes in
+            base64), which `import` reads back (entries already there are not added again). The history lives in
             $PBCTL_HISTORY, else $XDG_STATE_HOME/pbctl/history (~/.local/state/pbctl/history).
             """,
         examples: [
