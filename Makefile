@@ -37,18 +37,19 @@ RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-executable -X
                  -Xlinker --no-warn-symbol-ordering \
                  -Xlinker --wrap=OPENSSL_cpuid_setup -Xlinker --undefined=OPENSSL_cpuid_setup
 RELEASE    := $(SWIFT) build $(RELEASE_FLAGS) --product pbctl
-BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libdeflate-dev libssl-dev pkg-config
+BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev libsqlite3-dev libpng-dev libjpeg62-turbo-dev libwebp-dev libdeflate-dev libssl-dev pkg-config
 # What the tests drive: a real X server and real peers (xclip, xsel, GTK 3, Qt 5), LibreOffice and
 # pandoc reading our RTF, cmark for comparison, getfattr for extended attributes, ImageMagick reading
 # the images pbctl writes, OpenSSH's server for pbctl ssh; KDE Connect's kdeconnectd (with its own Xvfb
 # and dbus-daemon, in network namespaces the tests make with iproute2) and openssl for a scripted peer's
-# certificates. (The Wayland protocol XML the named opcodes are checked against is kept in
+# certificates; sqlite3 checks the history's database, rofi (driven by xdotool) and fzf are the launchers
+# `history pick` is tested with. (The Wayland protocol XML the named opcodes are checked against is kept in
 # Tests/PasteboardWaylandTests/Protocol/XML.)
 TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
               libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip procps \
               man-db groff bash-completion zsh fish systemd lintian dpkg-dev tmux sway wl-clipboard imagemagick time \
               openssh-server openssh-client \
-              kdeconnect dbus-daemon iproute2 openssl
+              kdeconnect dbus-daemon iproute2 openssl sqlite3 rofi fzf xdotool
 BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 time sway wl-clipboard file imagemagick fonts-dejavu-core \
               openssh-server openssh-client
 

@@ -20,7 +20,10 @@ let package = Package(
         .target(name: "ReaderSupport"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
         // kept out of the pure model.
-        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem"]),
+        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem", "CSQLite"]),
+        // SQLite (the history's database: WAL, FTS5 with the trigram tokenizer), Debian's libsqlite3-dev;
+        // linked statically in the release build. Holds no Swift; only PasteboardStore/Database imports it.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The system calls the store and the CLI share (whole reads and writes, EPIPE, errno as errors):
         // what lets the CLI print without importing the store.
         .target(name: "SystemIO", dependencies: ["Pasteboard", "CSystem"]),
@@ -132,7 +135,7 @@ let package = Package(
         .testTarget(name: "RepresentationsTests", dependencies: ["Representations", "Markdown", "Pasteboard", "Images", "ReaderSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PasteboardX11Tests", dependencies: ["PasteboardX11", "Pasteboard", "SystemIO"]),
         // Runs the built pbctl binary as a user would (no display, and under Xvfb when present).
-        .testTarget(name: "pbctlTests", dependencies: ["Pasteboard", "PasteboardWayland"]),
+        .testTarget(name: "pbctlTests", dependencies: ["Pasteboard", "PasteboardWayland"], exclude: ["Fixtures"]),
         .testTarget(name: "ArchiveTests", dependencies: ["Archive"]),
         .testTarget(name: "DetachedProcessTests", dependencies: ["DetachedProcess", "Pasteboard"]),
         .testTarget(name: "PasteboardTerminalTests", dependencies: ["PasteboardTerminal", "Pasteboard"]),

@@ -4,7 +4,7 @@
 # Usage: scripts/bench.sh [-o OUTPUT.md]          (default output: docs/benchmarks.md)
 # Environment:
 #   BENCH_SECTIONS   space-separated section names to run (default: "markdown richtext x11 wayland store
-#                    images ssh"; a section whose script is missing is skipped); the others are kept from the
+#                    history images ssh"; a section whose script is missing is skipped); the others are kept from the
 #                    existing output file
 #   BENCH_SCRATCH    SwiftPM scratch path for the release build (default: .build-bench)
 #   BENCH_RUNS       hyperfine runs per command (default 10)
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [-o OUTPUT.md]" >&2; exit 2 ;;
     esac
 done
-default_sections="markdown richtext x11 wayland store images ssh"
+default_sections="markdown richtext x11 wayland store history images ssh"
 sections="${BENCH_SECTIONS:-$default_sections}"
 scratch="${BENCH_SCRATCH:-$repo/.build-bench}"
 runs="${BENCH_RUNS:-10}"
@@ -335,6 +335,14 @@ section_store() {
 }
 
 # --------------------------------------------------------------------------------------------------
+# Section: the history at 1k, 10k, 100k and 1M entries (scripts/bench-history.sh)
+# --------------------------------------------------------------------------------------------------
+section_history() {
+    build_release
+    "$repo/scripts/bench-history.sh" "$pbctl_bin"
+}
+
+# --------------------------------------------------------------------------------------------------
 # Section: images (PNG to JPEG and BMP, a 4K screenshot, pbctl-bench image-convert vs ImageMagick)
 # --------------------------------------------------------------------------------------------------
 section_images() {
@@ -377,7 +385,7 @@ import os, sys
 work, out, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 headings = {"markdown": "## Markdown → HTML", "richtext": "## Rich text conversions", "x11": "## X11 selections",
             "wayland": "## Wayland clipboard", "store": "## Store (no display)", "images": "## Images",
-            "ssh": "## pbctl ssh"}
+            "ssh": "## pbctl ssh", "history": "## History at scale"}
 kept = {}
 if os.path.exists(out):
     current, lines = None, []

@@ -241,7 +241,24 @@ def images():
                 write(target, name, open(os.path.join(folder, name), "rb").read())
 
 
+def history_import():
+    # Lines of `pbctl history export`'s format, good and refused.
+    write("history-import", "export-lines.jsonl",
+          '{"time":"2026-01-02T03:04:05Z","source":"firefox","pinned":true,"representations":'
+          '{"text/plain;charset=utf-8":"aGVsbG8=","text/html":"PHA+aGk8L3A+"}}\n')
+    write("history-import", "times.jsonl",
+          '{"time":"2026-01-02T03:04:05.123456+05:30","representations":{"public.utf8-plain-text":"","image/png":"iVBORw0KGgo="}}\n'
+          '{"time":"1969-12-31 23:59:59.999Z","representations":{"net.daringfireball.markdown":"IyB0aXRsZQo="}}\n')
+    write("history-import", "refused.jsonl",
+          '{"time":"2026-01-01T00:00:00Z","representations":{}}\n'
+          '{"time":"yesterday","representations":{"a":"aGk="}}\n'
+          '{"time":"2026-01-01T00:00:00Z","representations":{"a":"aGk=","a":"aGk="}}\n'
+          '{"time":"2026-01-01T00:00:00Z","source":null,"other":[1,2],"representations":{"bad\\u000atype":"!!"}}\n'
+          '[\n')
+
+
 markdown_and_html()
+history_import()
 rtf()
 textbundle()
 item_archive()

@@ -134,7 +134,7 @@ else
     echo "release-smoke: warning: scripts/startup.order was traced with '${traced#\# }', not this toolchain; a 12-byte paste took $faults page faults (run make startup-order)" >&2
 fi
 
-# The history (flock, hard links, the index) and files on the clipboard (kernel copies) with this binary,
+# The history (its database, a blob, search, export and import) and files on the clipboard (kernel copies) with this binary,
 # in a history of its own (the demo above recorded its copies in the default one).
 export PBCTL_HISTORY="$work/history"
 printf 'first entry' | PBCTL_BACKEND=store "$pbctl" copy
@@ -143,6 +143,18 @@ printf '# second *entry*' | PBCTL_BACKEND=store "$pbctl" copy --from markdown
 [ "$(PBCTL_BACKEND=store "$pbctl" history paste 2 --as html)" = "<h1>second <em>entry</em></h1>" ] || fail "history paste --as html"
 PBCTL_BACKEND=store "$pbctl" history | tail -1 | PBCTL_BACKEND=store "$pbctl" history copy || fail "history copy from a line"
 [ "$(PBCTL_BACKEND=store "$pbctl" paste)" = "first entry" ] || fail "history copy did not restore the entry"
+# The history's database (SQLite linked in, FTS5 trigram search) and a large representation's file;
+# export, import elsewhere, export again: the same bytes.
+head -c 300000 /dev/urandom > "$work/large.bin"
+PBCTL_BACKEND=store "$pbctl" copy --type public.data "$work/large.bin" || fail "copy of a large representation"
+[ "$(ls "$PBCTL_HISTORY/blobs" | wc -l)" = 1 ] || fail "the large representation is not a file of its own"
+PBCTL_BACKEND=store "$pbctl" history paste 3 | cmp -s - "$work/large.bin" || fail "history paste of a large representation"
+[ "$(PBCTL_BACKEND=store "$pbctl" history search 'SECOND *ENTRY' | cut -f1)" = 2 ] || fail "history search"
+[ "$(PBCTL_BACKEND=store "$pbctl" history search --regex 'fir[s]t' | cut -f1)" = 1 ] || fail "history search --regex"
+PBCTL_BACKEND=store "$pbctl" history export > "$work/history.jsonl" || fail "history export"
+PBCTL_HISTORY="$work/history-copy" PBCTL_BACKEND=store "$pbctl" history import "$work/history.jsonl" || fail "history import"
+PBCTL_HISTORY="$work/history-copy" PBCTL_BACKEND=store "$pbctl" history export | cmp -s - "$work/history.jsonl" \
+    || fail "export → import → export changed the bytes"
 mkdir -p "$work/files/src" "$work/files/dst"; printf 'x' > "$work/files/src/a b.txt"
 PBCTL_BACKEND=store "$pbctl" copy --files --cut "$work/files/src/a b.txt" || fail "copy --files"
 PBCTL_BACKEND=store "$pbctl" paste --files --into "$work/files/dst" || fail "paste --files --into"

@@ -29,13 +29,15 @@ extension BackendChoice {
     /// - Returns: what kept the history from recording it (a history that cannot be written never
     ///   fails the copy), or nil.
     /// - Throws: what kept the store from taking it.
-    public static func fastStoreCopy(_ item: Item, historyLimits: History.Limits, variable: (String) -> String?) throws -> (any Error)? {
+    public static func fastStoreCopy(
+        _ item: Item, historyLimits: History.Limits, historyRules: History.Rules = History.Rules(), variable: (String) -> String?
+    ) throws -> (any Error)? {
         let store = try FileStore(root: FileStore.defaultRoot(variable: variable), producer: Conversion.produceRepresentation)
         try store.write([item], to: .general, options: CopyOptions())
         guard item.metadata.flags.reasonNotToRecord == nil else { return nil }
         do {
             let history = try History(
-                root: History.defaultRoot(variable: variable), limits: historyLimits, producer: Conversion.produceRepresentation,
+                root: History.defaultRoot(variable: variable), limits: historyLimits, rules: historyRules, producer: Conversion.produceRepresentation,
                 describe: { historyPreview($0, .standard) })
             try history.recordCopy(item, to: store, preview: historyPreview(plainText: item), application: item.metadata.sourceApplication)
             return nil

@@ -25,7 +25,7 @@ public final class HistoryRecorder: Sendable {
 
     /// The newest entry that kept something, as an item (what the daemon serves on an empty clipboard).
     public func newestItem() -> Item? {
-        guard let newest = try? history.entries().entries.first(where: \.keepsContent) else { return nil }
+        guard let newest = try? history.entries(History.Query(limit: 1, keepsContent: true)).entries.first else { return nil }
         return try? history.item(newest.id)
     }
 

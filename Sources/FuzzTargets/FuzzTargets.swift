@@ -32,6 +32,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// The metadata JSON reader (``JSONValue``) and every record read from it (store items, history
     /// entries and index, ISO 8601 dates); what parses is written again and must parse to the same value.
     case json
+    /// `pbctl history import`'s reader: each line of the input as a line of the exchange format
+    /// (``HistoryExchange/parse(_:)``); what reads is written again and must read back the same.
+    case historyImport = "history-import"
     /// Type declarations (`UTExportedTypeDeclarations`-shaped property lists) into a registry.
     case typeDeclarations = "type-declarations"
     /// Type from content, UTF-8 validation.
@@ -80,6 +83,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .itemArchive: _ = try? ItemArchive.decode(Data(input))
         case .storeInfo: _ = try? FileStore.decodeInfo(Data(input), path: "Info.json")
         case .json: Self.json(input)
+        case .historyImport: Self.historyImport(input)
         case .typeDeclarations: Self.typeDeclarations(input)
         case .sniffer: Self.sniffer(input)
         case .compoundText: Self.compoundText(input)
@@ -256,7 +260,28 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         let caseInsensitive = (input.first ?? 0) & 1 == 1
         let text = String(decoding: textBytes, as: UTF8.self)
         if let regex = try? LineRegex(String(decoding: patternBytes, as: UTF8.self), caseInsensitive: caseInsensitive) {
-            precondition(regex.matches(text) == regex.matches(textBytes), "the String and UTF-8 entry points disagree")
+            let answer = regex.matches(text)
+            precondition(answer == regex.matches(textBytes), "the String and UTF-8 entry points disagree")
+            // The lazy DFA of a search over many texts answers as the NFA does, on this text and on its
+            // parts (its cache carried from one text to the next).
+            let scanner = LineRegex.Scanner(regex)
+            let bytes = Array(textBytes)
+            precondition(bytes.withUnsafeBytes { scanner.matches($0) } == answer, "the DFA and the NFA disagree")
+            for part in bytes.split(separator: 0x0A, maxSplits: 8) {
+                let piece = Array(part)
+                precondition(piece.withUnsafeBytes { scanner.matches($0) } == regex.matches(piece), "the DFA and the NFA disagree on a part")
+            }
+            let literals = regex.requiredLiterals
+            if answer, !regex.caseInsensitive {
+                // What every match contains is in the text, scalar for scalar (what the index narrows by).
+                let scalars = Array(text.unicodeScalars)
+                for literal in literals {
+                    let needle = Array(literal.unicodeScalars)
+                    let found = needle.count <= scalars.count
+                        && (0...(scalars.count - needle.count)).contains { start in scalars[start..<(start + needle.count)].elementsEqual(needle) }
+                    precondition(found, "a required literal is missing from a match")
+                }
+            }
         }
         // The text, every operator escaped, is a pattern that matches it.
         var literal = ""
@@ -319,6 +344,16 @@ extension FuzzTarget {
             }
         default:
             break
+        }
+    }
+
+    static func historyImport(_ input: [UInt8]) {
+        for line in input.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            guard let record = try? Array(line).withUnsafeBytes({ try HistoryExchange.parse($0) }) else { continue }
+            let written = HistoryExchange.line(record)
+            guard let again = try? Array(written.dropLast()).withUnsafeBytes({ try HistoryExchange.parse($0) }), again == record else {
+                fatalError("HistoryExchange: a line that read does not read back the same once written")
+            }
         }
     }
 

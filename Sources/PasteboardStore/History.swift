@@ -8,31 +8,43 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CSystem
 import Pasteboard
+import Synchronization
 import SystemIO
 
-/// The clipboard history: every representation of each recorded item, newest first, bounded and
-/// deduplicated.
+/// The clipboard history: every representation of each recorded item, newest first, bounded,
+/// deduplicated, searchable, made to hold a lifetime of copies.
 ///
-/// Each entry is a document package written by ``FileStore`` (pasteboard `eID` in the history's own
-/// folder, with the store's atomic rules), which also holds the entry's own record, `Entry.json` (time,
-/// application, preview, digest, what was skipped). `index.json` is a cache of those records that
-/// listing reads: it can always be rebuilt from the packages, and it is reconciled with them (one
-/// `readdir`) whenever it is read, so a lost, damaged or stale index hides nothing and an ID is never
-/// given again while its package exists. All changes happen under an exclusive `flock` on `lock`;
-/// readers take it shared. A damaged package is reported and skipped.
+/// It lives in one SQLite database (``HistoryDatabase``: WAL, every commit synced) beside a folder of
+/// large representations named by their SHA-256. Every operation touches what it needs through an
+/// index: listing the newest entries, reading, deleting or pinning one, recording one with its bounds
+/// and duplicate check, searching (FTS5 trigrams, then each candidate confirmed). Many processes
+/// record at once (SQLite's write lock, waited for); a power cut loses at most the transaction it
+/// interrupted. A history in the earlier format (one package per entry and a JSON index) is migrated
+/// into it on first use.
 public final class History: @unchecked Sendable {
     public struct Limits: Sendable, Equatable {
-        /// Most entries kept (oldest dropped first).
+        /// Most entries kept (oldest dropped first; pinned entries are neither counted nor dropped).
         public var maxEntries = 1000
-        /// Most bytes kept, all entries together.
+        /// Most bytes kept, all unpinned entries together.
         public var maxBytes = 512 << 20
         /// Largest representation recorded; a larger one is listed as skipped, with its size.
         public var maxRepresentationSize = 64 << 20
+        /// Entries older than this many seconds are dropped (pinned ones stay); nil: no age limit.
+        public var maxAge: Double? = nil
         public init() {}
     }
 
-    /// One entry as the index lists it (and as its package's `Entry.json` records it).
+    /// What is never recorded besides sensitive and transient content (the configuration's
+    /// `history.ignore-types` and `history.ignore-regex`).
+    public struct Rules: Sendable {
+        /// Why an item is not to be recorded, or nil to record it.
+        public var ignore: (@Sendable (Item) -> String?)?
+        public init(ignore: (@Sendable (Item) -> String?)? = nil) { self.ignore = ignore }
+    }
+
+    /// One entry as listings show it.
     public struct Entry: Codable, Sendable, Equatable {
         public struct Kind: Codable, Sendable, Equatable {
             public var type: TypeIdentifier
@@ -61,16 +73,12 @@ public final class History: @unchecked Sendable {
         /// Identifies the content for deduplication.
         public var digest: String
         public var bytes: Int
+        /// Kept whatever the bounds, the age limit and `clear` say (`history pin`).
+        public var pinned = false
 
         /// Whether anything of the entry was kept: an entry whose every representation was over the
         /// limit is listed, but has nothing to paste.
         public var keepsContent: Bool { !types.isEmpty }
-    }
-
-    struct Index {
-        var format = 1
-        var nextID = 1
-        var entries: [Entry] = []
     }
 
     public enum Outcome: Equatable, Sendable {
@@ -80,31 +88,70 @@ public final class History: @unchecked Sendable {
         case notRecorded(String)
     }
 
+    /// Which entries a listing or search takes, newest first.
+    public struct Query: Sendable, Equatable {
+        /// At most this many.
+        public var limit: Int?
+        /// Only entries that keep a representation of one of these types.
+        public var types: [TypeIdentifier]?
+        /// Only entries from this application (`--source`).
+        public var application: String?
+        /// Only entries from this time on.
+        public var since: Date?
+        /// Only pinned entries.
+        public var pinnedOnly = false
+        /// Only entries that keep something to paste.
+        public var keepsContent = false
+
+        public init(
+            limit: Int? = nil, types: [TypeIdentifier]? = nil, application: String? = nil, since: Date? = nil, pinnedOnly: Bool = false,
+            keepsContent: Bool = false
+        ) {
+            self.limit = limit
+            self.types = types
+            self.application = application
+            self.since = since
+            self.pinnedOnly = pinnedOnly
+            self.keepsContent = keepsContent
+        }
+    }
+
     public let root: String
     public var limits: Limits
-    let store: FileStore
+    public var rules: Rules
+    let producer: RepresentationProducer?
     /// The one-line preview of an item (what `pbctl history` lists), for entries recorded without one.
     let describe: (Item) -> String
+    /// The text an item is searched in (every text representation), nil when it has none.
+    let searchable: (Item) -> String?
+    /// The database once opened, and the lock its users take (one call at a time per process: a
+    /// connection is not shared between threads).
+    private var database: HistoryDatabase?
+    private let lock = RecursiveMutex()
+    /// What opening the database reported (an old history's entries that could not be migrated), until
+    /// a listing shows it.
+    private let openingProblems = Mutex<[String]>([])
+    /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.
+    private let adopted = Mutex<[(path: String, base: UInt, count: Int)]>([])
 
-    static let indexName = "index.json"
-    static let journalName = "index.log"
-    static let lockName = "lock"
-    static let pausedName = "paused"
-    static let entryName = "Entry.json"
-    /// The highest ID accepted from a folder or record name.
+    /// The highest ID accepted.
     static let maximumID = 1 << 53
-    /// The longest preview kept from a record (a preview is one line of at most 80 characters).
+    /// The longest preview kept (a preview is one line of at most 80 characters).
     static let maximumPreview = 1024
+    /// The longest application or selection name kept.
+    static let maximumName = 1024
 
     /// The history at `root`; nothing is created before the first record.
     public init(
-        root: String, limits: Limits = Limits(), producer: RepresentationProducer? = nil,
-        describe: @escaping (Item) -> String = { _ in "" }
+        root: String, limits: Limits = Limits(), rules: Rules = Rules(), producer: RepresentationProducer? = nil,
+        describe: @escaping (Item) -> String = { _ in "" }, searchable: @escaping (Item) -> String? = History.plainText
     ) throws {
         self.root = root
         self.limits = limits
+        self.rules = rules
+        self.producer = producer
         self.describe = describe
-        store = try FileStore(root: root, producer: producer)
+        self.searchable = searchable
     }
 
     /// Where the history lives: `$PBCTL_HISTORY`, else `$XDG_STATE_HOME/pbctl/history`, else
@@ -121,106 +168,124 @@ public final class History: @unchecked Sendable {
         return home + "/.local/state/pbctl/history"
     }
 
+    /// The name an entry is read by through ``backend`` (`eID`).
     public static func pasteboard(for id: Int) -> PasteboardName { PasteboardName("e\(id)")! }
 
-    /// The backend an entry is read through (`history paste` negotiates as `paste` does).
-    public var backend: any PasteboardBackend { store }
+    /// The backend an entry is read through (`history paste` negotiates as `paste` does): pasteboard
+    /// ``pasteboard(for:)`` holds the entry as one item.
+    public var backend: any PasteboardBackend { HistoryBackend(history: self) }
+
+    /// The UTF-8 text of an item's plain-text and Markdown representations (what a history made without
+    /// the converters searches).
+    public static func plainText(_ item: Item) -> String? {
+        let texts = item.representations.compactMap { representation -> String? in
+            guard [TypeIdentifier.utf8PlainText, .plainText, .markdown].contains(representation.type),
+                case .data(let data) = representation.content
+            else { return nil }
+            return String(decoding: data, as: UTF8.self)
+        }
+        return texts.isEmpty ? nil : texts.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: "\n")
+    }
+
+    // MARK: The database
+
+    /// `body` with the database, opened (created when `create`) once and kept while its files are the
+    /// history's. `absent`: what a history that does not exist answers (else it is an error).
+    func withDatabase<T>(create: Bool, absent: T? = nil, _ body: (HistoryDatabase) throws -> T) throws -> T {
+        try lock.locked { () -> T in
+            if let open = database, !open.isCurrent { database = nil }
+            if database == nil {
+                if let (opened, problems) = try HistoryDatabase.open(
+                    root: root, create: create, describe: describe, migrate: { legacy, database in try self.migrate(legacy, into: database) })
+                {
+                    database = opened
+                    if !problems.isEmpty { openingProblems.withLock { $0 += problems } }
+                }
+            }
+            guard let database else {
+                if let absent { return absent }
+                throw PasteboardError(.io, "\(root): the history does not exist")
+            }
+            return try body(database)
+        }
+    }
 
     // MARK: Recording
 
     /// The next record takes `data`'s bytes from the file at `path` (a store's data file): a hard link
     /// when the history is on the same file system, so recording a large copy costs no second write.
-    public func adopt(_ path: String, holding data: Data) { store.adopt(path, holding: data) }
+    public func adopt(_ path: String, holding data: Data) {
+        guard data.count >= HistoryDatabase.inlineLimit, let base = data.withUnsafeBytes({ $0.baseAddress }) else { return }
+        adopted.withLock { $0.append((path, UInt(bitPattern: base), data.count)) }
+    }
 
-    /// Records `item` unless it is sensitive or transient, or recording is paused. Representations
-    /// over ``Limits/maxRepresentationSize`` are listed as skipped, with their size, and so are the
-    /// ones produced from them; an item of which nothing can be kept is still listed, as skipped.
-    @discardableResult
+    func adoptedFile(holding data: Data) -> String? {
+        guard let base = data.withUnsafeBytes({ $0.baseAddress }) else { return nil }
+        return adopted.withLock { list in list.first { $0.base == UInt(bitPattern: base) && $0.count == data.count }?.path }
+    }
+
+    /// Records `item` unless it is sensitive or transient, a rule ignores it, or recording is paused.
+    /// Representations over ``Limits/maxRepresentationSize`` are listed as skipped, with their size, and
+    /// so are the ones produced from them; an item of which nothing can be kept is still listed, as
+    /// skipped.
     /// - Parameter skipped: what the recorder itself left out (an owner's target over the limit, with
     ///   its size), listed with what this record skips.
+    @discardableResult
     public func record(
         _ item: Item, preview: String, application: String?, selection: String = "clipboard", skipped alreadySkipped: [Entry.Kind] = [],
         now: Date = Date()
     ) throws -> Outcome {
         if let why = item.metadata.flags.reasonNotToRecord { return .notRecorded(why) }
+        if let why = rules.ignore?(item) { return .notRecorded(why) }
+        defer { adopted.withLock { $0.removeAll() } }
         do {
-            return try recordLocked(item, preview: preview, application: application, selection: selection, skipped: alreadySkipped, now: now)
+            let prepared = try prepare(item, skipped: alreadySkipped, preview: preview)
+            guard !prepared.kept.representations.isEmpty || !prepared.skipped.isEmpty else { return .notRecorded("the item is empty") }
+            return try withDatabase(create: true) { database -> Outcome in
+                // Large representations are written (and synced) before the write lock is taken; the
+                // transaction only names them.
+                var staged = try stageBlobs(prepared.kept, database)
+                defer { staged.discard() }
+                var unused = false
+                let outcome = try database.connection.transaction(write: true) { () -> Outcome in
+                    try database.collectUnusedBlobs()
+                    if let until = try pausedUntil(database), until > now { return .notRecorded("recording is paused") }
+                    if let id = try duplicate(of: prepared, staged: staged, database) {
+                        try database.connection.run(
+                            "UPDATE entry SET time = ?, application = coalesce(?, application) WHERE id = ?",
+                            [.integer(Self.milliseconds(now)), .optional(application.map(Self.boundedName)), .int(id)])
+                        return .moved(id)
+                    }
+                    let id = try insert(
+                        prepared, staged: &staged, time: now, application: application, selection: selection, pinned: false, database)
+                    try staged.syncFolder(database)
+                    unused = try enforceBounds(now: now, sparing: id, database)
+                    return .recorded(id)
+                }
+                staged.committed()
+                if unused { try? database.connection.transaction(write: true) { try database.collectUnusedBlobs() } }
+                return outcome
+            }
         } catch let error as PasteboardError {
             // Said of the history alone: the clipboard copy it records went on (a full disk here is not
             // a lost copy there).
-            let suffix = "; nothing was copied, the previous content is intact"
-            let cause = error.message.hasSuffix(suffix) ? String(error.message.dropLast(suffix.count)) : error.message
-            throw PasteboardError(error.code, cause.contains(root) ? cause : "\(cause) (the history at \(root.shownPath))")
+            throw PasteboardError(error.code, error.message.contains(root) ? error.message : "\(error.message) (the history at \(root.shownPath))")
         }
     }
 
-    private func recordLocked(
-        _ item: Item, preview: String, application: String?, selection: String, skipped alreadySkipped: [Entry.Kind], now: Date
-    ) throws -> Outcome {
-        try withLock(exclusive: true, create: true) { fd in
-            if let until = try pausedUntil(fd), until > now { return .notRecorded("recording is paused") }
-            var (kept, skipped, digest) = try keep(item, alreadySkipped)
-            skipped = alreadySkipped + skipped
-            guard !kept.representations.isEmpty || !skipped.isEmpty else { return .notRecorded("the item is empty") }
-            var (index, _, stale) = try reconciledIndex(fd)
-            // A duplicate is confirmed byte for byte; an entry with skipped parts never counts as one
-            // (what was not kept cannot be compared).
-            if skipped.isEmpty, let at = index.entries.firstIndex(where: { $0.digest == digest && $0.skipped.isEmpty && sameContent(kept, as: $0.id) }) {
-                var entry = index.entries.remove(at: at)
-                entry.time = now
-                if let application { entry.application = application }
-                index.entries.insert(entry, at: 0)
-                // A short journal line; the entry's own record keeps its first time (the journal and the
-                // snapshot say when it moved; a record read back after both are lost lists it there).
-                let move: JSONValue = .record([
-                    ("move", .integer(Int64(entry.id))), ("time", .string(ISO8601Seconds.string(now))),
-                    ("application", application.map(JSONValue.string)),
-                ])
-                try appendIndex([move], index, fd, snapshot: stale)
-                return .moved(entry.id)
-            }
-            let id = index.nextID
-            index.nextID += 1
-            do {
-                try store.write([kept], to: Self.pasteboard(for: id))
-            } catch {
-                // A write that failed (a full disk) leaves no package behind: no empty entry, no damage.
-                removePackage(id, fd)
-                throw error
-            }
-            let types = kept.representations.map { representation -> Entry.Kind in
-                Entry.Kind(type: representation.type, size: representation.knownSize, derivedFrom: representation.derivedFrom)
-            }
-            let entry = Entry(
-                id: id, time: now, application: application, selection: selection, types: types, skipped: skipped,
-                preview: Self.bounded(preview), digest: digest, bytes: types.reduce(0) { $0 + ($1.size ?? 0) })
-            do {
-                try writeEntry(entry, fd)
-            } catch {
-                removePackage(id, fd)
-                throw error
-            }
-            index.entries.insert(entry, at: 0)
-            // Bounds: oldest first, never the entry just recorded.
-            var total = index.entries.reduce(0) { $0 + $1.bytes }
-            var dropped: [Int] = []
-            while index.entries.count > 1, index.entries.count > limits.maxEntries || total > limits.maxBytes {
-                let last = index.entries.removeLast()
-                total -= last.bytes
-                dropped.append(last.id)
-            }
-            var lines: [JSONValue] = [.record([("entry", entry.json)])]
-            if !dropped.isEmpty { lines.append(.record([("drop", .array(dropped.map { .integer(Int64($0)) }))])) }
-            try appendIndex(lines, index, fd, snapshot: stale)
-            for id in dropped { removePackage(id, fd) }
-            return .recorded(id)
-        }
+    /// What of an item the history keeps, ready to insert: the representations within the size limit
+    /// (a promised one only when what it is produced from is kept), what it skips, the content's digest,
+    /// its searchable text, the preview and the metadata worth keeping.
+    struct Prepared {
+        var kept: Item
+        var skipped: [Entry.Kind]
+        var digest: String
+        var text: String
+        var preview: String
+        var bytes: Int
     }
 
-    /// What of `item` the history keeps: each representation within the size limit (a promised one only
-    /// when what it is produced from is kept), what it skips, and the content's digest (skipped parts
-    /// included, by type, size and sampled bytes, so two different over-limit items never look alike).
-    private func keep(_ item: Item, _ alreadySkipped: [Entry.Kind]) throws -> (Item, [Entry.Kind], String) {
+    func prepare(_ item: Item, skipped alreadySkipped: [Entry.Kind], preview: String) throws -> Prepared {
         var kept = Item(metadata: item.metadata)
         var skipped: [Entry.Kind] = []
         var digest = ContentDigest()
@@ -254,92 +319,79 @@ public final class History: @unchecked Sendable {
         let order = item.representations.map(\.type)
         var ordered = Item(metadata: kept.metadata)
         for type in order { if let representation = kept.representation(for: type) { ordered.set(representation) } }
-        skipped.sort { (order.firstIndex(of: $0.type) ?? 0) < (order.firstIndex(of: $1.type) ?? 0) }
-        return (ordered, skipped, digest.value)
+        skipped = alreadySkipped + skipped.sorted { (order.firstIndex(of: $0.type) ?? 0) < (order.firstIndex(of: $1.type) ?? 0) }
+        let shown = Self.bounded(preview)
+        var text = ordered.representations.isEmpty ? nil : searchable(ordered)
+        if text?.isEmpty ?? true { text = shown }
+        let bytes = ordered.representations.reduce(0) { $0 + ($1.knownSize ?? 0) }
+        return Prepared(kept: ordered, skipped: skipped, digest: digest.value, text: text ?? shown, preview: shown, bytes: bytes)
     }
 
-    /// Whether entry `id` holds exactly `item`'s recorded bytes, type for type. Stored files are read in
-    /// chunks (`pread`), not mapped, and an adopted store file is compared file to file: confirming a
-    /// 64 MiB duplicate costs neither 128 MiB of resident memory nor a copy.
-    private func sameContent(_ item: Item, as id: Int) -> Bool {
-        let pasteboard = Self.pasteboard(for: id)
-        guard let stored = try? store.storedFiles(item: 0, in: pasteboard),
-            stored.types.sorted() == item.representations.map(\.type).sorted()
-        else { return false }
-        for representation in item.representations {
-            guard case .data(let data) = representation.content else { continue }
-            if let path = stored.files.first(where: { $0.0 == representation.type })?.1 {
-                guard Self.file(path, holds: data, sameAs: store.adoptedFile(holding: data)) else { return false }
-                continue
-            }
-            guard let stored = try? store.read(representation.type, item: 0, from: pasteboard), stored == data else { return false }
-        }
-        return true
+    /// The time as the database keeps it: milliseconds since 1970.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        return Int64(max(Double(HistoryDatabase.timeRange.lowerBound), min(Double(HistoryDatabase.timeRange.upperBound), value)))
     }
 
-    /// Whether the regular file at `path` holds exactly `data` (whose bytes are those of the file `twin`
-    /// when given), read 1 MiB at a time.
-    static func file(_ path: String, holds data: Data, sameAs twin: String?) -> Bool {
-        func openRegular(_ path: String) -> Int32? {
-            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            var st = stat()
-            guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) == data.count else {
-                close(fd)
-                return nil
-            }
-            return fd
-        }
-        guard let fd = openRegular(path) else { return false }
-        defer { close(fd) }
-        let other = twin.flatMap(openRegular)
-        defer { if let other { close(other) } }
-        // A buffer the size of the data up to 1 MiB: confirming a few bytes must not clear a megabyte.
-        let chunk = max(1, min(1 << 20, data.count))
-        var mine = [UInt8](repeating: 0, count: chunk)
-        var theirs = [UInt8](repeating: 0, count: other == nil ? 0 : chunk)
-        func fill(_ fd: Int32, _ buffer: inout [UInt8], _ offset: Int, _ count: Int) -> Bool {
-            var got = 0
-            while got < count {
-                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, count - got, off_t(offset + got)) }
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else { return false }
-                got += n
-            }
-            return true
-        }
-        var offset = 0
-        while offset < data.count {
-            let count = min(chunk, data.count - offset)
-            guard fill(fd, &mine, offset, count) else { return false }
-            if let other {
-                guard fill(other, &theirs, offset, count), memcmp(mine, theirs, count) == 0 else { return false }
-            } else {
-                let equal = data.withUnsafeBytes { raw in memcmp(raw.baseAddress! + offset, mine, count) == 0 }
-                guard equal else { return false }
-            }
-            offset += count
-        }
-        return true
+    static func date(milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+    static func bounded(_ preview: String) -> String {
+        preview.unicodeScalars.count <= maximumPreview ? preview : String(String.UnicodeScalarView(preview.unicodeScalars.prefix(maximumPreview)))
     }
 
-    // MARK: Reading and managing
+    static func boundedName(_ name: String) -> String {
+        name.utf8.count <= maximumName ? name : String(String.UnicodeScalarView(name.unicodeScalars.prefix(maximumName / 4)))
+    }
 
-    /// The entries, newest first (the index, reconciled with the packages on disk: no representation
-    /// is read). Entries whose package is gone are left out and named in `problems`.
+    // MARK: Reading
+
+    /// Every entry, newest first. Entries whose record is damaged are left out and named in `problems`.
+    /// (Holds them all in memory: listings use ``forEachEntry(_:_:)``.)
     public func entries() throws -> (entries: [Entry], problems: [String]) {
-        try withLock(exclusive: false, create: false, absent: ([], [])) { fd in
-            let (index, problems, _) = try reconciledIndex(fd)
-            return (index.entries, problems)
+        try entries(Query())
+    }
+
+    /// The entries `query` takes, newest first.
+    public func entries(_ query: Query) throws -> (entries: [Entry], problems: [String]) {
+        var found: [Entry] = []
+        let problems = try forEachEntry(query) { found.append($0) }
+        return (found, problems)
+    }
+
+    /// Calls `body` with each entry `query` takes, newest first, as it is read (memory does not grow
+    /// with the history). Returns the problems: damaged records left out, an old history's entries that
+    /// could not be migrated.
+    @discardableResult
+    public func forEachEntry(_ query: Query, _ body: (Entry) throws -> Void) throws -> [String] {
+        try withDatabase(create: false, absent: [String]()) { database in
+            var problems = openingProblems.withLock { problems in
+                defer { problems = [] }
+                return problems
+            }
+            try database.connection.transaction(write: false) {
+                let (sql, values) = Self.listing(query)
+                let statement = try database.connection.statement(sql)
+                try statement.bind(values)
+                defer { statement.reset() }
+                while try statement.step() {
+                    switch try entry(statement, database) {
+                    case .success(let entry): try body(entry)
+                    case .failure(let problem): problems.append(problem.message)
+                    }
+                }
+            }
+            return problems
         }
     }
 
     /// The entry `id`, or `.empty` naming it.
     public func entry(_ id: Int) throws -> Entry {
-        guard let entry = try entries().entries.first(where: { $0.id == id }) else {
-            throw PasteboardError.empty("there is no history entry \(id)")
+        let found = try withDatabase(create: false, absent: nil as Entry?) { database -> Entry? in
+            try database.connection.transaction(write: false) { try entry(id: id, database) }
         }
-        return entry
+        guard let found else { throw PasteboardError.empty("there is no history entry \(id)") }
+        return found
     }
 
     /// The entry `id`, which must keep something to paste: else `.empty` saying what was skipped.
@@ -349,6 +401,9 @@ public final class History: @unchecked Sendable {
             let what = entry.skipped.first.map { kind in
                 "\(kind.type)" + (kind.size.map { " (\(formatSize($0)))" } ?? "")
             } ?? "its content"
+            if entry.skipped.first?.cutShort == true {
+                throw PasteboardError.empty("history entry \(id) keeps nothing to paste: \(what) was not sent whole before its owner went away")
+            }
             throw PasteboardError.empty(
                 "history entry \(id) keeps nothing to paste: \(what) was over history.max-entry-size (\(formatSize(limits.maxRepresentationSize)))")
         }
@@ -357,369 +412,142 @@ public final class History: @unchecked Sendable {
 
     /// The whole item of entry `id`: recorded bytes, and derived records as promises.
     public func item(_ id: Int) throws -> Item {
-        let pasteboard = Self.pasteboard(for: id)
-        guard let summary = try store.items(in: pasteboard).first else { throw PasteboardError.empty("there is no history entry \(id)") }
-        var item = Item(metadata: summary.metadata)
-        for type in summary.types {
-            if type.derivedFrom != nil, type.size == nil {
-                let store = self.store
-                item.set(Representation(type: type.type, derivedFrom: type.derivedFrom) { try store.read(type.type, item: 0, from: pasteboard) })
-            } else {
-                item.set(Representation(type: type.type, data: try store.read(type.type, item: 0, from: pasteboard), derivedFrom: type.derivedFrom))
-            }
+        let found = try withDatabase(create: false, absent: nil as Item?) { database -> Item? in
+            try database.connection.transaction(write: false) { try item(id: id, database) }
         }
-        return item
-    }
-
-    /// The entries whose text (`text` of their item) `matches`, newest first, at most `limit`. Entries
-    /// that keep no text are matched on their preview.
-    public func search(limit: Int? = nil, text: (Item) -> String?, _ matches: (String) -> Bool) throws -> [Entry] {
-        var found: [Entry] = []
-        for entry in try entries().entries {
-            let content = entry.keepsContent ? (try? item(entry.id)).flatMap(text) : nil
-            if matches(content ?? entry.preview) { found.append(entry) }
-            if let limit, found.count >= limit { break }
-        }
+        guard let found else { throw PasteboardError.empty("there is no history entry \(id)") }
         return found
     }
+
+    // MARK: Managing
 
     /// Removes entries; returns the ids that were not there.
     @discardableResult
     public func delete(_ ids: [Int]) throws -> [Int] {
-        try withLock(exclusive: true, create: false, absent: ids) { fd in
-            var (index, _, _) = try reconciledIndex(fd)
-            let present = Set(index.entries.map(\.id))
-            index.entries.removeAll { ids.contains($0.id) }
-            try writeIndex(index, fd)
-            for id in ids where present.contains(id) { removePackage(id, fd) }
-            return ids.filter { !present.contains($0) }
+        try withDatabase(create: false, absent: ids) { database in
+            var missing: [Int] = []
+            try database.connection.transaction(write: true) {
+                for id in ids {
+                    if try !deleteEntry(id, database) { missing.append(id) }
+                }
+            }
+            try database.connection.transaction(write: true) { try database.collectUnusedBlobs() }
+            return missing
         }
     }
 
-    /// Removes every entry (the numbering goes on).
-    public func clear() throws {
-        try withLock(exclusive: true, create: false, absent: ()) { fd in
-            var (index, _, _) = try reconciledIndex(fd)
-            let ids = index.entries.map(\.id)
-            index.entries = []
-            try writeIndex(index, fd)
-            for id in ids { removePackage(id, fd) }
-            // Packages that could not be read (damaged): nothing of them stays either.
-            for (id, _) in try packageIDs(fd) { removePackage(id, fd) }
+    /// Removes every entry but the pinned ones (with `includingPinned`, those too). The numbering goes on.
+    public func clear(includingPinned: Bool = false) throws {
+        try withDatabase(create: false, absent: ()) { database in
+            let connection = database.connection
+            try connection.transaction(write: true) {
+                let condition = includingPinned ? "1" : "pinned = 0"
+                let doomed = "SELECT id FROM entry WHERE \(condition)"
+                try connection.execute(
+                    """
+                    UPDATE blob SET refs = refs - (SELECT count(*) FROM representation r WHERE r.blob = blob.hash AND r.entry IN (\(doomed)));
+                    DELETE FROM representation WHERE entry IN (\(doomed));
+                    DELETE FROM search_text WHERE id IN (\(doomed));
+                    DELETE FROM entry WHERE \(condition);
+                    UPDATE counters SET entries = 0, bytes = 0;
+                    INSERT INTO search(search) VALUES('rebuild');
+                    """)
+            }
+            try connection.transaction(write: true) { try database.collectUnusedBlobs() }
+            try? connection.execute("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    /// Pins (or with `false` unpins) entries; returns the ids that were not there.
+    @discardableResult
+    public func pin(_ ids: [Int], _ pinned: Bool = true) throws -> [Int] {
+        try withDatabase(create: false, absent: ids) { database in
+            var missing: [Int] = []
+            var unused = false
+            try database.connection.transaction(write: true) {
+                for id in ids {
+                    guard let (wasPinned, bytes) = try pinState(id, database) else {
+                        missing.append(id)
+                        continue
+                    }
+                    guard wasPinned != pinned else { continue }
+                    try database.connection.run("UPDATE entry SET pinned = ? WHERE id = ?", [.integer(pinned ? 1 : 0), .int(id)])
+                    try database.connection.run(
+                        "UPDATE counters SET entries = entries + ?, bytes = bytes + ?", [.integer(pinned ? -1 : 1), .int(pinned ? -bytes : bytes)])
+                }
+                // An unpinned entry counts again: the bounds apply (the newest entry stays).
+                if !pinned { unused = try enforceBounds(now: Date(), sparing: nil, database) }
+            }
+            if unused { try database.connection.transaction(write: true) { try database.collectUnusedBlobs() } }
+            return missing
         }
     }
 
     /// Stops recording until `until` (nil: until ``resume()``).
     public func pause(until: Date?) throws {
-        try withLock(exclusive: true, create: true) { fd in
-            let text = until.map { String(Int64($0.timeIntervalSince1970.rounded(.up))) } ?? "forever"
-            let package = FileStore.Package(fd: fd, path: root)
-            try package.replaceFile(Self.pausedName, Data((text + "\n").utf8))
+        try withDatabase(create: true) { database in
+            try database.connection.run("UPDATE counters SET paused = ?", [.integer(until.map { max(1, Self.milliseconds($0)) } ?? -1)])
         }
     }
 
     public func resume() throws {
-        try withLock(exclusive: true, create: false, absent: ()) { fd in _ = unlinkat(fd, Self.pausedName, 0) }
+        try withDatabase(create: false, absent: ()) { database in try database.connection.run("UPDATE counters SET paused = 0") }
     }
 
     /// Until when recording is paused: nil when it is not; `.distantFuture` for a pause without end.
     public func pausedUntil(now: Date = Date()) throws -> Date? {
-        try withLock(exclusive: false, create: false, absent: nil) { fd in
-            guard let until = try pausedUntil(fd), until > now else { return nil }
+        try withDatabase(create: false, absent: nil as Date?) { database in
+            guard let until = try pausedUntil(database), until > now else { return nil }
             return until
         }
     }
 
-    // MARK: Files
-
-    private func pausedUntil(_ fd: Int32) throws -> Date? {
-        let package = FileStore.Package(fd: fd, path: root)
-        guard let data = try? package.readStoredFile(Self.pausedName, size: nil, limit: 64) else { return nil }
-        let text = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == " " }).first.map(String.init) ?? ""
-        guard let seconds = Int64(text), seconds > 0, seconds < 1 << 40 else { return .distantFuture }
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    func pausedUntil(_ database: HistoryDatabase) throws -> Date? {
+        let value = try database.connection.integer("SELECT paused FROM counters") ?? 0
+        if value == 0 { return nil }
+        if value < 0 || !HistoryDatabase.timeRange.contains(value) { return .distantFuture }
+        return Self.date(milliseconds: value)
     }
 
-    private func removePackage(_ id: Int, _ fd: Int32) {
-        FileTree.removeTree(root + "/e\(id).pasteboard")
-    }
-
-    private func withLock<T>(exclusive: Bool, create: Bool, absent: T? = nil, _ body: (Int32) throws -> T) throws -> T {
-        // The entries' store has the same root, opened once for both.
-        guard let fd = try store.rootDirectory(create: create) else {
-            if let absent { return absent }
-            throw PasteboardError(.io, "\(root): the history does not exist")
-        }
-        let lock = exclusive
-            ? openat(fd, Self.lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-            : openat(fd, Self.lockName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        if lock < 0, exclusive || errno != ENOENT { throw FileStore.openError(root + "/" + Self.lockName) }
-        defer { if lock >= 0 { close(lock) } }
-        if lock >= 0 {
-            while flock(lock, exclusive ? LOCK_EX : LOCK_SH) != 0 {
-                if errno != EINTR { throw POSIX.ioError("lock", root) }
+    /// How many entries there are and their bytes (pinned ones included), from the counters and the
+    /// pinned entries.
+    public func totals() throws -> (entries: Int, bytes: Int, pinned: Int) {
+        try withDatabase(create: false, absent: (0, 0, 0)) { database in
+            try database.connection.transaction(write: false) {
+                let statement = try database.connection.statement("SELECT entries, bytes FROM counters")
+                defer { statement.reset() }
+                guard try statement.step() else { return (0, 0, 0) }
+                let entries = Int(clamping: statement.integer(0)), bytes = Int(clamping: statement.integer(1))
+                statement.reset()
+                let pinned = Int(try database.connection.integer("SELECT count(*) FROM entry WHERE pinned = 1") ?? 0)
+                return (entries + pinned, bytes, pinned)
             }
         }
-        return try body(fd)
-    }
-
-    /// The entry packages on disk: id and folder name (`eID.pasteboard`, `0 < ID < 2^53`).
-    private func packageIDs(_ fd: Int32) throws -> [(Int, String)] {
-        try FileTree.entries(fd, path: root).compactMap { name in
-            guard name.hasPrefix("e"), name.hasSuffix(".pasteboard"),
-                let id = Int(name.dropFirst().dropLast(".pasteboard".count)), id > 0, id < Self.maximumID,
-                "e\(id).pasteboard" == name
-            else { return nil }
-            return (id, name)
-        }
-    }
-
-    /// The index as the packages on disk say it is: the cached one when whole, with entries whose
-    /// package is gone left out (named in the problems), packages it does not list (a crash between
-    /// writing one and the index, a lost or damaged index) read back from their own records, and a next
-    /// ID above every package's.
-    /// `stale`: the cached index did not say what the packages do (it is worth writing again whole).
-    private func reconciledIndex(_ fd: Int32) throws -> (index: Index, problems: [String], stale: Bool) {
-        let cached = readIndex(fd)
-        var index = cached ?? Index()
-        var stale = cached == nil
-        // Sorted arrays, not a dictionary and a set: no run-time look-up of generic conformances for
-        // what a copy does every time (a static executable pays one per new generic type).
-        let onDisk = try packageIDs(fd).map(\.0).sorted()
-        func position(of id: Int) -> Int? {
-            var low = 0, high = onDisk.count
-            while low < high {
-                let middle = (low + high) / 2
-                if onDisk[middle] < id { low = middle + 1 } else { high = middle }
-            }
-            return low < onDisk.count && onDisk[low] == id ? low : nil
-        }
-        var problems: [String] = []
-        var listed = [Bool](repeating: false, count: onDisk.count)
-        index.entries.removeAll { entry in
-            guard let at = position(of: entry.id), !listed[at] else {
-                stale = true
-                if position(of: entry.id) == nil { problems.append("\(root)/e\(entry.id).pasteboard/Info.json: missing; entry \(entry.id) skipped") }
-                return true
-            }
-            listed[at] = true
-            return false
-        }
-        var recovered: [Entry] = []
-        for (at, id) in onDisk.enumerated() where !listed[at] {
-            if let entry = recoveredEntry(id, fd) { recovered.append(entry) } else {
-                problems.append("\(root)/e\(id).pasteboard: damaged; entry \(id) skipped")
-            }
-        }
-        // Entries read back from their packages are worth keeping in the snapshot (a package that cannot
-        // be read at all is reported each time instead: writing the index would not change that).
-        if !recovered.isEmpty {
-            stale = true
-            index.entries += recovered
-            index.entries.sort { ($0.time, $0.id) > ($1.time, $1.id) }
-        }
-        index.nextID = max(index.nextID, (onDisk.last ?? 0) + 1)
-        return (index, problems, stale && !onDisk.isEmpty)
-    }
-
-    /// The cached index: the snapshot (`index.json`) with the journal (`index.log`) applied. A record
-    /// appends a line to the journal instead of writing the whole index again: `{"entry": …}` puts that
-    /// entry first (new), `{"move": ID, "time": …}` puts an entry first again (the same content copied
-    /// again), `{"drop": [IDs]}` removes entries. A line that does not read (the
-    /// last one, cut by a crash) is skipped: the packages on disk fill in what it said. Nil when neither
-    /// exists or the snapshot is damaged and the journal says nothing.
-    private func readIndex(_ fd: Int32) -> Index? {
-        let package = FileStore.Package(fd: fd, path: root)
-        var index: Index? = nil
-        if let data = try? package.readStoredFile(Self.indexName, size: nil, limit: 64 << 20), let json = try? JSONValue.parse(data),
-            let snapshot = try? Index(json: json), snapshot.format == 1, snapshot.nextID > 0, snapshot.nextID < Self.maximumID,
-            snapshot.entries.allSatisfy({ $0.id < snapshot.nextID && Self.isValid($0) })
-        {
-            index = snapshot
-        }
-        guard let journal = try? package.readStoredFile(Self.journalName, size: nil, limit: 64 << 20), !journal.isEmpty else {
-            journalLines = 0
-            return index
-        }
-        var result = index ?? Index()
-        var lines = 0
-        var records: [JSONValue] = []
-        journal.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
-                if end > start {
-                    lines += 1
-                    // A line that does not read is skipped (see above).
-                    if let json = try? JSONValue.parse(UnsafeBufferPointer(rebasing: bytes[start..<end])) { records.append(json) }
-                }
-                start = end + 1
-            }
-        }
-        for json in records {
-            if let value = json["entry"], let entry = try? Entry(json: value), Self.isValid(entry) {
-                result.entries.removeAll { $0.id == entry.id }
-                result.entries.insert(entry, at: 0)
-                result.nextID = max(result.nextID, entry.id + 1)
-            } else if let id = json["move"]?.int, let time = json["time"]?.string.flatMap(ISO8601Seconds.date),
-                let at = result.entries.firstIndex(where: { $0.id == id })
-            {
-                var entry = result.entries.remove(at: at)
-                entry.time = time
-                if let application = json["application"]?.string { entry.application = application }
-                result.entries.insert(entry, at: 0)
-            } else if let ids = json["drop"]?.array {
-                let dropped = ids.compactMap(\.int)
-                result.entries.removeAll { dropped.contains($0.id) }
-            }
-        }
-        journalLines = lines
-        return result
-    }
-
-    /// Lines of the journal as last read (``readIndex(_:)``), for deciding when to fold it in.
-    private var journalLines = 0
-
-    /// Appends `lines` to the journal, one write; folds the journal into a new snapshot of `index` (the
-    /// index with these lines applied) once it is longer than the index itself would be worth.
-    /// `snapshot`: write the snapshot now (the cached index was damaged or missed packages).
-    private func appendIndex(_ lines: [JSONValue], _ index: Index, _ fd: Int32, snapshot: Bool) throws {
-        if snapshot || journalLines + lines.count > max(64, index.entries.count) {
-            return try writeIndex(index, fd)
-        }
-        var bytes: [UInt8] = []
-        for line in lines {
-            line.write(into: &bytes)
-            bytes.append(UInt8(ascii: "\n"))
-        }
-        let log = openat(fd, Self.journalName, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard log >= 0 else { return try writeIndex(index, fd) }
-        defer { close(log) }
-        let before = lseek(log, 0, SEEK_END)
-        do {
-            try POSIX.writeAll(log, Data(bytes), path: root + "/" + Self.journalName)
-            journalLines += lines.count
-        } catch {
-            // A full disk: no partial line stays to spoil the next one; the packages still say what the
-            // index would have (they are read back).
-            if before >= 0 { ftruncate(log, before) }
-            throw error
-        }
-    }
-
-    /// Every number and name of a record read from disk, range-checked.
-    static func isValid(_ entry: Entry) -> Bool {
-        func valid(_ kind: Entry.Kind) -> Bool {
-            kind.type.isWellFormed && (kind.size.map { (0...FileStore.maximumStoredSize).contains($0) } ?? true)
-                && (kind.derivedFrom?.isWellFormed ?? true)
-        }
-        return entry.id > 0 && entry.id < maximumID && (0...FileStore.maximumStoredSize).contains(entry.bytes)
-            && entry.types.count <= 10_000 && entry.skipped.count <= 10_000 && entry.types.allSatisfy(valid)
-            && entry.skipped.allSatisfy(valid) && entry.preview.utf8.count <= maximumPreview * 4
-            && entry.digest.utf8.count <= 256 && entry.selection.utf8.count <= 64
-            && (entry.application?.utf8.count ?? 0) <= 1024 && entry.time.timeIntervalSince1970.isFinite
-    }
-
-    /// Entry `id` from its package: its own record when whole, else made from the package's metadata
-    /// and content (the preview and digest computed again). Nil when the package cannot be read.
-    private func recoveredEntry(_ id: Int, _ fd: Int32) -> Entry? {
-        let name = "e\(id).pasteboard"
-        if let packageFD = try? FileStore.openDirectory(name, relativeTo: fd, create: false, displayPath: root + "/" + name) {
-            defer { close(packageFD) }
-            let package = FileStore.Package(fd: packageFD, path: root + "/" + name)
-            if let data = try? package.readStoredFile(Self.entryName, size: nil, limit: 4 << 20),
-                let json = try? JSONValue.parse(data), let entry = try? Entry(json: json), entry.id == id, Self.isValid(entry)
-            {
-                return entry
-            }
-        }
-        guard let summary = try? store.items(in: Self.pasteboard(for: id)).first, let item = try? item(id) else { return nil }
-        var digest = ContentDigest()
-        for representation in item.representations {
-            if case .data(let data) = representation.content { digest.add(representation.type, data) }
-        }
-        let types = summary.types.map { Entry.Kind(type: $0.type, size: $0.size, derivedFrom: $0.derivedFrom) }
-        return Entry(
-            id: id, time: summary.metadata.created, application: summary.metadata.sourceApplication, selection: "clipboard",
-            types: types, skipped: [], preview: Self.bounded(describe(item)), digest: digest.value,
-            bytes: types.reduce(0) { $0 + ($1.size ?? 0) })
-    }
-
-    static func bounded(_ preview: String) -> String {
-        preview.unicodeScalars.count <= maximumPreview ? preview : String(String.UnicodeScalarView(preview.unicodeScalars.prefix(maximumPreview)))
-    }
-
-    /// Writes entry's own record into its package (a temporary file renamed into place, not synced: after
-    /// a power cut a record that did not reach the disk is made again from the package).
-    private func writeEntry(_ entry: Entry, _ fd: Int32) throws {
-        let name = "e\(entry.id).pasteboard"
-        let packageFD = try FileStore.openDirectory(name, relativeTo: fd, create: false, displayPath: root + "/" + name)
-        defer { close(packageFD) }
-        try FileStore.Package(fd: packageFD, path: root + "/" + name).replaceFile(Self.entryName, entry.json.encodedData, sync: false)
-    }
-
-    /// A new snapshot of the whole index, and an empty journal.
-    private func writeIndex(_ index: Index, _ fd: Int32) throws {
-        try FileStore.Package(fd: fd, path: root).replaceFile(Self.indexName, index.json.encodedData, sync: false)
-        unlinkat(fd, Self.journalName, 0)
-        journalLines = 0
     }
 }
 
-// The history's records as JSON (``JSONValue``: no `JSONDecoder` on the way of a copy), with the keys
-// and forms `Codable` gave them.
-extension History.Entry.Kind {
-    var json: JSONValue {
-        .record([
-            ("type", .string(type.rawValue)), ("size", size.map { .integer(Int64($0)) }),
-            ("derivedFrom", derivedFrom.map { .string($0.rawValue) }), ("cutShort", cutShort ? .bool(true) : nil),
-        ])
+/// A mutual-exclusion lock (pthread), recursive: an operation may call another under it.
+final class RecursiveMutex: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
     }
 
-    init(json: JSONValue) throws {
-        self.init(
-            type: TypeIdentifier(try json.requiredString("type")), size: try json.optionalInt("size"),
-            derivedFrom: try json.optionalString("derivedFrom").map { TypeIdentifier($0) }, cutShort: try json.optionalBool("cutShort") ?? false)
-    }
-}
-
-extension History.Entry {
-    var json: JSONValue {
-        .record([
-            ("id", .integer(Int64(id))), ("time", .string(ISO8601Seconds.string(time))), ("application", application.map(JSONValue.string)),
-            ("selection", .string(selection)), ("types", .array(types.map(\.json))), ("skipped", .array(skipped.map(\.json))),
-            ("preview", .string(preview)), ("digest", .string(digest)), ("bytes", .integer(Int64(bytes))),
-        ])
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
     }
 
-    init(json: JSONValue) throws {
-        self.init(
-            id: try json.requiredInt("id"), time: try json.requiredDate("time"), application: try json.optionalString("application"),
-            selection: try json.requiredString("selection"), types: try json.requiredArray("types").map(Kind.init(json:)),
-            skipped: try json.requiredArray("skipped").map(Kind.init(json:)), preview: try json.requiredString("preview"),
-            digest: try json.requiredString("digest"), bytes: try json.requiredInt("bytes"))
-    }
-}
-
-extension History {
-    /// The history's record readers on one value (the `json` fuzz target).
-    package static func fuzzRecords(_ value: JSONValue) {
-        _ = try? Entry(json: value)
-        if let index = try? Index(json: value) { _ = index.entries.allSatisfy(isValid) }
-    }
-}
-
-extension History.Index {
-    var json: JSONValue {
-        .record([("format", .integer(Int64(format))), ("nextID", .integer(Int64(nextID))), ("entries", .array(entries.map(\.json)))])
-    }
-
-    init(json: JSONValue) throws {
-        self.init(
-            format: try json.requiredInt("format"), nextID: try json.requiredInt("nextID"),
-            entries: try json.requiredArray("entries").map(History.Entry.init(json:)))
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
     }
 }
 
@@ -743,10 +571,43 @@ struct ContentDigest {
         parts.append((type.rawValue, hash))
     }
 
+    /// The key the database indexes: 64 bits of `value` (its hash and its count of representations);
+    /// a string of another form (a damaged old record) by its own hash.
+    static func key(_ value: String) -> Int64 {
+        let parts = value.split(separator: "-")
+        if parts.count == 2, let hash = UInt64(parts[0], radix: 16), let count = UInt64(parts[1]) {
+            return Int64(bitPattern: hash ^ (count &* 0x9E37_79B9_7F4A_7C15))
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in value.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(bitPattern: hash)
+    }
+
+    /// A key as an entry shows it: 16 hexadecimal digits.
+    static func string(_ key: Int64) -> String {
+        let digits = String(UInt64(bitPattern: key), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     /// Independent of the order the representations came in.
     var value: String {
         var hash: UInt64 = 0x8422_2325_cbf2_9ce4
         for (_, part) in parts.sorted(by: { $0.0 < $1.0 }) { hash = (hash ^ part) &* 0x100_0000_01b3 }
         return String(hash, radix: 16) + "-" + String(parts.count)
+    }
+}
+
+extension History {
+    /// Every type ever recorded (what `--type` resolves the types conforming to a given one against).
+    public func recordedTypes() throws -> [TypeIdentifier] {
+        try withDatabase(create: false, absent: [TypeIdentifier]()) { database in
+            var types: [TypeIdentifier] = []
+            let statement = try database.connection.statement("SELECT name FROM type")
+            defer { statement.reset() }
+            while try statement.step() {
+                if let name = statement.text(0), TypeIdentifier(name).isWellFormed { types.append(TypeIdentifier(name)) }
+            }
+            return types
+        }
     }
 }

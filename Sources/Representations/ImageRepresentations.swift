@@ -126,3 +126,12 @@ public enum ImageRepresentations {
     /// The names ``type(named:)`` takes, for help.
     public static let namesDescription = "png, jpeg, gif, bmp, tiff, webp"
 }
+
+extension ImageRepresentations {
+    /// A PNG of at most `maxSide` pixels a side showing the image `data` (a launcher's icon); nil when the
+    /// bytes are no image pbctl reads.
+    public static func thumbnail(_ data: Data, maxSide: Int = 128) -> Data? {
+        guard let image = try? ImageCodec.decode(data, limits: limits) else { return nil }
+        return try? ImageCodec.encode(image.scaledToFit(maxSide: maxSide), as: .png)
+    }
+}

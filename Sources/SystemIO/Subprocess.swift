@@ -29,7 +29,11 @@ public final class LogFile: @unchecked Sendable {
 
 /// Runs a tool found on PATH with `input` (or /dev/null) on its stdin, in `environment`; returns its
 /// exit status (127 when it cannot start) and, with `captureOutput`, what it printed on stdout.
-public func runTool(_ command: [String], input: Data?, environment: [String: String], captureOutput: Bool = true) -> (status: Int32, output: Data) {
+/// - Parameter keepStandardError: the tool writes to this process's standard error (a launcher's
+///   messages) instead of /dev/null.
+public func runTool(
+    _ command: [String], input: Data?, environment: [String: String], captureOutput: Bool = true, keepStandardError: Bool = false
+) -> (status: Int32, output: Data) {
     var inFDs: [Int32] = [-1, -1]
     var outFDs: [Int32] = [-1, -1]
     guard pipe(&inFDs) == 0 else { return (127, Data()) }
@@ -46,7 +50,7 @@ public func runTool(_ command: [String], input: Data?, environment: [String: Str
     posix_spawn_file_actions_adddup2(&actions, inFDs[0], 0)
     if captureOutput {
         posix_spawn_file_actions_adddup2(&actions, outFDs[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if !keepStandardError { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
     }
     let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     let argv = command.map { strdup($0) } + [nil]
@@ -67,6 +71,19 @@ public func runTool(_ command: [String], input: Data?, environment: [String: Str
     var result: Int32 = 0
     while waitpid(pid, &result, 0) < 0 && errno == EINTR {}
     return ((result & 0x7F) == 0 ? (result >> 8) & 0xFF : 128 + (result & 0x7F), output)
+}
+
+/// The first of `names` that is an executable file in a folder of `path` (`PATH`'s form), with that
+/// folder; nil when none is.
+public func findExecutable(_ names: [String], path: String) -> (name: String, path: String)? {
+    let folders = path.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+    for name in names {
+        for folder in folders where access(folder + "/" + name, X_OK) == 0 {
+            var st = stat()
+            if stat(folder + "/" + name, &st) == 0, st.st_mode & S_IFMT == S_IFREG { return (name, folder + "/" + name) }
+        }
+    }
+    return nil
 }
 
 /// A child that shares this process's terminal and standard streams (`pbctl ssh` runs `ssh` so).

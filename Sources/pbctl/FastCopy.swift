@@ -57,7 +57,8 @@ func fastCopy(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
         try? POSIX.writeAll(STDERR_FILENO, Data((message + "\n").utf8), path: "standard error")
     }
     do {
-        if let problem = try BackendChoice.fastStoreCopy(item, historyLimits: configuration.history, variable: variable) {
+        if let problem = try BackendChoice.fastStoreCopy(
+            item, historyLimits: configuration.history, historyRules: configuration.historyRules(.standard), variable: variable) {
             try? POSIX.writeAll(STDERR_FILENO, Data("pbctl: warning: copied, but not recorded in the history: \((problem as? PasteboardError)?.message ?? "\(problem)")\n".utf8), path: "standard error")
         }
         return ExitCode.ok

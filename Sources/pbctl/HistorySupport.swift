@@ -20,8 +20,12 @@ import Synchronization
 /// `key = value` lines, `#` comments. The keys are ``keys``, the one table the parser, the manual and the
 /// help are made from. Unknown keys and bad values are reported on standard error (once per process)
 /// and ignored.
-struct Configuration {
+struct Configuration: Sendable {
     var history = History.Limits()
+    /// `history.ignore-types`: patterns (a type, or a MIME family such as `image/*`) of content never recorded.
+    var historyIgnoreTypes: [String] = []
+    /// `history.ignore-regex`: text never recorded.
+    var historyIgnoreRegex: [LineRegex] = []
     var recordPrimary = false
     /// `pbctl daemon` joins KDE Connect (as --kdeconnect).
     var kdeConnect = false
@@ -56,6 +60,40 @@ struct Configuration {
             configuration.history.maxRepresentationSize = n
             return nil
         },
+        Key(
+            name: "history.max-age", defaultValue: "none",
+            meaning: "entries older than this are dropped (pinned ones stay): a duration such as 90d, 12w, 1y; none keeps them"
+        ) { configuration, value in
+            guard let seconds = parseAge(value) else { return "takes a duration such as 30d, 12w or 1y, or none" }
+            configuration.history.maxAge = seconds
+            return nil
+        },
+        Key(
+            name: "history.ignore-types", defaultValue: "(none)",
+            meaning: "content offering one of these types is never recorded: types, MIME types or families (image/*), comma-separated"
+        ) { configuration, value in
+            let patterns = value.split(separator: ",").map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+                .filter { !$0.isEmpty }
+            guard !patterns.isEmpty, patterns.allSatisfy({ !ForeignContent.hasControlCharacter($0) && $0.utf8.count <= 255 }) else {
+                return "takes types such as image/png, application/x-secret or image/*"
+            }
+            for pattern in patterns where !pattern.hasSuffix("/*") && (try? resolveType(pattern, .standard)) == nil {
+                return "names an unknown type '\(pattern)'"
+            }
+            configuration.historyIgnoreTypes += patterns
+            return nil
+        },
+        Key(
+            name: "history.ignore-regex", defaultValue: "(none)",
+            meaning: "text matching this regular expression (POSIX extended, per line) is never recorded; one pattern a line, repeat the key for more"
+        ) { configuration, value in
+            do {
+                configuration.historyIgnoreRegex.append(try LineRegex(value))
+            } catch {
+                return "takes a regular expression: \(error)"
+            }
+            return nil
+        },
         Key(name: "history.primary", defaultValue: "no", meaning: "pbctl daemon records the primary selection even without --primary") {
             configuration, value in
             guard let flag = ["yes": true, "true": true, "1": true, "no": false, "false": false, "0": false][value.lowercased()] else {
@@ -83,6 +121,48 @@ struct Configuration {
             return nil
         },
     ]
+
+    /// `history.max-age`: a number of seconds, or with a unit (m, h, d, w, y), up to a century; 0 or
+    /// `none` for no limit (nil inside).
+    static func parseAge(_ value: String) -> Double?? {
+        let text = value.lowercased()
+        if text == "none" || text == "off" || text == "0" { return .some(nil) }
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400]
+        var number = Substring(text)
+        var scale = 1.0
+        if let last = number.last, let unit = units[last] {
+            scale = unit
+            number = number.dropLast()
+        }
+        guard let amount = Double(number), amount.isFinite, amount > 0, amount * scale <= 100 * 365 * 86400 else { return nil }
+        return .some(amount * scale)
+    }
+
+    /// Why `item` is not to be recorded by the configuration's rules, or nil.
+    func ignoreReason(_ item: Item, _ registry: TypeRegistry) -> String? {
+        for representation in item.representations {
+            let mime = registry.preferredMIMEType(of: representation.type) ?? representation.type.rawValue
+            for pattern in historyIgnoreTypes {
+                if pattern.hasSuffix("/*") {
+                    if mime.lowercased().hasPrefix(pattern.dropLast().lowercased()) { return "history.ignore-types names \(pattern)" }
+                } else if let type = try? resolveType(pattern, registry), registry.conforms(representation.type, to: type) {
+                    return "history.ignore-types names \(pattern)"
+                }
+            }
+        }
+        guard !historyIgnoreRegex.isEmpty, let text = historySearchText(item, registry) else { return nil }
+        for pattern in historyIgnoreRegex where pattern.matches(text) {
+            return "history.ignore-regex matches it"
+        }
+        return nil
+    }
+
+    /// The history's rules from this configuration (none when it sets none: nothing to look at).
+    func historyRules(_ registry: TypeRegistry) -> History.Rules {
+        guard !historyIgnoreTypes.isEmpty || !historyIgnoreRegex.isEmpty else { return History.Rules() }
+        let configuration = self
+        return History.Rules(ignore: { item in configuration.ignoreReason(item, registry) })
+    }
 
     static func parseYesNo(_ value: String) -> Bool? {
         ["yes": true, "true": true, "1": true, "on": true, "no": false, "false": false, "0": false, "off": false][value.lowercased()]
@@ -137,9 +217,11 @@ extension Context {
     /// The history, with the configured bounds and the converters that produce derived types.
     func openHistory(_ limits: History.Limits? = nil) throws -> History {
         let registry = self.registry
+        let configuration = Configuration.load(self)
         return try History(
-            root: History.defaultRoot(environment: environment), limits: limits ?? Configuration.load(self).history,
-            producer: Conversion.produceRepresentation, describe: { historyPreview($0, registry) })
+            root: History.defaultRoot(environment: environment), limits: limits ?? configuration.history,
+            rules: configuration.historyRules(registry), producer: Conversion.produceRepresentation,
+            describe: { historyPreview($0, registry) }, searchable: { historySearchText($0, registry) })
     }
 
     /// Records what was copied to `backend` (`copy` through a backend nobody watches: the store, the

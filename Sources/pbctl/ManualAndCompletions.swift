@@ -118,13 +118,41 @@ func manPage(_ commands: [Command]) -> String {
         or history.primary);
         .B pbctl copy
         records what it copies when no daemon can watch (the store, SSH). Content marked sensitive or
-        transient is never recorded, nor anything while recording is paused
+        transient is never recorded, nor what history.ignore\\-types and history.ignore\\-regex name, nor
+        anything while recording is paused
         .RB ( "pbctl history pause" ).
         A copy identical to an entry moves that entry to the top. A representation larger than
         history.max\\-entry\\-size is not kept: the entry lists it as skipped, with its size, and an entry
-        that keeps nothing has nothing to paste. Each entry is a package holding its own record; the
-        index that listing reads is rebuilt from them when it is lost or damaged, and an entry's number
-        is never given to another while the entry exists.
+        that keeps nothing has nothing to paste. Bounds and history.max\\-age drop the oldest entries;
+        pinned entries
+        .RB ( "pbctl history pin" )
+        stay, and
+        .B pbctl history clear
+        keeps them unless
+        .BR \\-\\-all .
+        The history is one SQLite database (WAL, every commit synced) with large representations as
+        files named by their SHA\\-256; an entry's number is never given again; a history of an earlier
+        pbctl is migrated on first use.
+        .B pbctl history search
+        finds text in every text representation, case\\-insensitively, through a trigram index;
+        .B \\-\\-regex
+        takes POSIX extended regular expressions, matched in linear time.
+        .B pbctl history pick
+        runs a launcher speaking dmenu's protocol (fzf in a terminal; fuzzel, wofi, rofi, bemenu on
+        Wayland; rofi, dmenu, bemenu on X11; or
+        .BR "\\-\\-menu CMD" ),
+        with thumbnails where it shows icons.
+        .B pbctl history export
+        writes JSON Lines, one entry a line, oldest first:
+        .BR time ,
+        .BR source ,
+        .BR pinned ,
+        .B representations
+        (type to base64);
+        .B pbctl history import FILE
+        reads them back (each bad line reported as line N, entries already there not added again), or
+        cliphist's history with
+        .BR "\\-\\-from cliphist" .
         .SH CONFIGURATION
         .I $XDG_CONFIG_HOME/pbctl/config
         (else

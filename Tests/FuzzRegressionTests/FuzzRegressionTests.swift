@@ -55,6 +55,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testRTF() throws { try replay(.rtf) }
     func testTextBundle() throws { try replay(.textbundle) }
     func testItemArchive() throws { try replay(.itemArchive) }
+    func testHistoryImport() throws { try replay(.historyImport) }
     func testStoreInfo() throws { try replay(.storeInfo) }
     func testJSON() throws { try replay(.json) }
     func testTypeDeclarations() throws { try replay(.typeDeclarations) }

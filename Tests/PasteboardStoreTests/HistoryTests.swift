@@ -5,8 +5,8 @@ import XCTest
 @testable import PasteboardStore
 
 /// The history as a class: size limits skip (and list) what they skip without breaking what they keep;
-/// the index is a cache rebuilt from the entries (previews, digests, order); an ID is never given
-/// again while its package exists.
+/// bounds, age and pins; large representations stored once as files; numbers never given twice;
+/// search narrowed by the index and confirmed on the text; every number read back range-checked.
 final class HistoryTests: XCTestCase {
     var root = ""
 
@@ -30,9 +30,10 @@ final class HistoryTests: XCTestCase {
 
     func plain(_ text: String) -> Item { Item(representations: [Representation(type: .utf8PlainText, data: Data(text.utf8))]) }
 
-    func history(maxSize: Int = 64 << 20) throws -> History {
+    func history(maxSize: Int = 64 << 20, configure: (inout History.Limits) -> Void = { _ in }) throws -> History {
         var limits = History.Limits()
         limits.maxRepresentationSize = maxSize
+        configure(&limits)
         return try History(
             root: root, limits: limits, producer: { _, data, _ in data },
             describe: { item in String(decoding: (try? item.representations.first?.data()) ?? Data(), as: UTF8.self) })
@@ -78,118 +79,339 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.entry(1).skipped, skipped)
     }
 
-    /// The index: its snapshot and its journal, whichever exist.
-    func indexFiles() -> [(String, Data)] {
-        ["index.json", "index.log"].compactMap { name in
-            (try? Data(contentsOf: URL(fileURLWithPath: root + "/" + name))).map { (name, $0) }
+    /// A promised representation is kept as a record and produced from its source on paste.
+    func testPromisedRepresentationsAreProducedFromTheirSource() throws {
+        let history = try history()
+        XCTAssertEqual(try history.record(markdown("*hi*"), preview: "*hi*", application: "editor"), .recorded(1))
+        let entry = try history.entry(1)
+        XCTAssertEqual(entry.types.map(\.type), [.markdown, .html, .rtf, .utf8PlainText])
+        XCTAssertEqual(entry.types.map(\.size), [4, nil, nil, 4])
+        XCTAssertEqual(entry.application, "editor")
+        let item = try history.item(1)
+        XCTAssertEqual(try item.representation(for: .html)?.data(), Data("*hi*".utf8), "produced by the producer from its source")
+        let sink = DataSink()
+        try history.backend.read(.rtf, item: 0, from: History.pasteboard(for: 1), into: sink)
+        XCTAssertEqual(sink.data, Data("*hi*".utf8))
+        XCTAssertThrowsError(try history.backend.read(.png, item: 0, from: History.pasteboard(for: 1))) { error in
+            XCTAssertEqual((error as? PasteboardError)?.code, .typeNotOffered)
+        }
+        XCTAssertThrowsError(try history.backend.read(.png, item: 0, from: History.pasteboard(for: 9))) { error in
+            XCTAssertEqual((error as? PasteboardError)?.code, .empty)
         }
     }
 
-    func removeIndex() {
-        for name in ["index.json", "index.log"] { try? FileManager.default.removeItem(atPath: root + "/" + name) }
-    }
-
-    /// A record appends one line to the journal; the whole index is written again only now and then.
-    func testRecordsAppendToAJournalAndFoldItIn() throws {
+    /// Numbers are never given again, whatever was deleted; the same content moves its entry up.
+    func testNumbersAreNeverGivenAgainAndDuplicatesMoveUp() throws {
         let history = try history()
-        for n in 1...3 { XCTAssertEqual(try history.record(plain("entry \(n)"), preview: "\(n)", application: nil), .recorded(n)) }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/index.json"), "no snapshot yet")
-        let journal = try String(contentsOfFile: root + "/index.log", encoding: .utf8)
-        XCTAssertEqual(journal.split(separator: "\n").count, 3)
+        for n in 1...3 {
+            XCTAssertEqual(try history.record(plain("entry \(n)"), preview: "\(n)", application: nil, now: Date(timeIntervalSince1970: Double(n))), .recorded(n))
+        }
         XCTAssertEqual(try history.entries().entries.map(\.id), [3, 2, 1])
-        XCTAssertEqual(try history.record(plain("entry 1"), preview: "1", application: nil), .moved(1))
+        XCTAssertEqual(try history.record(plain("entry 1"), preview: "1", application: "again", now: Date(timeIntervalSince1970: 10)), .moved(1))
         XCTAssertEqual(try history.entries().entries.map(\.id), [1, 3, 2])
-        // A line cut short by a crash is skipped; the package it named is read back.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: root + "/index.log"))
-        handle.seekToEndOfFile()
-        handle.write(Data(#"{"entry":{"id":9,"#.utf8))
-        handle.closeFile()
-        XCTAssertEqual(try history.entries().entries.map(\.id), [1, 3, 2])
-        XCTAssertEqual(try history.record(plain("entry 4"), preview: "4", application: nil), .recorded(4))
-        // Past the journal's bound the snapshot is written and the journal starts again.
-        for n in 5...80 { _ = try history.record(plain("entry \(n)"), preview: "\(n)", application: nil) }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/index.json"))
-        let lines = ((try? String(contentsOfFile: root + "/index.log", encoding: .utf8)) ?? "").split(separator: "\n").count
-        XCTAssertLessThanOrEqual(lines, 80, "at most as many lines as entries (or 64)")
-        XCTAssertEqual(try history.entries().entries.count, 80)
-        XCTAssertEqual(try history.entries().entries.first?.id, 80)
-        // A deleted newest entry's ID is not given again.
-        try history.delete([80])
-        XCTAssertEqual(try history.record(plain("entry 81"), preview: "81", application: nil), .recorded(81))
+        XCTAssertEqual(try history.entry(1).application, "again")
+        XCTAssertEqual(try history.delete([1, 9]), [9])
+        XCTAssertEqual(try history.record(plain("entry 4"), preview: "4", application: nil, now: Date(timeIntervalSince1970: 11)), .recorded(4))
+        try history.clear()
+        XCTAssertEqual(try history.record(plain("entry 5"), preview: "5", application: nil), .recorded(5), "numbers go on after clear")
+        // Another process's view: the same numbers.
+        XCTAssertEqual(try self.history().entries().entries.map(\.id), [5])
+        // Same bytes as another type are other content.
+        var html = Item()
+        html.set(Representation(type: .html, data: Data("entry 5".utf8)))
+        XCTAssertEqual(try history.record(html, preview: "5", application: nil), .recorded(6))
     }
 
-    func testAMissingIndexIsRebuiltWithPreviewsAndIDsAreNotReused() throws {
+    func testBoundsDropTheOldestUnpinnedAndNeverThePinned() throws {
+        let history = try history { $0.maxEntries = 3 }
+        for n in 1...3 { _ = try history.record(plain("entry \(n)"), preview: "\(n)", application: nil, now: Date(timeIntervalSince1970: Double(n))) }
+        XCTAssertEqual(try history.pin([1]), [])
+        for n in 4...6 { _ = try history.record(plain("entry \(n)"), preview: "\(n)", application: nil, now: Date(timeIntervalSince1970: Double(n))) }
+        XCTAssertEqual(try history.entries().entries.map(\.id), [6, 5, 4, 1], "three unpinned, and the pinned one")
+        XCTAssertEqual(try history.entry(1).pinned, true)
+        XCTAssertEqual(try history.totals().entries, 4)
+        // Unpinned, it counts again: the oldest goes.
+        XCTAssertEqual(try history.pin([1, 42], false), [42])
+        XCTAssertEqual(try history.entries().entries.map(\.id), [6, 5, 4])
+        // Bytes too, never the entry just recorded.
+        history.limits.maxBytes = 10
+        XCTAssertEqual(try history.record(plain("a text longer than ten bytes"), preview: "long", application: nil, now: Date(timeIntervalSince1970: 7)), .recorded(7))
+        XCTAssertEqual(try history.entries().entries.map(\.id), [7])
+        // Clear keeps the pinned unless asked.
+        history.limits.maxBytes = 1 << 30
+        _ = try history.record(plain("pin me"), preview: "pin", application: nil, now: Date(timeIntervalSince1970: 8))
+        try history.pin([8])
+        try history.clear()
+        XCTAssertEqual(try history.entries().entries.map(\.id), [8])
+        XCTAssertEqual(try history.entries(History.Query(pinnedOnly: true)).entries.map(\.id), [8])
+        try history.clear(includingPinned: true)
+        XCTAssertEqual(try history.entries().entries.map(\.id), [])
+        XCTAssertEqual(try history.totals().entries, 0)
+    }
+
+    func testAgeLimitDropsOldEntriesButNotPinnedOnes() throws {
+        let history = try history { $0.maxAge = 3600 }
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        _ = try history.record(plain("old"), preview: "old", application: nil, now: now.addingTimeInterval(-7200))
+        _ = try history.record(plain("old pinned"), preview: "old pinned", application: nil, now: now.addingTimeInterval(-7100))
+        try history.pin([2])
+        _ = try history.record(plain("recent"), preview: "recent", application: nil, now: now.addingTimeInterval(-60))
+        _ = try history.record(plain("now"), preview: "now", application: nil, now: now)
+        XCTAssertEqual(try history.entries().entries.map(\.preview), ["now", "recent", "old pinned"])
+    }
+
+    /// A representation from 128 KiB on is a file named by its SHA-256, stored once for every entry
+    /// holding it, removed with the last of them.
+    func testLargeRepresentationsAreFilesStoredOnce() throws {
         let history = try history()
-        XCTAssertEqual(try history.record(plain("one"), preview: "one", application: "a"), .recorded(1))
-        XCTAssertEqual(try history.record(plain("two"), preview: "two", application: "b"), .recorded(2))
-        removeIndex()
+        let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        var first = plain("caption one")
+        first.set(Representation(type: .png, data: big))
+        var second = plain("caption two")
+        second.set(Representation(type: .png, data: big))
+        XCTAssertEqual(try history.record(first, preview: "one", application: nil), .recorded(1))
+        XCTAssertEqual(try history.record(second, preview: "two", application: nil), .recorded(2))
+        let blobs = root + "/blobs"
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [SHA256.hex(big)])
+        XCTAssertEqual(SHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(try history.item(2).representation(for: .png)?.data(), big)
+        let sink = DataSink()
+        try history.backend.read(.png, item: 0, from: History.pasteboard(for: 1), into: sink)
+        XCTAssertEqual(sink.data, big)
+        try history.delete([1])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs).count, 1, "entry 2 still holds it")
+        try history.delete([2])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [])
+        // Large content is confirmed to the byte (by its SHA-256): one byte changed in the middle, where
+        // the cheap digest does not look, is new content.
+        var changed = big
+        changed[150_000] ^= 1
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .recorded(3))
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: changed)]), preview: "b", application: nil), .recorded(4))
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .moved(3))
+        // A file of the wrong size where the name says: refused, named.
+        try Data("short".utf8).write(to: URL(fileURLWithPath: blobs + "/" + SHA256.hex(big)))
+        XCTAssertThrowsError(try history.item(3)) { error in
+            XCTAssertEqual((error as? PasteboardError)?.code, .corrupt)
+            XCTAssertTrue("\(error)".contains(SHA256.hex(big)), "\(error)")
+        }
+        // A record that names it again puts it right.
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .moved(3))
+        try FileManager.default.removeItem(atPath: blobs + "/" + SHA256.hex(big))
+        var third = plain("caption three")
+        third.set(Representation(type: .data, data: big))
+        XCTAssertEqual(try history.record(third, preview: "three", application: nil), .recorded(5))
+        XCTAssertEqual(try history.item(3).representation(for: .data)?.data(), big)
+    }
+
+    /// The store's file is linked, not written again, and synced before the entry names it.
+    func testAdoptedStoreFilesAreLinked() throws {
+        let history = try history()
+        let big = Data(repeating: 0x5A, count: 200_000)
+        let path = root + "-store-file"
+        try big.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        history.adopt(path, holding: big)
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "z", application: nil), .recorded(1))
+        var store = stat(), blob = stat()
+        XCTAssertEqual(stat(path, &store), 0)
+        XCTAssertEqual(stat(root + "/blobs/" + SHA256.hex(big), &blob), 0)
+        XCTAssertEqual(store.st_ino, blob.st_ino, "a hard link")
+    }
+
+    func testSearchIsNarrowedByTheIndexAndConfirmedOnTheText() throws {
+        let history = try history(maxSize: 20)
+        XCTAssertEqual(try history.record(plain("needle in HAYSTACK"), preview: "needle", application: "a"), .recorded(1))
+        XCTAssertEqual(try history.record(markdown("# a long needle title"), preview: "# a long needle title", application: "b"), .recorded(2))
+        XCTAssertEqual(try history.record(plain("hay"), preview: "hay", application: "a"), .recorded(3))
+        // Longer than the index holds: found by reading it whole.
+        let long = String(repeating: "filler ", count: 20_000) + "far-away-word"
+        history.limits.maxRepresentationSize = 1 << 20
+        XCTAssertEqual(try history.record(plain(long), preview: "filler", application: "a"), .recorded(4))
+        func ids(_ matcher: History.Matcher, _ query: History.Query = History.Query()) throws -> [Int] {
+            try history.search(matcher, query).entries.map(\.id)
+        }
+        XCTAssertEqual(try ids(.substring("needle")), [2, 1], "the preview of what was not kept counts")
+        XCTAssertEqual(try ids(.substring("haystack")), [1], "case-insensitive")
+        XCTAssertEqual(try ids(.substring("Ha")), [3, 1], "one or two characters: every text read")
+        XCTAssertEqual(try ids(.substring("FAR-AWAY-word")), [4])
+        XCTAssertEqual(try ids(.substring("nothing like it")), [])
+        XCTAssertEqual(try ids(.substring("needle"), History.Query(limit: 1)), [2])
+        XCTAssertEqual(try ids(.substring("needle"), History.Query(application: "a")), [1])
+        // A matcher whose literal narrows, confirmed by its own test (a regular expression's).
+        let exact = History.Matcher(literals: ["hay"]) { String(decoding: $0, as: UTF8.self) == "hay" }
+        XCTAssertEqual(try ids(exact), [3])
+        XCTAssertEqual(try ids(History.Matcher(literals: []) { String(decoding: $0, as: UTF8.self).hasSuffix("word") }), [4])
+        // Deleted entries leave the index.
+        try history.delete([1])
+        XCTAssertEqual(try ids(.substring("haystack")), [])
+        XCTAssertEqual(History.trigramQuery(["ab\"cd"]), #""ab""" AND "b""c" AND """cd""#)
+        XCTAssertNil(History.trigramQuery(["ab"]))
+    }
+
+    func testFiltersByTypeSourceTimeAndPin() throws {
+        let history = try history()
+        _ = try history.record(plain("one"), preview: "one", application: "firefox", now: Date(timeIntervalSince1970: 100))
+        _ = try history.record(markdown("two"), preview: "two", application: "editor", now: Date(timeIntervalSince1970: 200))
+        _ = try history.record(Item(representations: [Representation(type: .png, data: Data([1, 2, 3]))]), preview: "[png]", application: "firefox", now: Date(timeIntervalSince1970: 300))
+        func ids(_ query: History.Query) throws -> [Int] { try history.entries(query).entries.map(\.id) }
+        XCTAssertEqual(try ids(History.Query(types: [.png])), [3])
+        XCTAssertEqual(try ids(History.Query(types: [.utf8PlainText])), [2, 1])
+        XCTAssertEqual(try ids(History.Query(types: [.html])), [2], "a type produced on paste counts")
+        XCTAssertEqual(try ids(History.Query(application: "firefox")), [3, 1])
+        XCTAssertEqual(try ids(History.Query(since: Date(timeIntervalSince1970: 150))), [3, 2])
+        XCTAssertEqual(try ids(History.Query(limit: 1, application: "firefox")), [3])
+        XCTAssertEqual(Set(try history.recordedTypes()), [.utf8PlainText, .markdown, .html, .rtf, .png])
+    }
+
+    func testRulesAndMarkersKeepContentOut() throws {
+        let history = try history()
+        history.rules = History.Rules(ignore: { item in item.representation(for: .png) != nil ? "no pictures" : nil })
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .png, data: Data([1]))]), preview: "p", application: nil), .notRecorded("no pictures"))
+        var secret = plain("hunter2")
+        secret.metadata.flags = .sensitive
+        if case .notRecorded = try history.record(secret, preview: "x", application: nil) {} else { XCTFail("a sensitive item was recorded") }
+        try history.pause(until: nil)
+        XCTAssertEqual(try history.record(plain("paused"), preview: "p", application: nil), .notRecorded("recording is paused"))
+        XCTAssertEqual(try history.pausedUntil(), .distantFuture)
+        try history.resume()
+        try history.pause(until: Date(timeIntervalSince1970: 2000))
+        XCTAssertNil(try history.pausedUntil(now: Date(timeIntervalSince1970: 2001)))
+        XCTAssertEqual(try history.record(plain("after"), preview: "a", application: nil, now: Date(timeIntervalSince1970: 2001)), .recorded(1))
+        XCTAssertEqual(try history.entries().entries.count, 1)
+        let database = try Data(contentsOf: URL(fileURLWithPath: root + "/history.db"))
+        XCTAssertNil(database.range(of: Data("hunter2".utf8)), "a secret reached the database")
+    }
+
+    /// The folder 0700, the files 0600; a symbolic link where the database should be is refused; a
+    /// reader of a history that does not exist creates nothing.
+    func testPrivateFilesNoLinksAndReadersCreateNothing() throws {
+        let reader = try history()
+        XCTAssertEqual(try reader.entries().entries.count, 0)
+        XCTAssertNil(try reader.pausedUntil())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root), "a reader created the history")
+        let history = try history()
+        var item = plain("x")
+        item.set(Representation(type: .data, data: Data(repeating: 1, count: 200_000)))
+        _ = try history.record(item, preview: "x", application: nil)
+        func mode(_ path: String) -> mode_t {
+            var st = stat()
+            lstat(path, &st)
+            return st.st_mode & 0o777
+        }
+        XCTAssertEqual(mode(root), 0o700)
+        XCTAssertEqual(mode(root + "/blobs"), 0o700)
+        for name in try FileManager.default.contentsOfDirectory(atPath: root) where name != "blobs" {
+            XCTAssertEqual(mode(root + "/" + name), 0o600, name)
+        }
+        for name in try FileManager.default.contentsOfDirectory(atPath: root + "/blobs") { XCTAssertEqual(mode(root + "/blobs/" + name), 0o600) }
+        let other = root + "-other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        try FileManager.default.moveItem(atPath: root + "/history.db", toPath: other + "/history.db")
+        try FileManager.default.createSymbolicLink(atPath: root + "/history.db", withDestinationPath: other + "/history.db")
+        XCTAssertThrowsError(try self.history().entries()) { error in
+            XCTAssertEqual((error as? PasteboardError)?.code, .refused, "\(error)")
+        }
+    }
+
+    /// Numbers and names read from the database are range-checked: a damaged record is reported and
+    /// left out, never trusted.
+    func testNumbersFromTheDatabaseAreRangeChecked() throws {
+        let history = try history()
+        for n in 1...4 { _ = try history.record(plain("entry \(n)"), preview: "\(n)", application: nil, now: Date(timeIntervalSince1970: Double(n))) }
+        try history.withDatabase(create: false) { database in
+            try database.connection.run("UPDATE entry SET time = 9223372036854775807 WHERE id = 1")
+            try database.connection.run("UPDATE entry SET bytes = -4 WHERE id = 2")
+            try database.connection.run("UPDATE representation SET type = 'bad type with spaces\nand a line' WHERE entry = 3")
+            try database.connection.run("UPDATE representation SET size = 1000 WHERE entry = 4")
+        }
         let (entries, problems) = try history.entries()
-        XCTAssertEqual(problems, [])
-        XCTAssertEqual(entries.map(\.id), [2, 1])
-        XCTAssertEqual(entries.map(\.preview), ["two", "one"])
-        XCTAssertEqual(entries.map(\.application), ["b", "a"])
-        // The next copy gets a new ID: entry 1 is not overwritten.
-        XCTAssertEqual(try history.record(plain("three"), preview: "three", application: nil), .recorded(3))
-        XCTAssertEqual(try history.item(1).representation(for: .utf8PlainText)?.data(), Data("one".utf8))
-        // Duplicates are still found after the rebuild.
-        removeIndex()
-        XCTAssertEqual(try history.record(plain("one"), preview: "one", application: nil), .moved(1))
-        XCTAssertEqual(try history.entries().entries.map(\.id), [1, 3, 2])
-    }
-
-    func testADamagedIndexIsRebuiltFromTheEntries() throws {
-        let history = try history()
-        for (n, text) in ["alpha", "beta", "gamma"].enumerated() {
-            XCTAssertEqual(try history.record(plain(text), preview: text, application: nil, now: Date(timeIntervalSince1970: Double(1000 + n))), .recorded(n + 1))
+        XCTAssertEqual(entries.map(\.id), [4])
+        XCTAssertEqual(problems.count, 3, "\(problems)")
+        XCTAssertTrue(problems.allSatisfy { $0.contains("history.db") }, "\(problems)")
+        XCTAssertThrowsError(try history.item(4)) { error in XCTAssertEqual((error as? PasteboardError)?.code, .corrupt) }
+        // A file that is not a database.
+        try Data("not a database, not at all".utf8).write(to: URL(fileURLWithPath: root + "/history.db"))
+        try? FileManager.default.removeItem(atPath: root + "/history.db-wal")
+        try? FileManager.default.removeItem(atPath: root + "/history.db-shm")
+        XCTAssertThrowsError(try self.history().entries()) { error in
+            XCTAssertEqual((error as? PasteboardError)?.code, .corrupt, "\(error)")
         }
-        for damage in [Data("{not json".utf8), Data(#"{"format":1,"nextID":-5,"entries":[]}"#.utf8), Data()] {
-            try damage.write(to: URL(fileURLWithPath: root + "/index.json"))
-            let entries = try history.entries().entries
-            XCTAssertEqual(entries.map(\.preview), ["gamma", "beta", "alpha"], "after \(String(decoding: damage, as: UTF8.self))")
+    }
+
+    func testExportAndImportRoundTripByteForByte() throws {
+        let history = try history()
+        _ = try history.record(markdown("# notes"), preview: "# notes", application: "editor", now: Date(timeIntervalSince1970: 1_700_000_000.25))
+        _ = try history.record(plain("plain"), preview: "plain", application: nil, now: Date(timeIntervalSince1970: 1_700_000_100))
+        var big = Item(representations: [Representation(type: .png, data: Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0) }))])
+        big.set(Representation(type: .html, data: Data("<img>".utf8)))
+        _ = try history.record(big, preview: "[png]", application: "viewer", now: Date(timeIntervalSince1970: 1_700_000_200))
+        try history.pin([2])
+        func export(_ history: History) throws -> [UInt8] {
+            var out: [UInt8] = []
+            try history.export { record, _ in out += HistoryExchange.line(record) }
+            return out
         }
-        XCTAssertEqual(try history.record(plain("beta"), preview: "beta", application: nil, now: Date(timeIntervalSince1970: 2000)), .moved(2))
-        XCTAssertEqual(try history.entries().entries.map(\.preview), ["beta", "gamma", "alpha"])
+        let first = try export(history)
+        let lines = String(decoding: first, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(String(lines[0]), ##"{"time":"2023-11-14T22:13:20.250Z","source":"editor","representations":{"net.daringfireball.markdown":"IyBub3Rlcw==","public.utf8-plain-text":"IyBub3Rlcw=="}}"##)
+        XCTAssertTrue(lines[1].contains(#""pinned":true"#))
+        // Into an empty history.
+        root += "-copy"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let copy = try self.history()
+        var records: [History.ImportedEntry] = []
+        try first.withUnsafeBytes { raw in
+            var start = 0
+            for (index, byte) in raw.enumerated() where byte == 0x0A {
+                let record = try HistoryExchange.parse(UnsafeRawBufferPointer(rebasing: raw[start..<index]))
+                var item = Item(metadata: ItemMetadata(sourceApplication: record.source))
+                for representation in record.representations { item.set(Representation(type: TypeIdentifier(representation.type), data: representation.data)) }
+                records.append(History.ImportedEntry(item: item, time: record.time, pinned: record.pinned, preview: "p"))
+                start = index + 1
+            }
+        }
+        XCTAssertEqual(try copy.importEntries(records).added, 3)
+        XCTAssertEqual(try export(copy), first, "export → import → export gives the same bytes")
+        XCTAssertEqual(try copy.importEntries(records).present, 3, "importing again adds nothing")
+        XCTAssertEqual(try copy.entries().entries.count, 3)
     }
 
-    func testAPackageTheIndexDoesNotListIsFoundAndItsIDNotGivenAgain() throws {
-        let history = try history()
-        XCTAssertEqual(try history.record(plain("one"), preview: "one", application: nil), .recorded(1))
-        let stale = indexFiles()
-        XCTAssertEqual(try history.record(plain("two"), preview: "two", application: nil), .recorded(2))
-        // A crash after entry 2's package was written and before the index named it.
-        removeIndex()
-        for (name, data) in stale { try data.write(to: URL(fileURLWithPath: root + "/" + name)) }
-        XCTAssertEqual(try history.entries().entries.map(\.preview), ["two", "one"])
-        XCTAssertEqual(try history.record(plain("three"), preview: "three", application: nil), .recorded(3))
-        XCTAssertEqual(try history.item(2).representation(for: .utf8PlainText)?.data(), Data("two".utf8))
-    }
-
-    func testAnEntryWithoutItsOwnRecordIsDescribedAgain() throws {
-        let history = try history()
-        XCTAssertEqual(try history.record(plain("kept text"), preview: "kept text", application: nil), .recorded(1))
-        try FileManager.default.removeItem(atPath: root + "/e1.pasteboard/Entry.json")
-        removeIndex()
-        XCTAssertEqual(try history.entries().entries.map(\.preview), ["kept text"])
-        XCTAssertEqual(try history.record(plain("kept text"), preview: "kept text", application: nil), .moved(1))
-    }
-
-    func testDamagedRecordsAreRefusedNotTrusted() throws {
-        let history = try history()
-        XCTAssertEqual(try history.record(plain("one"), preview: "one", application: nil), .recorded(1))
-        removeIndex()
-        try Data(#"{"id":1,"time":"2026-01-01T00:00:00Z","selection":"clipboard","types":[],"skipped":[],"preview":"x","digest":"d","bytes":-4}"#.utf8)
-            .write(to: URL(fileURLWithPath: root + "/e1.pasteboard/Entry.json"))
-        // The record is refused (a negative size); the entry is described from its package instead.
-        XCTAssertEqual(try history.entries().entries.map(\.bytes), [3])
-    }
-
-    func testSearchMatchesTextAndPreviews() throws {
-        let history = try history(maxSize: 10)
-        XCTAssertEqual(try history.record(plain("needle"), preview: "needle", application: nil), .recorded(1))
-        XCTAssertEqual(try history.record(markdown("# a long needle title"), preview: "# a long needle title", application: nil), .recorded(2))
-        XCTAssertEqual(try history.record(plain("hay"), preview: "hay", application: nil), .recorded(3))
-        let text: (Item) -> String? = { try? $0.representations.first.map { String(decoding: try $0.data(), as: UTF8.self) } }
-        XCTAssertEqual(try history.search(text: text) { $0.contains("needle") }.map(\.id), [2, 1])
-        XCTAssertEqual(try history.search(limit: 1, text: text) { $0.contains("needle") }.map(\.id), [2])
+    /// A line of the exchange format is read field by field; what does not read says why.
+    func testExchangeLinesAreChecked() throws {
+        func parse(_ line: String) -> Result<HistoryExchange.Record, HistoryExchange.LineError> {
+            var bytes = Array(line.utf8)
+            return Result { try bytes.withUnsafeMutableBytes { try HistoryExchange.parse(UnsafeRawBufferPointer($0)) } }
+                .mapError { $0 as! HistoryExchange.LineError }
+        }
+        let good = parse(#"{"time":"2026-01-02T03:04:05.5+01:00","source":"x","pinned":true,"representations":{"text/plain":"aGk=","image/png":""}}"#)
+        let record = try good.get()
+        XCTAssertEqual(History.milliseconds(record.time), 1_767_319_445_500)
+        XCTAssertEqual(record.source, "x")
+        XCTAssertTrue(record.pinned)
+        XCTAssertEqual(record.representations.map(\.type), ["text/plain", "image/png"])
+        XCTAssertEqual(record.representations.first?.data, Data("hi".utf8))
+        XCTAssertEqual(HistoryExchange.timeString(1_767_319_445_500), "2026-01-02T02:04:05.500Z")
+        XCTAssertEqual(HistoryExchange.timeString(1_767_319_445_000), "2026-01-02T02:04:05Z")
+        XCTAssertEqual(HistoryExchange.timeString(-1), "1969-12-31T23:59:59.999Z")
+        let bad: [(String, String)] = [
+            ("", "not JSON"), ("[1]", "not a JSON object"), (#"{"representations":{"a":"aGk="}}"#, "no \"time\""),
+            (#"{"time":"yesterday","representations":{"a":"aGk="}}"#, "RFC 3339"),
+            (#"{"time":"10000-01-01T00:00:00Z","representations":{"a":"aGk="}}"#, "RFC 3339"),
+            (#"{"time":"2026-01-01T00:00:00Z"}"#, "no \"representations\""),
+            (#"{"time":"2026-01-01T00:00:00Z","representations":{}}"#, "no representation"),
+            (#"{"time":"2026-01-01T00:00:00Z","representations":{"a":"not base64!"}}"#, "not base64"),
+            (#"{"time":"2026-01-01T00:00:00Z","representations":{"a":"aGk=","a":"aGk="}}"#, "twice"),
+            (#"{"time":"2026-01-01T00:00:00Z","representations":{"bad\ntype":"aGk="}}"#, "control character"),
+            (#"{"time":"2026-01-01T00:00:00Z","source":"a\u001b[31m","representations":{"a":"aGk="}}"#, "control character"),
+            (#"{"time":"2026-01-01T00:00:00Z","pinned":"yes","representations":{"a":"aGk="}}"#, "pinned"),
+            (#"{"time":"2026-01-01T00:00:00Z","representations":{"a":{"b":{"c":1}}}}"#, "not JSON"),
+        ]
+        for (line, why) in bad {
+            guard case .failure(let error) = parse(line) else { XCTFail("accepted: \(line)"); continue }
+            XCTAssertTrue(error.message.contains(why), "\(line): \(error.message)")
+        }
     }
 }

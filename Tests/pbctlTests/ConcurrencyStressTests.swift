@@ -100,15 +100,31 @@ final class ConcurrencyStressTests: PbctlTestCase {
         for file in files where !["Info.json", "lock"].contains(file) {
             XCTAssertTrue(file.hasSuffix(".data") && info.contains("\"\(file)\""), "the store holds debris: \(file)")
         }
+        // The history: its database and the files of large representations, nothing else; the database
+        // whole (sqlite3's integrity check and the search index's own), every file it names there and no
+        // other.
         let history = scratch + "/store-history"
         let entries = try FileManager.default.contentsOfDirectory(atPath: history)
-        XCTAssertTrue(Set(entries.filter { !$0.hasSuffix(".pasteboard") }).isSubset(of: ["index.json", "index.log", "lock"]), "the history holds debris: \(entries)")
-        let packages = entries.filter { $0.hasSuffix(".pasteboard") }
-        XCTAssertEqual(packages.count, listing.split(separator: "\n").count, "the index and the packages disagree")
-        for entry in packages {
-            let inside = try FileManager.default.contentsOfDirectory(atPath: history + "/" + entry)
-            XCTAssertTrue(inside.contains("Entry.json") && inside.contains("Info.json"), "\(entry): \(inside)")
-            XCTAssertFalse(inside.contains { $0.contains(".new-") || $0.hasSuffix(".spool") }, "\(entry): \(inside)")
+        XCTAssertTrue(Set(entries).isSubset(of: ["history.db", "history.db-wal", "history.db-shm", "lock", "blobs"]), "the history holds debris: \(entries)")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
+            func sqlite(_ sql: String) throws -> String {
+                let check = Process()
+                check.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+                check.arguments = [history + "/history.db", sql]
+                let out = Pipe()
+                check.standardOutput = out
+                try check.run()
+                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                check.waitUntilExit()
+                return text
+            }
+            XCTAssertEqual(try sqlite("PRAGMA integrity_check; INSERT INTO search(search) VALUES('integrity-check');"), "ok\n")
+            XCTAssertEqual(
+                Int(try sqlite("SELECT count(*) FROM entry").trimmingCharacters(in: .whitespacesAndNewlines)),
+                listing.split(separator: "\n").count, "the database and the listing disagree")
+            let named = Set(try sqlite("SELECT hash FROM blob WHERE refs > 0").split(separator: "\n").map(String.init))
+            let stored = Set((try? FileManager.default.contentsOfDirectory(atPath: history + "/blobs")) ?? [])
+            XCTAssertEqual(stored, named, "the files of large representations and the database disagree")
         }
     }
 }

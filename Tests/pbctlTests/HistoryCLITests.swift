@@ -122,8 +122,7 @@ final class HistoryCLITests: PbctlTestCase {
             try runner.run("history").text,
             "6\t[not kept: application/octet-stream 2.0 KB over history.max-entry-size]\n5\tentry 5\n4\tentry 4\n",
             "oldest dropped; the large one listed as skipped, with its size")
-        let packages = try FileManager.default.contentsOfDirectory(atPath: history).filter { $0.hasSuffix(".pasteboard") }
-        XCTAssertEqual(Set(packages), ["e4.pasteboard", "e5.pasteboard", "e6.pasteboard"])
+        for gone in ["1", "2", "3"] { XCTAssertEqual(try runner.run("history", "paste", gone).status, 1, "entry \(gone) was dropped") }
         // It has nothing to paste, and says so; it never becomes the clipboard.
         let paste = try runner.run("history", "paste", "6")
         XCTAssertEqual(paste.status, 1)
@@ -165,29 +164,216 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertTrue(bad.stderr.contains("--regex"), bad.stderr)
     }
 
-    /// A damaged index is rebuilt from the packages; a damaged entry is reported and skipped; neither
-    /// stops a copy or the list.
+    /// Damage is reported and never fatal: a representation's file changed by hand fails its paste
+    /// (74, naming the file) and nothing else; a database that is no longer one fails the history's
+    /// commands (74, naming it) but never a copy, which goes through and warns.
     func testDamageIsReportedAndNeverFatal() throws {
         try pbctl.run("copy", stdin: "one")
-        try pbctl.run("copy", stdin: "two")
+        let big = scratch + "/big.bin"
+        try Data(repeating: 0x42, count: 300_000).write(to: URL(fileURLWithPath: big))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", big]).status, 0)
+        // A file of an old format beside the database changes nothing.
         try Data("{ garbage".utf8).write(to: URL(fileURLWithPath: history + "/index.json"))
-        XCTAssertEqual(try pbctl.run("history").text.split(separator: "\n").map { $0.split(separator: "\t")[0] }, ["2", "1"])
-        XCTAssertEqual(try pbctl.run("history", "paste", "1").text, "one")
-        // The next record writes the rebuilt index back.
-        XCTAssertEqual(try pbctl.run("copy", stdin: "three").status, 0)
-        XCTAssertEqual(try lines().count, 3)
-        try FileManager.default.removeItem(atPath: history + "/e1.pasteboard")
-        let listed = try pbctl.run("history")
-        XCTAssertEqual(listed.status, 0)
-        XCTAssertTrue(listed.stderr.contains("e1.pasteboard/Info.json: missing"), listed.stderr)
-        XCTAssertEqual(listed.text.split(separator: "\n").count, 2)
-        // A data file damaged by hand: paste says so (74) and names the file.
-        let package = history + "/e2.pasteboard"
-        let data = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: package).first { $0.hasSuffix(".data") })
-        try Data("longer than it was".utf8).write(to: URL(fileURLWithPath: package + "/" + data))
+        XCTAssertEqual(try lines().count, 2)
+        let blob = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs").first)
+        try Data("longer than it was".utf8).write(to: URL(fileURLWithPath: history + "/blobs/" + blob))
         let damaged = try pbctl.run("history", "paste", "2")
         XCTAssertEqual(damaged.status, 74)
-        XCTAssertTrue(damaged.stderr.contains(data), damaged.stderr)
+        XCTAssertTrue(damaged.stderr.contains(blob), damaged.stderr)
+        XCTAssertEqual(try pbctl.run("history", "paste", "1").text, "one")
+        // The database itself overwritten: named, exit 74; a copy still goes through.
+        for name in ["history.db-wal", "history.db-shm"] { try? FileManager.default.removeItem(atPath: history + "/" + name) }
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: history + "/history.db"))
+        let listed = try pbctl.run("history")
+        XCTAssertEqual(listed.status, 74)
+        XCTAssertTrue(listed.stderr.contains("history.db"), listed.stderr)
+        let copy = try pbctl.run("copy", stdin: "still copied")
+        XCTAssertEqual(copy.status, 0)
+        XCTAssertTrue(copy.stderr.contains("copied, but not recorded in the history"), copy.stderr)
+        XCTAssertEqual(try pbctl.run("paste").text, "still copied")
+    }
+
+    /// A history written by the previous pbctl (`Fixtures/history-format1`) moves into the database the
+    /// first time pbctl reads it: every entry with its number, preview and bytes, what was not kept, the
+    /// pause; numbers go on after the old ones; the old files are gone.
+    func testAnOldHistoryIsMigratedOnFirstUse() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/history-format1").path
+        try? FileManager.default.removeItem(atPath: history)
+        try FileManager.default.copyItem(atPath: fixture, toPath: history)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: history)
+        let listed = try pbctl.run("history")
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stderr.contains("recording is paused"), listed.stderr)
+        XCTAssertEqual(
+            listed.text.split(separator: "\n").map(String.init),
+            [
+                "8\tlast one", "1\tfirst plain text", "6\t[not kept: application/octet-stream 300 KB over history.max-entry-size]",
+                "5\t[application/octet-stream 150 KB]", "4\t[image/png 3×2 74 B]", "3\tHello there", "2\t# Notes",
+            ])
+        XCTAssertEqual(try pbctl.run("history", "paste", "2", "--as", "html").text, "<h1>Notes</h1>\n<p>Some <em>emphasis</em></p>\n")
+        let big = try pbctl.run(["history", "paste", "5"]).stdout
+        XCTAssertEqual(big, Data((0..<150_000).map { UInt8($0 % 251) }))
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: history))
+        XCTAssertFalse(files.contains { $0.hasSuffix(".pasteboard") || $0.hasPrefix("index.") || $0 == "paused" }, "\(files)")
+        XCTAssertEqual(try pbctl.run("history", "resume").status, 0)
+        try pbctl.run("copy", stdin: "after the migration")
+        XCTAssertEqual(try lines().first, "9\tafter the migration", "7 was deleted before: never given again")
+    }
+
+    /// Export writes JSON Lines that import reads back: into an empty history, exported again, the same
+    /// bytes; imported twice, nothing added; a bad line is reported by number and the rest imported.
+    func testExportImportRoundTrip() throws {
+        try pbctl.run("copy", "--from", "markdown", stdin: "# Notes\n\nSome *emphasis*\n")
+        try pbctl.run("copy", "--type", "html", stdin: "<p>Hello <b>there</b></p>")
+        let png = try XCTUnwrap(Data(base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="))
+        try png.write(to: URL(fileURLWithPath: scratch + "/shot.png"))
+        try pbctl.run("copy", scratch + "/shot.png")
+        XCTAssertEqual(try pbctl.run("history", "pin", "1").status, 0)
+        let exported = try pbctl.run("history", "export")
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let lines = exported.text.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertTrue(lines[0].contains(#""source":"pbctl","pinned":true,"representations":{"text/markdown":"#), String(lines[0]))
+        try exported.stdout.write(to: URL(fileURLWithPath: scratch + "/history.jsonl"))
+        var other = PbctlRunner(store: scratch + "/other")
+        other.environment["PBCTL_BACKEND"] = "store"
+        let imported = try other.run("history", "import", scratch + "/history.jsonl")
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(try other.run("history", "export").stdout, exported.stdout, "export → import → export: the same bytes")
+        XCTAssertEqual(try other.run(["history", "import", "-"], stdin: exported.stdout).status, 0)
+        XCTAssertEqual(try other.run("history").text.split(separator: "\n").count, 3, "entries already there are not added again")
+        XCTAssertEqual(try other.run("history", "paste", "3").stdout, png)
+        XCTAssertEqual(try other.run("history", "--pinned").text, "1\t# Notes\n")
+        // Bad lines: each named, the rest imported, exit 65.
+        let mixed = """
+            {"time":"2026-01-01T00:00:00Z","representations":{"text/plain":"Z29vZA=="}}
+            not json
+            {"time":"2026-01-01T00:00:01Z","representations":{"image/png":"bm90IGEgcGljdHVyZQ=="}}
+            {"time":"2026-01-01T00:00:02Z","representations":{"text/plain;charset=utf-8":"/w=="}}
+            {"time":"2026-01-01T00:00:03Z","representations":{"no/such-type-anywhere-really":"eA==","x y":"eA=="}}
+            {"time":"2026-01-01T00:00:04Z","source":"editor","representations":{"text/html":"PGI+b2s8L2I+"}}
+            """
+        let partial = try other.run(["history", "import", "-"], stdin: Data(mixed.utf8))
+        XCTAssertEqual(partial.status, 65, partial.stderr)
+        for number in [2, 3, 4, 5] { XCTAssertTrue(partial.stderr.contains("line \(number): "), "line \(number): \(partial.stderr)") }
+        XCTAssertFalse(partial.stderr.contains("line 1:") || partial.stderr.contains("line 6:"), partial.stderr)
+        XCTAssertEqual(try other.run("history", "search", "good").status, 0)
+        XCTAssertEqual(try other.run("history", "--source", "editor").text.split(separator: "\n").count, 1)
+        XCTAssertEqual(try other.run("history", "import", scratch + "/missing.jsonl").status, 65)
+    }
+
+    /// Filters, pins, clear that keeps them, and the configuration's rules (ignored types and text,
+    /// the age limit).
+    func testFiltersPinsAndRules() throws {
+        let config = scratch + "/config/pbctl"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try Data("""
+            history.ignore-types = application/x-secret, image/*
+            history.ignore-regex = ^password: 
+            history.ignore-regex = [0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{4}
+            history.max-age = 1y
+            """.utf8).write(to: URL(fileURLWithPath: config + "/config"))
+        var runner = pbctl!
+        runner.environment["XDG_CONFIG_HOME"] = scratch + "/config"
+        try runner.run("copy", stdin: "kept text")
+        try runner.run("copy", "--type", "html", stdin: "<p>kept html</p>")
+        try runner.run("copy", stdin: "password: hunter2")
+        try runner.run("copy", stdin: "card 1234-5678-9012-3456 here")
+        try runner.run(["copy", "--type", "application/x-secret"], stdin: Data("s3cret".utf8))
+        let png = try XCTUnwrap(Data(base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="))
+        try png.write(to: URL(fileURLWithPath: scratch + "/shot.png"))
+        let verbose = try runner.run("copy", "-v", scratch + "/shot.png")
+        XCTAssertTrue(verbose.stderr.contains("history.ignore-types"), verbose.stderr)
+        XCTAssertEqual(try runner.run("history").text, "2\tkept html\n1\tkept text\n")
+        XCTAssertEqual(try runner.run("history", "--type", "text/html").text, "2\tkept html\n")
+        XCTAssertEqual(try runner.run("history", "--type", "public.text", "--since", "1h").text.split(separator: "\n").count, 2)
+        XCTAssertEqual(try runner.run("history", "--since", "2999-01-01").text, "")
+        XCTAssertEqual(try runner.run("history", "--since", "yesterday-ish").status, 64)
+        XCTAssertEqual(try runner.run("history", "--source", "nobody").text, "")
+        XCTAssertEqual(try runner.run("history", "search", "KEPT", "--type", "html").text, "2\tkept html\n")
+        // Pins survive clear unless asked.
+        XCTAssertEqual(try runner.run("history", "pin", "1").status, 0)
+        XCTAssertEqual(try runner.run("history", "pin", "99").status, 1)
+        XCTAssertEqual(try runner.run("history", "clear").status, 0)
+        XCTAssertEqual(try runner.run("history").text, "1\tkept text\n")
+        XCTAssertEqual(try runner.run("history", "clear", "--all").status, 0)
+        XCTAssertEqual(try runner.run("history").text, "")
+        // An imported entry older than the age limit is dropped; a pinned one stays.
+        let old = """
+            {"time":"2001-01-01T00:00:00Z","representations":{"text/plain":"b2xk"}}
+            {"time":"2001-01-02T00:00:00Z","pinned":true,"representations":{"text/plain":"b2xkIHBpbm5lZA=="}}
+            """
+        XCTAssertEqual(try runner.run(["history", "import", "-"], stdin: Data(old.utf8)).status, 0)
+        XCTAssertEqual(try runner.run("history").text, "4\told pinned\n", "ignored copies took no number")
+        // A bad rule is reported and ignored.
+        try Data("history.max-age = forever\nhistory.ignore-regex = (\n".utf8).write(to: URL(fileURLWithPath: config + "/config"))
+        let warned = try runner.run("history")
+        XCTAssertTrue(warned.stderr.contains("history.max-age") && warned.stderr.contains("history.ignore-regex"), warned.stderr)
+    }
+
+    /// `history import --from cliphist` runs `cliphist list` and `cliphist decode` (cliphist is not in
+    /// Debian: a script answers as cliphist's own tests say it does, `ID<TAB>preview` newest first and
+    /// the bytes of the line's ID).
+    func testImportFromCliphist() throws {
+        let bin = scratch + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let png = try XCTUnwrap(Data(base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="))
+        try png.write(to: URL(fileURLWithPath: bin + "/3"))
+        try Data("second\nwith two lines".utf8).write(to: URL(fileURLWithPath: bin + "/2"))
+        try Data("first".utf8).write(to: URL(fileURLWithPath: bin + "/1"))
+        let script = """
+            #!/bin/sh
+            case "$1" in
+            list) printf '3\\t[[ binary data 74 B png 3x2 ]]\\n2\\tsecond with two lines\\n1\\tfirst\\n' ;;
+            decode) IFS= read -r line; id=$(printf '%s' "$line" | cut -f1); cat "\(bin)/$id" ;;
+            *) exit 1 ;;
+            esac
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: bin + "/cliphist"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bin + "/cliphist")
+        var runner = pbctl!
+        runner.environment["PATH"] = bin + ":" + (runner.environment["PATH"] ?? "/usr/bin:/bin")
+        let imported = try runner.run("history", "import", "--from", "cliphist")
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(try runner.run("history").text, "3\t[image/png 3×2 \(png.count) B]\n2\tsecond\n1\tfirst\n")
+        XCTAssertEqual(try runner.run("history", "paste", "2").text, "second\nwith two lines")
+        XCTAssertEqual(try runner.run("history", "import", "--from", "cliphist").status, 0)
+        XCTAssertEqual(try runner.run("history").text.split(separator: "\n").count, 3, "again: nothing added")
+        runner.environment["PATH"] = "/nonexistent"
+        XCTAssertEqual(try runner.run("history", "import", "--from", "cliphist").status, 69)
+    }
+
+    /// Several processes record at once: every copy that succeeded is an entry, none twice, and the
+    /// database is whole (sqlite3's integrity check, the index's own).
+    func testConcurrentRecordersLoseNothing() throws {
+        let runner = pbctl!
+        let group = DispatchGroup()
+        let failures = ConcurrencyStressTests.Log()
+        for worker in 0..<6 {
+            DispatchQueue.global().async(group: group) {
+                for step in 0..<15 {
+                    let result = try? runner.run("copy", stdin: "worker \(worker) copy \(step)")
+                    if result?.status != 0 { failures.fail("copy \(worker)-\(step): \(result?.stderr ?? "")") }
+                }
+            }
+        }
+        group.wait()
+        XCTAssertEqual(failures.failures, [])
+        let previews = Set(try lines().map { String($0.split(separator: "\t")[1]) })
+        XCTAssertEqual(previews.count, 90)
+        for worker in 0..<6 { for step in 0..<15 { XCTAssertTrue(previews.contains("worker \(worker) copy \(step)")) } }
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "sqlite3 is not installed")
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        check.arguments = [history + "/history.db", "PRAGMA integrity_check; INSERT INTO search(search) VALUES('integrity-check'); SELECT count(*) FROM entry;"]
+        let out = Pipe()
+        check.standardOutput = out
+        try check.run()
+        check.waitUntilExit()
+        XCTAssertEqual(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "ok\n90\n")
     }
 
     /// Readers list while writers record: every listing is whole.

@@ -135,8 +135,8 @@ final class X11HistoryTests: X11TestCase {
         let owner = try startPeer([xclip, "-i", "-quiet", "-selection", "primary", text], waitFor: nil)
         try waitForEntries(1)
         XCTAssertEqual(try historyLines(), ["1\tfrom the mouse"])
-        let entry = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: scratch + "/history/e1.pasteboard/Entry.json")))
-        XCTAssertEqual((entry as? [String: Any])?["selection"] as? String, "primary")
+        let listing = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json"]).stdout) as? [[String: Any]]
+        XCTAssertEqual(listing?.first?["selection"] as? String, "primary")
         // Its owner gone, PRIMARY stays empty: restoring it is --primary's job.
         owner.kill()
         XCTAssertTrue(eventually { (try? run([xclip, "-o", "-selection", "primary"], timeout: 5).status) != 0 },

@@ -31,7 +31,9 @@ public func historyPreview(_ item: Item, _ registry: TypeRegistry) -> String {
     // TIFF's would encode the whole image as PNG to find no text).
     let isImage = item.representations.contains { $0.derivedFrom == nil && registry.conforms($0.type, to: .image) }
     let text: Data?
-    if let plain = item.representations.first(where: { registry.conforms($0.type, to: .plainText) && $0.type != .markdown })
+    if let plain = item.representations.first(where: {
+        $0.type == .utf8PlainText || $0.type == .plainText || ($0.type != .markdown && $0.type != .html && registry.conforms($0.type, to: .plainText))
+    })
         .flatMap({ try? $0.data() }) ?? data(.markdown)
     {
         text = plain
@@ -63,9 +65,23 @@ public func historyPreview(plainText item: Item) -> String {
 /// The first non-blank line, at most 80 characters, control characters made visible.
 public func previewLine(_ text: Data) -> String? {
     let string = String(decoding: text.prefix(64 << 10), as: UTF8.self)
-    guard let line = string.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).first(where: { !$0.allSatisfy(\.isWhitespace) })
-    else { return string.isEmpty ? nil : "␊" }
-    return visibleLine(line)
+    // The lines one at a time, up to the first that is not blank (a long text is not split whole).
+    var start = string.startIndex
+    var blank = true
+    var index = string.startIndex
+    while index < string.endIndex {
+        let character = string[index]
+        if character == "\n" || character == "\r\n" {
+            if !blank { return visibleLine(string[start..<index]) }
+            start = string.index(after: index)
+            blank = true
+        } else if blank, !character.isWhitespace {
+            blank = false
+        }
+        index = string.index(after: index)
+    }
+    if !blank { return visibleLine(string[start...]) }
+    return string.isEmpty ? nil : "␊"
 }
 
 /// `line` without leading blanks, at most 80 characters, control characters as their Unicode pictures.
@@ -119,4 +135,31 @@ public func searchableText(_ item: Item) -> String? {
         }
     }
     return nil
+}
+
+/// The text the history indexes and searches an item in: every text representation it holds, each
+/// once. Plain text, Markdown and the other text types (a URI list, source code, JSON…) as their UTF-8;
+/// HTML and RTF as the text they show. Nil when the item holds no text.
+public func historySearchText(_ item: Item, _ registry: TypeRegistry) -> String? {
+    var texts: [String] = []
+    func add(_ text: String) {
+        if !text.isEmpty, !texts.contains(text) { texts.append(text) }
+    }
+    for representation in item.representations {
+        guard case .data(let data) = representation.content else { continue }
+        // The common text types first: a conformance look-up walks the type graph.
+        let common: [TypeIdentifier] = [.utf8PlainText, .plainText, .markdown, .html, .rtf]
+        guard common.contains(representation.type) || registry.conforms(representation.type, to: .text) else { continue }
+        if representation.type == .html || representation.type == .rtf {
+            // The text a reader sees (markup would match every tag name).
+            if data.count <= 16 << 20, let text = try? Conversion.produce(data, from: representation.type, to: .text) {
+                add(String(decoding: text, as: UTF8.self))
+            }
+        } else if !common.contains(representation.type), registry.textEncoding(of: representation.type) == .utf16 {
+            continue
+        } else if TypeSniffer.isValidUTF8(data) {
+            add(String(decoding: data, as: UTF8.self))
+        }
+    }
+    return texts.isEmpty ? nil : texts.joined(separator: "\n")
 }

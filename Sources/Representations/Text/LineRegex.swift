@@ -849,3 +849,200 @@ extension LineRegex {
         }
     }
 }
+
+// MARK: - Required literals
+
+extension LineRegex {
+    /// Strings every match contains: runs of literal scalars that every path from the start of the
+    /// program to its match goes through, one after the other (in the case the pattern gives them;
+    /// case-insensitive patterns hold folded scalars). What a search index narrows candidates by before
+    /// the pattern runs; empty when the program is too large to tell or has no such run. Longest first.
+    public var requiredLiterals: [String] {
+        let count = program.count
+        guard count > 0, count <= 4096 else { return [] }
+        func successors(_ index: Int) -> [Int] {
+            switch program[index] {
+            case .scalar, .anyButNewline, .set, .assertion: return [index + 1]
+            case .split(let first, let second): return [index + Int(first), index + Int(second)]
+            case .jump(let offset): return [index + Int(offset)]
+            case .match: return []
+            }
+        }
+        /// Whether a match is reachable from the start without passing `avoided`.
+        func reachesMatch(avoiding avoided: Int) -> Bool {
+            var seen = [Bool](repeating: false, count: count)
+            var stack = [0]
+            if avoided == 0 { return false }
+            seen[0] = true
+            while let index = stack.popLast() {
+                if case .match = program[index] { return true }
+                for next in successors(index) where next >= 0 && next < count && !seen[next] && next != avoided {
+                    seen[next] = true
+                    stack.append(next)
+                }
+            }
+            return false
+        }
+        guard reachesMatch(avoiding: -1) else { return [] }
+        var required = [Bool](repeating: false, count: count)
+        for index in 0..<count {
+            if case .scalar = program[index] { required[index] = !reachesMatch(avoiding: index) }
+        }
+        var literals: [String] = []
+        var run = String.UnicodeScalarView()
+        for index in 0...count {
+            if index < count, required[index], case .scalar(let value) = program[index], let scalar = Unicode.Scalar(value) {
+                run.append(scalar)
+                continue
+            }
+            if !run.isEmpty { literals.append(String(run)) }
+            run = String.UnicodeScalarView()
+        }
+        return literals.sorted { $0.unicodeScalars.count > $1.unicodeScalars.count }
+    }
+}
+
+// MARK: - A lazy DFA for long scans
+
+extension LineRegex {
+    /// A matcher for many texts (a search over a whole history): a pattern without assertions (`^ $ \b
+    /// \< \>`…) runs as a DFA built lazily from the NFA, each state a set of the NFA's instructions,
+    /// each transition computed once and then looked up (a table for ASCII), so a text costs about one
+    /// look-up a scalar; the answer is the NFA's, by construction. The cache is bounded (cleared when
+    /// full), so time stays linear in the text whatever the pattern. Patterns with assertions run on the
+    /// NFA (``LineRegex/matches(_:)-(some Collection<UInt8>)``). One thread at a time.
+    public final class Scanner: @unchecked Sendable {
+        let regex: LineRegex
+        private let usesDFA: Bool
+        /// Each state's NFA instructions (sorted), whether it has matched, its ASCII transitions (-1: not
+        /// computed) and the others.
+        private var sets: [[Int32]] = []
+        /// Per state (up to ``maximumStates``): whether it matched, and its 128 ASCII transitions; plain
+        /// memory, so the scan's loop reads them without an array's checks.
+        private let matched: UnsafeMutablePointer<Bool>
+        private let ascii: UnsafeMutablePointer<Int32>
+        private var other: [[UInt32: Int32]] = []
+        private var index: [[Int32]: Int32] = [:]
+        private var machine: Machine
+        private var start: Int32 = 0
+        static let maximumStates = 2048
+
+        public init(_ regex: LineRegex) {
+            self.regex = regex
+            usesDFA = !regex.program.contains { if case .assertion = $0 { return true } else { return false } }
+            machine = Machine(program: regex.program, sets: regex.sets, caseInsensitive: regex.caseInsensitive)
+            let states = usesDFA ? Self.maximumStates : 0
+            matched = .allocate(capacity: states)
+            ascii = .allocate(capacity: states * 128)
+            if usesDFA { reset() }
+        }
+
+        deinit {
+            matched.deallocate()
+            ascii.deallocate()
+        }
+
+        /// Whether the pattern matches anywhere in `bytes` (UTF-8, an invalid sequence read as U+FFFD).
+        public func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard usesDFA else { return regex.matches(bytes) }
+            let matched = self.matched, ascii = self.ascii
+            var state = start
+            if matched[Int(state)] { return true }
+            var at = 0
+            let count = bytes.count
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+            while at < count {
+                let byte = base[at]
+                let next: Int32
+                if byte < 0x80 {
+                    at += 1
+                    let cached = ascii[Int(state) << 7 | Int(byte)]
+                    next = cached >= 0 ? cached : transition(state, Unicode.Scalar(byte))
+                } else {
+                    var parser = Unicode.UTF8.ForwardParser()
+                    var iterator = UnsafeBufferPointer(start: base + at, count: min(4, count - at)).makeIterator()
+                    let scalar: Unicode.Scalar
+                    switch parser.parseScalar(from: &iterator) {
+                    case .valid(let encoded):
+                        scalar = Unicode.UTF8.decode(encoded)
+                        at += encoded.count
+                    case .error(let length):
+                        // As String(decoding:) reads an invalid sequence: one U+FFFD for its maximal prefix.
+                        scalar = "\u{FFFD}"
+                        at += max(1, length)
+                    case .emptyInput:
+                        at = count
+                        continue
+                    }
+                    next = other[Int(state)][scalar.value] ?? transition(state, scalar)
+                }
+                state = next
+                if matched[Int(state)] { return true }
+            }
+            return false
+        }
+
+        private func reset() {
+            sets.removeAll(keepingCapacity: true)
+            other.removeAll(keepingCapacity: true)
+            index.removeAll(keepingCapacity: true)
+            start = add(closure([0]))
+        }
+
+        /// The instructions reached from `seeds` without consuming (none of them an assertion here), and
+        /// whether `match` is among them.
+        private func closure(_ seeds: [Int32]) -> (set: [Int32], matched: Bool) {
+            machine.generation += 1
+            machine.next.removeAll(keepingCapacity: true)
+            var matched = false
+            for seed in seeds where machine.addThread(seed) {
+                matched = true
+                break
+            }
+            return (machine.next.sorted(), matched)
+        }
+
+        private func add(_ state: (set: [Int32], matched: Bool)) -> Int32 {
+            if let known = index[state.set], matched[Int(known)] == state.matched { return known }
+            let number = Int32(sets.count)
+            sets.append(state.set)
+            matched[Int(number)] = state.matched
+            (ascii + Int(number) * 128).initialize(repeating: -1, count: 128)
+            other.append([:])
+            if !state.matched { index[state.set] = number }
+            return number
+        }
+
+        /// The state after `state` reads `scalar` (a new search starts at every position, as the NFA's
+        /// does), computed and remembered.
+        private func transition(_ state: Int32, _ scalar: Unicode.Scalar) -> Int32 {
+            if sets.count >= Self.maximumStates - 1 {
+                // Bounded memory: start again from this state's set.
+                let kept = sets[Int(state)]
+                reset()
+                let again = add((kept, false))
+                return transition(again, scalar)
+            }
+            let folded = regex.caseInsensitive ? caseFold(scalar).value : scalar.value
+            var seeds: [Int32] = []
+            for pc in sets[Int(state)] {
+                let consumed: Bool
+                switch regex.program[Int(pc)] {
+                case .scalar(let value): consumed = value == folded
+                case .anyButNewline: consumed = scalar != "\n"
+                case .set(let set): consumed = scalar != "\n" && regex.sets[Int(set)].matches(scalar, caseInsensitive: regex.caseInsensitive)
+                default: consumed = false
+                }
+                if consumed { seeds.append(pc + 1) }
+            }
+            seeds.append(0)
+            let next = add(closure(seeds))
+            if scalar.value < 0x80 {
+                ascii[Int(state) << 7 | Int(scalar.value)] = next
+            } else if other[Int(state)].count < 4096 {
+                other[Int(state)][scalar.value] = next
+            }
+            return next
+        }
+    }
+}

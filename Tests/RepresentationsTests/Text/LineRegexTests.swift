@@ -373,4 +373,33 @@ final class LineRegexTests: XCTestCase {
         XCTAssertNoThrow(try LineRegex(big + String(repeating: "{0}*", count: 50_000)))
         XCTAssertNoThrow(try LineRegex(String(repeating: "()*", count: 100_000)))
     }
+
+    /// The lazy DFA a history search runs answers as the NFA does: random patterns over a small
+    /// alphabet, with and without assertions, against random texts (UTF-8 errors and line feeds among
+    /// them), one scanner carried over many texts as a search carries it.
+    func testTheScannerAgreesWithTheMachine() throws {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        let atoms = ["a", "b", "é", ".", "[ab]", "[^a]", "\\d", "(a|b)", "(ab)*", "x?", "[[:alpha:]]", "\\n", "^", "$", "\\b", "a{2,3}"]
+        let quantifiers = ["", "", "*", "+", "?"]
+        let textBytes: [[UInt8]] = [Array("a".utf8), Array("b".utf8), Array("é".utf8), Array("1".utf8), Array("\n".utf8), [0xFF], [0xE2, 0x82], Array("x".utf8), Array(" ".utf8)]
+        var checked = 0
+        for _ in 0..<300 {
+            var pattern = ""
+            for _ in 0..<(1 + next(4)) { pattern += atoms[next(atoms.count)] + quantifiers[next(quantifiers.count)] }
+            guard let regex = try? LineRegex(pattern, caseInsensitive: next(2) == 1) else { continue }
+            let scanner = LineRegex.Scanner(regex)
+            for _ in 0..<20 {
+                var text: [UInt8] = []
+                for _ in 0..<next(12) { text += textBytes[next(textBytes.count)] }
+                let expected = regex.matches(text)
+                XCTAssertEqual(text.withUnsafeBytes { scanner.matches($0) }, expected, "\(pattern) on \(text)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 3000)
+    }
 }

@@ -1,0 +1,239 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Pasteboard
+
+// Search: every entry's text (``History/searchable``, the preview when it has none) is indexed by its
+// trigrams (FTS5's trigram tokenizer, case folded, `detail=none`). A search asks the index for the
+// entries holding every trigram of what a match must contain, then confirms each candidate on its
+// text: the index only narrows, the answer is always the text's. Without such a literal (a needle of one
+// or two characters, a regular expression with none) every text is read, in the order it is stored.
+
+extension History {
+    /// How a search confirms one entry's text.
+    public struct Matcher: Sendable {
+        /// Strings every match contains, in any case: what the index narrows the candidates by (each of
+        /// at least three characters counts).
+        public var literals: [String]
+        /// Whether a text (its UTF-8 bytes) matches.
+        public var matches: @Sendable (UnsafeRawBufferPointer) -> Bool
+
+        public init(literals: [String], matches: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool) {
+            self.literals = literals
+            self.matches = matches
+        }
+
+        /// A case-insensitive substring (lowercased, as Swift lowercases).
+        public static func substring(_ needle: String) -> Matcher {
+            let lowered = needle.lowercased()
+            return Matcher(literals: [needle]) { bytes in
+                lowered.isEmpty || String(decoding: bytes, as: UTF8.self).lowercased().contains(lowered)
+            }
+        }
+    }
+
+    /// The entries whose text `matcher` matches, newest first, as `query` filters them.
+    public func search(_ matcher: Matcher, _ query: Query = Query()) throws -> (entries: [Entry], problems: [String]) {
+        try withDatabase(create: false, absent: ([Entry](), [String]())) { database in
+            try database.connection.transaction(write: false) {
+                try search(matcher, query, database)
+            }
+        }
+    }
+
+    /// The FTS5 query asking for every trigram of `literals` (each of at least three characters; at
+    /// most 24 trigrams spread over each): nil when none is long enough.
+    static func trigramQuery(_ literals: [String]) -> String? {
+        var terms: [String] = []
+        for literal in literals {
+            let scalars = Array(literal.unicodeScalars)
+            guard scalars.count >= 3 else { continue }
+            let count = scalars.count - 2
+            let step = max(1, count / 24)
+            var starts = Array(stride(from: 0, to: count, by: step))
+            if starts.last != count - 1 { starts.append(count - 1) }
+            for start in starts {
+                var trigram = String.UnicodeScalarView()
+                trigram.append(contentsOf: scalars[start..<start + 3])
+                // Inside an FTS5 string only the double quote is special (doubled).
+                var term = "\""
+                for scalar in trigram {
+                    if scalar == "\"" { term += "\"" }
+                    term.unicodeScalars.append(scalar)
+                }
+                term += "\""
+                if !terms.contains(term) { terms.append(term) }
+            }
+        }
+        return terms.isEmpty ? nil : terms.joined(separator: " AND ")
+    }
+
+    /// Candidates fewer than this are looked up one by one and sorted; more are met while walking the
+    /// entries newest first.
+    static let candidateLookupLimit = 20_000
+
+    private func search(_ matcher: Matcher, _ query: Query, _ database: HistoryDatabase) throws -> ([Entry], [String]) {
+        let connection = database.connection
+        // Texts longer than the index holds are always candidates, read whole.
+        var long: [Int64] = []
+        let longStatement = try connection.statement("SELECT id FROM entry WHERE long_text = 1")
+        while try longStatement.step() { long.append(longStatement.integer(0)) }
+        longStatement.reset()
+        var candidates: [Int64]? = nil
+        if let fts = Self.trigramQuery(matcher.literals) {
+            var found: [Int64] = []
+            let statement = try connection.statement("SELECT rowid FROM search WHERE search MATCH ?")
+            try statement.bind([.text(fts)])
+            while try statement.step() { found.append(statement.integer(0)) }
+            statement.reset()
+            found += long
+            candidates = found
+        }
+        var problems: [String] = []
+        var results: [Entry] = []
+        let limit = query.limit ?? Int.max
+        func confirm(_ id: Int64) throws -> Bool {
+            if long.contains(id) {
+                guard let item = try? item(id: Int(id), database) else { return false }
+                let text = searchable(item) ?? ""
+                var bytes = Array(text.utf8)
+                return bytes.withUnsafeMutableBytes { matcher.matches(UnsafeRawBufferPointer($0)) }
+            }
+            let statement = try connection.statement("SELECT text FROM search_text WHERE id = ?")
+            try statement.bind([.integer(id)])
+            defer { statement.reset() }
+            guard try statement.step() else { return false }
+            return statement.withBytes(0) { matcher.matches($0) } ?? false
+        }
+        func take(_ row: SQLiteStatement) throws {
+            switch try entry(row, database) {
+            case .success(let entry): results.append(entry)
+            case .failure(let problem): problems.append(problem.message)
+            }
+        }
+        if var candidates, candidates.count < Self.candidateLookupLimit {
+            // Few candidates: each looked up (with the filters), sorted newest first, confirmed in order.
+            candidates.sort()
+            var timed: [(time: Int64, id: Int64)] = []
+            var unlimited = query
+            unlimited.limit = nil
+            let (sql, values) = Self.listing(unlimited, columns: "time", order: nil, extra: "id = ?")
+            let lookup = try connection.statement(sql)
+            var previous: Int64 = -1
+            for id in candidates where id != previous {
+                previous = id
+                try lookup.bind(values + [.integer(id)])
+                if try lookup.step() { timed.append((lookup.integer(0), id)) }
+                lookup.reset()
+            }
+            timed.sort { ($0.time, $0.id) > ($1.time, $1.id) }
+            let row = try connection.statement("SELECT \(Self.entryColumns) FROM entry WHERE id = ?")
+            for (_, id) in timed where results.count < limit {
+                guard try confirm(id) else { continue }
+                try row.bind([.integer(id)])
+                if try row.step() { try take(row) }
+                row.reset()
+            }
+            return (results, problems)
+        }
+        // Many candidates, or none known: the newest entries first, each (candidate) confirmed.
+        var member: [Bool]? = nil
+        if let candidates {
+            let top = Int(candidates.max() ?? 0)
+            var bits = [Bool](repeating: false, count: top + 1)
+            for id in candidates where id >= 0 { bits[Int(id)] = true }
+            member = bits
+        }
+        if candidates != nil || query.limit != nil {
+            var unlimited = query
+            unlimited.limit = nil
+            let (sql, values) = Self.listing(unlimited)
+            let walk = try connection.statement(sql)
+            try walk.bind(values)
+            defer { walk.reset() }
+            // Without candidates, walking in time order is worth it only while matches come early: after
+            // a few thousand entries the texts are read in the order they are stored instead.
+            var walked = 0
+            while results.count < limit, try walk.step() {
+                let id = walk.integer(0)
+                walked += 1
+                if member == nil, walked > 4096 {
+                    walk.reset()
+                    return try scanAll(matcher, query, long: long, database, confirm: confirm)
+                }
+                if let member, id >= member.count || !member[Int(id)] { continue }
+                guard try confirm(id) else { continue }
+                try take(walk)
+            }
+            return (results, problems)
+        }
+        return try scanAll(matcher, query, long: long, database, confirm: confirm)
+    }
+
+    /// Every text read in the order it is stored, matches collected, then listed newest first.
+    private func scanAll(
+        _ matcher: Matcher, _ query: Query, long: [Int64], _ database: HistoryDatabase, confirm: (Int64) throws -> Bool
+    ) throws -> ([Entry], [String]) {
+        let connection = database.connection
+        var matched: [Int64] = []
+        let scan = try connection.statement("SELECT id, text FROM search_text")
+        while try scan.step() {
+            let id = scan.integer(0)
+            if scan.withBytes(1, { matcher.matches($0) }) == true { matched.append(id) }
+        }
+        scan.reset()
+        for id in long where !matched.contains(id) {
+            if try confirm(id) { matched.append(id) }
+        }
+        var results: [Entry] = []
+        var problems: [String] = []
+        guard !matched.isEmpty else { return ([], []) }
+        let top = Int(matched.max() ?? 0)
+        var member = [Bool](repeating: false, count: top + 1)
+        for id in matched { member[Int(id)] = true }
+        if matched.count < Self.candidateLookupLimit {
+            // Few matches: each looked up, with the filters.
+            var query = query
+            let limit = query.limit ?? Int.max
+            query.limit = nil
+            let (sql, values) = Self.listing(query, order: nil, extra: "id = ?")
+            let lookup = try connection.statement(sql)
+            for id in matched {
+                try lookup.bind(values + [.integer(id)])
+                if try lookup.step() {
+                    switch try entry(lookup, database) {
+                    case .success(let entry): results.append(entry)
+                    case .failure(let problem): problems.append(problem.message)
+                    }
+                }
+                lookup.reset()
+            }
+            results.sort { ($0.time, $0.id) > ($1.time, $1.id) }
+            if results.count > limit { results.removeLast(results.count - limit) }
+            return (results, problems)
+        }
+        var unlimited = query
+        unlimited.limit = nil
+        let (sql, values) = Self.listing(unlimited)
+        let walk = try connection.statement(sql)
+        try walk.bind(values)
+        defer { walk.reset() }
+        let limit = query.limit ?? Int.max
+        while results.count < limit, try walk.step() {
+            let id = walk.integer(0)
+            guard id < member.count, member[Int(id)] else { continue }
+            switch try entry(walk, database) {
+            case .success(let entry): results.append(entry)
+            case .failure(let problem): problems.append(problem.message)
+            }
+        }
+        return (results, problems)
+    }
+}
