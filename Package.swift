@@ -102,16 +102,19 @@ let package = Package(
         .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents"]),
         // The clipboard manager (`pbctl daemon`) composed: one run path for every keeper (X11, Wayland,
         // the store), the history recorder, the peers (KDE Connect) feeding the keeper in process.
+        // What the history shows and searches of an item: its one-line preview and every text it holds
+        // (HTML and RTF as the text they show), beside the history, which takes them as functions.
+        .target(name: "HistoryText", dependencies: ["Pasteboard", "Representations", "Images"]),
         .target(
             name: "ClipboardManager",
-            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "SystemIO", "KDEConnect", "PasteboardRemote"]),
+            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "HistoryText", "SystemIO", "KDEConnect", "PasteboardRemote"]),
         // The composition root: which backend an invocation uses and why; the only code that names the
         // concrete backends.
         .target(
             name: "Backends",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "PasteboardRemote", "Representations",
-                "SystemIO",
+                "HistoryText", "SystemIO",
             ]),
         // How xclip, xsel, wl-copy and wl-paste read their command lines and word their help, version and
         // usage errors, for pbctl run under their names: pure (arguments in, an invocation or a reply out).
@@ -119,12 +122,13 @@ let package = Package(
         .testTarget(name: "PersonalitiesTests", dependencies: ["Personalities"]),
         // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
         // module, no transport (those are Backends' and ClipboardManager's to compose).
+        .testTarget(name: "HistoryTextTests", dependencies: ["HistoryText", "Pasteboard"]),
         .testTarget(name: "BackendsTests", dependencies: ["Backends", "Pasteboard"]),
         .executableTarget(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
-                "ClipboardManager", "CopyPaste", "CStartup", "Personalities",
+                "ClipboardManager", "HistoryText", "CopyPaste", "CStartup", "Personalities",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's

@@ -8,6 +8,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import HistoryText
 import Representations
 
 extension BackendChoice {

@@ -6,6 +6,7 @@ import Foundation
 import Dispatch
 import Pasteboard
 import PasteboardStore
+import HistoryText
 import Representations
 
 /// The daemon's history: each kept content recorded on a queue of its own, so a large entry never

@@ -6,6 +6,7 @@ import Foundation
 import Pasteboard
 import PasteboardRemote
 import PasteboardStore
+import HistoryText
 import Representations
 
 /// `pbctl ssh` composed: the system ssh with a forwarded socket, and this machine's clipboard served on

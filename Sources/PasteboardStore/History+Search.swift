@@ -37,6 +37,13 @@ extension History {
                 lowered.isEmpty || String(decoding: bytes, as: UTF8.self).lowercased().contains(lowered)
             }
         }
+
+        /// A regular expression (``LineRegex``, matched line by line in linear time), narrowed by the
+        /// literals every match contains. One scanner serves every text: its DFA's states are made once.
+        public static func regex(_ pattern: LineRegex) -> Matcher {
+            let scanner = LineRegex.Scanner(pattern)
+            return Matcher(literals: pattern.requiredLiterals) { scanner.matches($0) }
+        }
     }
 
     /// The entries whose text `matcher` matches, newest first, as `query` filters them.

@@ -9,6 +9,7 @@ import Foundation
 import CopyPaste
 import Pasteboard
 import PasteboardStore
+import HistoryText
 import Representations
 import SystemIO
 

@@ -12,6 +12,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import HistoryText
 import Representations
 import SystemIO
 import Synchronization

@@ -401,17 +401,12 @@ final class WaylandTests: WaylandTestCase {
         return daemon
     }
 
-    /// The history's own records (each entry's `Entry.json`), newest first: what `pbctl history --json`
-    /// leaves out, such as the selection.
+    /// The history's records as `pbctl history --json` lists them, newest first (with the selection
+    /// when it is not the clipboard).
     func historyIndex() throws -> [[String: Any]] {
-        let root = scratch + "/history"
-        let ids = try FileManager.default.contentsOfDirectory(atPath: root).compactMap { name -> Int? in
-            name.hasPrefix("e") && name.hasSuffix(".pasteboard") ? Int(name.dropFirst().dropLast(".pasteboard".count)) : nil
-        }
-        return try ids.sorted(by: >).compactMap { id in
-            let data = try Data(contentsOf: URL(fileURLWithPath: root + "/e\(id).pasteboard/Entry.json"))
-            return try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        }
+        let listed = try run([pbctl, "history", "--json"])
+        guard listed.status == 0 else { throw NSError(domain: "history", code: Int(listed.status), userInfo: [NSLocalizedDescriptionKey: listed.stderr]) }
+        return try JSONSerialization.jsonObject(with: listed.stdout) as? [[String: Any]] ?? []
     }
 
     /// A copy over `history.max-entry-size`: the daemon does not keep it, but its owner is never left

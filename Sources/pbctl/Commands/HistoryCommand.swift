@@ -10,6 +10,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import HistoryText
 import Representations
 import SystemIO
 
@@ -236,10 +237,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         let needle = options.operands[0]
         let matcher: History.Matcher
         if options.regex {
-            let pattern = try options.compiledPattern(needle)
-            // One scanner for every text: its DFA's states are made once.
-            let scanner = LineRegex.Scanner(pattern)
-            matcher = History.Matcher(literals: pattern.requiredLiterals) { scanner.matches($0) }
+            matcher = .regex(try options.compiledPattern(needle))
         } else {
             matcher = .substring(needle)
         }

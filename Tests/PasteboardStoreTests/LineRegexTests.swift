@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import Representations
+@testable import PasteboardStore
 
 /// The linear-time engine of `pbctl history search --regex`: its syntax, grep's per-line view of a text,
 /// its errors, and a step count that stays linear on the patterns that stall a backtracking engine.

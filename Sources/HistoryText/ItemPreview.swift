@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Images
 import Pasteboard
+import Representations
 
 // What a listing shows of an item (`pbctl history`, `pbctl info`) and the text it is searched in:
 // pure functions of the item, so the history and the CLI share them and they are tested alone.
