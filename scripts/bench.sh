@@ -4,7 +4,7 @@
 # Usage: scripts/bench.sh [-o OUTPUT.md]          (default output: docs/benchmarks.md)
 # Environment:
 #   BENCH_SECTIONS   space-separated section names to run (default: "markdown richtext x11 wayland store
-#                    history images ssh"; a section whose script is missing is skipped); the others are kept from the
+#                    history images ssh baseline"; a section whose script is missing is skipped); the others are kept from the
 #                    existing output file
 #   BENCH_SCRATCH    SwiftPM scratch path for the release build (default: .build-bench)
 #   BENCH_RUNS       hyperfine runs per command (default 10)
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
         *) echo "usage: $0 [-o OUTPUT.md]" >&2; exit 2 ;;
     esac
 done
-default_sections="markdown richtext x11 wayland store history images ssh"
+default_sections="markdown richtext x11 wayland store history images ssh baseline"
 sections="${BENCH_SECTIONS:-$default_sections}"
 scratch="${BENCH_SCRATCH:-$repo/.build-bench}"
 runs="${BENCH_RUNS:-10}"
@@ -343,6 +343,41 @@ section_history() {
 }
 
 # --------------------------------------------------------------------------------------------------
+# Section: baseline (the Markdown engine before and after a restructuring: CPU time and peak memory of
+# the same conversions with the release binary of BENCH_BASELINE=REV, built in a worktree of its own, or
+# BENCH_BASELINE_BINARY=PATH, beside this tree's; scripts/bench-before-after.py). Without either it is
+# skipped and the section already in docs/benchmarks.md is kept.
+# --------------------------------------------------------------------------------------------------
+section_baseline() {
+    local old="${BENCH_BASELINE_BINARY:-}" label="${BENCH_BASELINE_LABEL:-}"
+    if [ -z "$old" ] && [ -n "${BENCH_BASELINE:-}" ]; then
+        local tree="$work/baseline"
+        git -C "$repo" worktree add -q --detach "$tree" "$BENCH_BASELINE" >&2
+        (cd "$tree" && swift build "${release_flags[@]//$repo/$tree}" --scratch-path "$scratch-baseline" --product pbctl >&2)
+        old="$(cd "$tree" && swift build "${release_flags[@]//$repo/$tree}" --scratch-path "$scratch-baseline" --show-bin-path)/pbctl"
+        label="${label:-$(git -C "$repo" log -1 --format='%h' "$BENCH_BASELINE")}"
+    fi
+    [ -n "$old" ] || return 3
+    build_release
+    local spec="$repo/Tests/SpecConformanceTests/Specs/commonmark-0.31.2-spec.txt" spec8="$work/baseline-spec-x40.md"
+    for _ in $(seq 40); do cat "$spec"; done > "$spec8"
+    local inputs=("CommonMark spec.txt ×40=$spec8")
+    if [ -d /usr/share/doc/nodejs/api ]; then
+        find /usr/share/doc/nodejs \( -name '*.md' -o -name '*.md.gz' \) -print0 | sort -z | xargs -0 zcat -f > "$work/baseline-node.md"
+        inputs+=("nodejs-doc Markdown=$work/baseline-node.md")
+    fi
+    echo "## Before and after a restructuring"
+    echo
+    echo "Command: \`BENCH_SECTIONS=baseline BENCH_BASELINE=REV make bench\` (or \`BENCH_BASELINE_BINARY=PATH\`; scripts/bench-before-after.py), run $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    echo "\`pbctl convert --from DIALECT --to html FILE\`, the two release binaries run alternately; CPU time (user + system) of"
+    echo "the whole process, the median of 15 runs each, and peak resident memory (\`/usr/bin/time -f %M\`). Before: ${label:-$old}; after: this tree."
+    echo
+    python3 "$repo/scripts/bench-before-after.py" "$old" "before" "$pbctl_bin" "after" "${inputs[@]}"
+    echo
+}
+
+# --------------------------------------------------------------------------------------------------
 # Section: images (PNG to JPEG and BMP, a 4K screenshot, pbctl-bench image-convert vs ImageMagick)
 # --------------------------------------------------------------------------------------------------
 section_images() {
@@ -373,7 +408,10 @@ for s in $sections; do
         continue
     fi
     echo "bench: section $s" >&2
-    if ! "section_$s" > "$work/section-$s.md"; then
+    if "section_$s" > "$work/section-$s.md"; then status=0; else status=$?; fi
+    if [ "$status" -eq 3 ]; then
+        rm -f "$work/section-$s.md"  # nothing asked of it: the section already written is kept
+    elif [ "$status" -ne 0 ]; then
         printf '## %s\n\n(section failed; see the make bench log)\n\n' "$s" > "$work/section-$s.md"
     fi
 done
@@ -385,7 +423,7 @@ import os, sys
 work, out, names = sys.argv[1], sys.argv[2], sys.argv[3:]
 headings = {"markdown": "## Markdown → HTML", "richtext": "## Rich text conversions", "x11": "## X11 selections",
             "wayland": "## Wayland clipboard", "store": "## Store (no display)", "images": "## Images",
-            "ssh": "## pbctl ssh", "history": "## History at scale"}
+            "ssh": "## pbctl ssh", "history": "## History at scale", "baseline": "## Before and after a restructuring"}
 kept = {}
 if os.path.exists(out):
     current, lines = None, []
