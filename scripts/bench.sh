@@ -371,7 +371,7 @@ section_baseline() {
     echo "Command: \`BENCH_SECTIONS=baseline BENCH_BASELINE=REV make bench\` (or \`BENCH_BASELINE_BINARY=PATH\`; scripts/bench-before-after.py), run $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)."
     echo
     echo "\`pbctl convert --from DIALECT --to html FILE\`, the two release binaries run alternately; CPU time (user + system) of"
-    echo "the whole process, the median of 15 runs each, and peak resident memory (\`/usr/bin/time -f %M\`). Before: ${label:-$old}; after: this tree."
+    echo "the whole process (the median of 15 runs each; for an empty file the mean of 400), and peak resident memory (\`/usr/bin/time -f %M\`). Before: ${label:-$old}; after: this tree."
     echo
     python3 "$repo/scripts/bench-before-after.py" "$old" "before" "$pbctl_bin" "after" "${inputs[@]}"
     echo
