@@ -55,4 +55,21 @@ enum SWAR {
         }
         return end
     }
+
+    /// The index of the first `byte` in `from..<to`, or `to`.
+    @inline(__always)
+    static func first(_ byte: UInt8, in base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var i = start
+        let raw = UnsafeRawPointer(base)
+        while i + 8 <= end {
+            let found = bytes(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self), equalTo: byte)
+            if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
+            i += 8
+        }
+        while i < end {
+            if base[i] == byte { return i }
+            i += 1
+        }
+        return end
+    }
 }

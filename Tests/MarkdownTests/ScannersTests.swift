@@ -19,7 +19,7 @@ final class ScannersTests: XCTestCase {
     /// and length, whatever sits before or after the byte sought (a borrow never reports a byte early).
     func testWordAtATimeSearchesFindTheFirstByteAByteScanFinds() {
         var random = SplitMix64(state: 41)
-        let alphabet: [UInt8] = [0x00, 0x0A, 0x21, 0x22, 0x23, 0x26, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x5B, 0x5C, 0x5D, 0x61, 0x80, 0xA2, 0xBC, 0xFF]
+        let alphabet: [UInt8] = [0x00, 0x0A, 0x21, 0x22, 0x23, 0x26, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x40, 0x41, 0x5B, 0x5C, 0x5D, 0x61, 0x80, 0xA2, 0xBC, 0xFF]
         for round in 0..<4000 {
             let count = random.below(40)
             let sparse = round % 2 == 0
@@ -31,6 +31,9 @@ final class ScannersTests: XCTestCase {
                     XCTAssertEqual(SWAR.next(in: base, from: start, to: count, escapingLineEndings: false), naive([0x22, 0x26, 0x3C, 0x3E]), "\(bytes) from \(start)")
                     XCTAssertEqual(SWAR.next(in: base, from: start, to: count, escapingLineEndings: true), naive([0x22, 0x26, 0x3C, 0x3E, 0x0A]), "\(bytes) from \(start)")
                     XCTAssertEqual(SWAR.nextInText(in: base, from: start, to: count), naive([0x0A, 0x5C, 0x26, 0x3C, 0x3E, 0x22]), "\(bytes) from \(start)")
+                    for byte: UInt8 in [0x00, 0x40, 0x3C, 0x80, 0xFF] {
+                        XCTAssertEqual(SWAR.first(byte, in: base, from: start, to: count), naive([byte]), "\(bytes) from \(start)")
+                    }
                 }
             }
         }
