@@ -109,10 +109,14 @@ extension InlineParser {
         var i = start
         let emails = true
         var lineStart = i
+        let base = s.baseAddress!
         while i < limit {
             // One line (or what is left of the region on it).
             var e = i
             while e < limit {
+                // To the next line ending or backslash, eight bytes at a time.
+                e = SWAR.first(of: 0x0A, 0x5C, 0x5C, in: base, from: e, to: limit)
+                guard e < limit else { break }
                 let c = s[e]
                 if c == 0x0A { break }
                 if c == UInt8(ascii: "\\") && e + 1 < limit {
@@ -154,13 +158,9 @@ extension InlineParser {
     /// Text of one line: `s[from..<to]` holds no line ending.
     private mutating func emitSegment<Sink: InlineSink & ~Copyable>(_ from: Int, _ to: Int, emails: Bool, _ sink: inout Sink) {
         guard from < to else { return }
+        let base = s.baseAddress!
         if emails {
-            var special = false
-            for k in from..<to where s[k] == UInt8(ascii: "@") || s[k] == UInt8(ascii: "&") {
-                special = true
-                break
-            }
-            if special {
+            if SWAR.first(of: 0x40, 0x26, 0x26, in: base, from: from, to: to) < to {
                 emitSegmentWithEmails(from, to, &sink)
                 return
             }
@@ -171,7 +171,7 @@ extension InlineParser {
         emitTable.withUnsafeBufferPointer { table in
             while i < to {
                 if !table[Int(s[i])] {
-                    i += 1
+                    i = SWAR.first(of: 0x0A, 0x5C, 0x26, in: base, from: i + 1, to: to)
                     continue
                 }
                 let c = s[i]

@@ -72,4 +72,23 @@ enum SWAR {
         }
         return end
     }
+
+    /// The index of the first of the bytes `a`, `b` and `c` in `from..<to` (pass one twice to seek two), or `to`.
+    @inline(__always)
+    static func first(of a: UInt8, _ b: UInt8, _ c: UInt8, in base: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var i = start
+        let raw = UnsafeRawPointer(base)
+        while i + 8 <= end {
+            let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let found = bytes(x, equalTo: a) | bytes(x, equalTo: b) | bytes(x, equalTo: c)
+            if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
+            i += 8
+        }
+        while i < end {
+            let d = base[i]
+            if d == a || d == b || d == c { return i }
+            i += 1
+        }
+        return end
+    }
 }

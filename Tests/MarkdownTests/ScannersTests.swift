@@ -34,6 +34,9 @@ final class ScannersTests: XCTestCase {
                     for byte: UInt8 in [0x00, 0x40, 0x3C, 0x80, 0xFF] {
                         XCTAssertEqual(SWAR.first(byte, in: base, from: start, to: count), naive([byte]), "\(bytes) from \(start)")
                     }
+                    for (a, b, c) in [(UInt8(0x0A), UInt8(0x5C), UInt8(0x5C)), (0x40, 0x26, 0x26), (0x0A, 0x5C, 0x26), (0x00, 0x80, 0xFF)] {
+                        XCTAssertEqual(SWAR.first(of: a, b, c, in: base, from: start, to: count), naive([a, b, c]), "\(bytes) from \(start)")
+                    }
                 }
             }
         }
