@@ -50,7 +50,7 @@ TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 
               man-db groff bash-completion zsh fish systemd lintian dpkg-dev tmux sway wl-clipboard imagemagick time \
               openssh-server openssh-client \
               kdeconnect dbus-daemon iproute2 openssl sqlite3 rofi fzf xdotool
-BENCH_DEPS := hyperfine cmark cmark-gfm pandoc xclip xsel xvfb python3 time sway wl-clipboard file imagemagick fonts-dejavu-core \
+BENCH_DEPS := hyperfine cmark cmark-gfm pulldown-cmark libmd4c-dev libmd4c-html0-dev gcc libc6-dev pandoc xclip xsel xvfb python3 time sway wl-clipboard file imagemagick fonts-dejavu-core \
               openssh-server openssh-client
 
 .PHONY: all build release run test deps test-deps stamp startup-order bench fuzz test-asan test-tsan install install-files uninstall deb clean

@@ -13,7 +13,8 @@
 # "## …") to stdout, and add <name> to the default BENCH_SECTIONS below. Each section runs on its own;
 # a failing section is reported in the file instead of aborting the others.
 #
-# Tools: swift, hyperfine, python3, cmark, cmark-gfm (Debian packages). Nothing is downloaded: the
+# Tools: swift, hyperfine, python3, cmark, cmark-gfm, pulldown-cmark, cc with libmd4c-dev and
+# libmd4c-html0-dev (Debian packages). Nothing is downloaded: the
 # inputs are the CommonMark spec vendored in Tests/SpecConformanceTests/Specs and, when installed,
 # the Markdown documentation of the Debian package nodejs-doc (/usr/share/doc/nodejs).
 set -euo pipefail
@@ -76,6 +77,95 @@ peak_rss_kb() {
     /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1
 }
 
+# markdown_peers SPEC SPEC-NAME CORPUS CORPUS-NAME SMALL-FILE...: the whole-process comparison with md4c (through
+# Benchmarks/peers/md4c-html.c, built here from Debian's libmd4c-dev and libmd4c-html0-dev) and pulldown-cmark
+# (Debian's CLI), interleaved in one run by Benchmarks/peers/bench-exec.c (built here too), and the start-up
+# of each path beside /bin/true and a static C program. Uses $pbctl_bin, $work, $runs.
+markdown_peers() {
+    local spec=$1 spec_name=$2 corpus=$3 corpus_name=$4
+    shift 4
+    local small=("$@")
+    need cc; need pulldown-cmark
+    local exec=$work/bench-exec md4c=$work/md4c-html truec=$work/true-static
+    cc -O2 -o "$exec" "$repo/Benchmarks/peers/bench-exec.c"
+    cc -O2 -o "$md4c" "$repo/Benchmarks/peers/md4c-html.c" -lmd4c-html -lmd4c
+    printf 'int main(void) { return 0; }\n' > "$work/true.c"
+    cc -O2 -static -o "$truec" "$work/true.c"
+    local pb=$pbctl_bin
+    echo "### Against md4c and pulldown-cmark (whole process, interleaved)"
+    echo
+    echo "- md4c $(dpkg-query -W -f='${Version}' libmd4c0 2>/dev/null): \`md4c-html [--gfm] FILE\` (Benchmarks/peers/md4c-html.c: \`md_html()\`, the"
+    echo "  input read whole, the HTML written once; \`--gfm\` is MD_DIALECT_GITHUB: tables, strikethrough, task lists,"
+    echo "  permissive autolinks; raw HTML kept); pulldown-cmark $(dpkg-query -W -f='${Version}' pulldown-cmark 2>/dev/null): \`pulldown-cmark < FILE\`,"
+    echo "  GFM as \`-T -S -L -F\` (tables, strikethrough, task lists, footnotes); pbctl: \`pbctl convert --from gfm|commonmark --to html FILE\`."
+    echo "  Neither peer is byte-identical to cmark (pbctl is); their GFM lacks some of cmark-gfm's extensions, so it does less."
+    echo "- Benchmarks/peers/bench-exec.c runs the commands interleaved: each of $runs rounds (after 2 warm-up rounds) runs"
+    echo "  every command once on every input, one process per input, the first command rotating; the table shows each"
+    echo "  command's median round (a batch: the sum of its processes), and the peak resident set of its largest process."
+    echo
+    echo "| input | dialect | pbctl | md4c | pulldown-cmark | pbctl ÷ md4c | pbctl ÷ pulldown-cmark | peak: pbctl, md4c, pulldown-cmark |"
+    echo "|---|---|---:|---:|---:|---:|---:|---:|"
+    local list=$work/peers.list name dialect
+    peer_row() {  # peer_row NAME DIALECT (inputs in $list)
+        local md="" pd=()
+        if [ "$2" = gfm ]; then md="--gfm"; pd=(-T -S -L -F); fi
+        "$exec" -r "$runs" -w 2 -l "$list" \
+            --command pbctl "$pb" convert --from "$2" --to html {} \
+            --command md4c "$md4c" $md {} \
+            --command pulldown pulldown-cmark "${pd[@]}" '<{}' > "$work/peers.tsv"
+        python3 - "$1" "$2" "$work/peers.tsv" <<'PY'
+import sys
+name, dialect = sys.argv[1], sys.argv[2]
+rows = {line.split("\t")[0]: line.split("\t")[1:] for line in open(sys.argv[3]).read().splitlines()}
+t = {k: float(v[0]) for k, v in rows.items()}
+peak = {k: int(v[2]) / 1000 for k, v in rows.items()}
+ms = lambda s: f"{s * 1000:.1f} ms"
+print(f"| {name} | {dialect} | {ms(t['pbctl'])} | {ms(t['md4c'])} | {ms(t['pulldown'])} | "
+      f"**{t['pbctl'] / t['md4c']:.2f}** | **{t['pbctl'] / t['pulldown']:.2f}** | "
+      f"{peak['pbctl']:.1f} MB, {peak['md4c']:.1f} MB, {peak['pulldown']:.1f} MB |")
+PY
+    }
+    for dialect in commonmark gfm; do
+        echo "$spec" > "$list"; peer_row "$spec_name" $dialect
+        if [ -n "$corpus" ]; then echo "$corpus" > "$list"; peer_row "$corpus_name" $dialect; fi
+        printf '%s\n' "${small[@]}" > "$list"
+        peer_row "${#small[@]} small documents (1–10 KB), one process each" $dialect
+    done
+    echo
+    echo "Ratios are pbctl time ÷ the peer's: under 1 means pbctl is faster. MB = 10^6 bytes (ru_maxrss, KB ÷ 1000)."
+    echo
+    echo "#### Start-up"
+    echo
+    echo "An empty input, one process, the same interleaved runs ($((runs * 10)) rounds): each path beside /bin/true and a static C"
+    echo "program that returns at once. The paste path converts a one-line Markdown item (\`*hello*\`) from a private store
+(\`PBCTL_BACKEND=store\`; it takes the full command, no quick way yet)."
+    echo
+    : > "$work/empty.md"
+    echo "$work/empty.md" > "$list"
+    printf '*hello*\n' > "$work/hello.md"
+    PBCTL_STORE=$work/peer-store PBCTL_HISTORY=$work/peer-history PBCTL_BACKEND=store "$pb" copy "$work/hello.md"
+    "$exec" -r $((runs * 10)) -w 5 -l "$list" \
+        --command "/bin/true" /bin/true \
+        --command "static C program" "$truec" \
+        --command "pbctl --version" "$pb" --version \
+        --command "pbctl convert --from gfm --to html" "$pb" convert --from gfm --to html {} \
+        --command "pbctl convert --from commonmark --to html" "$pb" convert --from commonmark --to html {} \
+        --command "pbctl paste --as html (store)" PBCTL_STORE=$work/peer-store PBCTL_HISTORY=$work/peer-history PBCTL_BACKEND=store "$pb" paste --as html \
+        --command "md4c-html --gfm" "$md4c" --gfm {} \
+        --command "pulldown-cmark" pulldown-cmark '<{}' \
+        --command "cmark-gfm" cmark-gfm --unsafe {} > "$work/startup.tsv"
+    python3 - "$work/startup.tsv" <<'PY'
+import sys
+rows = [line.split("\t") for line in open(sys.argv[1]).read().splitlines()]
+true = float(rows[0][1])
+print("| command | time | ÷ /bin/true | peak memory |")
+print("|---|---:|---:|---:|")
+for name, median, _, peak in rows:
+    print(f"| `{name}` | {float(median) * 1000:.2f} ms | {float(median) / true:.2f} | {int(peak) / 1000:.1f} MB |")
+PY
+    echo
+}
+
 # --------------------------------------------------------------------------------------------------
 # Section: Markdown → HTML (pbctl convert vs cmark vs cmark-gfm)
 # --------------------------------------------------------------------------------------------------
@@ -121,6 +211,16 @@ section_markdown() {
         cli_note="\`pbctl-bench convert FILE\` (pbctl convert was not available in this build; same engine call)"
     fi
     local gfm_ext="-e table -e strikethrough -e autolink -e tagfilter -e footnotes -e tasklist"
+    # Small (clipboard-sized) documents: 1–10 KB files of the corpus, or slices of the spec.
+    local small=()
+    if [ -d /usr/share/doc/nodejs ]; then
+        mapfile -t small < <(find /usr/share/doc/nodejs -name '*.md' -size +1k -size -11k | sort | head -60)
+    fi
+    if [ "${#small[@]}" -eq 0 ]; then
+        mkdir -p "$work/small"
+        split -b 6000 "$spec" "$work/small/part-"
+        mapfile -t small < <(ls "$work/small"/part-* | head -30)
+    fi
 
     echo "## Markdown → HTML"
     echo
@@ -153,6 +253,7 @@ EOF
     echo
     echo "Ratios are reference time ÷ pbctl time: above 1 means pbctl is faster."
     echo
+    markdown_peers "$spec8" "${names[0]}" "${inputs[1]:-}" "${names[1]:-}" "${small[@]}"
     echo "### In-process (no process start-up)"
     echo
     echo "Straight to HTML is what \`pbctl convert\` and a paste \`--as html\` do (\`MarkdownParser.renderHTML\`, the HTML"
@@ -177,16 +278,6 @@ EOF
         done
     done
     echo
-    # Small (clipboard-sized) documents: 1–10 KB files of the corpus, or slices of the spec.
-    local small=()
-    if [ -d /usr/share/doc/nodejs ]; then
-        mapfile -t small < <(find /usr/share/doc/nodejs -name '*.md' -size +1k -size -11k | sort | head -60)
-    fi
-    if [ "${#small[@]}" -eq 0 ]; then
-        mkdir -p "$work/small"
-        split -b 6000 "$spec" "$work/small/part-"
-        mapfile -t small < <(ls "$work/small"/part-* | head -30)
-    fi
     echo "### Small documents (1–10 KB), in-process"
     echo
     local how

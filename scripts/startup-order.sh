@@ -9,7 +9,8 @@
 #   scripts/startup-order.sh PBCTL_BINARY [OUTPUT]
 #
 # The traced commands, most frequent first: the quick pastes (the store's; where Xvfb and sway are
-# installed, X11 and Wayland of a clipboard owned by pbctl and by xclip/wl-copy), `--version`; then
+# installed, X11 and Wayland of a clipboard owned by pbctl and by xclip/wl-copy), `--version`, Markdown to HTML by
+# `convert`; then
 # copies and the full paste through the store, `types`, `history`, and a copy to X11. Needs valgrind
 # (lackey) and binutils (nm, strip).
 set -euo pipefail
@@ -79,6 +80,16 @@ if [ -n "$wayland" ]; then
     export PBCTL_BACKEND=store
 fi
 trace --version
+# Markdown to HTML, `convert`'s quick way (taken only without PBCTL_BACKEND: pbctl/FastConvert.swift), from a file
+# in both dialects and from standard input.
+printf '%s\n' '# Title' '' 'Some *text*, `code`, a [link](http://example.com "t") & <b>raw</b> HTML, **strong** ~~struck~~.' '' \
+    '- a list' '- [ ] a task' '' '> a quote' '' '| a | b |' '|---|---|' '| 1 | 2 |' '' '```swift' 'let x = 1 < 2' '```' '' \
+    'A footnote[^1] and www.example.com.' '' '[^1]: The note.' > "$work/convert.md"
+unset PBCTL_BACKEND
+trace convert --from gfm --to html "$work/convert.md"
+trace convert --from commonmark --to html "$work/convert.md"
+n=$((n + 1)); valgrind --tool=lackey --trace-mem=yes --log-file="$work/trace.$(printf %03d $n)" "$bin" convert --from gfm --to html < "$work/convert.md" >/dev/null 2>&1 || true
+export PBCTL_BACKEND=store
 # 2. Copies and the full paste through the store, then the listings.
 trace copy "$work/note"
 trace copy "$work/small.txt"

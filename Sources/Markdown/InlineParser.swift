@@ -288,8 +288,8 @@ struct InlineParser {
     }
 
     static func contains(_ p: MDBytes, _ byte: UInt8) -> Bool {
-        for c in p where c == byte { return true }
-        return false
+        guard let base = p.baseAddress else { return false }
+        return SWAR.first(byte, in: base, from: 0, to: p.count) < p.count
     }
 
     // MARK: Scan

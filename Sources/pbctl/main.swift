@@ -83,6 +83,7 @@ if argc == 2, let zero = argv[0], let first = argv[1],
 }
 if let status = fastPaste(argc: argc, argv: argv) { exit(status) }
 if let status = fastCopy(argc: argc, argv: argv) { exit(status) }
+if let status = fastConvert(argc: argc, argv: argv) { exit(status) }
 // Arguments as their bytes: a path that is not UTF-8 (`copy --files $'bad\xff.txt'`) reaches the system
 // as it was given (PathBytes), where CommandLine.arguments would have replaced the byte with U+FFFD.
 let rawArguments = (0..<Int(argc)).map { index in
