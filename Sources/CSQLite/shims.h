@@ -17,7 +17,9 @@ static inline int csqlite_harden(sqlite3 *db) {
     if (status == SQLITE_OK) status = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
     if (status == SQLITE_OK) status = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
     // A short command's close does not checkpoint the WAL (the next writer's automatic checkpoint does):
-    // closing costs no write and no sync, and the -wal file stays for the next process.
+    // closing costs no write and no sync, and the -wal file stays for the next process. A commit that
+    // leaves a large log truncates it (SQLiteConnection.truncateLargeLog), so what the next process
+    // reads to rebuild the log's index stays small.
     if (status == SQLITE_OK) status = sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
     return status;
 }

@@ -414,4 +414,23 @@ final class HistoryTests: XCTestCase {
             XCTAssertTrue(error.message.contains(why), "\(line): \(error.message)")
         }
     }
+
+    /// A transaction that grows the write-ahead log past `SQLiteConnection.largeLog` (here an import of 6 MB
+    /// of text kept inline) leaves it emptied: a later command, the log's first reader, has nothing to
+    /// read back. A small record leaves the log as it is (no checkpoint on every copy).
+    func testALargeCommitLeavesNoLargeLogForTheNextProcess() throws {
+        let history = try history()
+        let text = String(repeating: "0123456789abcdef", count: 6_000)  // 96 KB, under the inline limit
+        let entries = (0..<64).map { n in
+            History.ImportedEntry(item: plain("\(n) " + text), time: Date(timeIntervalSince1970: 1_700_000_000 + Double(n)), pinned: false, preview: "\(n)")
+        }
+        XCTAssertEqual(try history.importEntries(entries).added, 64)
+        func logSize() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: root + "/history.db-wal"))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+        XCTAssertLessThanOrEqual(logSize(), SQLiteConnection.largeLog, "the log left after a 6 MB commit")
+        XCTAssertEqual(try history.record(plain("small"), preview: "small", application: nil), .recorded(65))
+        XCTAssertGreaterThan(logSize(), 0, "a small record is only appended to the log")
+        XCTAssertEqual(try history.entries().entries.count, 65)
+    }
 }

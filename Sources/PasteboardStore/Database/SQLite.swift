@@ -22,11 +22,14 @@ final class SQLiteConnection {
     private var handle: OpaquePointer?
     /// Statements prepared once per connection, by their SQL text.
     private var statements: [String: SQLiteStatement] = [:]
+    /// Milliseconds a call waits for another process's lock.
+    private let busyTimeout: Int32
 
     /// Opens the database at `path` (never through a symbolic link), creating it when `create` is true.
     /// `busyTimeout`: how long a call waits for another process's write lock before failing.
     init(path: String, create: Bool, readOnly: Bool = false, busyTimeout: Int32 = 60_000) throws {
         self.path = path
+        self.busyTimeout = busyTimeout
         var flags = SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if create { flags |= SQLITE_OPEN_CREATE }
@@ -123,11 +126,32 @@ final class SQLiteConnection {
         do {
             let result = try body()
             try execute("COMMIT")
+            if write { truncateLargeLog() }
             return result
         } catch {
             if inTransaction { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// The size of the write-ahead log past which a commit folds it back into the database and empties
+    /// it. A connection closes without a checkpoint (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`, so a short command
+    /// writes nothing more), so every new process is the log's first reader and reads all of it to rebuild
+    /// its index: a log grown by one large transaction (an import batch, a full-text merge) would make each
+    /// later command pay for it until the next writer restarts it. Past this size a log costs a reader more
+    /// than a millisecond.
+    static let largeLog = 4 << 20
+
+    /// After a commit: when the log file is over ``largeLog``, a checkpoint that copies it into the database
+    /// and truncates it to nothing. It waits at most a quarter of a second for readers of older snapshots
+    /// (the daemon's), and gives up without error if they stay: the automatic checkpoint goes on as before.
+    private func truncateLargeLog() {
+        guard let handle else { return }
+        var info = stat()
+        guard stat(path + "-wal", &info) == 0, Int(info.st_size) > Self.largeLog else { return }
+        sqlite3_busy_timeout(handle, 250)
+        _ = sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        sqlite3_busy_timeout(handle, busyTimeout)
     }
 
     var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection" }
