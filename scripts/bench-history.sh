@@ -169,3 +169,7 @@ echo
 echo "- A copy here is \`pbctl copy FILE\` of a small text file: the store written and the entry recorded, one process."
 echo "- The database is SQLite in WAL mode; \`history.db\`, its \`-wal\` and \`-shm\`, \`lock\` and \`blobs/\` (representations from"
 echo "  128 KiB, none in this corpus) are the files; bytes per entry count all of them."
+echo "- Run $(date -u '+%Y-%m-%d %H:%M UTC') (\`make bench\` section history), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+echo "  The copies and deletes of each size run right after its import, export and searches, on a history just written."
+echo "- Cold means \`echo 3 > /proc/sys/vm/drop_caches\` before each of 5 runs."
+echo
