@@ -137,8 +137,8 @@ PY
     echo "#### Start-up"
     echo
     echo "An empty input, one process, the same interleaved runs ($((runs * 10)) rounds): each path beside /bin/true and a static C"
-    echo "program that returns at once. The paste path converts a one-line Markdown item (\`*hello*\`) from a private store
-(\`PBCTL_BACKEND=store\`; it takes the full command, no quick way yet)."
+    echo "program that returns at once. The paste path converts a one-line Markdown item (\`*hello*\`) from a private store"
+    echo "(\`PBCTL_BACKEND=store\`): \`paste --as html\` takes the quick way (Backends/FastPaste.swift)."
     echo
     : > "$work/empty.md"
     echo "$work/empty.md" > "$list"

@@ -10,7 +10,7 @@
 #
 # The traced commands, most frequent first: the quick pastes (the store's; where Xvfb and sway are
 # installed, X11 and Wayland of a clipboard owned by pbctl and by xclip/wl-copy), `--version`, Markdown to HTML by
-# `convert`; then
+# `convert` and by `paste --as html`; then
 # copies and the full paste through the store, `types`, `history`, and a copy to X11. Needs valgrind
 # (lackey) and binutils (nm, strip).
 set -euo pipefail
@@ -90,6 +90,9 @@ trace convert --from gfm --to html "$work/convert.md"
 trace convert --from commonmark --to html "$work/convert.md"
 n=$((n + 1)); valgrind --tool=lackey --trace-mem=yes --log-file="$work/trace.$(printf %03d $n)" "$bin" convert --from gfm --to html < "$work/convert.md" >/dev/null 2>&1 || true
 export PBCTL_BACKEND=store
+# A paste of Markdown as HTML, the quick way (Backends/FastPaste.swift: the store's item converted).
+"$bin" copy "$work/convert.md"
+trace paste --as html
 # 2. Copies and the full paste through the store, then the listings.
 trace copy "$work/note"
 trace copy "$work/small.txt"

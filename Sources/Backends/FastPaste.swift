@@ -14,6 +14,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardStore
+import Representations
 import PasteboardWayland
 import PasteboardX11
 import SystemIO
@@ -82,6 +83,42 @@ extension BackendChoice {
             return .failed(error)
         } catch {
             return delivered ? .failed(PasteboardError(.io, "\(error)")) : .notHandled
+        }
+    }
+
+    /// `pbctl paste --as FORMAT` for HTML or RTF when it can answer exactly as the full command would:
+    /// from the store alone (no display, no `pbctl ssh` session), of a pasteboard holding one item that
+    /// offers the format's type, stored or produced from a stored text format; nil otherwise. The full
+    /// command takes an offered representation of these formats as it is (``TextFormat/pasteRequest``)
+    /// and the store produces a derived one with ``Conversion/produceRepresentation(_:_:_:)``; so does
+    /// this, Markdown to HTML streamed as `convert` streams it (the same bytes), without the type
+    /// registry, the environment table or the command table.
+    public static func fastPaste(as format: TextFormat, variable: (String) -> String?) -> FastPasteResult {
+        guard format == .html || format == .rtf, let backend = AutoOrder.requestedKind(variable: variable) else { return .notHandled }
+        guard backend == .store || (backend == .auto && AutoOrder(variable: variable).isStoreOnly),
+            let store = try? FileStore(root: FileStore.defaultRoot(variable: variable))
+        else { return .notHandled }
+        let sink = DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(ExitStatus.brokenPipe) })
+        let target = format.type
+        do {
+            let pasted = try store.pasteRepresentation(
+                target, from: .general, into: sink, converts: { TextFormat(type: $0) != nil }
+            ) { source, data in
+                if target == .html, TextFormat(type: source)?.isMarkdown == true {
+                    try Conversion.convert(data, from: .gfm, to: .html) { chunk in
+                        try POSIX.writeAll(STDOUT_FILENO, chunk, path: "standard output", brokenPipe: { exit(ExitStatus.brokenPipe) })
+                    }
+                } else {
+                    try sink.write(try Conversion.produceRepresentation(source, data, target))
+                }
+            }
+            guard pasted else { return .notHandled }
+            try sink.finish()
+            return .pasted
+        } catch let error as PasteboardError {
+            return .failed(error)
+        } catch {
+            return .failed(PasteboardError(.io, "\(error)"))
         }
     }
 

@@ -271,6 +271,47 @@ extension FileStore: InputSpooling, StoredFiles {
         return true
     }
 
+    /// `pbctl paste --as FORMAT` of a pasteboard holding one item that offers `type`: the stored bytes
+    /// streamed into `sink`, or, when `type` is to be produced from a stored source `converts` accepts,
+    /// that source's bytes handed to `produce` (which writes into `sink`): what the fast paste does
+    /// before pbctl builds its type registry. The metadata is read and checked as the full paste reads it
+    /// (``Package/readInfo()``). False, having written nothing, when that is not the whole answer: no
+    /// store, not exactly one item, `type` not offered, held by a running owner, produced from a source
+    /// `converts` refuses, or any file not as the metadata says (the full paste then decides and words
+    /// errors).
+    public func pasteRepresentation(
+        _ type: TypeIdentifier, from pasteboard: PasteboardName, into sink: any RepresentationSink,
+        converts: (TypeIdentifier) -> Bool, produce: (TypeIdentifier, Data) throws -> Void
+    ) throws -> Bool {
+        enum Found {
+            case stored(OpenedFile)
+            case source(TypeIdentifier, Data)
+        }
+        let found: Found? = try? withPackage(pasteboard, exclusive: false, absent: nil) { package -> Found? in
+            let info = try package.readInfo()
+            guard info.items.count == 1, let record = info.items[0].representations.first(where: { $0.type == type }),
+                record.held != true
+            else { return nil }
+            if let file = record.file {
+                let opened = try package.openStoredFile(file, size: record.size)
+                return .stored(OpenedFile(fd: opened.fd, size: opened.size, path: opened.path))
+            }
+            guard let sourceType = record.derivedFrom, converts(sourceType),
+                let sourceRecord = info.items[0].representations.first(where: { $0.type == sourceType && $0.file != nil })
+            else { return nil }
+            return .source(sourceType, try package.readRepresentation(sourceRecord))
+        }
+        switch found {
+        case nil:
+            return false
+        case .stored(let file)?:
+            try Self.stream((file.fd, file.size, file.path), into: sink)
+        case .source(let sourceType, let data)?:
+            try produce(sourceType, data)
+        }
+        return true
+    }
+
     struct OpenedFile {
         let fd: Int32
         let size: Int

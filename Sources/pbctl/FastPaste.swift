@@ -13,6 +13,7 @@ import Foundation
 #endif
 import Backends
 import Pasteboard
+import Representations
 import SystemIO
 
 /// Runs `pbctl paste` (optionally `--primary`) when it can answer exactly as the full command would;
@@ -20,9 +21,22 @@ import SystemIO
 /// arguments themselves: before any Swift array of strings exists (making one costs a static
 /// executable a run-time type lookup, a tenth of a small paste).
 func fastPaste(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32? {
-    guard argc == 2 || argc == 3, let zero = argv[0], let first = argv[1], strcmp(first, "paste") == 0 else { return nil }
+    guard argc >= 2 && argc <= 4, let zero = argv[0], let first = argv[1], strcmp(first, "paste") == 0 else { return nil }
     let name = strrchr(zero, 0x2F).map { $0 + 1 } ?? zero
     guard strcmp(name, "pbpaste") != 0, strcmp(name, "pbcopy") != 0, answersAsPbctlItself(name) else { return nil }
+    func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    // `paste --as html` (or rtf, `--as=html`): the format, named as `--as` names it.
+    if argc == 4 || (argc == 3 && argv[2].map({ strncmp($0, "--as=", 5) == 0 }) == true) {
+        let value: UnsafeMutablePointer<CChar>?
+        if argc == 4 {
+            guard let option = argv[2], strcmp(option, "--as") == 0 else { return nil }
+            value = argv[3]
+        } else {
+            value = argv[2].map { $0 + 5 }
+        }
+        guard let value, let format = TextFormat(name: String(cString: value)) else { return nil }
+        return finish(BackendChoice.fastPaste(as: format, variable: variable))
+    }
     let primary: Bool
     if argc == 3 {
         guard let second = argv[2], strcmp(second, "--primary") == 0 else { return nil }
@@ -30,10 +44,15 @@ func fastPaste(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CCha
     } else {
         primary = false
     }
-    func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
     // Looked for only where it matters (a display's targets): the store's fast paste does not need it.
     let declared = { DeclaredTypes.anyDeclarationFile(variable: variable) }
-    switch BackendChoice.fastPaste(primary: primary, variable: variable, hasDeclaredTypes: declared) {
+    return finish(BackendChoice.fastPaste(primary: primary, variable: variable, hasDeclaredTypes: declared))
+}
+
+/// The exit status of a fast paste (its error worded as the full command words it), or nil when the full
+/// command is to run.
+private func finish(_ result: FastPasteResult) -> Int32? {
+    switch result {
     case .pasted:
         return ExitCode.ok
     case .notHandled:
