@@ -201,16 +201,22 @@ extension BlockParser {
             keepChain(last, &newIndex)
             break
         }
-        var kept: [MarkdownNodeRecord] = []
-        var keptInfo: [BlockInfo] = []
+        // Moved down in place (new ids only ever fall): the arrays keep their capacity, so the next
+        // thousands of blocks are appended without regrowing them.
+        var keptCount = 0
         for old in 0..<nodes.count where newIndex[old] >= 0 {
-            newIndex[old] = Int32(kept.count)
-            kept.append(nodes[old])
-            keptInfo.append(info[old])
+            newIndex[old] = Int32(keptCount)
+            if keptCount != old {
+                nodes[keptCount] = nodes[old]
+                info[keptCount] = info[old]
+            }
+            keptCount += 1
         }
+        nodes.removeLast(nodes.count - keptCount)
+        info.removeLast(info.count - keptCount)
         @inline(__always) func map(_ id: Int32) -> Int32 { id < 0 ? -1 : newIndex[Int(id)] }
-        for i in 0..<kept.count {
-            var r = kept[i]
+        for i in 0..<keptCount {
+            var r = nodes[i]
             r.parent = map(r.parent)
             r.lastChild = map(r.lastChild)
             // Only "has children" is asked of an early child that is gone.
@@ -218,13 +224,11 @@ extension BlockParser {
             r.firstChild = first >= 0 ? first : (r.firstChild >= 0 ? (r.lastChild >= 0 ? r.lastChild : Int32(i)) : -1)
             r.next = map(r.next)
             r.prev = map(r.prev)
-            kept[i] = r
+            nodes[i] = r
         }
         current = map(current)
         if contentOwner >= 0 { contentOwner = map(contentOwner) }
-        nodes = kept
-        info = keptInfo
-        compactedCount = kept.count
+        compactedCount = keptCount
     }
 
     /// A list is loose when an item ends with a blank line and another follows, or when a child of an

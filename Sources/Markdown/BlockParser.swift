@@ -232,8 +232,12 @@ struct BlockParser {
                 let x = base.loadUnaligned(fromByteOffset: j, as: UInt64.self)
                 let lf = x ^ 0x0A0A_0A0A_0A0A_0A0A
                 let cr = x ^ 0x0D0D_0D0D_0D0D_0D0D
-                let t = ((lf &- ones) & ~lf) | ((cr &- ones) & ~cr) | ((x &- ones) & ~x) | x
-                if t & highs != 0 { break }
+                let t = (((lf &- ones) & ~lf) | ((cr &- ones) & ~cr) | ((x &- ones) & ~x) | x) & highs
+                if t != 0 {
+                    // The lowest flagged byte is exact (SWAR): go straight to it.
+                    j += t.littleEndian.trailingZeroBitCount >> 3
+                    break
+                }
                 j += 8
             }
             if j >= n { return (n, dirty) }
@@ -244,13 +248,16 @@ struct BlockParser {
                 j += 1
                 continue
             }
-            let len = validSequenceLength(p, j, n)
-            if len == 0 {
-                dirty = true
-                j += 1
-            } else {
-                j += len
-            }
+            // A run of non-ASCII characters (a word of Cyrillic or CJK), validated one after another.
+            repeat {
+                let len = validSequenceLength(p, j, n)
+                if len == 0 {
+                    dirty = true
+                    j += 1
+                } else {
+                    j += len
+                }
+            } while j < n && p[j] >= 0x80
         }
     }
 
