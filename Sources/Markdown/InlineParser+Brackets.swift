@@ -180,6 +180,7 @@ extension InlineParser {
                         for _ in 0..<Self.recentLinkCount { recentLinks.append(RecentLink(close: -1, link: link)) }
                     }
                     recentLinks[closeStart & (Self.recentLinkCount - 1)] = RecentLink(close: Int32(truncatingIfNeeded: closeStart), link: link)
+                    recentLinkSlots |= 1 << UInt64(closeStart & (Self.recentLinkCount - 1))
                     pos = endAll + 1
                     matched = true
                 } else {

@@ -131,6 +131,8 @@ struct InlineParser {
     /// count), so a link's start emitted soon after its end needs no second scan.
     static let recentLinkCount = 64
     var recentLinks: GrowableBuffer<RecentLink>! = nil
+    /// The slots of `recentLinks` written in this block (bit i: slot i), the only ones a new block resets.
+    var recentLinkSlots: UInt64 = 0
     /// The delimiter stack: the delimiter runs still in it, in order (cmark's doubly linked
     /// list, kept as an array: a pass over the closers compacts it as it goes, see `processEmphasis`).
     var delimiters = GrowableBuffer<Delimiter>()
@@ -190,6 +192,7 @@ struct InlineParser {
         swap(&late, &old.late)
         swap(&lateFast, &old.lateFast)
         swap(&recentLinks, &old.recentLinks)
+        swap(&recentLinkSlots, &old.recentLinkSlots)
         swap(&lateHeap, &old.lateHeap)
         swap(&delimiters, &old.delimiters)
         swap(&bottoms, &old.bottoms)
@@ -236,7 +239,14 @@ struct InlineParser {
         speculationStopped = nil
         bracketAhead = (-1, .unknown)
         limitCache = (-1, 0)
-        if let recentLinks { for i in 0..<Self.recentLinkCount { recentLinks[i].close = -1 } }
+        if recentLinkSlots != 0 {
+            var slots = recentLinkSlots
+            while slots != 0 {
+                recentLinks[slots.trailingZeroBitCount].close = -1
+                slots &= slots &- 1
+            }
+            recentLinkSlots = 0
+        }
         if scannedForBackticks {
             for i in 0...maxBackticks { backticks[i] = 0 }
             scannedForBackticks = false
