@@ -18,6 +18,7 @@ extension BlockParser {
         // cmark, GitHub and pandoc read it. Columns still count from the line's first byte.
         if lineNumber == 1, end - start >= 3, s[start] == 0xEF, s[start + 1] == 0xBB, s[start + 2] == 0xBF { offset = start + 3 }
         contentStart = offset
+        if continuesTopLevelLeaf(end) { return }
 
         var allMatched = false
         if let lastMatched = checkOpenBlocks(&allMatched) {
@@ -28,6 +29,37 @@ extension BlockParser {
             addTextToContainer(container, lastMatched)
         }
         lastLineLength = Int32(lineEnd - lineStart)
+    }
+
+    /// The two commonest lines, decided from their first byte: more text of a paragraph that is the
+    /// document's last child (a letter or a non-ASCII character at the margin starts no block, interrupts
+    /// nothing, and is no table delimiter row or setext underline), and a line of a fenced code block that
+    /// is the document's last child (neither blank nor indented, so it is no closing fence unless it starts
+    /// with the fence's character). Such a line is added to the leaf as the full way (`checkOpenBlocks`,
+    /// `openNewBlocks`, `addTextToContainer`) would add it, with the same flags; anything else takes it.
+    @inline(__always)
+    mutating func continuesTopLevelLeaf(_ length: Int) -> Bool {
+        guard length > 0, lineNumber > 1, current > 0, offset == 0 else { return false }
+        let r = nodes[Int(current)]
+        guard r.parent == 0, r.flags & MarkdownNodeRecord.Flag.open != 0 else { return false }
+        let c = s[0]
+        switch r.kind {
+        case .paragraph:
+            guard c >= 0x80 || (c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "z")) else { return false }
+        case .codeBlock:
+            guard r.flags & MarkdownNodeRecord.Flag.variant != 0, c != 0x20, c != 0x09, c != r.a else { return false }
+        default:
+            return false
+        }
+        listDepth = 0
+        findFirstNonspace()
+        lastMatched = current
+        unmatchedOpen = false
+        nodes[Int(current)].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
+        nodes[0].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
+        addLine(current)
+        lastLineLength = Int32(lineEnd - lineStart)
+        return true
     }
 
     mutating func checkOpenBlocks(_ allMatched: inout Bool) -> Int32? {
