@@ -547,20 +547,28 @@ enum MD {
 
     /// Finds `a b` in s[i..<end]; returns the index after it or nil.
     static func find(_ s: MDBytes, _ i: Int, _ end: Int, _ a: UInt8, _ b: UInt8) -> Int? {
-        var j = i
-        while j + 2 <= end {
-            if s[j] == a && s[j + 1] == b { return j + 2 }
-            j += 1
+        // The last byte sought a word at a time, the one before it checked where it is found: the first
+        // match found so is the first match.
+        guard let base = s.baseAddress, i >= 0, end <= s.count else { return nil }
+        var k = i + 1
+        while k < end {
+            k = SWAR.first(b, in: base, from: k, to: end)
+            if k >= end { return nil }
+            if base[k - 1] == a { return k + 1 }
+            k += 1
         }
         return nil
     }
 
     /// Finds `a b c` in s[i..<end]; returns the index after it or nil.
     static func find(_ s: MDBytes, _ i: Int, _ end: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int? {
-        var j = i
-        while j + 3 <= end {
-            if s[j] == a && s[j + 1] == b && s[j + 2] == c { return j + 3 }
-            j += 1
+        guard let base = s.baseAddress, i >= 0, end <= s.count else { return nil }
+        var k = i + 2
+        while k < end {
+            k = SWAR.first(c, in: base, from: k, to: end)
+            if k >= end { return nil }
+            if base[k - 1] == b && base[k - 2] == a { return k + 1 }
+            k += 1
         }
         return nil
     }
@@ -583,12 +591,8 @@ enum MD {
         case 2: return find(s, i, end, UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: ">")) != nil
         case 3: return find(s, i, end, UInt8(ascii: "?"), UInt8(ascii: ">")) != nil
         case 4:
-            var j = i
-            while j < end {
-                if s[j] == UInt8(ascii: ">") { return true }
-                j += 1
-            }
-            return false
+            guard let base = s.baseAddress, i < end else { return false }
+            return SWAR.first(UInt8(ascii: ">"), in: base, from: i, to: end) < end
         case 5: return find(s, i, end, UInt8(ascii: "]"), UInt8(ascii: "]"), UInt8(ascii: ">")) != nil
         default: return false
         }
