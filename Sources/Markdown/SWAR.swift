@@ -14,6 +14,16 @@ enum SWAR {
         return (t &- ones) & ~t & highs
     }
 
+    /// The high bit of each byte of `x` that is `"` or `&` (0x22, 0x26: the same with bit 2 set), exact up
+    /// to and including the lowest.
+    @inline(__always)
+    static func quotesOrAmpersands(_ x: UInt64) -> UInt64 { bytes(x | (ones &* 0x04), equalTo: 0x26) }
+
+    /// The high bit of each byte of `x` that is `<` or `>` (0x3C, 0x3E: the same with bit 1 set), exact up
+    /// to and including the lowest.
+    @inline(__always)
+    static func angleBrackets(_ x: UInt64) -> UInt64 { bytes(x | (ones &* 0x02), equalTo: 0x3E) }
+
     /// The index of the first byte in `from..<to` that HTML escaping changes (`"`, `&`, `<`, `>`, and the
     /// line ending when `escapingLineEndings`), or `to`.
     @inline(__always)
@@ -22,7 +32,7 @@ enum SWAR {
         let raw = UnsafeRawPointer(base)
         while i + 8 <= end {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            var found = bytes(x, equalTo: 0x22) | bytes(x, equalTo: 0x26) | bytes(x, equalTo: 0x3C) | bytes(x, equalTo: 0x3E)
+            var found = quotesOrAmpersands(x) | angleBrackets(x)
             if escapingLineEndings { found |= bytes(x, equalTo: 0x0A) }
             if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
             i += 8
@@ -43,8 +53,7 @@ enum SWAR {
         let raw = UnsafeRawPointer(base)
         while i + 8 <= end {
             let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let found = bytes(x, equalTo: 0x0A) | bytes(x, equalTo: 0x5C) | bytes(x, equalTo: 0x26)
-                | bytes(x, equalTo: 0x3C) | bytes(x, equalTo: 0x3E) | bytes(x, equalTo: 0x22)
+            let found = bytes(x, equalTo: 0x0A) | bytes(x, equalTo: 0x5C) | quotesOrAmpersands(x) | angleBrackets(x)
             if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
             i += 8
         }

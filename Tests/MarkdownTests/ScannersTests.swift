@@ -19,7 +19,12 @@ final class ScannersTests: XCTestCase {
     /// and length, whatever sits before or after the byte sought (a borrow never reports a byte early).
     func testWordAtATimeSearchesFindTheFirstByteAByteScanFinds() {
         var random = SplitMix64(state: 41)
-        let alphabet: [UInt8] = [0x00, 0x0A, 0x21, 0x22, 0x23, 0x26, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x40, 0x41, 0x5B, 0x5C, 0x5D, 0x61, 0x80, 0xA2, 0xBC, 0xFF]
+        // With the bytes one bit away from those sought (0x20, 0x24, 0x27, 0x3A, 0x3F…), which the
+        // masked tests of `"`/`&` and `<`/`>` must not report.
+        let alphabet: [UInt8] = [
+            0x00, 0x0A, 0x20, 0x21, 0x22, 0x23, 0x24, 0x26, 0x27, 0x2D, 0x3A, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x40, 0x41, 0x5B, 0x5C,
+            0x5D, 0x61, 0x66, 0x7E, 0x80, 0xA2, 0xBC, 0xFF,
+        ]
         for round in 0..<4000 {
             let count = random.below(40)
             let sparse = round % 2 == 0
@@ -36,6 +41,18 @@ final class ScannersTests: XCTestCase {
                     }
                     for (a, b, c) in [(UInt8(0x0A), UInt8(0x5C), UInt8(0x5C)), (0x40, 0x26, 0x26), (0x0A, 0x5C, 0x26), (0x00, 0x80, 0xFF)] {
                         XCTAssertEqual(SWAR.first(of: a, b, c, in: base, from: start, to: count), naive([a, b, c]), "\(bytes) from \(start)")
+                    }
+                    // The ends of HTML comments, processing instructions and CDATA (`-->`, `?>`, `]]>`).
+                    for end in start...count where round < 250 {
+                        func naiveFind(_ pattern: [UInt8]) -> Int? {
+                            guard end - start >= pattern.count else { return nil }
+                            return (start...(end - pattern.count)).first { i in pattern.indices.allSatisfy { b[i + $0] == pattern[$0] } }
+                                .map { $0 + pattern.count }
+                        }
+                        XCTAssertEqual(MD.find(b, start, end, 0x2D, 0x2D, 0x3E), naiveFind([0x2D, 0x2D, 0x3E]), "\(bytes) \(start)..<\(end)")
+                        XCTAssertEqual(MD.find(b, start, end, 0x5D, 0x5D, 0x3E), naiveFind([0x5D, 0x5D, 0x3E]), "\(bytes) \(start)..<\(end)")
+                        XCTAssertEqual(MD.find(b, start, end, 0x3F, 0x3E), naiveFind([0x3F, 0x3E]), "\(bytes) \(start)..<\(end)")
+                        XCTAssertEqual(MD.htmlBlockEnd(4, b, start, end), naiveFind([0x3E]) != nil, "\(bytes) \(start)..<\(end)")
                     }
                 }
             }
