@@ -11,6 +11,7 @@ extension BlockParser {
         offset = start
         column = 0
         blank = false
+        firstNonspaceFrom = (-1, -1)
         partiallyConsumedTab = false
         thematicBreakKillPos = 0
         lineNumber += 1

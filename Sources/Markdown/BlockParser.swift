@@ -84,6 +84,9 @@ struct BlockParser {
     var firstNonspaceColumn = 0
     var indent = 0
     var blank = false
+    /// The offset and column `findFirstNonspace` last ran from on this line (-1: not yet): it is asked
+    /// again from the same place by each step of a line, and the answer stands.
+    var firstNonspaceFrom = (offset: -1, column: -1)
     var partiallyConsumedTab = false
     var lineNumber: Int32 = 0
     var lastLineLength: Int32 = 0
@@ -461,6 +464,8 @@ struct BlockParser {
     @inline(__always) func peek(_ i: Int) -> UInt8 { i <= lineEnd ? s[i] : 0 }
 
     mutating func findFirstNonspace() {
+        if firstNonspaceFrom == (offset, column) { return }
+        firstNonspaceFrom = (offset, column)
         var charsToTab = tabStop - (column % tabStop)
         firstNonspace = offset
         firstNonspaceColumn = column
@@ -514,8 +519,8 @@ struct BlockParser {
 
     mutating func addLine(_ node: Int32) {
         if contentOwner != node {
-            content.removeAll(keepingCapacity: true)
-            contentSegs.removeAll(keepingCapacity: true)
+            if !content.isEmpty { content.removeAll(keepingCapacity: true) }
+            if !contentSegs.isEmpty { contentSegs.removeAll(keepingCapacity: true) }
             contentOwner = node
             contentVirtual = false
             contentInput = -2

@@ -37,6 +37,14 @@ enum SWAR {
             if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
             i += 8
         }
+        if i < end && end - start >= 8 {
+            // The last bytes as the range's last word: those before `i` in it hold no byte sought, so the
+            // lowest found is exact.
+            let x = raw.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self)
+            var found = quotesOrAmpersands(x) | angleBrackets(x)
+            if escapingLineEndings { found |= bytes(x, equalTo: 0x0A) }
+            return found != 0 ? end - 8 + (found.littleEndian.trailingZeroBitCount >> 3) : end
+        }
         while i < end {
             let c = base[i]
             if c == 0x22 || c == 0x26 || c == 0x3C || c == 0x3E || (escapingLineEndings && c == 0x0A) { return i }
@@ -57,6 +65,11 @@ enum SWAR {
             if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
             i += 8
         }
+        if i < end && end - start >= 8 {
+            let x = raw.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self)
+            let found = bytes(x, equalTo: 0x0A) | bytes(x, equalTo: 0x5C) | quotesOrAmpersands(x) | angleBrackets(x)
+            return found != 0 ? end - 8 + (found.littleEndian.trailingZeroBitCount >> 3) : end
+        }
         while i < end {
             let c = base[i]
             if c == 0x0A || c == 0x5C || c == 0x26 || c == 0x3C || c == 0x3E || c == 0x22 { return i }
@@ -75,6 +88,10 @@ enum SWAR {
             if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
             i += 8
         }
+        if i < end && end - start >= 8 {
+            let found = bytes(raw.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self), equalTo: byte)
+            return found != 0 ? end - 8 + (found.littleEndian.trailingZeroBitCount >> 3) : end
+        }
         while i < end {
             if base[i] == byte { return i }
             i += 1
@@ -92,6 +109,11 @@ enum SWAR {
             let found = bytes(x, equalTo: a) | bytes(x, equalTo: b) | bytes(x, equalTo: c)
             if found != 0 { return i + (found.littleEndian.trailingZeroBitCount >> 3) }
             i += 8
+        }
+        if i < end && end - start >= 8 {
+            let x = raw.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self)
+            let found = bytes(x, equalTo: a) | bytes(x, equalTo: b) | bytes(x, equalTo: c)
+            return found != 0 ? end - 8 + (found.littleEndian.trailingZeroBitCount >> 3) : end
         }
         while i < end {
             let d = base[i]
