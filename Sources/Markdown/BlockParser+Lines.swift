@@ -32,33 +32,47 @@ extension BlockParser {
         lastLineLength = Int32(lineEnd - lineStart)
     }
 
-    /// The two commonest lines, decided from their first byte: more text of a paragraph that is the
-    /// document's last child (a letter or a non-ASCII character at the margin starts no block, interrupts
-    /// nothing, and is no table delimiter row or setext underline), and a line of a fenced code block that
-    /// is the document's last child (neither blank nor indented, so it is no closing fence unless it starts
-    /// with the fence's character). Such a line is added to the leaf as the full way (`checkOpenBlocks`,
-    /// `openNewBlocks`, `addTextToContainer`) would add it, with the same flags; anything else takes it.
+    /// The commonest lines, decided from their start: more text of a paragraph that is the document's last
+    /// child (a letter or a non-ASCII character at the margin starts no block, interrupts nothing, and is
+    /// no table delimiter row or setext underline), a line of a fenced code block that is the document's
+    /// last child, its fence at the margin (no closing fence unless it starts, after at most three spaces,
+    /// with the fence's character), and a line of an HTML block that is the document's last child (not
+    /// blank). Such a line is added to the leaf as the full way (`checkOpenBlocks`, `openNewBlocks`,
+    /// `addTextToContainer`) would add it, with the same flags; anything else takes the full way.
     @inline(__always)
     mutating func continuesTopLevelLeaf(_ length: Int) -> Bool {
-        guard length > 0, lineNumber > 1, current > 0, offset == 0 else { return false }
+        guard lineNumber > 1, current > 0, offset == 0 else { return false }
         let r = nodes[Int(current)]
         guard r.parent == 0, r.flags & MarkdownNodeRecord.Flag.open != 0 else { return false }
         let c = s[0]
+        var closesHTML = false
         switch r.kind {
         case .paragraph:
             guard c >= 0x80 || (c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "z")) else { return false }
+            findFirstNonspace()
         case .codeBlock:
-            guard r.flags & MarkdownNodeRecord.Flag.variant != 0, c != 0x20, c != 0x09, c != r.a else { return false }
+            // A fence at the margin: nothing to strip from the line, which closes the block only when it
+            // starts, after at most three spaces, with the fence's character.
+            guard r.flags & MarkdownNodeRecord.Flag.variant != 0, info[Int(current)].fenceOffset == 0 else { return false }
+            findFirstNonspace()
+            guard indent > 3 || s[firstNonspace] != r.a else { return false }
+        case .htmlBlock:
+            // Any line but a blank one (which ends types 6 and 7) goes in whole; types 1 to 5 end on the line
+            // that holds their end.
+            findFirstNonspace()
+            guard !blank else { return false }
+            let type = Int(info[Int(current)].htmlType)
+            closesHTML = type <= 5 && MD.htmlBlockEnd(type, s, firstNonspace, lineEnd)
         default:
             return false
         }
         listDepth = 0
-        findFirstNonspace()
         lastMatched = current
         unmatchedOpen = false
         nodes[Int(current)].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
         nodes[0].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
         addLine(current)
+        if closesHTML { current = finalize(current) }
         lastLineLength = Int32(lineEnd - lineStart)
         return true
     }
