@@ -19,7 +19,7 @@ extension BlockParser {
         // cmark, GitHub and pandoc read it. Columns still count from the line's first byte.
         if lineNumber == 1, end - start >= 3, s[start] == 0xEF, s[start + 1] == 0xBB, s[start + 2] == 0xBF { offset = start + 3 }
         contentStart = offset
-        if continuesTopLevelLeaf(end) { return }
+        if continuesTopLevelLeaf(end) || isBlankAtTopLevel() { return }
 
         var allMatched = false
         if let lastMatched = checkOpenBlocks(&allMatched) {
@@ -73,6 +73,31 @@ extension BlockParser {
         nodes[0].flags &= ~MarkdownNodeRecord.Flag.lastLineBlank
         addLine(current)
         if closesHTML { current = finalize(current) }
+        lastLineLength = Int32(lineEnd - lineStart)
+        return true
+    }
+
+    /// A blank line where nothing but the document is open, or a top-level paragraph or heading, which it
+    /// closes: it starts nothing, and marks the document and its last child as ending with a blank line,
+    /// as the full way does.
+    @inline(__always)
+    mutating func isBlankAtTopLevel() -> Bool {
+        guard lineNumber > 1, offset == 0 else { return false }
+        let c = s[0]
+        guard c == 0x0A || c == 0x20 || c == 0x09 else { return false }
+        if current != 0 {
+            let r = nodes[Int(current)]
+            guard r.parent == 0, r.kind == .paragraph || r.kind == .heading else { return false }
+        }
+        findFirstNonspace()
+        guard blank else { return false }
+        listDepth = 0
+        lastMatched = 0
+        unmatchedOpen = current != 0
+        let last = nodes[0].lastChild
+        if last >= 0 { nodes[Int(last)].flags |= MarkdownNodeRecord.Flag.lastLineBlank }
+        nodes[0].flags |= MarkdownNodeRecord.Flag.lastLineBlank
+        while current != 0 { current = finalize(current) }
         lastLineLength = Int32(lineEnd - lineStart)
         return true
     }
