@@ -5,8 +5,9 @@ extension InlineParser {
         if openLen > maxBackticks { return nil }
         if scannedForBackticks && backticks[openLen] <= pos { return nil }
         var p = pos
+        let base = s.baseAddress!
         while true {
-            while p < end && s[p] != UInt8(ascii: "`") { p += 1 }
+            p = SWAR.first(UInt8(ascii: "`"), in: base, from: p, to: end)
             if p >= end { break }
             let s0 = p
             while p < end && s[p] == UInt8(ascii: "`") { p += 1 }
