@@ -19,7 +19,7 @@ extension BlockParser {
         // cmark, GitHub and pandoc read it. Columns still count from the line's first byte.
         if lineNumber == 1, end - start >= 3, s[start] == 0xEF, s[start + 1] == 0xBB, s[start + 2] == 0xBF { offset = start + 3 }
         contentStart = offset
-        if continuesTopLevelLeaf(end) || isBlankAtTopLevel() { return }
+        if Self.lineShortcuts && (continuesTopLevelLeaf(end) || isBlankAtTopLevel()) { return }
 
         var allMatched = false
         if let lastMatched = checkOpenBlocks(&allMatched) {
@@ -31,6 +31,10 @@ extension BlockParser {
         }
         lastLineLength = Int32(lineEnd - lineStart)
     }
+
+    /// Whether the commonest lines take the shortcuts below (always, but for the test that holds them to
+    /// the full way: `LineShortcutTests`).
+    nonisolated(unsafe) static var lineShortcuts = true
 
     /// The commonest lines, decided from their start: more text of a paragraph that is the document's last
     /// child (a letter or a non-ASCII character at the margin starts no block, interrupts nothing, and is
