@@ -233,11 +233,11 @@ struct BlockParser {
         while true {
             while j + 8 <= n {
                 let x = base.loadUnaligned(fromByteOffset: j, as: UInt64.self)
-                let lf = x ^ 0x0A0A_0A0A_0A0A_0A0A
-                let cr = x ^ 0x0D0D_0D0D_0D0D_0D0D
-                let t = (((lf &- ones) & ~lf) | ((cr &- ones) & ~cr) | ((x &- ones) & ~x) | x) & highs
+                // Bytes below 0x0E (NUL, LF and CR among them, tabs too) and bytes from 0x80: the lowest
+                // flagged is exact (a borrow only leaves a byte below 0x0E, which is flagged itself), so go
+                // straight to it; a tab or another control character is passed over there.
+                let t = (((x &- ones &* 0x0E) & ~x) | x) & highs
                 if t != 0 {
-                    // The lowest flagged byte is exact (SWAR): go straight to it.
                     j += t.littleEndian.trailingZeroBitCount >> 3
                     break
                 }

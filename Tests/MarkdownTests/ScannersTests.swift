@@ -58,4 +58,44 @@ final class ScannersTests: XCTestCase {
             }
         }
     }
+
+    /// The line scanner finds the line's end (LF or CR) and whether a NUL or invalid UTF-8 comes before it as a
+    /// byte-by-byte scan does, at every offset, whatever control characters, tabs and multi-byte characters
+    /// (valid, cut short, overlong, surrogates) sit around them.
+    func testTheLineScannerFindsWhatAByteScanFinds() {
+        var random = SplitMix64(state: 43)
+        let pieces: [[UInt8]] = [
+            [0x61], [0x61], [0x61], [0x20], [0x09], [0x0B], [0x0C], [0x0D], [0x0E], [0x0A], [0x00], [0x01], [0x7F], [0xC3, 0xA9],
+            [0xE4, 0xB8, 0xAD], [0xF0, 0x9F, 0x98, 0x80], [0xC3], [0xE4, 0xB8], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0x80], [0xFF],
+        ]
+        func naive(_ b: [UInt8], _ i: Int) -> (Int, Bool) {
+            var j = i
+            var dirty = false
+            while j < b.count, b[j] != 0x0A, b[j] != 0x0D {
+                if b[j] == 0 { dirty = true }
+                if b[j] >= 0x80 {
+                    // One scalar's bytes, as its lead byte says, valid per the standard library (Table 3-7).
+                    let n = b[j] >= 0xF0 ? 4 : b[j] >= 0xE0 ? 3 : 2
+                    let length = j + n <= b.count && String(validating: b[j..<(j + n)], as: UTF8.self) != nil ? n : 0
+                    if length == 0 { dirty = true; j += 1 } else { j += length }
+                    continue
+                }
+                j += 1
+            }
+            return (min(j, b.count), dirty)
+        }
+        for _ in 0..<3000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<random.below(30) { bytes += pieces[random.below(pieces.count)] }
+            bytes.withUnsafeBufferPointer { b in
+                guard b.baseAddress != nil else { return }
+                for start in 0..<bytes.count {
+                    let found = BlockParser.scanLine(b, start)
+                    let expected = naive(bytes, start)
+                    XCTAssertEqual(found.0, expected.0, "\(bytes) from \(start)")
+                    XCTAssertEqual(found.1, expected.1, "\(bytes) from \(start)")
+                }
+            }
+        }
+    }
 }
