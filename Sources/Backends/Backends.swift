@@ -46,7 +46,7 @@ public struct BackendSetting {
     public var registry: TypeRegistry
     /// Starts the holder of sensitive items (the `__hold` command) for the store at `storeRoot`.
     public typealias HolderStarter = (
-        _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int, _ storeRoot: String, _ lifetime: Double
+        _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int, _ storeRoot: String, _ terms: HoldTerms
     ) throws -> Void
     public var holderLauncher: HolderStarter?
     /// How the X11 and Wayland backends start the process that serves a copy (any writer's, whatever
@@ -134,7 +134,7 @@ public enum BackendChoice {
     static func store(_ setting: BackendSetting) throws -> FileStore {
         let root = FileStore.defaultRoot(environment: setting.environment)
         let launch = setting.holderLauncher.map { start -> FileStore.HolderLauncher in
-            { items, socketPath, pasteboard, changeCount, lifetime in try start(items, socketPath, pasteboard, changeCount, root, lifetime) }
+            { items, socketPath, pasteboard, changeCount, terms in try start(items, socketPath, pasteboard, changeCount, root, terms) }
         }
         return try FileStore(root: root, producer: Conversion.produceRepresentation, holderLauncher: launch)
     }

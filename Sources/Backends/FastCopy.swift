@@ -35,7 +35,7 @@ extension BackendChoice {
     ) throws -> (any Error)? {
         let store = try FileStore(root: FileStore.defaultRoot(variable: variable), producer: Conversion.produceRepresentation)
         try store.write([item], to: .general, options: CopyOptions())
-        guard item.metadata.flags.reasonNotToRecord == nil else { return nil }
+        guard RecordingPolicy.reasonNotToRecord(item) == nil else { return nil }
         do {
             let history = try History(
                 root: History.defaultRoot(variable: variable), limits: historyLimits, rules: historyRules, producer: Conversion.produceRepresentation,

@@ -31,6 +31,8 @@ public enum RemoteSessions {
         public var temporaryFolder = "/tmp"
         public var registry: TypeRegistry = .standard
         public var log: (@Sendable (String) -> Void)?
+        /// Hears what goes wrong whatever the verbosity (the history failing, once per cause).
+        public var warn: (@Sendable (String) -> Void)?
         public init() {}
     }
 
@@ -40,10 +42,11 @@ public enum RemoteSessions {
     ///   - history: where a copy nobody watches is recorded (nil: nowhere).
     public static func run(
         _ arguments: Arguments, settings: Settings, environment: [String: String], interactive: Bool,
-        open: @escaping @Sendable () throws -> any PasteboardBackend, history: @escaping @Sendable () -> History?
+        open: @escaping @Sendable () throws -> any PasteboardBackend, history: @escaping @Sendable () throws -> History?
     ) throws -> Int32 {
         let origin = ForeignContent.Origin(host: arguments.host, label: "pbctl ssh: \(arguments.host)")
         let registry = settings.registry
+        let problems = ProblemReport(settings.warn ?? settings.log ?? { _ in })
         return try SSHSession.run(arguments, environment: environment, interactive: interactive) { socketPath in
             let server = try RemoteServer(
                 socketPath: socketPath, policy: settings.policy, origin: origin, place: settings.place,
@@ -52,15 +55,16 @@ public enum RemoteSessions {
                     // What travelled (the originals), completed here as a local copy of it would be.
                     Producers.completed(Item(representations: received, metadata: metadata), convert: Conversion.produceRepresentation)
                 },
-                afterWrite: { items, pasteboard, backend in
+                afterWrite: { items, pasteboard, backend, options in
                     // A display's clipboard is recorded by its daemon; the store's by whoever copies to it.
-                    guard !backend.changesReachDaemons, pasteboard == .general, let history = history() else { return }
-                    for item in items where item.metadata.flags.reasonNotToRecord == nil {
+                    guard !backend.changesReachDaemons, pasteboard == .general else { return }
+                    for item in items {
                         do {
+                            guard let history = try history() else { return }
                             try history.recordCopy(
-                                item, to: backend, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
+                                item, to: backend, options: options, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
                         } catch {
-                            settings.log?("not recorded in the history: \(error)")
+                            problems.report("copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")
                         }
                     }
                 })

@@ -9,7 +9,8 @@ extension KDEConnectService {
     public static func currentItem(of backend: any PasteboardBackend, pasteboard: PasteboardName = .general, maximumSize: Int) -> Item? {
         guard let summary = (try? backend.items(in: pasteboard))?.first, !summary.types.isEmpty else { return nil }
         var item = Item(metadata: summary.metadata)
-        if summary.metadata.flags.reasonNotToRecord != nil { return item }
+        item.metadata.flags = RecordingPolicy.flags(of: summary)
+        if item.metadata.flags.reasonNotToRecord != nil { return item }
         var total = 0
         // The originals, and the plain text a text-only device gets: nothing else is sent, so nothing
         // else is produced.

@@ -27,3 +27,14 @@ public struct CopyOptions: Sendable {
     /// sensitive content, else none.
     public func lifetime(sensitive: Bool) -> Double? { clearAfter ?? (sensitive ? sensitiveLifetime : nil) }
 }
+
+/// How long a process holding copied content in memory keeps it (the store's holder): `lifetime` seconds (nil: until the pasteboard changes), and
+/// whether it gives them up after one paste (`--paste-once`).
+public struct HoldTerms: Sendable, Equatable {
+    public var lifetime: Double?
+    public var pasteOnce: Bool
+    public init(lifetime: Double?, pasteOnce: Bool = false) {
+        self.lifetime = lifetime
+        self.pasteOnce = pasteOnce
+    }
+}

@@ -82,6 +82,9 @@ public enum ForeignContent {
         }
         var metadata = try admit(item.metadata, arrived: arrived)
         if metadata.sourceApplication == nil { metadata.sourceApplication = origin.label }
+        // A marker among the representations, however the other side spells it, flags the item here as a
+        // local copy's markers do: a secret stays in memory and is never recorded.
+        metadata.flags = ClipboardMarkers.flags(of: item)
         var admitted = Item(metadata: metadata)
         for representation in item.representations {
             try checkType(representation.type.rawValue)

@@ -44,7 +44,7 @@ public final class RemoteServer: @unchecked Sendable {
     let open: @Sendable () throws -> any PasteboardBackend
     let makeItem: MakeItem
     /// Hears each write that landed (the history records it where nobody else does).
-    let afterWrite: @Sendable (_ items: [Item], _ pasteboard: PasteboardName, _ backend: any PasteboardBackend) -> Void
+    let afterWrite: @Sendable (_ items: [Item], _ pasteboard: PasteboardName, _ backend: any PasteboardBackend, _ options: CopyOptions) -> Void
     let temporaryFolder: String
     let log: (@Sendable (String) -> Void)?
     /// Seconds the remote may take between the parts of one request (the next chunk of a write).
@@ -57,7 +57,7 @@ public final class RemoteServer: @unchecked Sendable {
         socketPath: String, policy: Policy, origin: ForeignContent.Origin, place: String, temporaryFolder: String,
         log: (@Sendable (String) -> Void)?,
         open: @escaping @Sendable () throws -> any PasteboardBackend, makeItem: @escaping MakeItem,
-        afterWrite: @escaping @Sendable ([Item], PasteboardName, any PasteboardBackend) -> Void
+        afterWrite: @escaping @Sendable ([Item], PasteboardName, any PasteboardBackend, CopyOptions) -> Void
     ) throws {
         self.socketPath = socketPath
         self.policy = policy
@@ -304,7 +304,7 @@ public final class RemoteServer: @unchecked Sendable {
                 copy.clearAfter = pending.first?.options.clearAfter
                 let backend = try local()
                 let count = try backend.write(items, to: pasteboard, options: copy)
-                afterWrite(items, pasteboard, backend)
+                afterWrite(items, pasteboard, backend, copy)
                 try connection.send(.done(value: Int64(count)), deadline: deadline())
                 return
             default:

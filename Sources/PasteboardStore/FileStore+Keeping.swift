@@ -66,7 +66,8 @@ extension FileStore: ClipboardKeeping {
     func currentItemForPeers(maximumSize: Int) -> Item? {
         guard let summary = (try? items(in: .general))?.first, !summary.types.isEmpty else { return nil }
         var item = Item(metadata: summary.metadata)
-        if summary.metadata.flags.reasonNotToRecord != nil { return item }
+        item.metadata.flags = RecordingPolicy.flags(of: summary)
+        if item.metadata.flags.reasonNotToRecord != nil { return item }
         var total = 0
         for type in summary.types where type.derivedFrom == nil || type.type == .utf8PlainText {
             guard let data = try? read(type.type, item: 0, from: .general) else { continue }

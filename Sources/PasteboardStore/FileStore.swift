@@ -42,7 +42,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     /// Starts a process that holds sensitive items in memory and serves them on `socketPath` for
     /// `lifetime` seconds; it returns once the socket listens.
     public typealias HolderLauncher = (
-        _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int, _ lifetime: Double
+        _ items: [Item], _ socketPath: String, _ pasteboard: PasteboardName, _ changeCount: Int, _ terms: HoldTerms
     ) throws -> Void
     public let holderLauncher: HolderLauncher?
     /// Input spooled by ``spool(_:name:for:limit:inspect:)`` and not yet written.
@@ -198,11 +198,20 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     public var info: BackendInfo { BackendInfo(name: "store", detail: root) }
 
-    /// Sensitive items live `options.lifetime(sensitive: true)` seconds in their holder.
+    /// Sensitive items live `options.lifetime(sensitive: true)` seconds in their holder; content meant to
+    /// vanish (`--paste-once`, `--clear-after`) is held too, marked transient, and given up after its one
+    /// paste or its lifetime: none of it reaches disk.
     @discardableResult
     public func write(_ items: [Item], to pasteboard: PasteboardName, options: CopyOptions) throws -> Int {
-        if items.contains(where: { $0.metadata.flags.contains(.sensitive) }) {
-            return try writeHeld(items, to: pasteboard, lifetime: options.lifetime(sensitive: true) ?? options.sensitiveLifetime)
+        let sensitive = items.contains { ClipboardMarkers.flags(of: $0).contains(.sensitive) }
+        if sensitive || options.pasteOnce || options.clearAfter != nil {
+            let lifetime = sensitive ? options.lifetime(sensitive: true) ?? options.sensitiveLifetime : options.clearAfter
+            let held = items.map { item -> Item in
+                var served = options.served(item)
+                served.metadata.flags.formUnion(ClipboardMarkers.flags(of: item))
+                return served
+            }
+            return try writeHeld(held, to: pasteboard, terms: HoldTerms(lifetime: lifetime, pasteOnce: options.pasteOnce))
         }
         // Produce promised originals before taking the lock: a slow producer must not block readers.
         var prepared: [(ItemMetadata, [(Representation, Data?)])] = []
@@ -303,9 +312,9 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }
 
     /// Sensitive items: a holder process keeps the bytes; the package records types and the socket.
-    private func writeHeld(_ items: [Item], to pasteboard: PasteboardName, lifetime: Double) throws -> Int {
+    private func writeHeld(_ items: [Item], to pasteboard: PasteboardName, terms: HoldTerms) throws -> Int {
         guard let holderLauncher else {
-            throw PasteboardError(.refused, "sensitive content is never written to the store")
+            throw PasteboardError(.refused, "sensitive, paste-once and expiring content is never written to the store")
         }
         return try withPackage(pasteboard, exclusive: true) { package in
             let previous = try? package.readInfo()
@@ -313,7 +322,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
             let count = max(previous?.changeCount ?? 0, Package.highestStoredChange(in: listing)) + 1
             previous?.holder.map { HeldItems.dismiss(socketPath: package.path + "/" + $0) }
             let socketName = "held-\(count).sock"
-            try holderLauncher(items, package.path + "/" + socketName, pasteboard, count, lifetime)
+            try holderLauncher(items, package.path + "/" + socketName, pasteboard, count, terms)
             let records = items.map { item in
                 ItemRecord(
                     metadata: item.metadata,

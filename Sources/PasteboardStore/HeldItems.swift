@@ -31,7 +31,7 @@ public enum HeldItems {
         try POSIX.writeAll(fd, Data("GET \(item) \(type.rawValue)\n".utf8), path: socketPath)
         let reply = try POSIX.readAll(fd, path: socketPath)
         guard let newline = reply.firstIndex(of: 0x0A) else {
-            throw PasteboardError(.empty, "the sensitive content is no longer available")
+            throw PasteboardError(.empty, "the content is no longer available (it was pasted once, expired or was cleared)")
         }
         let header = String(decoding: reply[reply.startIndex..<newline], as: UTF8.self)
         let body = reply[(newline + 1)...]
@@ -78,16 +78,17 @@ public enum HeldItems {
         }
         guard result == 0 else {
             close(fd)
-            throw PasteboardError(.empty, "the sensitive content is no longer available (it expired or was cleared)")
+            throw PasteboardError(.empty, "the content is no longer available (it was pasted once, expired or was cleared)")
         }
         return fd
     }
 
-    /// Serves `items` on a new socket at `socketPath` until `QUIT`, until `expiry` (seconds), or until
-    /// `stillCurrent` says the pasteboard moved on (checked every second). Calls `ready` once the
-    /// socket listens; calls `expired` (with the socket already gone) when the time runs out.
+    /// Serves `items` on a new socket at `socketPath` until `QUIT`, until `expiry` (seconds), after one
+    /// answered paste with `pasteOnce`, or until `stillCurrent` says the pasteboard moved on (checked
+    /// every second). Calls `ready` once the socket listens; calls `expired` (with the socket already
+    /// gone and the last client's connection closed) when the time runs out or the one paste was served.
     public static func serve(
-        _ items: [Item], socketPath: String, expiry: Double?, ready: () -> Void,
+        _ items: [Item], socketPath: String, expiry: Double?, pasteOnce: Bool = false, ready: () -> Void,
         stillCurrent: () -> Bool, expired: () -> Void
     ) throws {
         var address = try address(socketPath)
@@ -113,7 +114,14 @@ public enum HeldItems {
         }
         let start = monotonicSeconds()
         var lastCheck = start
+        var servedOnce = false
         while true {
+            if servedOnce {
+                // The one paste was answered and its connection closed: the content goes.
+                unlink(socketPath)
+                expired()
+                return
+            }
             let now = monotonicSeconds()
             if let expiry, now - start >= expiry {
                 unlink(socketPath)
@@ -167,6 +175,11 @@ public enum HeldItems {
                 }
             } else {
                 reply = Data("ERR \(type) is not offered\n".utf8)
+            }
+            if pasteOnce, reply.starts(with: Data("OK ".utf8)), (try? POSIX.writeAll(client, reply, path: socketPath)) != nil {
+                servedOnce = true
+                reply.resetBytes(in: 0..<reply.count)
+                continue
             }
             _ = try? POSIX.writeAll(client, reply, path: socketPath)
             reply.resetBytes(in: 0..<reply.count)

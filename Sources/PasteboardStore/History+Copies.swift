@@ -11,7 +11,10 @@ extension History {
     /// quick copy and `pbctl ssh`. The representations `backend` stored in files are taken as they are
     /// (linked, on the same file system), not written again.
     @discardableResult
-    public func recordCopy(_ item: Item, to backend: any PasteboardBackend, preview: String, application: String?) throws -> Outcome {
+    public func recordCopy(
+        _ item: Item, to backend: any PasteboardBackend, options: CopyOptions? = nil, preview: String, application: String?
+    ) throws -> Outcome {
+        if let why = reasonNotToRecord(item, options: options) { return .notRecorded(why) }
         if let store = backend.storedFiles {
             for representation in item.representations {
                 guard case .data(let data) = representation.content, let path = store.writtenFilePath(holding: data) else { continue }

@@ -171,17 +171,24 @@ extension History {
     }
 
     /// Imports `entries` in one transaction, each at its own time, the bounds applied after them (no
-    /// rule, pause or duplicate move as a copy has: a sensitive or transient item is still refused). An
-    /// entry whose content is already there is not added again (it is pinned when it says so).
-    /// - Returns: how many were added and how many were there already.
-    public func importEntries(_ entries: [ImportedEntry]) throws -> (added: Int, present: Int) {
+    /// pause or duplicate move as a copy has; what a copy may not record — sensitive or transient
+    /// content, a marker among the representations, what the configuration's rules ignore — is refused
+    /// as a copy's is, by ``reasonNotToRecord(_:options:)``). An entry whose content is already there is
+    /// not added again (it is pinned when it says so).
+    /// - Returns: how many were added, how many were there already, and how many are never recorded.
+    public func importEntries(_ entries: [ImportedEntry]) throws -> (added: Int, present: Int, ignored: Int) {
         var prepared: [(Prepared, ImportedEntry)] = []
-        for entry in entries where entry.item.metadata.flags.reasonNotToRecord == nil {
+        var ignored = 0
+        for entry in entries {
+            if reasonNotToRecord(entry.item) != nil {
+                ignored += 1
+                continue
+            }
             let one = try prepare(entry.item, skipped: [], preview: entry.preview)
             guard !one.kept.representations.isEmpty || !one.skipped.isEmpty else { continue }
             prepared.append((one, entry))
         }
-        guard !prepared.isEmpty else { return (0, 0) }
+        guard !prepared.isEmpty else { return (0, 0, ignored) }
         return try withDatabase(create: true) { database in
             // An import's batches: larger transactions, synced at checkpoints only (a power cut may lose
             // the last batches; imported again, they are added and the rest found already there), the
@@ -215,7 +222,7 @@ extension History {
             }
             for index in staged.indices { staged[index].committed() }
             if unused { try? database.connection.transaction(write: true) { try database.collectUnusedBlobs() } }
-            return (added, present)
+            return (added, present, ignored)
         }
     }
 
@@ -233,7 +240,7 @@ extension History {
     public func export(since: Date? = nil, _ body: (_ record: HistoryExchange.Record, _ types: [TypeIdentifier]) throws -> Void) throws {
         try withDatabase(create: false, absent: ()) { database in
             try database.connection.transaction(write: false) {
-                let (sql, values) = Self.listing(Query(since: since), columns: "id, time, application, pinned", order: "time, id")
+                let (sql, values) = Self.listing(Query(since: since), columns: "id, time, application, pinned", order: "time, id", expiredBefore: ageCutoff())
                 let walk = try database.connection.statement(sql)
                 try walk.bind(values)
                 defer { walk.reset() }

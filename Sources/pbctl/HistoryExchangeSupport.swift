@@ -62,13 +62,14 @@ func importHistory(_ history: History, _ options: HistoryArguments, _ context: C
     let shown = source == "-" ? "standard input" : source.shownPath
     var batch: [History.ImportedEntry] = []
     var batchBytes = 0
-    var added = 0, present = 0, refused = 0
+    var added = 0, present = 0, refused = 0, ignored = 0
     var encodings = TypeFacts(context.registry)
     func commit() throws {
         guard !batch.isEmpty else { return }
-        let (a, p) = try history.importEntries(batch)
+        let (a, p, i) = try history.importEntries(batch)
         added += a
         present += p
+        ignored += i
         batch.removeAll(keepingCapacity: true)
         batchBytes = 0
     }
@@ -98,8 +99,10 @@ func importHistory(_ history: History, _ options: HistoryArguments, _ context: C
     }
     try commit()
     try? history.checkpoint()
-    if options.paste.verbose || refused > 0 {
-        context.terminal.err("pbctl history import: \(added) entries added, \(present) already there, \(refused) lines refused")
+    if options.paste.verbose || refused > 0 || ignored > 0 {
+        context.terminal.err(
+            "pbctl history import: \(added) entries added, \(present) already there, \(refused) lines refused"
+                + (ignored > 0 ? ", \(ignored) never recorded (marked sensitive or transient, or ignored by the configuration's rules)" : ""))
     }
     return refused > 0 ? ExitCode.dataError : ExitCode.ok
 }
@@ -162,7 +165,7 @@ func importCliphist(_ history: History, _ options: HistoryArguments, _ context: 
     let lines = listed.output.split(separator: 0x0A).map { Data($0) }
     let now = Date()
     var batch: [History.ImportedEntry] = []
-    var added = 0, present = 0, refused = 0
+    var added = 0, present = 0, refused = 0, ignored = 0
     for (offset, line) in lines.reversed().enumerated() {
         let decoded = runTool(["cliphist", "decode"], input: line + Data([0x0A]), environment: context.environment, keepStandardError: true)
         let id = String(decoding: line.prefix { $0 != 0x09 }, as: UTF8.self)
@@ -184,16 +187,19 @@ func importCliphist(_ history: History, _ options: HistoryArguments, _ context: 
         let time = now.addingTimeInterval(Double(offset - lines.count) / 1000)
         batch.append(History.ImportedEntry(item: item, time: time, pinned: false, preview: historyPreview(item, context.registry)))
         if batch.count >= 500 {
-            let (a, p) = try history.importEntries(batch)
+            let (a, p, i) = try history.importEntries(batch)
             added += a
             present += p
+            ignored += i
             batch.removeAll()
         }
     }
-    let (a, p) = try history.importEntries(batch)
+    let (a, p, i) = try history.importEntries(batch)
     added += a
     present += p
+    ignored += i
     try? history.checkpoint()
-    context.terminal.err("pbctl history import: \(added) entries added from cliphist, \(present) already there, \(refused) refused")
+    context.terminal.err("pbctl history import: \(added) entries added from cliphist, \(present) already there, \(refused) refused"
+        + (ignored > 0 ? ", \(ignored) never recorded (ignored by the configuration's rules)" : ""))
     return refused > 0 ? ExitCode.dataError : ExitCode.ok
 }

@@ -22,7 +22,7 @@ final class RemoteServerTests: XCTestCase {
             socketPath: folder + "/socket", policy: policy, origin: ForeignContent.Origin(host: "far-host", label: "pbctl ssh: far-host"), place: "test", temporaryFolder: folder, log: nil,
             open: { backend },
             makeItem: { received, metadata in Item(representations: received, metadata: metadata) },
-            afterWrite: { _, _, _ in })
+            afterWrite: { _, _, _, _ in })
         let running = server!
         DispatchQueue.global().async { running.run() }
     }

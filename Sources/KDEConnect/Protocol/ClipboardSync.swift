@@ -113,11 +113,8 @@ extension Item {
     /// marker that says so (KDE's password hint, nspasteboard.org Concealed or Transient) whatever
     /// flags the backend set.
     public var isSensitiveForSync: Bool {
-        if metadata.flags.reasonNotToRecord != nil { return true }
-        return types.contains { type in
-            let raw = type.rawValue.lowercased()
-            return [ClipboardMarkers.concealed, ClipboardMarkers.transient, ClipboardMarkers.passwordHint].contains { raw.hasSuffix($0.lowercased()) }
-        }
+        if RecordingPolicy.reasonNotToRecord(self) != nil { return true }
+        return types.contains { ClipboardMarkers.marker($0) != nil }
     }
 }
 

@@ -139,7 +139,7 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
     // the copy records itself in the history.
     if !backend.changesReachDaemons, options.global.pasteboard == .general, !options.sensitive, !options.transient {
-        for item in items { context.recordInHistory(item, copiedTo: backend, verbose: options.verbose) }
+        for item in items { context.recordInHistory(item, copiedTo: backend, options: options.copy, verbose: options.verbose) }
     }
     return ExitCode.ok
 }

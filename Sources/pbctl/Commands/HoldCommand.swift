@@ -21,13 +21,13 @@ struct HoldArguments {
     static let store = OptionSpec.value("store", nil, "DIR", .directory, "the store the pasteboard lives in")
     static let pasteboard = OptionSpec.value("pasteboard", nil, "NAME", .pasteboard, "the pasteboard the items are on")
     static let change = OptionSpec.value("change", nil, "N", .text, "the change count the items were written as")
-    static let specs = [socket, store, pasteboard, change, CopyArguments.clearAfter]
+    static let specs = [socket, store, pasteboard, change, CopyArguments.clearAfter, CopyArguments.pasteOnce]
 
     var socketPath: String
     var storeRoot: String
     var pasteboardName: PasteboardName
     var changeCount: Int
-    var lifetime: Double
+    var terms: HoldTerms
 
     init(_ arguments: ParsedArguments) throws {
         guard let socketPath = arguments.value(Self.socket), let storeRoot = arguments.value(Self.store),
@@ -38,28 +38,31 @@ struct HoldArguments {
         self.storeRoot = storeRoot
         pasteboardName = pasteboard
         changeCount = change
-        lifetime = try arguments.value(CopyArguments.clearAfter).map { try parseSeconds($0, option: "clear-after") }
-            ?? CopyOptions().sensitiveLifetime
+        terms = HoldTerms(
+            lifetime: try arguments.value(CopyArguments.clearAfter).map { try parseSeconds($0, option: "clear-after") },
+            pasteOnce: arguments.has(CopyArguments.pasteOnce))
     }
 
-    static func arguments(socketPath: String, storeRoot: String, pasteboard: PasteboardName, changeCount: Int, lifetime: Double) -> [String] {
-        [
+    static func arguments(socketPath: String, storeRoot: String, pasteboard: PasteboardName, changeCount: Int, terms: HoldTerms) -> [String] {
+        var arguments = [
             "__hold", socket.flag, socketPath, store.flag, storeRoot, Self.pasteboard.flag, pasteboard.rawValue, change.flag, String(changeCount),
-            CopyArguments.clearAfter.flag, String(lifetime),
         ]
+        if let lifetime = terms.lifetime { arguments += [CopyArguments.clearAfter.flag, String(lifetime)] }
+        if terms.pasteOnce { arguments.append(CopyArguments.pasteOnce.flag) }
+        return arguments
     }
 }
 
 /// Starts the holder for `items` and returns once it listens.
 @Sendable func launchHolder(
     _ items: [Item], socketPath: String, pasteboard: PasteboardName, changeCount: Int, storeRoot: String,
-    lifetime: Double
+    terms: HoldTerms
 ) throws {
     let archive = try ItemArchive.encode(items)
     try DetachedProcess.spawn(
         executable: "/proc/self/exe",
         arguments: HoldArguments.arguments(
-            socketPath: socketPath, storeRoot: storeRoot, pasteboard: pasteboard, changeCount: changeCount, lifetime: lifetime),
+            socketPath: socketPath, storeRoot: storeRoot, pasteboard: pasteboard, changeCount: changeCount, terms: terms),
         input: .bytes([archive]), timeout: 10)
 }
 
@@ -76,7 +79,7 @@ let holdCommand = Command(
                 try POSIX.readAll(STDIN_FILENO, path: "standard input"), producer: Conversion.produceRepresentation)
             try BackendChoice.holdSensitive(
                 items, socketPath: options.socketPath, storeRoot: options.storeRoot, pasteboard: options.pasteboardName,
-                changeCount: options.changeCount, lifetime: options.lifetime, ready: { DetachedProcess.report(nil) })
+                changeCount: options.changeCount, terms: options.terms, ready: { DetachedProcess.report(nil) })
             return ExitCode.ok
         } catch {
             DetachedProcess.report(error)

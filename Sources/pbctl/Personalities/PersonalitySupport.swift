@@ -189,7 +189,7 @@ struct ToolSession {
     func offer(_ item: Item, on backend: any PasteboardBackend, pasteboard: PasteboardName, options: CopyOptions) throws {
         try backend.write([item], to: pasteboard, options: options)
         if !backend.changesReachDaemons, pasteboard == .general {
-            context.recordInHistory(item, copiedTo: backend, verbose: false)
+            context.recordInHistory(item, copiedTo: backend, options: options, verbose: false)
         }
     }
 
