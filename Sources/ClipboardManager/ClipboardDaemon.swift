@@ -25,6 +25,12 @@ public enum ClipboardDaemon {
         public var keep = KeepOptions()
         /// Where kept content is recorded; nil: nowhere (`--no-history`).
         public var history: History?
+        /// Hears what goes wrong along the way whatever the verbosity (the history failing, once per cause).
+        public var warn: (@Sendable (String) -> Void)?
+        /// The configuration file and how to read the history's bounds and rules from it again (when it
+        /// changes, or on SIGHUP): nil keeps those the daemon started with.
+        public var configurationFile: String?
+        public var reload: HistoryUpkeep.Reload?
         /// The transports the clipboard is synced with.
         public var peers: [any ClipboardPeer] = []
         public init() {}
@@ -47,12 +53,27 @@ public enum ClipboardDaemon {
         keep.producer = keep.producer ?? Conversion.produceRepresentation
         keep.complete = complete
         keep.inbox = inbox
-        let recorder = configuration.history.map { HistoryRecorder(history: $0, registry: keep.registry, log: keep.log) }
+        // Expired entries removed when they expire, and the configuration read again when it changes
+        // or on SIGHUP; without a history SIGHUP does nothing.
+        let upkeep: HistoryUpkeep?
+        if let history = configuration.history, let file = configuration.configurationFile, let reload = configuration.reload {
+            do {
+                upkeep = try HistoryUpkeep(history: history, configurationFile: file, reload: reload, log: keep.log, warn: configuration.warn)
+            } catch {
+                upkeep = nil
+                configuration.warn?("the configuration is not watched: \((error as? PasteboardError)?.message ?? "\(error)")")
+            }
+        } else {
+            upkeep = nil
+        }
+        let recorder = configuration.history.map {
+            HistoryRecorder(history: $0, registry: keep.registry, log: keep.log, warn: configuration.warn, recorded: { upkeep?.historyChanged() })
+        }
         if !keeper.keepsOnlyForPeers, let newest = recorder?.newestItem() { keep.restore = complete(newest) }
         let peers = configuration.peers
         keep.record = { kept in
             for peer in peers { peer.localChange(kept) }
-            if !kept.recorded { recorder?.record(kept) }
+            if !kept.recorded { recorder?.record(kept) } else { upkeep?.historyChanged() }
         }
         for peer in peers {
             do {
@@ -63,6 +84,9 @@ public enum ClipboardDaemon {
             }
         }
         defer { for peer in peers { peer.stop() } }
+        if upkeep == nil { ignoreHangUp() }
+        upkeep?.start()
+        defer { upkeep?.stop() }
         return ClipboardKeeperRunner.run(keeper, reopen: reopen, options: keep, ready: ready, say: say)
     }
 }

@@ -7,7 +7,7 @@ import Pasteboard
 import SystemIO
 
 /// `pbctl daemon` on any backend that keeps a clipboard (``ClipboardKeeping``): one policy for every
-/// backend. SIGTERM, SIGINT and SIGHUP stop it (the handler only shuts the keeper's connection down,
+/// backend. SIGTERM and SIGINT stop it (the handler only shuts the keeper's connection down,
 /// which wakes its loop; the server then releases what the daemon owned); a connection the display
 /// dropped while it still answers is made again, at most 5 times a minute, serving what was kept.
 public enum ClipboardKeeperRunner {
@@ -73,14 +73,15 @@ public enum ClipboardKeeperRunner {
     }
 }
 
-/// The signals that stop a daemon, and the one thing their handler does: shut a descriptor down.
+/// The signals that stop a daemon, and the one thing their handler does: shut a descriptor down. (SIGHUP
+/// reads the configuration again: ``HistoryUpkeep``.)
 enum StopSignals {
     nonisolated(unsafe) static var descriptor: Int32 = -1
     nonisolated(unsafe) static var received: Int32 = 0
 
     static func install(shuttingDown fd: Int32) {
         descriptor = fd
-        for sig in [SIGTERM, SIGINT, SIGHUP] {
+        for sig in [SIGTERM, SIGINT] {
             signal(sig) { received in
                 StopSignals.received = received
                 if StopSignals.descriptor >= 0 { _ = shutdown(StopSignals.descriptor, Int32(SHUT_RDWR)) }
@@ -89,3 +90,6 @@ enum StopSignals {
         POSIX.ignoreBrokenPipes()
     }
 }
+
+/// SIGHUP, where nothing is read again, neither stops the daemon nor does anything else.
+func ignoreHangUp() { signal(SIGHUP, SIG_IGN) }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+import Synchronization
 import Pasteboard
 import PasteboardStore
 import HistoryText
@@ -16,12 +17,25 @@ public final class HistoryRecorder: Sendable {
     let history: History
     let registry: TypeRegistry
     let log: (@Sendable (String) -> Void)?
+    /// Hears that an entry was recorded (the upkeep looks at the next expiry again).
+    let recorded: (@Sendable () -> Void)?
+    /// Says why the history failed (a full disk, a damaged database, a refused folder), once per cause.
+    let problems: ProblemReport
     private let queue = DispatchQueue(label: "pbctl.history")
 
-    public init(history: History, registry: TypeRegistry, log: (@Sendable (String) -> Void)?) {
+    /// - Parameters:
+    ///   - log: hears what each record did (`--verbose`).
+    ///   - warn: hears each cause of failure once, whatever the verbosity (the daemon's standard error,
+    ///     or its log file when detached).
+    public init(
+        history: History, registry: TypeRegistry, log: (@Sendable (String) -> Void)?, warn: (@Sendable (String) -> Void)? = nil,
+        recorded: (@Sendable () -> Void)? = nil
+    ) {
+        self.recorded = recorded
         self.history = history
         self.registry = registry
         self.log = log
+        problems = ProblemReport(warn ?? log ?? { _ in })
     }
 
     /// The newest entry that kept something, as an item (what the daemon serves on an empty clipboard).
@@ -42,14 +56,41 @@ public final class HistoryRecorder: Sendable {
         var item = kept.item
         let application = kept.application ?? kept.origin?.label
         if let application { item.metadata.sourceApplication = application }
-        let outcome = try? history.record(
-            item, preview: historyPreview(item, registry), application: application, selection: kept.selection,
-            skipped: kept.skipped.map { History.Entry.Kind(type: $0.type, size: $0.size, cutShort: $0.cutShort ?? false) })
-        switch outcome {
-        case .recorded(let id)?: log?("history: recorded entry \(id)")
-        case .moved(let id)?: log?("history: entry \(id) moved to the top")
-        case .notRecorded(let why)?: log?("history: not recorded: \(why)")
-        case nil: log?("history: could not record")
+        let outcome: History.Outcome
+        do {
+            outcome = try history.record(
+                item, preview: historyPreview(item, registry), application: application, selection: kept.selection,
+                skipped: kept.skipped.map { History.Entry.Kind(type: $0.type, size: $0.size, cutShort: $0.cutShort ?? false) })
+        } catch {
+            let message = (error as? PasteboardError)?.message ?? "\(error)"
+            log?("history: could not record: \(message)")
+            problems.report("history: could not record the clipboard: \(message)")
+            return
         }
+        if case .notRecorded = outcome {} else { recorded?() }
+        switch outcome {
+        case .recorded(let id): log?("history: recorded entry \(id)")
+        case .moved(let id): log?("history: entry \(id) moved to the top")
+        case .notRecorded(let why): log?("history: not recorded: \(why)")
+        }
+    }
+}
+
+/// A problem said once per cause: the same failure repeated (every copy on a full disk) is said the
+/// first time, a new cause again; the causes remembered are bounded.
+public final class ProblemReport: Sendable {
+    private let say: @Sendable (String) -> Void
+    private let said = Mutex<[String]>([])
+
+    public init(_ say: @escaping @Sendable (String) -> Void) { self.say = say }
+
+    public func report(_ message: String) {
+        let first = said.withLock { said -> Bool in
+            if said.contains(message) { return false }
+            if said.count >= 64 { said.removeFirst() }
+            said.append(message)
+            return true
+        }
+        if first { say(message) }
     }
 }

@@ -347,10 +347,16 @@ extension History {
     /// The SQL of a listing and its values: `columns` of the entries `query` takes, in `order` (none:
     /// nil), with the condition `extra` besides (its values follow the query's).
     static func listing(
-        _ query: Query, columns: String = entryColumns, order: String? = "time DESC, id DESC", extra: String? = nil
+        _ query: Query, columns: String = entryColumns, order: String? = "time DESC, id DESC", extra: String? = nil, expiredBefore: Int64? = nil
     ) -> (String, [SQLiteValue]) {
         var conditions: [String] = []
         var values: [SQLiteValue] = []
+        if let expiredBefore {
+            // Past history.max-age: never listed, searched or pasted, whether or not a record has
+            // removed it yet (pinned entries stay).
+            conditions.append("(pinned = 1 OR time >= ?)")
+            values.append(.integer(expiredBefore))
+        }
         if let since = query.since {
             conditions.append("time >= ?")
             values.append(.integer(milliseconds(since)))

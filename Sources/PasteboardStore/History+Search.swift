@@ -131,7 +131,7 @@ extension History {
             var timed: [(time: Int64, id: Int64)] = []
             var unlimited = query
             unlimited.limit = nil
-            let (sql, values) = Self.listing(unlimited, columns: "time", order: nil, extra: "id = ?")
+            let (sql, values) = Self.listing(unlimited, columns: "time", order: nil, extra: "id = ?", expiredBefore: ageCutoff())
             let lookup = try connection.statement(sql)
             var previous: Int64 = -1
             for id in candidates where id != previous {
@@ -161,7 +161,7 @@ extension History {
         if candidates != nil || query.limit != nil {
             var unlimited = query
             unlimited.limit = nil
-            let (sql, values) = Self.listing(unlimited)
+            let (sql, values) = Self.listing(unlimited, expiredBefore: ageCutoff())
             let walk = try connection.statement(sql)
             try walk.bind(values)
             defer { walk.reset() }
@@ -210,7 +210,7 @@ extension History {
             var query = query
             let limit = query.limit ?? Int.max
             query.limit = nil
-            let (sql, values) = Self.listing(query, order: nil, extra: "id = ?")
+            let (sql, values) = Self.listing(query, order: nil, extra: "id = ?", expiredBefore: ageCutoff())
             let lookup = try connection.statement(sql)
             for id in matched {
                 try lookup.bind(values + [.integer(id)])
@@ -228,7 +228,7 @@ extension History {
         }
         var unlimited = query
         unlimited.limit = nil
-        let (sql, values) = Self.listing(unlimited)
+        let (sql, values) = Self.listing(unlimited, expiredBefore: ageCutoff())
         let walk = try connection.statement(sql)
         try walk.bind(values)
         defer { walk.reset() }

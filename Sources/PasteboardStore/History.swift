@@ -117,8 +117,16 @@ public final class History: @unchecked Sendable {
     }
 
     public let root: String
-    public var limits: Limits
-    public var rules: Rules
+    /// The bounds and rules, which a running daemon replaces when its configuration changes.
+    private let settings: Mutex<(limits: Limits, rules: Rules)>
+    public var limits: Limits {
+        get { settings.withLock { $0.limits } }
+        set { settings.withLock { $0.limits = newValue } }
+    }
+    public var rules: Rules {
+        get { settings.withLock { $0.rules } }
+        set { settings.withLock { $0.rules = newValue } }
+    }
     let producer: RepresentationProducer?
     /// The one-line preview of an item (what `pbctl history` lists), for entries recorded without one.
     let describe: (Item) -> String
@@ -147,8 +155,7 @@ public final class History: @unchecked Sendable {
         describe: @escaping (Item) -> String = { _ in "" }, searchable: @escaping (Item) -> String? = History.plainText
     ) throws {
         self.root = root
-        self.limits = limits
-        self.rules = rules
+        settings = Mutex((limits, rules))
         self.producer = producer
         self.describe = describe
         self.searchable = searchable
@@ -224,6 +231,13 @@ public final class History: @unchecked Sendable {
         return adopted.withLock { list in list.first { $0.base == UInt(bitPattern: base) && $0.count == data.count }?.path }
     }
 
+    /// Why `item` is never recorded: what its markers say and how it was copied (``RecordingPolicy``, the
+    /// one reading every way in shares), then the configuration's rules; nil when it may be.
+    public func reasonNotToRecord(_ item: Item, options: CopyOptions? = nil) -> String? {
+        if let why = RecordingPolicy.reasonNotToRecord(item, options: options) { return why }
+        return rules.ignore?(item)
+    }
+
     /// Records `item` unless it is sensitive or transient, a rule ignores it, or recording is paused.
     /// Representations over ``Limits/maxRepresentationSize`` are listed as skipped, with their size, and
     /// so are the ones produced from them; an item of which nothing can be kept is still listed, as
@@ -235,8 +249,7 @@ public final class History: @unchecked Sendable {
         _ item: Item, preview: String, application: String?, selection: String = "clipboard", skipped alreadySkipped: [Entry.Kind] = [],
         now: Date = Date()
     ) throws -> Outcome {
-        if let why = item.metadata.flags.reasonNotToRecord { return .notRecorded(why) }
-        if let why = rules.ignore?(item) { return .notRecorded(why) }
+        if let why = reasonNotToRecord(item) { return .notRecorded(why) }
         defer { adopted.withLock { $0.removeAll() } }
         do {
             let prepared = try prepare(item, skipped: alreadySkipped, preview: preview)
@@ -370,7 +383,7 @@ public final class History: @unchecked Sendable {
                 return problems
             }
             try database.connection.transaction(write: false) {
-                let (sql, values) = Self.listing(query)
+                let (sql, values) = Self.listing(query, expiredBefore: ageCutoff())
                 let statement = try database.connection.statement(sql)
                 try statement.bind(values)
                 defer { statement.reset() }
@@ -385,13 +398,48 @@ public final class History: @unchecked Sendable {
         }
     }
 
-    /// The entry `id`, or `.empty` naming it.
+    /// The entry `id`, or `.empty` naming it (also when it is past `history.max-age`).
     public func entry(_ id: Int) throws -> Entry {
         let found = try withDatabase(create: false, absent: nil as Entry?) { database -> Entry? in
             try database.connection.transaction(write: false) { try entry(id: id, database) }
         }
         guard let found else { throw PasteboardError.empty("there is no history entry \(id)") }
+        if isExpired(found) { throw PasteboardError.empty("history entry \(id) is past history.max-age") }
         return found
+    }
+
+    /// The time (milliseconds) before which unpinned entries are past `history.max-age`; nil without one.
+    func ageCutoff(now: Date = Date()) -> Int64? {
+        guard let age = limits.maxAge, age.isFinite, age > 0 else { return nil }
+        return Self.milliseconds(now) - Int64(min(age, 1e12) * 1000)
+    }
+
+    /// When the oldest unpinned entry passes `history.max-age` (what a daemon waits for to remove it);
+    /// nil without an age limit or such an entry.
+    public func nextExpiry() throws -> Date? {
+        guard let age = limits.maxAge, age.isFinite, age > 0 else { return nil }
+        let oldest = try withDatabase(create: false, absent: nil as Int64?) { database in
+            try database.connection.transaction(write: false) {
+                try database.connection.integer("SELECT min(time) FROM entry WHERE pinned = 0")
+            }
+        }
+        return oldest.map { Self.date(milliseconds: $0).addingTimeInterval(min(age, 1e9)) }
+    }
+
+    /// Applies the bounds and the age limit now (as a record does after it): the entries they drop and
+    /// the files nothing names any more are removed. Returns whether anything was.
+    @discardableResult
+    public func expire(now: Date = Date()) throws -> Bool {
+        try withDatabase(create: false, absent: false) { database in
+            let removed = try database.connection.transaction(write: true) { try enforceBounds(now: now, sparing: nil, database) }
+            if removed { try database.connection.transaction(write: true) { try database.collectUnusedBlobs() } }
+            return removed
+        }
+    }
+
+    func isExpired(_ entry: Entry, now: Date = Date()) -> Bool {
+        guard !entry.pinned, let cutoff = ageCutoff(now: now) else { return false }
+        return Self.milliseconds(entry.time) < cutoff
     }
 
     /// The entry `id`, which must keep something to paste: else `.empty` saying what was skipped.
@@ -413,7 +461,12 @@ public final class History: @unchecked Sendable {
     /// The whole item of entry `id`: recorded bytes, and derived records as promises.
     public func item(_ id: Int) throws -> Item {
         let found = try withDatabase(create: false, absent: nil as Item?) { database -> Item? in
-            try database.connection.transaction(write: false) { try item(id: id, database) }
+            try database.connection.transaction(write: false) { () -> Item? in
+                if let entry = try entry(id: id, database), isExpired(entry) {
+                    throw PasteboardError.empty("history entry \(id) is past history.max-age")
+                }
+                return try item(id: id, database)
+            }
         }
         guard let found else { throw PasteboardError.empty("there is no history entry \(id)") }
         return found

@@ -195,6 +195,9 @@ struct Configuration: Sendable {
         }
     }
 
+    /// The file at `path` read now, whatever was read before (the daemon, when it changes).
+    static func reread(path: String, warn: (String) -> Void) -> Configuration { parse(path: path, warn: warn) }
+
     private static func parse(path: String, warn report: (String) -> Void) -> Configuration {
         var configuration = Configuration()
         guard let data = try? POSIX.readFile(path, limit: 1 << 20) else { return configuration }
@@ -228,11 +231,11 @@ extension Context {
     /// Records what was copied to `backend` (`copy` through a backend nobody watches: the store, the
     /// terminal; ``History/recordCopy(_:to:preview:application:)``), and says why not on standard error
     /// with `verbose`. Never fails the copy.
-    func recordInHistory(_ item: Item, copiedTo backend: any PasteboardBackend, verbose: Bool) {
+    func recordInHistory(_ item: Item, copiedTo backend: any PasteboardBackend, options: CopyOptions? = nil, verbose: Bool) {
         do {
             let history = try openHistory()
             let outcome = try history.recordCopy(
-                item, to: backend, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
+                item, to: backend, options: options, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
             if verbose, case .notRecorded(let why) = outcome { terminal.err("pbctl: not recorded in the history: \(why)") }
         } catch {
             terminal.err("pbctl: warning: copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")

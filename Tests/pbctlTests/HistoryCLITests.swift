@@ -108,6 +108,81 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try pbctl.run("history", "pause", "--for", "soon").status, 64)
     }
 
+    /// Issue 46: on the store (no display, SSH, a headless host) content meant to vanish is never
+    /// recorded and vanishes: a paste-once copy pastes once, a --clear-after copy ends with its lifetime,
+    /// and neither reaches the history nor the store's disk.
+    func testPasteOnceAndClearAfterOnTheStoreAreNeverRecordedAndVanish() throws {
+        try pbctl.run("copy", stdin: "kept")
+        XCTAssertEqual(try pbctl.run("copy", "--paste-once", stdin: "one-time 4417").status, 0)
+        let first = try pbctl.run("paste")
+        XCTAssertEqual(first.text, "one-time 4417", first.stderr)
+        let second = try pbctl.run("paste")
+        XCTAssertEqual(second.status, 1, "a paste-once item pastes once: \(second.stderr)")
+        XCTAssertTrue(second.stdout.isEmpty)
+        XCTAssertEqual(try pbctl.run("copy", "--clear-after", "1", stdin: "expiring 9931").status, 0)
+        XCTAssertEqual(try pbctl.run("paste").text, "expiring 9931")
+        var gone = false
+        for _ in 0..<50 where !gone {
+            usleep(100_000)
+            gone = try pbctl.run("paste").status == 1
+        }
+        XCTAssertTrue(gone, "a --clear-after copy outlived its lifetime")
+        XCTAssertEqual(try lines(), ["1\tkept"])
+        for root in [history, pbctl.environment["PBCTL_STORE"]!] {
+            let disk = (FileManager.default.subpaths(atPath: root) ?? []).compactMap {
+                try? Data(contentsOf: URL(fileURLWithPath: root + "/" + $0))
+            }
+            XCTAssertFalse(disk.contains { String(decoding: $0, as: UTF8.self).contains("4417") || String(decoding: $0, as: UTF8.self).contains("9931") },
+                           "vanishing content reached \(root)")
+        }
+    }
+
+    /// Issue 46: `history import` reads the markers and the configuration's rules as a copy does: an entry
+    /// carrying a password manager's hint (by its MIME name, any case), a concealed marker, or text the
+    /// configuration ignores is never recorded, and the import says how many.
+    func testImportRefusesMarkedAndIgnoredEntries() throws {
+        let config = scratch + "/config/pbctl"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try Data("history.ignore-regex = ^token=\nhistory.ignore-types = image/*\n".utf8).write(to: URL(fileURLWithPath: config + "/config"))
+        var runner = pbctl!
+        runner.environment["XDG_CONFIG_HOME"] = scratch + "/config"
+        let secret = Data("hunter2-secret".utf8).base64EncodedString()
+        let lines = """
+            {"time":"2026-01-01T00:00:00Z","representations":{"text/plain":"\(Data("ordinary".utf8).base64EncodedString())"}}
+            {"time":"2026-01-01T00:00:01Z","representations":{"text/plain":"\(secret)","x-kde-passwordManagerHint":"\(Data("secret".utf8).base64EncodedString())"}}
+            {"time":"2026-01-01T00:00:02Z","representations":{"text/plain":"\(secret)","org.nspasteboard.ConcealedType":""}}
+            {"time":"2026-01-01T00:00:03Z","representations":{"text/plain":"\(Data("token=abc".utf8).base64EncodedString())"}}
+            {"time":"2026-01-01T00:00:04Z","representations":{"image/png":"iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAEElEQVR4nGP4z8AAQQxwFgBB0gX7h/C5SAAAAABJRU5ErkJggg=="}}
+            """
+        let imported = try runner.run(["history", "import", "-"], stdin: Data(lines.utf8))
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stderr.contains("4 never recorded"), imported.stderr)
+        XCTAssertEqual(try runner.run("history").text, "1\tordinary\n")
+        let disk = (FileManager.default.subpaths(atPath: history) ?? []).compactMap { try? Data(contentsOf: URL(fileURLWithPath: history + "/" + $0)) }
+        XCTAssertFalse(disk.contains { String(decoding: $0, as: UTF8.self).contains("hunter2") }, "a secret reached the history")
+    }
+
+    /// Issue 46: an entry past history.max-age is never listed, searched or pasted, even before a copy
+    /// removes it; pinned entries stay.
+    func testEntriesPastTheAgeLimitAreNeverShownOrPasted() throws {
+        try pbctl.run("copy", stdin: "old and pinned")
+        try pbctl.run("copy", stdin: "old")
+        XCTAssertEqual(try pbctl.run("history", "pin", "1").status, 0)
+        sleep(2)
+        let config = scratch + "/config/pbctl"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try Data("history.max-age = 1s\n".utf8).write(to: URL(fileURLWithPath: config + "/config"))
+        var runner = pbctl!
+        runner.environment["XDG_CONFIG_HOME"] = scratch + "/config"
+        XCTAssertEqual(try runner.run("history").text, "1\told and pinned\n")
+        XCTAssertEqual(try runner.run("history", "search", "old").text, "1\told and pinned\n")
+        let paste = try runner.run("history", "paste", "2")
+        XCTAssertEqual(paste.status, 1)
+        XCTAssertTrue(paste.stderr.contains("history.max-age"), paste.stderr)
+        XCTAssertEqual(try runner.run("history", "copy", "2").status, 1)
+        XCTAssertEqual(try runner.run("history", "paste", "1").text, "old and pinned")
+    }
+
     func testBoundsFromTheConfigurationFile() throws {
         let config = scratch + "/config/pbctl"
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)

@@ -179,7 +179,25 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
     daemon.keep.maximumRecordedSize = configuration.history.maxRepresentationSize
     daemon.keep.registry = context.registry
     daemon.keep.log = log
-    if options.history { daemon.history = try? context.openHistory(configuration.history) }
+    daemon.warn = { [log] message in
+        if detached { log?(message) } else { terminal.err("pbctl daemon: " + message) }
+    }
+    if options.history {
+        let path = Configuration.path(context.environment)
+        let registry = context.registry
+        daemon.configurationFile = path
+        daemon.reload = { [terminal] in
+            let fresh = Configuration.reread(path: path) { message in
+                if detached { log?(message) } else { terminal.err(message) }
+            }
+            return (fresh.history, fresh.historyRules(registry))
+        }
+        do {
+            daemon.history = try context.openHistory(configuration.history)
+        } catch {
+            say("warning: the clipboard is kept but not recorded: \((error as? PasteboardError)?.message ?? "\(error)")")
+        }
+    }
     var kdeConnect: KDEConnectPeer?
     if options.kdeConnect {
         var settings = KDEConnectPeer.Settings(

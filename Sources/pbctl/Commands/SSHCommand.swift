@@ -69,6 +69,8 @@ func runSSH(_ options: SSHArguments, _ context: Context) throws -> Int32 {
         let terminal = context.terminal
         settings.log = { terminal.err("pbctl ssh: " + $0) }
     }
+    let terminal = context.terminal
+    settings.warn = { terminal.err("pbctl ssh: " + $0) }
     // What this machine's clipboard is, for the remote's pbctl info.
     settings.place = (try? context.chooseBackend(kind)).map { "\($0.backend.info.name) (\($0.reason))" } ?? "this machine"
     // What the remote host may copy here: as much as a local copy (PBCTL_MAX_SIZE, else 1 GiB).
@@ -77,5 +79,5 @@ func runSSH(_ options: SSHArguments, _ context: Context) throws -> Int32 {
     settings.registry = context.registry
     return try RemoteSessions.run(
         options.ssh, settings: settings, environment: environment, interactive: POSIX.standardInputIsTerminal,
-        open: { try context.chooseBackend(kind).backend }, history: { try? context.openHistory() })
+        open: { try context.chooseBackend(kind).backend }, history: { try context.openHistory() })
 }
