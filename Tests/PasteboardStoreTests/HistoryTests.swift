@@ -151,13 +151,23 @@ final class HistoryTests: XCTestCase {
 
     func testAgeLimitDropsOldEntriesButNotPinnedOnes() throws {
         let history = try history { $0.maxAge = 3600 }
-        let now = Date(timeIntervalSince1970: 1_000_000)
+        // Listings leave out what is past the age at the time they run: the entries are dated from now.
+        let now = Date()
         _ = try history.record(plain("old"), preview: "old", application: nil, now: now.addingTimeInterval(-7200))
         _ = try history.record(plain("old pinned"), preview: "old pinned", application: nil, now: now.addingTimeInterval(-7100))
         try history.pin([2])
         _ = try history.record(plain("recent"), preview: "recent", application: nil, now: now.addingTimeInterval(-60))
         _ = try history.record(plain("now"), preview: "now", application: nil, now: now)
         XCTAssertEqual(try history.entries().entries.map(\.preview), ["now", "recent", "old pinned"])
+        // Past the age with no record after it: never listed nor read, and expire() removes it.
+        history.limits.maxAge = 30
+        XCTAssertEqual(try history.entries().entries.map(\.preview), ["now", "old pinned"])
+        XCTAssertThrowsError(try history.item(3))
+        XCTAssertEqual(try history.nextExpiry().map { Int($0.timeIntervalSince(now).rounded()) }, -30, "recent passed it 30 s ago")
+        XCTAssertTrue(try history.expire())
+        XCTAssertEqual(try history.totals().entries, 2, "recent went; now and the pinned entry stay")
+        XCTAssertEqual(try history.nextExpiry().map { Int($0.timeIntervalSince(now).rounded()) }, 30, "now passes it in 30 s")
+        XCTAssertFalse(try history.expire())
     }
 
     /// A representation from 128 KiB on is a file named by its SHA-256, stored once for every entry

@@ -29,8 +29,8 @@ struct CopyArguments {
         "max-size", nil, "SIZE", .text, "refuse input larger than SIZE (K, M, G suffixes; default 1G, or PBCTL_MAX_SIZE)")
     static let macCompat = OptionSpec.flag("mac-compat", nil, "behave as macOS pbcopy (set when run as pbcopy)")
     static let foreground = OptionSpec.flag("foreground", nil, "X11, Wayland: serve the selection from this process instead of a background owner")
-    static let pasteOnce = OptionSpec.flag("paste-once", nil, "X11, Wayland: serve one paste, then give the selection up")
-    static let clearAfter = OptionSpec.value("clear-after", nil, "SECONDS", .text, "give the content up and wipe it after SECONDS (X11, Wayland; the store's sensitive content)")
+    static let pasteOnce = OptionSpec.flag("paste-once", nil, "serve one paste, then give the content up (never recorded; on the store held in memory, not on disk)")
+    static let clearAfter = OptionSpec.value("clear-after", nil, "SECONDS", .text, "give the content up and wipe it after SECONDS (never recorded; on the store held in memory, not on disk)")
     static let files = OptionSpec.flag("files", nil, "copy the FILEs themselves (for a file manager), not their content")
     static let cut = OptionSpec.flag("cut", nil, "with --files: the paste moves the files (a cut)")
     static let specs = [

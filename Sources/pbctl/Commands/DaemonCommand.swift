@@ -117,6 +117,10 @@ let daemonCommand = Command(
             closes; without it PRIMARY is left alone. Fetching from a slow owner never delays the pastes
             the daemon serves. Runs in the foreground (stop it with Ctrl-C or
             SIGTERM); --detach starts it in the background and returns once it manages the clipboard.
+            It reads the configuration file again when the file changes or on SIGHUP (the unit's
+            ExecReload), so history.ignore-*, max-* and max-age apply to the next copy, and it removes
+            entries as they pass history.max-age. A history that cannot record (a full disk, a damaged
+            database) is said on standard error with its cause, once per cause; the clipboard is kept.
             A second daemon on the same display is refused (exit 69) unless --replace is given, in which
             case the running manager exits.
             With --kdeconnect (or `kdeconnect = yes` in the configuration) the daemon is also a KDE

@@ -192,8 +192,11 @@ let historyCommand = Command(
             Each entry keeps every representation of what was copied (text, HTML, RTF, Markdown, images,
             files, application types), newest first. `pbctl daemon` records the clipboard; `pbctl copy`
             records what it copies when no daemon can watch (the store, SSH). Content marked sensitive or
-            transient is never recorded, nor what history.ignore-types and history.ignore-regex name,
-            nor anything while recording is paused. A copy identical to an entry moves that entry to the
+            transient (a password manager's x-kde-passwordManagerHint, nspasteboard.org markers, however
+            a remote spells them; --paste-once and --clear-after copies) is never recorded, nor what
+            history.ignore-types and history.ignore-regex name, nor anything while recording is paused:
+            every way in (copy, the daemon, import, pbctl ssh, KDE Connect) applies the same rules.
+            Entries past history.max-age are never listed, searched or pasted. A copy identical to an entry moves that entry to the
             top. Bounds (oldest dropped first) come from the configuration file: history.max-entries
             (1000), history.max-bytes (512M), history.max-entry-size (64M), history.max-age; pinned
             entries (`pin`) are kept whatever they say, and by `clear` unless --all.
