@@ -12,6 +12,9 @@ server's answer ("done N" or "failure CODE MESSAGE"):
     file-list       a file list naming /tmp/pbctl-hostile/report.txt as a bare file:/// URI
     many-types      300 representations
     huge-frame      a frame announcing 100 MiB (the connection must be dropped, nothing else)
+    marker-mime     a secret whose password-manager hint is spelled by its MIME name, in another case
+                    (x-kde-passwordManagerHint as the type, not the name a local copy uses), and a
+                    paste-once copy of plain text
 
 Server modes answer a real pbctl (PBCTL_REMOTE=SOCKET) for up to 20 connections, then exit:
     escape-listing  a listing whose type and source hold terminal escapes
@@ -101,6 +104,20 @@ def client(mode):
                            ("org.gnome.copied-files", b"cut\nfile:///tmp/pbctl-hostile/report.txt")]))
     elif mode == "many-types":
         print(write(sock, [("public.utf8-plain-text" if i == 0 else "x-test/type-%d" % i, b"x") for i in range(300)]))
+    elif mode == "marker-mime":
+        print(write(sock, [("public.utf8-plain-text", b"hunter2-remote-secret"), ("X-KDE-PasswordManagerHint", b"secret")]))
+        sock.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(os.environ["PBCTL_REMOTE"])
+        sock.sendall(frame(1, struct.pack("<H", 1)))
+        receive(sock)
+        sock.sendall(frame(4, string("general") + blob({"created": "2026-01-01T00:00:00Z", "flags": 0, "extra": {}})
+                           + blob({"pasteOnce": True})))
+        sock.sendall(frame(5, string("public.utf8-plain-text") + optional(None)))
+        sock.sendall(frame(32, b"remote-once-5151"))
+        sock.sendall(frame(33))
+        sock.sendall(frame(6))
+        print(answer(sock))
     elif mode == "huge-frame":
         sock.sendall(struct.pack("<I", 100 << 20) + bytes([4]) + b"\x00" * 4096)
         print(answer(sock))

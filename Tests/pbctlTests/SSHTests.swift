@@ -399,6 +399,26 @@ final class SSHTests: XCTestCase {
         }
     }
 
+    /// Issue 46: a remote that spells the password manager's hint by its MIME name (in another case)
+    /// gets its secret held in memory here, never stored on disk nor recorded; a remote paste-once copy
+    /// is pasted once and never recorded either.
+    func testARemoteSecretMarkedByItsMIMENameIsNeitherStoredNorRecorded() throws {
+        XCTAssertEqual(try local.run(["copy"], stdin: Data("before".utf8)).status, 0)
+        let answer = try hostile("marker-mime")
+        XCTAssertEqual(answer.status, 0, answer.stderr)
+        XCTAssertEqual(answer.text.split(separator: "\n").filter { $0.hasPrefix("done ") }.count, 2, answer.text + answer.stderr)
+        XCTAssertEqual(try local.run("paste").text, "remote-once-5151")
+        XCTAssertEqual(try local.run("paste").status, 1, "a remote paste-once copy pasted twice")
+        XCTAssertEqual(try local.run("history").text, "1\tbefore\n", "a marked or paste-once remote copy reached the history")
+        for root in [local.environment["PBCTL_STORE"]!, local.environment["PBCTL_HISTORY"]!] {
+            for path in FileManager.default.subpaths(atPath: root) ?? [] {
+                guard let data = try? Data(contentsOf: URL(fileURLWithPath: root + "/" + path)) else { continue }
+                XCTAssertFalse(String(decoding: data, as: UTF8.self).contains("hunter2-remote-secret"), "the secret reached \(root)/\(path)")
+                XCTAssertFalse(String(decoding: data, as: UTF8.self).contains("remote-once-5151"), "the paste-once copy reached \(root)/\(path)")
+            }
+        }
+    }
+
     /// An item dated 2099 is dated by its arrival: a later local copy is above it in the history.
     func testAFarDateFromTheRemoteDoesNotOrderTheHistory() throws {
         let answer = try hostile("far-date")
