@@ -174,4 +174,32 @@ final class X11HistoryTests: X11TestCase {
         try startPeer([python, peers + "/qt_peer.py", "copy-urls", second], environment: ["QT_QPA_PLATFORM": "xcb"])
         XCTAssertTrue(eventually { (try? run([pbctl, "paste", "--files"]).text) == "\(second)\n" })
     }
+
+    // MARK: Issue 46: owners with many targets
+
+    /// An owner offering hundreds of private targets before UTF8_STRING (and, the second time, so many
+    /// that TARGETS is over 64 KB): the daemon kept the first 64 targets offered, so the text was lost to
+    /// 2-byte private blobs, and over 64 KB it kept nothing. Text, rich text, images and files are
+    /// fetched first now, and a long TARGETS list is read bounded: the text is recorded as text and,
+    /// its owner gone, pasted again.
+    func testAnOwnerOfferingThousandsOfPrivateTargetsBeforeItsTextKeepsTheText() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon()
+        for (round, count) in [300, 20_000].enumerated() {
+            let text = "the text after \(count) private targets"
+            let file = try write(Data(text.utf8), "many\(count).txt")
+            let owner = try startPeer([python, peers + "/gtk_peer.py", "copy-many", "\(count)", "UTF8_STRING", file])
+            let listed = try eventually(timeout: 30) { try historyLines().first == "\(round + 1)\t\(text)" }
+            XCTAssertTrue(listed, "\(count) targets: the history holds \((try? historyLines()) ?? []): \(stderrText(daemon))")
+            let json = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json", "--limit", "1"]).stdout) as? [[String: Any]]
+            let types = (json?.first?["types"] as? [[String: Any]])?.compactMap { $0["type"] as? String } ?? []
+            XCTAssertEqual(types.first, "public.utf8-plain-text", "\(count) targets: \(types.prefix(5))")
+            owner.kill()
+            XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "paste"], timeout: 10).text == text },
+                          "\(count) targets: pbctl paste after the owner exited: \(stderrText(daemon))")
+            XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 10).text, text)
+        }
+        XCTAssertTrue(daemon.child.isRunning)
+    }
 }

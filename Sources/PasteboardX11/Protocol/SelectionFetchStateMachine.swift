@@ -91,7 +91,7 @@ public struct SelectionFetchStateMachine {
         case finished(Outcome)
     }
 
-    private enum Phase: Equatable { case idle, targets, resolvingNames, hint, interning, content, replacingWindow, done }
+    private enum Phase: Equatable { case idle, targets, findingPreferred, resolvingNames, hint, interning, content, replacingWindow, done }
 
     public let atoms: KnownAtoms
     public let selection: XAtom
@@ -111,14 +111,21 @@ public struct SelectionFetchStateMachine {
     private var conversion: ConversionStateMachine?
     private var buffer = Data()
     private var offered: [String] = []
+    /// The atoms TARGETS listed, while the preferred names' atoms are interned (a list too long to look
+    /// every name up).
+    private var listedAtoms: [XAtom] = []
     private var names: [String] = []
     private var targets: [XAtom] = []
     private var index = 0
     private var entries: [Entry] = []
     private var total = 0
 
-    /// The most bytes of TARGETS accepted (16384 atoms).
-    static let maxTargetsBytes = 64 << 10
+    /// The most bytes of TARGETS read (262,144 atoms): a longer list is cut there, its head used.
+    static let maxTargetsBytes = 1 << 20
+    /// The most names looked up (one GetAtomName each) besides those known without asking the server
+    /// (pbctl's own atoms, and ``ClipboardManagerStateMachine/preferredNames``, found by atom in a longer
+    /// list): the first ones offered.
+    static let maxLookedUpNames = 4096
     /// The most bytes of the KDE hint read ("secret" or "public").
     static let maxHintBytes = 4096
 
@@ -146,7 +153,8 @@ public struct SelectionFetchStateMachine {
         self.time = time
         deadline = now &+ configuration.fetchTimeout
         phase = .targets
-        return begin(target: atoms[.targets], property: atoms[.pbctlTargets], maxBytes: Self.maxTargetsBytes, now: now)
+        return begin(target: atoms[.targets], property: atoms[.pbctlTargets], maxBytes: Self.maxTargetsBytes, now: now,
+                     truncates: true)
     }
 
     // MARK: Events and answers
@@ -188,8 +196,16 @@ public struct SelectionFetchStateMachine {
         return decide(now: now)
     }
 
-    /// The atoms of the target names to fetch, in the order asked.
+    /// The atoms of the names asked by ``Action/intern(_:)``: the target names to fetch, in the order
+    /// asked, or ``ClipboardManagerStateMachine/preferredNames`` for a long TARGETS list.
     public mutating func interned(_ atoms: [XAtom], now: UInt64) -> [Action] {
+        if phase == .findingPreferred, atoms.count == ClipboardManagerStateMachine.preferredNames.count {
+            phase = .resolvingNames
+            let chosen = Self.atomsToLookUp(listedAtoms, known: self.atoms, preferred: Set(atoms))
+            listedAtoms = []
+            return [.log("TARGETS lists \(chosen.listed) targets: the names of \(chosen.atoms.count) are looked up"),
+                    .lookUpNames(chosen.atoms)]
+        }
         guard phase == .interning, atoms.count == names.count else { return [] }
         targets = atoms
         index = 0
@@ -214,6 +230,24 @@ public struct SelectionFetchStateMachine {
         return conversionFailed(.timedOut(phase: "the owner exited"), now: now)
     }
 
+    /// Which of the atoms TARGETS listed to look up the names of (each once, in the order listed):
+    /// pbctl's own, the preferred ones (`preferred`, interned), and the first
+    /// ``maxLookedUpNames`` others. `listed`: how many distinct atoms the list held.
+    static func atomsToLookUp(_ atoms: [XAtom], known: KnownAtoms, preferred: Set<XAtom>) -> (atoms: [XAtom], listed: Int) {
+        var seen = Set<XAtom>()
+        var chosen: [XAtom] = []
+        var others = 0
+        for atom in atoms where atom != 0 && seen.insert(atom).inserted {
+            if known.name(of: atom) != nil || preferred.contains(atom) {
+                chosen.append(atom)
+            } else if others < maxLookedUpNames {
+                others += 1
+                chosen.append(atom)
+            }
+        }
+        return (chosen, seen.count)
+    }
+
     /// Ends the current step when its deadline, or the whole fetch's, has passed.
     public mutating func tick(now: UInt64) -> [Action] {
         guard phase != .idle, !isDone else { return [] }
@@ -233,12 +267,13 @@ public struct SelectionFetchStateMachine {
 
     // MARK: Steps
 
-    private mutating func begin(target: XAtom, property: XAtom, maxBytes: Int, now: UInt64) -> [Action] {
+    private mutating func begin(target: XAtom, property: XAtom, maxBytes: Int, now: UInt64, truncates: Bool = false) -> [Action] {
         // Over a limit, an INCR transfer is read to its end without being kept: the owner waits for
         // each chunk to be taken, and would wait forever for one nobody takes.
         var machine = ConversionStateMachine(
             window: window, selection: selection, target: target, property: property, incrAtom: atoms[.incr],
-            stepTimeout: configuration.stepTimeout, maxBytes: maxBytes, drainsOverLimit: true)
+            stepTimeout: configuration.stepTimeout, maxBytes: maxBytes, drainsOverLimit: !truncates,
+            truncatesOverLimit: truncates)
         buffer = Data()
         drainDeadline = nil
         let actions = machine.start(now: now, time: time)
@@ -249,8 +284,8 @@ public struct SelectionFetchStateMachine {
     private mutating func translate(_ actions: ConversionStateMachine.Actions, now: UInt64) -> [Action] {
         var out: [Action] = []
         if drainDeadline == nil, conversion?.isDiscarding == true {
-            // Over the limit: what was kept of it goes, the rest is drained.
-            buffer = Data()
+            // Over the limit: what was kept of it goes (a TARGETS list keeps its head), the rest is drained.
+            if conversion?.isTruncated != true { buffer = Data() }
             drainDeadline = now &+ configuration.drainTimeout
         }
         for action in actions {
@@ -287,14 +322,23 @@ public struct SelectionFetchStateMachine {
     }
 
     private mutating func conversionFinished(type: XAtom, format: UInt8, now: UInt64) -> [Action] {
+        let truncated = conversion?.isTruncated == true
         conversion = nil
+        drainDeadline = nil
         switch phase {
         case .targets:
             let value = PropertyValue(type: PredefinedAtom.atom, format: 32, bytes: buffer)
             let listed = (value.items32 ?? []).filter { $0 != 0 }
+            let cut: [Action] = truncated ? [.log("TARGETS longer than \(Self.maxTargetsBytes) bytes: its first \(listed.count) targets are used")] : []
             phase = .resolvingNames
-            if listed.isEmpty { return namesResolved([], now: now) }
-            return [.lookUpNames(listed)]
+            if listed.isEmpty { return cut + namesResolved([], now: now) }
+            if listed.count > Self.maxLookedUpNames {
+                // Too many names to look up: the preferred ones are found by atom wherever they are.
+                phase = .findingPreferred
+                listedAtoms = listed
+                return cut + [.intern(ClipboardManagerStateMachine.preferredNames)]
+            }
+            return cut + [.lookUpNames(listed)]
         case .hint:
             if ClipboardManagerStateMachine.isSecret(hintValue: buffer) {
                 return finish(.sensitive(reason: "content marked secret (x-kde-passwordManagerHint)"))
