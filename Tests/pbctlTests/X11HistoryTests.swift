@@ -175,7 +175,7 @@ final class X11HistoryTests: X11TestCase {
         XCTAssertTrue(eventually { (try? run([pbctl, "paste", "--files"]).text) == "\(second)\n" })
     }
 
-    // MARK: Issue 46: owners with many targets
+    // MARK: Issue 46: owners with many targets, owners dying mid-transfer
 
     /// An owner offering hundreds of private targets before UTF8_STRING (and, the second time, so many
     /// that TARGETS is over 64 KB): the daemon kept the first 64 targets offered, so the text was lost to
@@ -201,5 +201,42 @@ final class X11HistoryTests: X11TestCase {
             XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 10).text, text)
         }
         XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    /// An owner killed in the middle of an INCR transfer: the X11 daemon recorded nothing of it, where
+    /// the Wayland daemon lists it as not kept (one rule for every keeper: FetchVerdict). Nothing
+    /// half-fetched is kept, served or recorded as content, the clipboard it replaced is not served
+    /// again, and the history lists the entry as not kept, saying why. Two rounds.
+    func testAnOwnerKilledMidTransferIsListedAsNotKeptAndNothingOfItIsServed() throws {
+        try requireTool(xclip)
+        let daemon = try startDaemon()
+        let big = try write(Data(repeating: UInt8(ascii: "z"), count: 4 << 20), "big.txt")
+        for round in 1...2 {
+            let earlier = try write(Data("earlier text \(round)".utf8), "earlier.txt")
+            try startPeer([xclip, "-i", "-quiet", "-selection", "clipboard", earlier], waitFor: nil)
+            XCTAssertTrue(try eventually(timeout: 10) { try historyLines().first == "\(2 * round - 1)\tearlier text \(round)" },
+                          "round \(round): \(stderrText(daemon))")
+            // The owner sends 8 of its 64 chunks, then stops answering; it is killed there.
+            let owner = try startPeer([python, peers + "/incr_peer.py", big, "8"])
+            try owner.waitForLine("midway")
+            XCTAssertEqual(kill(owner.child.pid, SIGKILL), 0)
+            XCTAssertTrue(owner.child.wait(timeout: 5))
+            let expected = "\(2 * round)\t[not kept: text/plain;charset=utf-8, its owner went away before sending all of it]"
+            XCTAssertTrue(try eventually(timeout: 10) { try historyLines().first == expected },
+                          "round \(round): the history holds \((try? historyLines()) ?? []): \(stderrText(daemon))")
+            let json = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json", "--limit", "1"]).stdout) as? [[String: Any]]
+            XCTAssertEqual((json?.first?["types"] as? [Any])?.count, 0, "round \(round): nothing of it is kept")
+            let skipped = json?.first?["skipped"] as? [[String: Any]] ?? []
+            XCTAssertEqual(skipped.map { $0["type"] as? String }, ["public.utf8-plain-text"], "round \(round)")
+            XCTAssertEqual(skipped.first?["cutShort"] as? Bool, true, "round \(round)")
+            // Nothing half-fetched is served, nor the content it replaced.
+            usleep(300_000)
+            let xclipPaste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 10)
+            XCTAssertNotEqual(xclipPaste.status, 0, "round \(round): xclip -o got \(xclipPaste.stdout.count) bytes")
+            let paste = try run([pbctl, "paste"], timeout: 10)
+            XCTAssertNotEqual(paste.status, 0, "round \(round): pbctl paste got \(paste.stdout.count) bytes")
+            XCTAssertEqual(try run([pbctl, "history", "paste", "\(2 * round)"]).status, 1, "round \(round): the entry keeps nothing to paste")
+            XCTAssertTrue(daemon.child.isRunning)
+        }
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// The clipboard manager fetching one selection's content from its owner, as a pure state machine:
 /// TARGETS, the sensitivity check (nspasteboard.org markers, the KDE hint's value), then each chosen
@@ -58,11 +59,20 @@ public struct SelectionFetchStateMachine {
     }
 
     /// A target left out for its size (over `maxTargetBytes`, or past `maxTotalBytes`): `size` is the
-    /// whole reply's when known (nil when the owner stopped before the end).
+    /// whole reply's when known (nil when the owner stopped before the end); or, `cutShort`, because
+    /// its owner went away before sending all of it (the target it was sending, and those after it).
     public struct Skipped: Sendable, Equatable {
         public var target: XAtom
         public var name: String
         public var size: Int?
+        public var cutShort = false
+
+        public init(target: XAtom, name: String, size: Int?, cutShort: Bool = false) {
+            self.target = target
+            self.name = name
+            self.size = size
+            self.cutShort = cutShort
+        }
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -222,12 +232,29 @@ public struct SelectionFetchStateMachine {
     }
 
     /// The owner vanished (client closed or window destroyed): what it has not handed over is lost, so
-    /// the fetch ends at once with what it has.
+    /// the fetch ends at once. Before its content was asked for, it ends as it would have; once asked
+    /// for, the content was cut short: the target under way and those not asked yet are listed as
+    /// ``Skipped/cutShort`` (what was fetched is kept by no keeper: ``FetchVerdict``).
     public mutating func ownerVanished(now: UInt64) -> [Action] {
         guard !isDone else { return [] }
         ownerGone = true
-        guard conversion != nil else { return finishWithEntries() }
-        return conversionFailed(.timedOut(phase: "the owner exited"), now: now)
+        switch phase {
+        case .content, .replacingWindow:
+            conversion = nil
+            drainDeadline = nil
+            buffer = Data()
+            for position in index..<targets.count {
+                skipped.append(Skipped(target: targets[position], name: names[position], size: nil, cutShort: true))
+            }
+            let under = index < names.count ? names[index] : "the content"
+            return [.log("\(under): \(FetchVerdict.cutShortReason)")] + finish(.kept(entries))
+        case .interning:
+            skipped += names.map { Skipped(target: 0, name: $0, size: nil, cutShort: true) }
+            return [.log("\(FetchVerdict.cutShortReason)")] + finish(.kept(entries))
+        default:
+            guard conversion != nil else { return finishWithEntries() }
+            return conversionFailed(.timedOut(phase: "the owner exited"), now: now)
+        }
     }
 
     /// Which of the atoms TARGETS listed to look up the names of (each once, in the order listed):

@@ -166,17 +166,23 @@ final class SelectionFetchStateMachineTests: XCTestCase {
                                                  .finished(.kept([]))])
     }
 
-    func testOwnerThatVanishesMidFetchEndsItAtOnce() {
+    /// Its content asked for, an owner that vanishes cut it short: the target under way and those not
+    /// asked yet are listed as cut short (no keeper keeps the rest: FetchVerdict).
+    func testOwnerThatVanishesMidFetchEndsItAtOnceCutShort() {
         var m = fetch()
-        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html"])
-        _ = m.interned([utf8, html], now: 4)
+        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html", "image/png"])
+        let png: XAtom = 502
+        _ = m.interned([utf8, html, png], now: 4)
         _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 5)
-        _ = m.propertyValue(text("partial"), now: 6)
+        _ = m.propertyValue(text("whole"), now: 6)  // now waiting for text/html
         let end = m.ownerVanished(now: 7)
-        XCTAssertEqual(end.last, .finished(.kept([
-            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("partial".utf8)),
-        ])))
+        XCTAssertEqual(end, [.log("text/html: its owner went away before sending all of it"), .finished(.kept([
+            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("whole".utf8)),
+        ]))])
+        XCTAssertEqual(m.skipped, [F.Skipped(target: html, name: "text/html", size: nil, cutShort: true),
+                                   F.Skipped(target: png, name: "image/png", size: nil, cutShort: true)])
         XCTAssertTrue(m.isDone)
+        XCTAssertEqual(m.ownerVanished(now: 8), [], "once only")
         // Before it answered TARGETS: nothing.
         var early = fetch()
         _ = early.start(now: 0, time: time)
@@ -202,6 +208,25 @@ final class SelectionFetchStateMachineTests: XCTestCase {
         ])
         XCTAssertEqual(m.window, fresh)
         XCTAssertEqual(m.skipped, [], "not left out for its size")
+    }
+
+    /// Issue 46: an owner that dies in the middle of an INCR transfer: nothing of the target is kept,
+    /// and it is listed as cut short (as on Wayland), with the targets after it.
+    func testAnOwnerDyingMidINCRListsItsTargetsAsCutShort() {
+        var m = fetch()
+        startINCR(&m, offered: ["UTF8_STRING", "text/html"], targets: [utf8, html])
+        XCTAssertEqual(chunk(&m, "first chunk", now: 7), [])
+        XCTAssertEqual(m.ownerVanished(now: 8), [.log("UTF8_STRING: its owner went away before sending all of it"),
+                                                 .finished(.kept([]))])
+        XCTAssertEqual(m.skipped.map(\.cutShort), [true, true])
+        XCTAssertEqual(m.skipped.map(\.name), ["UTF8_STRING", "text/html"])
+        XCTAssertNil(m.nextDeadline)
+        // A stalled owner (the step's deadline) is no death: what it handed over stays, nothing is cut short.
+        var stalled = fetch()
+        startINCR(&stalled, offered: ["UTF8_STRING", "text/html"], targets: [utf8, html])
+        _ = chunk(&stalled, "first chunk", now: 7)
+        XCTAssertEqual(stalled.tick(now: 7 + second).last, .finished(.kept([])))
+        XCTAssertEqual(stalled.skipped, [])
     }
 
     /// Answers TARGETS with `count` private atoms (10_000 + n), then `tail`, in one plain reply.
