@@ -399,6 +399,8 @@ public final class X11ClipboardManager {
         retire(fetch.machine.window)
         let purpose = fetch.isSave ? "save" : "keep \(label(fetch.selection))"
         var content: SavedSelectionContent?
+        var verdict = FetchVerdict.nothing(skipped: [])
+        var recorded = Item(metadata: ItemMetadata(created: Date()))
         switch outcome {
         case .kept(let entries):
             if !entries.isEmpty {
@@ -409,6 +411,14 @@ public final class X11ClipboardManager {
                 }
                 content = saved
             }
+            // One rule for every keeper (FetchVerdict): whole or not kept, what was too large listed.
+            let fetched = content.map(keptTypes) ?? []
+            verdict = FetchVerdict(fetched: fetched, skipped: skippedTypes(fetch.machine.skipped, besides: fetched))
+            if case .cutShort = verdict {
+                options.log?("\(purpose): new content not kept: \(FetchVerdict.cutShortReason)")
+            }
+            if !verdict.keeps { content = nil }
+            if let content, options.record != nil { recorded = item(from: content) }
         case .sensitive(let reason):
             options.log?("\(purpose): \(reason), not kept")
         case .failed(let reason):
@@ -423,15 +433,11 @@ public final class X11ClipboardManager {
             if let content {
                 options.log?("kept \(label(fetch.selection)) \(content.targetNames.joined(separator: ",")) (\(content.totalBytes) bytes) of 0x\(String(fetch.owner, radix: 16))")
             }
-            // What was left out for its size is recorded too: listed as skipped, with its size.
-            let tooLarge = fetch.machine.skipped
-            if content != nil || !tooLarge.isEmpty, case .kept = outcome, let record = options.record,
-               fetch.selection == .clipboard || options.recordPrimary
-            {
-                let recorded = content.map(item(from:)) ?? Item(metadata: ItemMetadata(created: Date()))
+            // What was left out for its size, or cut short, is recorded too: listed as not kept.
+            if verdict.records, let record = options.record, fetch.selection == .clipboard || options.recordPrimary {
                 record(RecordedContent(
                     selection: fetch.selection, item: recorded, application: application(owning: fetch.owner),
-                    skipped: skippedTypes(tooLarge, besides: recorded)))
+                    skipped: verdict.skipped))
             }
             try act(machine.snapshotFinished(selection: selectionAtom, owner: fetch.owner, kept: content != nil),
                     selection: fetch.selection)
@@ -559,18 +565,35 @@ public final class X11ClipboardManager {
         return item
     }
 
-    /// The types of targets left out for their size, each once, leaving out protocol and marker targets
-    /// and the types `item` holds (another target of the same type was kept).
-    func skippedTypes(_ skipped: [SelectionFetchStateMachine.Skipped], besides item: Item) -> [TypeSummary] {
+    /// The types of the kept targets, as ``item(from:)`` holds them (each once, the first target's size),
+    /// without decoding them.
+    func keptTypes(_ content: SavedSelectionContent) -> [TypeSummary] {
         let negotiation = TargetNegotiation(registry: options.registry)
-        var seen = Set(item.representations.map(\.type))
+        var seen = Set<TypeIdentifier>()
+        var types: [TypeSummary] = []
+        for entry in content.entries where !ClipboardMarkers.isMarker(entry.name)
+            && !TargetNegotiation.protocolTargets.contains(entry.name)
+        {
+            let type = negotiation.type(forTarget: entry.name)
+            if seen.insert(type).inserted { types.append(TypeSummary(type: type, size: entry.content.bytes.count)) }
+        }
+        return types
+    }
+
+    /// The types of targets left out for their size, each once, leaving out protocol and marker targets
+    /// and the types `item` holds (another target of the same type was kept); a target cut short is
+    /// listed even so (``FetchVerdict`` lists each type once).
+    func skippedTypes(_ skipped: [SelectionFetchStateMachine.Skipped], besides kept: [TypeSummary]) -> [TypeSummary] {
+        let negotiation = TargetNegotiation(registry: options.registry)
+        let held = Set(kept.map(\.type))
+        var seen = Set<TypeIdentifier>()
         var types: [TypeSummary] = []
         for target in skipped {
             guard !ClipboardMarkers.isMarker(target.name),
                   !TargetNegotiation.protocolTargets.contains(target.name) else { continue }
             let type = negotiation.type(forTarget: target.name)
-            guard seen.insert(type).inserted else { continue }
-            types.append(TypeSummary(type: type, size: target.size))
+            guard target.cutShort || !held.contains(type), seen.insert(type).inserted else { continue }
+            types.append(TypeSummary(type: type, size: target.size, cutShort: target.cutShort ? true : nil))
         }
         return types
     }

@@ -123,7 +123,8 @@ func manPage(_ commands: [Command]) -> String {
         .RB ( "pbctl history pause" ).
         A copy identical to an entry moves that entry to the top. A representation larger than
         history.max\\-entry\\-size is not kept: the entry lists it as skipped, with its size, and an entry
-        that keeps nothing has nothing to paste. Bounds and history.max\\-age drop the oldest entries;
+        that keeps nothing has nothing to paste. A content whose owner went away before the daemon had all
+        of it (on X11 and Wayland alike) keeps nothing and is listed as not kept, saying why. Bounds and history.max\\-age drop the oldest entries;
         pinned entries
         .RB ( "pbctl history pin" )
         stay, and

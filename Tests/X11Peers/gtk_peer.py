@@ -16,6 +16,9 @@
                                own CLIPBOARD serving FILE's bytes under TARGET, then hand it to the
                                clipboard manager (gtk_clipboard_store) but hang on every request for
                                content from then on: print 'asked' on the first (a stalled save)
+  gtk_peer.py copy-many COUNT TARGET FILE
+                               own CLIPBOARD offering COUNT private targets (x-pbctl-private/N, two
+                               bytes each) before TARGET, which serves FILE's bytes; print 'ready'
   gtk_peer.py copy-image W H   own CLIPBOARD with a W×H image (GTK offers image/png and other formats)
   gtk_peer.py own SELECTION      own the selection named SELECTION (a stand-in for another clipboard
                                manager); print 'ready'; exit when it is taken
@@ -190,6 +193,28 @@ def main():
 
         GLib.timeout_add(300, quit)
         Gtk.main()
+        return 0
+    if command == "copy-many":
+        count, target, path = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+        with open(path, "rb") as f:
+            payload = f.read()
+        widget = Gtk.Invisible()
+        names = ["x-pbctl-private/%d" % n for n in range(count)] + [target]
+        entries = [Gtk.TargetEntry.new(name, 0, index) for index, name in enumerate(names)]
+        Gtk.selection_add_targets(widget, CLIPBOARD, entries)
+
+        def get(widget, selection_data, info, time):
+            if info == count:
+                selection_data.set(Gdk.Atom.intern(target, False), 8, payload)
+            else:
+                selection_data.set(selection_data.get_target(), 8, b"p%d" % (info % 10))
+
+        widget.connect("selection-get", get)
+        widget.connect("selection-clear-event", lambda *a: Gtk.main_quit())
+        if not Gtk.selection_owner_set(widget, CLIPBOARD, Gdk.CURRENT_TIME):
+            return 2
+        print("ready", flush=True)
+        run_main()
         return 0
     if command == "copy-image":
         pixbuf = GdkPixbuf.Pixbuf.new(GdkPixbuf.Colorspace.RGB, False, 8, int(sys.argv[2]), int(sys.argv[3]))

@@ -174,4 +174,69 @@ final class X11HistoryTests: X11TestCase {
         try startPeer([python, peers + "/qt_peer.py", "copy-urls", second], environment: ["QT_QPA_PLATFORM": "xcb"])
         XCTAssertTrue(eventually { (try? run([pbctl, "paste", "--files"]).text) == "\(second)\n" })
     }
+
+    // MARK: Issue 46: owners with many targets, owners dying mid-transfer
+
+    /// An owner offering hundreds of private targets before UTF8_STRING (and, the second time, so many
+    /// that TARGETS is over 64 KB): the daemon kept the first 64 targets offered, so the text was lost to
+    /// 2-byte private blobs, and over 64 KB it kept nothing. Text, rich text, images and files are
+    /// fetched first now, and a long TARGETS list is read bounded: the text is recorded as text and,
+    /// its owner gone, pasted again.
+    func testAnOwnerOfferingThousandsOfPrivateTargetsBeforeItsTextKeepsTheText() throws {
+        try requireTool(xclip)
+        try requirePython("gi")
+        let daemon = try startDaemon()
+        for (round, count) in [300, 20_000].enumerated() {
+            let text = "the text after \(count) private targets"
+            let file = try write(Data(text.utf8), "many\(count).txt")
+            let owner = try startPeer([python, peers + "/gtk_peer.py", "copy-many", "\(count)", "UTF8_STRING", file])
+            let listed = try eventually(timeout: 30) { try historyLines().first == "\(round + 1)\t\(text)" }
+            XCTAssertTrue(listed, "\(count) targets: the history holds \((try? historyLines()) ?? []): \(stderrText(daemon))")
+            let json = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json", "--limit", "1"]).stdout) as? [[String: Any]]
+            let types = (json?.first?["types"] as? [[String: Any]])?.compactMap { $0["type"] as? String } ?? []
+            XCTAssertEqual(types.first, "public.utf8-plain-text", "\(count) targets: \(types.prefix(5))")
+            owner.kill()
+            XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "paste"], timeout: 10).text == text },
+                          "\(count) targets: pbctl paste after the owner exited: \(stderrText(daemon))")
+            XCTAssertEqual(try run([xclip, "-o", "-selection", "clipboard"], timeout: 10).text, text)
+        }
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    /// An owner killed in the middle of an INCR transfer: the X11 daemon recorded nothing of it, where
+    /// the Wayland daemon lists it as not kept (one rule for every keeper: FetchVerdict). Nothing
+    /// half-fetched is kept, served or recorded as content, the clipboard it replaced is not served
+    /// again, and the history lists the entry as not kept, saying why. Two rounds.
+    func testAnOwnerKilledMidTransferIsListedAsNotKeptAndNothingOfItIsServed() throws {
+        try requireTool(xclip)
+        let daemon = try startDaemon()
+        let big = try write(Data(repeating: UInt8(ascii: "z"), count: 4 << 20), "big.txt")
+        for round in 1...2 {
+            let earlier = try write(Data("earlier text \(round)".utf8), "earlier.txt")
+            try startPeer([xclip, "-i", "-quiet", "-selection", "clipboard", earlier], waitFor: nil)
+            XCTAssertTrue(try eventually(timeout: 10) { try historyLines().first == "\(2 * round - 1)\tearlier text \(round)" },
+                          "round \(round): \(stderrText(daemon))")
+            // The owner sends 8 of its 64 chunks, then stops answering; it is killed there.
+            let owner = try startPeer([python, peers + "/incr_peer.py", big, "8"])
+            try owner.waitForLine("midway")
+            XCTAssertEqual(kill(owner.child.pid, SIGKILL), 0)
+            XCTAssertTrue(owner.child.wait(timeout: 5))
+            let expected = "\(2 * round)\t[not kept: text/plain;charset=utf-8, its owner went away before sending all of it]"
+            XCTAssertTrue(try eventually(timeout: 10) { try historyLines().first == expected },
+                          "round \(round): the history holds \((try? historyLines()) ?? []): \(stderrText(daemon))")
+            let json = try JSONSerialization.jsonObject(with: try run([pbctl, "history", "--json", "--limit", "1"]).stdout) as? [[String: Any]]
+            XCTAssertEqual((json?.first?["types"] as? [Any])?.count, 0, "round \(round): nothing of it is kept")
+            let skipped = json?.first?["skipped"] as? [[String: Any]] ?? []
+            XCTAssertEqual(skipped.map { $0["type"] as? String }, ["public.utf8-plain-text"], "round \(round)")
+            XCTAssertEqual(skipped.first?["cutShort"] as? Bool, true, "round \(round)")
+            // Nothing half-fetched is served, nor the content it replaced.
+            usleep(300_000)
+            let xclipPaste = try run([xclip, "-o", "-selection", "clipboard"], timeout: 10)
+            XCTAssertNotEqual(xclipPaste.status, 0, "round \(round): xclip -o got \(xclipPaste.stdout.count) bytes")
+            let paste = try run([pbctl, "paste"], timeout: 10)
+            XCTAssertNotEqual(paste.status, 0, "round \(round): pbctl paste got \(paste.stdout.count) bytes")
+            XCTAssertEqual(try run([pbctl, "history", "paste", "\(2 * round)"]).status, 1, "round \(round): the entry keeps nothing to paste")
+            XCTAssertTrue(daemon.child.isRunning)
+        }
+    }
 }

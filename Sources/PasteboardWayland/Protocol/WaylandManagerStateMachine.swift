@@ -146,25 +146,29 @@ public struct WaylandManagerStateMachine: Sendable {
         guard let index = slots.firstIndex(where: { $0.primary == primary }) else { return [] }
         let name = slots[index].name
         let records = !primary || configuration.recordPrimary
-        if fetched.skipped.contains(where: { $0.cutShort == true }) {
-            // Whole or not kept: what was fetched of an owner that went away mid-transfer is dropped, and
-            // so is what was kept before it (the clipboard it replaced is gone too); the history lists
-            // the content as not kept, saying why.
+        // One rule for every keeper (FetchVerdict): whole or not kept.
+        let verdict = FetchVerdict(
+            fetched: fetched.representations.map { TypeSummary(type: $0.type, size: $0.knownSize) }, skipped: fetched.skipped)
+        switch verdict {
+        case .cutShort(let skipped):
+            // What was fetched of an owner that went away mid-transfer is dropped, and so is what was
+            // kept before it (the clipboard it replaced is gone too); the history lists the content as
+            // not kept, saying why.
             slots[index].kept = nil
-            var actions: [Action] = [.log("new \(name) content not kept: its owner went away before sending all of it")]
+            var actions: [Action] = [.log("new \(name) content not kept: \(FetchVerdict.cutShortReason)")]
             if records {
-                let types = fetched.representations.map { TypeSummary(type: $0.type, size: $0.knownSize, cutShort: true) }
-                actions.append(.record(Item(representations: [], metadata: metadata), primary: primary, skipped: types + fetched.skipped))
+                actions.append(.record(Item(representations: [], metadata: metadata), primary: primary, skipped: skipped))
             }
             return actions
-        }
-        guard !fetched.representations.isEmpty else {
+        case .nothing(let skipped):
             var actions: [Action] = [.log("new \(name) content: nothing could be fetched")]
             // Listed all the same when it was too large to keep.
-            if !fetched.skipped.isEmpty, records {
-                actions.append(.record(Item(representations: [], metadata: metadata), primary: primary, skipped: fetched.skipped))
+            if verdict.records, records {
+                actions.append(.record(Item(representations: [], metadata: metadata), primary: primary, skipped: skipped))
             }
             return actions
+        case .keep:
+            break
         }
         let item = Item(representations: fetched.representations, metadata: metadata)
         slots[index].kept = Kept(item: item, names: fetched.names)

@@ -97,6 +97,10 @@ public struct ConversionStateMachine {
     /// the owner, which waits for each deletion, finishes), delivering nothing more, then fail
     /// `.tooLarge` with ``replySize`` known; without it, it fails at once and the owner is left waiting.
     public let drainsOverLimit: Bool
+    /// What a reply over `maxBytes` does instead: its first `maxBytes` are delivered, the rest read to
+    /// its end without being delivered (an INCR owner finishes), and the conversion finishes with
+    /// ``isTruncated`` set (a TARGETS list longer than anyone offers: the head of it is used).
+    public let truncatesOverLimit: Bool
 
     public private(set) var phase: Phase = .idle
     public private(set) var nextDeadline: UInt64?
@@ -111,11 +115,14 @@ public struct ConversionStateMachine {
     /// The rest of the transfer is read and deleted but not delivered (``discardRest()``, or over
     /// `maxBytes` with `drainsOverLimit`).
     public private(set) var isDiscarding = false
+    /// Over `maxBytes` with `truncatesOverLimit`: only the first `maxBytes` were delivered.
+    public private(set) var isTruncated = false
     private var readOffset: UInt32 = 0
 
     public init(
         window: XWindow, selection: XAtom, target: XAtom, property: XAtom, incrAtom: XAtom,
-        stepTimeout: UInt64 = 5_000_000_000, maxBytes: Int = 1 << 34, drainsOverLimit: Bool = false
+        stepTimeout: UInt64 = 5_000_000_000, maxBytes: Int = 1 << 34, drainsOverLimit: Bool = false,
+        truncatesOverLimit: Bool = false
     ) {
         self.window = window
         self.selection = selection
@@ -125,6 +132,7 @@ public struct ConversionStateMachine {
         self.stepTimeout = stepTimeout
         self.maxBytes = maxBytes
         self.drainsOverLimit = drainsOverLimit
+        self.truncatesOverLimit = truncatesOverLimit
     }
 
     public var isDone: Bool { phase == .finished || phase == .failed }
@@ -198,7 +206,7 @@ public struct ConversionStateMachine {
             if value.bytes.isEmpty && value.bytesAfter == 0 {
                 replySize = receivedBytes
                 nextDeadline = nil
-                if isDiscarding {
+                if isDiscarding, !isTruncated {
                     // Drained to its end: the owner is done, and its property already deleted.
                     phase = .failed
                     return Actions(.failed(.tooLarge(limit: maxBytes)))
@@ -256,6 +264,13 @@ public struct ConversionStateMachine {
         receivedBytes += bytes.count
         if isDiscarding { return Actions() }
         if receivedBytes > maxBytes {
+            if truncatesOverLimit {
+                // The head is kept; the rest (of a plain reply, or an INCR transfer) is read and dropped.
+                isTruncated = true
+                isDiscarding = true
+                let fits = bytes.count - (receivedBytes - maxBytes)
+                return fits > 0 ? Actions(.deliver(bytes.prefix(fits))) : Actions()
+            }
             if drainsOverLimit, usedIncr {
                 isDiscarding = true
                 return Actions()

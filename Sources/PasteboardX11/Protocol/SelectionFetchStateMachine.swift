@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Pasteboard
 
 /// The clipboard manager fetching one selection's content from its owner, as a pure state machine:
 /// TARGETS, the sensitivity check (nspasteboard.org markers, the KDE hint's value), then each chosen
@@ -58,11 +59,20 @@ public struct SelectionFetchStateMachine {
     }
 
     /// A target left out for its size (over `maxTargetBytes`, or past `maxTotalBytes`): `size` is the
-    /// whole reply's when known (nil when the owner stopped before the end).
+    /// whole reply's when known (nil when the owner stopped before the end); or, `cutShort`, because
+    /// its owner went away before sending all of it (the target it was sending, and those after it).
     public struct Skipped: Sendable, Equatable {
         public var target: XAtom
         public var name: String
         public var size: Int?
+        public var cutShort = false
+
+        public init(target: XAtom, name: String, size: Int?, cutShort: Bool = false) {
+            self.target = target
+            self.name = name
+            self.size = size
+            self.cutShort = cutShort
+        }
     }
 
     public enum Outcome: Sendable, Equatable {
@@ -91,7 +101,7 @@ public struct SelectionFetchStateMachine {
         case finished(Outcome)
     }
 
-    private enum Phase: Equatable { case idle, targets, resolvingNames, hint, interning, content, replacingWindow, done }
+    private enum Phase: Equatable { case idle, targets, findingPreferred, resolvingNames, hint, interning, content, replacingWindow, done }
 
     public let atoms: KnownAtoms
     public let selection: XAtom
@@ -111,14 +121,21 @@ public struct SelectionFetchStateMachine {
     private var conversion: ConversionStateMachine?
     private var buffer = Data()
     private var offered: [String] = []
+    /// The atoms TARGETS listed, while the preferred names' atoms are interned (a list too long to look
+    /// every name up).
+    private var listedAtoms: [XAtom] = []
     private var names: [String] = []
     private var targets: [XAtom] = []
     private var index = 0
     private var entries: [Entry] = []
     private var total = 0
 
-    /// The most bytes of TARGETS accepted (16384 atoms).
-    static let maxTargetsBytes = 64 << 10
+    /// The most bytes of TARGETS read (262,144 atoms): a longer list is cut there, its head used.
+    static let maxTargetsBytes = 1 << 20
+    /// The most names looked up (one GetAtomName each) besides those known without asking the server
+    /// (pbctl's own atoms, and ``ClipboardManagerStateMachine/preferredNames``, found by atom in a longer
+    /// list): the first ones offered.
+    static let maxLookedUpNames = 4096
     /// The most bytes of the KDE hint read ("secret" or "public").
     static let maxHintBytes = 4096
 
@@ -146,7 +163,8 @@ public struct SelectionFetchStateMachine {
         self.time = time
         deadline = now &+ configuration.fetchTimeout
         phase = .targets
-        return begin(target: atoms[.targets], property: atoms[.pbctlTargets], maxBytes: Self.maxTargetsBytes, now: now)
+        return begin(target: atoms[.targets], property: atoms[.pbctlTargets], maxBytes: Self.maxTargetsBytes, now: now,
+                     truncates: true)
     }
 
     // MARK: Events and answers
@@ -188,8 +206,16 @@ public struct SelectionFetchStateMachine {
         return decide(now: now)
     }
 
-    /// The atoms of the target names to fetch, in the order asked.
+    /// The atoms of the names asked by ``Action/intern(_:)``: the target names to fetch, in the order
+    /// asked, or ``ClipboardManagerStateMachine/preferredNames`` for a long TARGETS list.
     public mutating func interned(_ atoms: [XAtom], now: UInt64) -> [Action] {
+        if phase == .findingPreferred, atoms.count == ClipboardManagerStateMachine.preferredNames.count {
+            phase = .resolvingNames
+            let chosen = Self.atomsToLookUp(listedAtoms, known: self.atoms, preferred: Set(atoms))
+            listedAtoms = []
+            return [.log("TARGETS lists \(chosen.listed) targets: the names of \(chosen.atoms.count) are looked up"),
+                    .lookUpNames(chosen.atoms)]
+        }
         guard phase == .interning, atoms.count == names.count else { return [] }
         targets = atoms
         index = 0
@@ -206,12 +232,47 @@ public struct SelectionFetchStateMachine {
     }
 
     /// The owner vanished (client closed or window destroyed): what it has not handed over is lost, so
-    /// the fetch ends at once with what it has.
+    /// the fetch ends at once. Before its content was asked for, it ends as it would have; once asked
+    /// for, the content was cut short: the target under way and those not asked yet are listed as
+    /// ``Skipped/cutShort`` (what was fetched is kept by no keeper: ``FetchVerdict``).
     public mutating func ownerVanished(now: UInt64) -> [Action] {
         guard !isDone else { return [] }
         ownerGone = true
-        guard conversion != nil else { return finishWithEntries() }
-        return conversionFailed(.timedOut(phase: "the owner exited"), now: now)
+        switch phase {
+        case .content, .replacingWindow:
+            conversion = nil
+            drainDeadline = nil
+            buffer = Data()
+            for position in index..<targets.count {
+                skipped.append(Skipped(target: targets[position], name: names[position], size: nil, cutShort: true))
+            }
+            let under = index < names.count ? names[index] : "the content"
+            return [.log("\(under): \(FetchVerdict.cutShortReason)")] + finish(.kept(entries))
+        case .interning:
+            skipped += names.map { Skipped(target: 0, name: $0, size: nil, cutShort: true) }
+            return [.log("\(FetchVerdict.cutShortReason)")] + finish(.kept(entries))
+        default:
+            guard conversion != nil else { return finishWithEntries() }
+            return conversionFailed(.timedOut(phase: "the owner exited"), now: now)
+        }
+    }
+
+    /// Which of the atoms TARGETS listed to look up the names of (each once, in the order listed):
+    /// pbctl's own, the preferred ones (`preferred`, interned), and the first
+    /// ``maxLookedUpNames`` others. `listed`: how many distinct atoms the list held.
+    static func atomsToLookUp(_ atoms: [XAtom], known: KnownAtoms, preferred: Set<XAtom>) -> (atoms: [XAtom], listed: Int) {
+        var seen = Set<XAtom>()
+        var chosen: [XAtom] = []
+        var others = 0
+        for atom in atoms where atom != 0 && seen.insert(atom).inserted {
+            if known.name(of: atom) != nil || preferred.contains(atom) {
+                chosen.append(atom)
+            } else if others < maxLookedUpNames {
+                others += 1
+                chosen.append(atom)
+            }
+        }
+        return (chosen, seen.count)
     }
 
     /// Ends the current step when its deadline, or the whole fetch's, has passed.
@@ -233,12 +294,13 @@ public struct SelectionFetchStateMachine {
 
     // MARK: Steps
 
-    private mutating func begin(target: XAtom, property: XAtom, maxBytes: Int, now: UInt64) -> [Action] {
+    private mutating func begin(target: XAtom, property: XAtom, maxBytes: Int, now: UInt64, truncates: Bool = false) -> [Action] {
         // Over a limit, an INCR transfer is read to its end without being kept: the owner waits for
         // each chunk to be taken, and would wait forever for one nobody takes.
         var machine = ConversionStateMachine(
             window: window, selection: selection, target: target, property: property, incrAtom: atoms[.incr],
-            stepTimeout: configuration.stepTimeout, maxBytes: maxBytes, drainsOverLimit: true)
+            stepTimeout: configuration.stepTimeout, maxBytes: maxBytes, drainsOverLimit: !truncates,
+            truncatesOverLimit: truncates)
         buffer = Data()
         drainDeadline = nil
         let actions = machine.start(now: now, time: time)
@@ -249,8 +311,8 @@ public struct SelectionFetchStateMachine {
     private mutating func translate(_ actions: ConversionStateMachine.Actions, now: UInt64) -> [Action] {
         var out: [Action] = []
         if drainDeadline == nil, conversion?.isDiscarding == true {
-            // Over the limit: what was kept of it goes, the rest is drained.
-            buffer = Data()
+            // Over the limit: what was kept of it goes (a TARGETS list keeps its head), the rest is drained.
+            if conversion?.isTruncated != true { buffer = Data() }
             drainDeadline = now &+ configuration.drainTimeout
         }
         for action in actions {
@@ -287,14 +349,23 @@ public struct SelectionFetchStateMachine {
     }
 
     private mutating func conversionFinished(type: XAtom, format: UInt8, now: UInt64) -> [Action] {
+        let truncated = conversion?.isTruncated == true
         conversion = nil
+        drainDeadline = nil
         switch phase {
         case .targets:
             let value = PropertyValue(type: PredefinedAtom.atom, format: 32, bytes: buffer)
             let listed = (value.items32 ?? []).filter { $0 != 0 }
+            let cut: [Action] = truncated ? [.log("TARGETS longer than \(Self.maxTargetsBytes) bytes: its first \(listed.count) targets are used")] : []
             phase = .resolvingNames
-            if listed.isEmpty { return namesResolved([], now: now) }
-            return [.lookUpNames(listed)]
+            if listed.isEmpty { return cut + namesResolved([], now: now) }
+            if listed.count > Self.maxLookedUpNames {
+                // Too many names to look up: the preferred ones are found by atom wherever they are.
+                phase = .findingPreferred
+                listedAtoms = listed
+                return cut + [.intern(ClipboardManagerStateMachine.preferredNames)]
+            }
+            return cut + [.lookUpNames(listed)]
         case .hint:
             if ClipboardManagerStateMachine.isSecret(hintValue: buffer) {
                 return finish(.sensitive(reason: "content marked secret (x-kde-passwordManagerHint)"))

@@ -13,10 +13,10 @@ final class ClipboardManagerStateMachineTests: XCTestCase {
 
     // MARK: Targets
 
-    func testSaveSkipsProtocolAndSideEffectTargetsKeepsOrderAndDeduplicates() {
+    func testSaveSkipsProtocolAndSideEffectTargetsRanksAndDeduplicates() {
         let offered = ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "text/html", "DELETE", "INSERT_SELECTION",
                        "INSERT_PROPERTY", "UTF8_STRING", "text/html", "PIXMAP", "", "image/png", "TARGET_SIZES"]
-        XCTAssertEqual(M.targetsToSave(offered), ["text/html", "UTF8_STRING", "image/png"])
+        XCTAssertEqual(M.targetsToSave(offered), ["UTF8_STRING", "text/html", "image/png"])
     }
 
     func testSaveCapsTheNumberOfTargets() {
@@ -31,8 +31,30 @@ final class ClipboardManagerStateMachineTests: XCTestCase {
         let rich = ["TARGETS", "text/html", "application/rtf", "UTF8_STRING", "STRING", "chromium/x-web-custom-data",
                     "x-special/gnome-copied-files", "text/uri-list"]
         XCTAssertEqual(M.targetsToSnapshot(rich),
-                       ["text/html", "application/rtf", "UTF8_STRING", "STRING", "x-special/gnome-copied-files",
-                        "text/uri-list"])
+                       ["UTF8_STRING", "STRING", "text/html", "application/rtf", "text/uri-list",
+                        "x-special/gnome-copied-files"])
+    }
+
+    /// Issue 46: an owner listing hundreds of private targets before its text lost the text to the cap
+    /// (the first 64 offered were kept). The cap keeps the markers, text, rich text, images and files
+    /// first, best first, then the rest in the order offered.
+    func testTheCapKeepsTextRichTextImagesAndFilesBeforePrivateTargets() {
+        let privates = (0..<300).map { "x-private/\($0)" }
+        let offered = privates + ["image/jpeg", "text/uri-list", "image/x-xcf", "UTF8_STRING", "text/html",
+                                  "x-kde-passwordManagerHint", "image/png", "text/plain;charset=ISO-8859-1", "TEXT"]
+        let limits = M.Limits(maxTargetBytes: 1, maxTotalBytes: 1, maxTargets: 12)
+        XCTAssertEqual(M.targetsToSave(offered, limits: limits),
+                       ["x-kde-passwordManagerHint", "UTF8_STRING", "TEXT", "text/plain;charset=ISO-8859-1", "text/html",
+                        "image/png", "image/jpeg", "image/x-xcf", "text/uri-list", "x-private/0", "x-private/1",
+                        "x-private/2"])
+        // The copy kept without a history (24 targets) keeps the text too: it was cut to the first 24
+        // offered, then filtered, and kept nothing.
+        XCTAssertEqual(M.targetsToSnapshot(privates + ["UTF8_STRING"]), ["UTF8_STRING"])
+        XCTAssertEqual(M.textTargetsToSnapshot(privates.map { "text/plain;x=\($0)" } + ["UTF8_STRING"]).first, "UTF8_STRING")
+        // Ranks ignore case and spaces in a charset, as owners spell it.
+        XCTAssertEqual(M.rank(of: "text/plain; charset=UTF-8"), M.rank(of: "text/plain;charset=utf-8"))
+        XCTAssertNil(M.rank(of: "chromium/x-web-custom-data"))
+        XCTAssertEqual(M.ranked(["b", "STRING", "a", "UTF8_STRING"]), ["UTF8_STRING", "STRING", "b", "a"])
     }
 
     // MARK: Sensitivity
@@ -236,9 +258,9 @@ final class ClipboardManagerStateMachineTests: XCTestCase {
 
     func testPrimarySnapshotKeepsPlainTextOnly() {
         let xterm = ["TARGETS", "MULTIPLE", "TIMESTAMP", "UTF8_STRING", "COMPOUND_TEXT", "TEXT", "STRING"]
-        XCTAssertEqual(M.textTargetsToSnapshot(xterm), ["UTF8_STRING", "COMPOUND_TEXT", "TEXT", "STRING"])
+        XCTAssertEqual(M.textTargetsToSnapshot(xterm), ["UTF8_STRING", "STRING", "TEXT", "COMPOUND_TEXT"])
         let browser = ["text/html", "text/_moz_htmlcontext", "text/plain", "text/plain;charset=utf-8", "image/png",
                        "text/plainish"]
-        XCTAssertEqual(M.textTargetsToSnapshot(browser), ["text/plain", "text/plain;charset=utf-8"])
+        XCTAssertEqual(M.textTargetsToSnapshot(browser), ["text/plain;charset=utf-8", "text/plain"])
     }
 }

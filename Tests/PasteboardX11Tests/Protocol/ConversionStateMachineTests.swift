@@ -165,6 +165,29 @@ final class ConversionStateMachineTests: XCTestCase {
         XCTAssertFalse(plain.isDiscarding)
     }
 
+    /// Truncating (a TARGETS list): over the cap, the head is delivered, the rest of a plain reply or an
+    /// INCR transfer is read without being delivered, and the conversion finishes.
+    func testTruncatingDeliversTheHeadAndFinishes() {
+        var plain = ConversionStateMachine(window: window, selection: selection, target: target, property: property,
+                                           incrAtom: incr, stepTimeout: 100, maxBytes: 8, truncatesOverLimit: true)
+        _ = plain.start(now: 0, time: 1)
+        _ = plain.selectionNotify(notify(property), now: 1)
+        XCTAssertEqual(plain.propertyValue(PropertyValue(type: utf8, format: 8, bytes: Data("0123456789ab".utf8)), now: 2),
+                       [.deliver(Data("01234567".utf8)), .finished(type: utf8, format: 8)])
+        XCTAssertTrue(plain.isTruncated)
+        var chunked = ConversionStateMachine(window: window, selection: selection, target: target, property: property,
+                                             incrAtom: incr, stepTimeout: 100, maxBytes: 8, truncatesOverLimit: true)
+        _ = chunked.start(now: 0, time: 1)
+        _ = chunked.selectionNotify(notify(property), now: 1)
+        _ = chunked.propertyValue(PropertyValue(type: incr, format: 32, bytes: PropertyValue.bytes(of: [12])), now: 2)
+        XCTAssertEqual(chunk(&chunked, "0123", now: 3), [.deliver(Data("0123".utf8))])
+        XCTAssertEqual(chunk(&chunked, "456789", now: 4), [.deliver(Data("4567".utf8))])
+        XCTAssertEqual(chunk(&chunked, "more", now: 5), [], "read to its end, not delivered")
+        XCTAssertEqual(chunk(&chunked, "", now: 6), [.finished(type: utf8, format: 8)])
+        XCTAssertTrue(chunked.isTruncated)
+        XCTAssertEqual(chunked.replySize, 14)
+    }
+
     func testMissingReplyPropertyFails() {
         var m = machine()
         _ = m.start(now: 0, time: 1)

@@ -166,17 +166,23 @@ final class SelectionFetchStateMachineTests: XCTestCase {
                                                  .finished(.kept([]))])
     }
 
-    func testOwnerThatVanishesMidFetchEndsItAtOnce() {
+    /// Its content asked for, an owner that vanishes cut it short: the target under way and those not
+    /// asked yet are listed as cut short (no keeper keeps the rest: FetchVerdict).
+    func testOwnerThatVanishesMidFetchEndsItAtOnceCutShort() {
         var m = fetch()
-        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html"])
-        _ = m.interned([utf8, html], now: 4)
+        _ = answerTargets(&m, offered: ["UTF8_STRING", "text/html", "image/png"])
+        let png: XAtom = 502
+        _ = m.interned([utf8, html, png], now: 4)
         _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 5)
-        _ = m.propertyValue(text("partial"), now: 6)
+        _ = m.propertyValue(text("whole"), now: 6)  // now waiting for text/html
         let end = m.ownerVanished(now: 7)
-        XCTAssertEqual(end.last, .finished(.kept([
-            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("partial".utf8)),
-        ])))
+        XCTAssertEqual(end, [.log("text/html: its owner went away before sending all of it"), .finished(.kept([
+            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("whole".utf8)),
+        ]))])
+        XCTAssertEqual(m.skipped, [F.Skipped(target: html, name: "text/html", size: nil, cutShort: true),
+                                   F.Skipped(target: png, name: "image/png", size: nil, cutShort: true)])
         XCTAssertTrue(m.isDone)
+        XCTAssertEqual(m.ownerVanished(now: 8), [], "once only")
         // Before it answered TARGETS: nothing.
         var early = fetch()
         _ = early.start(now: 0, time: time)
@@ -204,6 +210,64 @@ final class SelectionFetchStateMachineTests: XCTestCase {
         XCTAssertEqual(m.skipped, [], "not left out for its size")
     }
 
+    /// Issue 46: an owner that dies in the middle of an INCR transfer: nothing of the target is kept,
+    /// and it is listed as cut short (as on Wayland), with the targets after it.
+    func testAnOwnerDyingMidINCRListsItsTargetsAsCutShort() {
+        var m = fetch()
+        startINCR(&m, offered: ["UTF8_STRING", "text/html"], targets: [utf8, html])
+        XCTAssertEqual(chunk(&m, "first chunk", now: 7), [])
+        XCTAssertEqual(m.ownerVanished(now: 8), [.log("UTF8_STRING: its owner went away before sending all of it"),
+                                                 .finished(.kept([]))])
+        XCTAssertEqual(m.skipped.map(\.cutShort), [true, true])
+        XCTAssertEqual(m.skipped.map(\.name), ["UTF8_STRING", "text/html"])
+        XCTAssertNil(m.nextDeadline)
+        // A stalled owner (the step's deadline) is no death: what it handed over stays, nothing is cut short.
+        var stalled = fetch()
+        startINCR(&stalled, offered: ["UTF8_STRING", "text/html"], targets: [utf8, html])
+        _ = chunk(&stalled, "first chunk", now: 7)
+        XCTAssertEqual(stalled.tick(now: 7 + second).last, .finished(.kept([])))
+        XCTAssertEqual(stalled.skipped, [])
+    }
+
+    /// Answers TARGETS with `count` private atoms (10_000 + n), then `tail`, in one plain reply.
+    func answerLongTargets(_ m: inout F, count: Int, tail: [XAtom]) -> [F.Action] {
+        _ = m.start(now: 0, time: time)
+        _ = m.selectionNotify(notify(atoms[.targets], atoms[.pbctlTargets]), now: 1)
+        let listed = (0..<count).map { XAtom(10_000 + $0) } + tail
+        return m.propertyValue(atomList(listed), now: 2)
+    }
+
+    /// Issue 46: a TARGETS reply over 64 KB (20,000 targets) kept nothing. It is read whole up to
+    /// 1 MB; with more targets than names looked up (4,096), pbctl's own atoms and the preferred
+    /// names (interned) are found wherever they are, the rest looked up in the order offered.
+    func testALongTargetsListIsReadAndItsTextAndImagesFound() {
+        var m = fetch(.save, limits: .save)
+        let png: XAtom = 7_000
+        let found = answerLongTargets(&m, count: 20_000, tail: [png, atoms[.utf8String], atoms[.utf8String]])
+        XCTAssertEqual(found, [.intern(ClipboardManagerStateMachine.preferredNames)])
+        let preferred = ClipboardManagerStateMachine.preferredNames.map { $0 == "image/png" ? png : XAtom(8_000 + $0.count) }
+        let lookUp = m.interned(preferred, now: 3)
+        let expected = (0..<4096).map { XAtom(10_000 + $0) } + [png, atoms[.utf8String]]
+        XCTAssertEqual(lookUp, [.log("TARGETS lists 20002 targets: the names of 4098 are looked up"), .lookUpNames(expected)])
+        let names = (0..<4096).map { "x-private/\($0)" } + ["image/png", "UTF8_STRING"]
+        let chosen = m.namesResolved(names, now: 4)
+        guard case .intern(let asked)? = chosen.last else { return XCTFail("\(chosen)") }
+        XCTAssertEqual(Array(asked.prefix(3)), ["UTF8_STRING", "image/png", "x-private/0"])
+        XCTAssertEqual(asked.count, 64)
+    }
+
+    /// Over 1 MB, TARGETS is cut there and its head used (it kept nothing at all over 64 KB).
+    func testATargetsListOverTheByteBoundIsCutAndItsHeadUsed() {
+        var m = fetch(.save, limits: .save)
+        let found = answerLongTargets(&m, count: 300_000, tail: [atoms[.utf8String]])
+        XCTAssertEqual(found.first, .log("TARGETS longer than 1048576 bytes: its first 262144 targets are used"))
+        XCTAssertEqual(found.last, .intern(ClipboardManagerStateMachine.preferredNames))
+        // A short list is looked up at once, as before.
+        var short = fetch()
+        XCTAssertEqual(answerLongTargets(&short, count: 3, tail: [atoms[.utf8String]]),
+                       [.lookUpNames([10_000, 10_001, 10_002, atoms[.utf8String]])])
+    }
+
     /// Starts the INCR transfer of the first of `offered`'s targets (atoms `targets`).
     func startINCR(_ m: inout F, offered: [String], targets: [XAtom], now: UInt64 = 4) {
         _ = answerTargets(&m, offered: offered)
@@ -225,21 +289,21 @@ final class SelectionFetchStateMachineTests: XCTestCase {
     func testAnINCRTransferOverTheCapIsDrainedToItsEndAndReportedWithItsSize() {
         let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 4, maxTotalBytes: 100, maxTargets: 10)
         var m = fetch(limits: limits)
-        startINCR(&m, offered: ["text/html", "UTF8_STRING"], targets: [html, utf8])
+        startINCR(&m, offered: ["UTF8_STRING", "text/html"], targets: [utf8, html])
         XCTAssertEqual(chunk(&m, "abc", now: 7), [])
         XCTAssertEqual(chunk(&m, "defg", now: 8), [], "over the cap: drained, not abandoned")
         XCTAssertEqual(chunk(&m, "hijk", now: 9), [])
         XCTAssertEqual(m.nextDeadline, 9 + second, "each chunk has its deadline")
         XCTAssertEqual(chunk(&m, "", now: 10), [
-            .log("text/html skipped: 11 bytes, over the limit"),
+            .log("UTF8_STRING skipped: 11 bytes, over the limit"),
             .deleteProperty(window: window, property: atoms[.pbctlData]),
-            .convertSelection(selection: selection, target: utf8, property: atoms[.pbctlData], requestor: window,
+            .convertSelection(selection: selection, target: html, property: atoms[.pbctlData], requestor: window,
                               time: time),
         ])
-        XCTAssertEqual(m.skipped, [F.Skipped(target: html, name: "text/html", size: 11)])
-        _ = m.selectionNotify(notify(utf8, atoms[.pbctlData]), now: 11)
+        XCTAssertEqual(m.skipped, [F.Skipped(target: utf8, name: "UTF8_STRING", size: 11)])
+        _ = m.selectionNotify(notify(html, atoms[.pbctlData]), now: 11)
         XCTAssertEqual(m.propertyValue(text("hi"), now: 12), [.finished(.kept([
-            F.Entry(target: utf8, name: "UTF8_STRING", type: 500, format: 8, bytes: Data("hi".utf8)),
+            F.Entry(target: html, name: "text/html", type: 500, format: 8, bytes: Data("hi".utf8)),
         ]))])
     }
 
@@ -287,14 +351,14 @@ final class SelectionFetchStateMachineTests: XCTestCase {
     func testAnINCRTransferPastTheTotalCapIsDrainedToo() {
         let limits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 100, maxTotalBytes: 6, maxTargets: 10)
         var m = fetch(limits: limits)
-        startINCR(&m, offered: ["text/html", "UTF8_STRING"], targets: [html, utf8])
+        startINCR(&m, offered: ["UTF8_STRING", "text/html"], targets: [utf8, html])
         XCTAssertEqual(chunk(&m, "abcd", now: 7), [])
-        XCTAssertEqual(chunk(&m, "efgh", now: 8), [.log("text/html skipped: more than 6 bytes in all")])
+        XCTAssertEqual(chunk(&m, "efgh", now: 8), [.log("UTF8_STRING skipped: more than 6 bytes in all")])
         XCTAssertEqual(chunk(&m, "ij", now: 9), [])
         XCTAssertEqual(chunk(&m, "", now: 10).last,
-                       .convertSelection(selection: selection, target: utf8, property: atoms[.pbctlData], requestor: window,
+                       .convertSelection(selection: selection, target: html, property: atoms[.pbctlData], requestor: window,
                                          time: time))
-        XCTAssertEqual(m.skipped, [F.Skipped(target: html, name: "text/html", size: 10)])
+        XCTAssertEqual(m.skipped, [F.Skipped(target: utf8, name: "UTF8_STRING", size: 10)])
     }
 
     func testAPlainReplyOverTheCapIsSkippedWithItsSize() {
@@ -326,7 +390,7 @@ final class SelectionFetchStateMachineTests: XCTestCase {
         var m = fetch(.save, listed: ["text/html", "TARGETS", "UTF8_STRING"], limits: .save)
         _ = m.start(now: 0, time: time)
         XCTAssertEqual(m.selectionNotify(notify(atoms[.targets], PredefinedAtom.none), now: 1),
-                       [.intern(["text/html", "UTF8_STRING"])])
+                       [.intern(["UTF8_STRING", "text/html"])])
         var plain = fetch()
         _ = plain.start(now: 0, time: time)
         XCTAssertEqual(plain.selectionNotify(notify(atoms[.targets], PredefinedAtom.none), now: 1),
@@ -337,8 +401,8 @@ final class SelectionFetchStateMachineTests: XCTestCase {
         let offered = ["TARGETS", "text/html", "UTF8_STRING", "image/png", "application/x-custom", "text/plain;charset=utf-8"]
         var save = fetch(.save, limits: .save)
         XCTAssertEqual(answerTargets(&save, offered: offered),
-                       [.intern(["text/html", "UTF8_STRING", "image/png", "application/x-custom",
-                                 "text/plain;charset=utf-8"])])
+                       [.intern(["UTF8_STRING", "text/plain;charset=utf-8", "text/html", "image/png",
+                                 "application/x-custom"])])
         var text = fetch(.text)
         XCTAssertEqual(answerTargets(&text, offered: offered), [.intern(["UTF8_STRING", "text/plain;charset=utf-8"])])
         var nothing = fetch(.text)
