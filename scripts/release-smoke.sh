@@ -481,7 +481,7 @@ pkill -f "__daemon --wayland" || true
 # after 8 of 64 chunks) is listed as not kept, and nothing of it is served.
 start_xvfb keeper46 -nolisten tcp
 # (env execs the command: $! is its pid, for the kills and the cleanup.)
-x11keeper46=(env -u WAYLAND_DISPLAY DISPLAY=":$keeper46" PBCTL_BACKEND=x11 GDK_BACKEND=x11 XDG_DATA_HOME="$work/keeper46")
+x11keeper46=(env -u WAYLAND_DISPLAY DISPLAY=":$keeper46" PBCTL_BACKEND=x11 GDK_BACKEND=x11 PBCTL_HISTORY="$work/keeper46-history")
 py46=python3; [ -x /usr/bin/python3 ] && py46=/usr/bin/python3
 "${x11keeper46[@]}" "$pbctl" daemon --verbose > "$work/keeper46.log" 2>&1 &
 servers+=($!)
@@ -515,5 +515,53 @@ for _ in $(seq 50); do "${x11keeper46[@]}" "$pbctl" history | head -1 | grep -q 
 ! "${x11keeper46[@]}" "$pbctl" paste >/dev/null 2>&1 || fail "issue 46: something of an owner killed mid-transfer is served"
 ! "${x11keeper46[@]}" xclip -o -selection clipboard >/dev/null 2>&1 || fail "issue 46: xclip -o gets something of an owner killed mid-transfer"
 echo "release-smoke: issue 46: the X11 daemon keeps the text of an owner of 20,000 targets and lists an owner killed mid-transfer as not kept"
+
+# --- issue 46: what is never recorded, and rules that are live ---
+# The store (no display): a paste-once copy pastes once, a --clear-after copy ends, a secret whose
+# hint a remote or an export spells by its MIME name, and what the rules ignore, are never recorded nor
+# on disk. The X11 daemon reads an edited configuration and SIGHUP without a restart, and removes an
+# entry as it passes history.max-age, with no copy after it.
+rules46=(env -u WAYLAND_DISPLAY -u DISPLAY PBCTL_BACKEND=store PBCTL_HISTORY="$work/rules46-history" PBCTL_STORE="$work/rules46-store"
+         XDG_CONFIG_HOME="$work/rules46-config")
+mkdir -p "$work/rules46-config/pbctl"
+printf 'kept 46' | "${rules46[@]}" "$pbctl" copy || fail "issue 46: a plain copy"
+printf 'once 4601' | "${rules46[@]}" "$pbctl" copy --paste-once || fail "issue 46: copy --paste-once on the store"
+[ "$("${rules46[@]}" "$pbctl" paste)" = "once 4601" ] || fail "issue 46: the paste-once copy did not paste"
+status=0; "${rules46[@]}" "$pbctl" paste >/dev/null 2>&1 || status=$?
+[ "$status" = 1 ] || fail "issue 46: a paste-once copy pasted twice (exit $status)"
+printf 'expiring 4602' | "${rules46[@]}" "$pbctl" copy --clear-after 1 || fail "issue 46: copy --clear-after on the store"
+sleep 1.5
+status=0; "${rules46[@]}" "$pbctl" paste >/dev/null 2>&1 || status=$?
+[ "$status" = 1 ] || fail "issue 46: a --clear-after copy outlived its lifetime (exit $status)"
+printf 'history.ignore-regex = ^token=\n' > "$work/rules46-config/pbctl/config"
+printf '%s\n' '{"time":"2026-01-01T00:00:00Z","representations":{"text/plain":"aHVudGVyMi00NjAz","x-kde-passwordManagerHint":"c2VjcmV0"}}' \
+    '{"time":"2026-01-01T00:00:01Z","representations":{"text/plain":"dG9rZW49NDYwNA=="}}' > "$work/rules46.jsonl"
+"${rules46[@]}" "$pbctl" history import "$work/rules46.jsonl" 2>/dev/null || fail "issue 46: history import"
+[ "$("${rules46[@]}" "$pbctl" history | cut -f2)" = "kept 46" ] || fail "issue 46: vanishing, marked or ignored content was recorded: $("${rules46[@]}" "$pbctl" history)"
+! grep -rqs -e 'once 4601' -e 'expiring 4602' -e 'hunter2-4603' -e 'token=4604' "$work/rules46-history" "$work/rules46-store" \
+    || fail "issue 46: vanishing or marked content reached the disk"
+start_xvfb live46 -nolisten tcp
+live46env=(env -u WAYLAND_DISPLAY DISPLAY=":$live46" PBCTL_BACKEND=x11 PBCTL_HISTORY="$work/live46-history" XDG_CONFIG_HOME="$work/live46-config")
+mkdir -p "$work/live46-config/pbctl"; : > "$work/live46-config/pbctl/config"
+"${live46env[@]}" "$pbctl" daemon --verbose > "$work/live46.log" 2>&1 &
+live46pid=$!
+servers+=($live46pid)
+for _ in $(seq 100); do "${live46env[@]}" "$pbctl" daemon --status >/dev/null 2>&1 && break; sleep 0.05; done
+printf 'history.ignore-regex = ^token=\nhistory.max-age = 2s\n' > "$work/live46-config/pbctl/config"
+for _ in $(seq 100); do grep -q "configuration read again" "$work/live46.log" && break; sleep 0.05; done
+grep -q "configuration read again" "$work/live46.log" || fail "issue 46: the daemon did not read its edited configuration: $(cat "$work/live46.log")"
+printf 'token=4605' | "${live46env[@]}" xclip -i -selection clipboard 2>/dev/null
+for _ in $(seq 100); do grep -q "ignore-regex matches it" "$work/live46.log" && break; sleep 0.05; done
+grep -q "ignore-regex matches it" "$work/live46.log" || fail "issue 46: an edited rule did not apply to the next copy: $(tail -3 "$work/live46.log")"
+printf 'short-lived 4606' | "${live46env[@]}" xclip -i -selection clipboard 2>/dev/null
+for _ in $(seq 100); do "${live46env[@]}" "$pbctl" history 2>/dev/null | grep -q "short-lived 4606" && break; sleep 0.05; done
+"${live46env[@]}" "$pbctl" history | grep -q "short-lived 4606" || fail "issue 46: the daemon did not record after the reload"
+kill -HUP "$live46pid"; sleep 0.3
+kill -0 "$live46pid" 2>/dev/null || fail "issue 46: SIGHUP stopped the daemon"
+for _ in $(seq 100); do [ "$(sqlite3 "$work/live46-history/history.db" 'SELECT count(*) FROM entry' 2>/dev/null)" = 0 ] && break; sleep 0.1; done
+[ "$(sqlite3 "$work/live46-history/history.db" 'SELECT count(*) FROM entry')" = 0 ] || fail "issue 46: an entry past history.max-age was not removed without a copy"
+kill "$live46pid"; wait "$live46pid" 2>/dev/null || true
+pkill -f "xclip -i -selection clipboard" 2>/dev/null || true
+echo "release-smoke: issue 46: paste-once, clear-after, marked and ignored content never recorded; the daemon's configuration is live"
 
 echo "release-smoke: $pbctl is static; store, images, pbctl ssh (into X11 and Wayland too), a hostile remote, paste -o on SIGINT, Unix-socket and TCP displays, Wayland (an owner cut short) and the daemons work"
