@@ -164,7 +164,9 @@ final class SQLiteConnection {
         case SQLITE_FULL:
             return PasteboardError(.io, "\(path): no space left on device")
         case SQLITE_CORRUPT, SQLITE_NOTADB:
-            return PasteboardError(.corrupt, "\(path): the database is damaged (\(message))")
+            return PasteboardError(
+                .corrupt, "\(path): the database is damaged (\(message)); 'pbctl history repair' moves it aside and starts a fresh history "
+                    + "with what can be read")
         case SQLITE_BUSY, SQLITE_LOCKED:
             return PasteboardError(.io, "\(path): locked by another process for too long (\(message))")
         case SQLITE_READONLY:
