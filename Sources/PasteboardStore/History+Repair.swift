@@ -60,7 +60,8 @@ extension History {
                 let shown = found.prefix(3).joined(separator: "; ") + (found.count > 3 ? "; …" : "")
                 return "\(path): the database is damaged (\(ForeignContent.shown(shown)))"
             } catch let error as PasteboardError where error.code == .corrupt {
-                return error.message
+                let message = error.message
+                return message.hasSuffix(SQLiteConnection.repairHint) ? String(message.dropLast(SQLiteConnection.repairHint.count)) : message
             }
         }
     }
@@ -261,6 +262,7 @@ extension History {
             }
         }
         guard renameat(fd, HistoryDatabase.fileName, fd, name) == 0 else { throw POSIX.ioError("rename", root + "/" + HistoryDatabase.fileName) }
+        unlinkat(fd, name + "-shm", 0)  // an index of the log, made again from it by whoever reads it
         let blobs = name + ".blobs"
         if renameat(fd, HistoryDatabase.blobsName, fd, blobs) != 0, errno != ENOENT {
             throw POSIX.ioError("rename", root + "/" + HistoryDatabase.blobsName)
