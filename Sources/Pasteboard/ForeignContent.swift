@@ -9,7 +9,8 @@ import Foundation
 /// marked as that machine's:
 ///
 /// - Type names by the one rule for them (``TypeIdentifier/nameProblem(_:)``, what `copy --type` and the
-///   history hold names to): not empty, at most ``maximumTypeLength`` bytes, letters, digits, `-`, `.`.
+///   history hold names to): not empty, at most ``TypeIdentifier/maximumNameLength`` bytes, letters,
+///   digits, `-`, `.`.
 ///   Names and provenance (the source application, a path, `extra`) have no
 ///   control character and a bounded length. A listing never shows what a terminal would obey.
 /// - The item's time is its arrival here: the history is ordered by when content came, whatever date
@@ -18,8 +19,9 @@ import Foundation
 ///   path for one of its own files (`paste --files --into` refuses URIs that are not local).
 /// - Counts are bounded: representations, provenance entries.
 public enum ForeignContent {
-    /// The longest type name (a MIME type is at most 127 + 1 + 127 characters, RFC 6838).
-    public static let maximumTypeLength = TypeIdentifier.maximumNameLength
+    /// The longest type name a user or a file gives (a MIME type is at most 127 + 1 + 127 characters,
+    /// RFC 6838); an identifier may be longer (``TypeIdentifier/maximumNameLength``).
+    public static let maximumTypeLength = 255
     /// The longest source application, path or provenance value.
     public static let maximumTextLength = 4096
     /// The most representations one item may bring.

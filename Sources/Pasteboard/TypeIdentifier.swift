@@ -32,8 +32,9 @@ public struct TypeIdentifier: Hashable, Sendable, Codable, Comparable, CustomStr
     /// Whether the identifier is well formed: ``nameProblem(_:)`` finds nothing wrong with it.
     public var isWellFormed: Bool { Self.nameProblem(rawValue) == nil }
 
-    /// The longest type name (a MIME type is at most 127 + 1 + 127 characters, RFC 6838).
-    public static let maximumNameLength = 255
+    /// The longest identifier: room for the dynamic identifier of any tag a user or a transport may
+    /// name (at most ``ForeignContent/maximumTypeLength`` bytes, each escaped in at most 3).
+    public static let maximumNameLength = 1024
 
     /// The one rule for a type name, wherever one comes from (`copy --type` once resolved, every
     /// transport's items, an import, what the history records and reads back): not empty, at most

@@ -395,6 +395,18 @@ final class HistoryDatabase {
         _ = utimensat(fd, Self.stampName, &times, AT_SYMLINK_NOFOLLOW)
     }
 
+    /// The stamp's access time set to now (made when missing), without `blobs/`.
+    func markSwept() {
+        var st = stat()
+        if fstatat(fd, Self.stampName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            let made = openat(fd, Self.stampName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard made >= 0 else { return }
+            close(made)
+        }
+        var times = [timespec(tv_sec: 0, tv_nsec: Self.nowTime), timespec(tv_sec: 0, tv_nsec: Self.omitTime)]
+        _ = utimensat(fd, Self.stampName, &times, AT_SYMLINK_NOFOLLOW)
+    }
+
     /// Inside a write transaction, before a file is linked into `blobs/` (once per transaction): files
     /// a dead recorder left are swept first when the stamp says there may be some (this process may have
     /// opened the history before it died), then the stamp is marked: a process that dies before its
@@ -421,12 +433,13 @@ final class HistoryDatabase {
     /// stamp is missing, marked, behind the folder, or a day old. One `fstat` or two when not.
     var sweepDue: Bool {
         guard !salvaging else { return false }
-        guard let folder = try? blobs(create: false) else {
-            var st = stat()
-            return fstatat(fd, Self.thumbnailsName, &st, AT_SYMLINK_NOFOLLOW) == 0  // thumbnails without blobs: rare, cheap
-        }
-        guard blobsAreStamped(folder) else { return true }
         var st = stat()
+        if let folder = try? blobs(create: false) {
+            guard blobsAreStamped(folder) else { return true }
+        } else if fstatat(fd, Self.thumbnailsName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            return false  // no file at all
+        }
+        // Thumbnails of entries the bounds dropped, and what a race with the stamp hid: once a day.
         guard fstatat(fd, Self.stampName, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return true }
         return Double(time(nil)) - Double(st.st_atim.tv_sec) > Self.sweepInterval
     }
@@ -455,6 +468,8 @@ final class HistoryDatabase {
                 if unlinkat(folder, name, 0) == 0 { removedBlobs += 1 }
             }
             stampBlobs(folder, swept: true)
+        } else {
+            markSwept()
         }
         let thumbnails = openat(fd, Self.thumbnailsName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if thumbnails >= 0 {

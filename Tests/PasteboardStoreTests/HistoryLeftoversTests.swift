@@ -166,6 +166,28 @@ final class HistoryLeftoversTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: secondShown)), small)
     }
 
+    /// Thumbnails of entries the bounds dropped go at the daily sweep (the stamp's access time says
+    /// when the last one was), even in a history with no large file.
+    func testThumbnailsOfDroppedEntriesGoAtTheDailySweep() throws {
+        var limits = History.Limits()
+        limits.maxEntries = 1
+        let history = try History(root: root, limits: limits, describe: { _ in "" })
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .png, data: Data("one".utf8))]), preview: "1", application: nil), .recorded(1))
+        let one = try XCTUnwrap(history.thumbnail(of: 1, type: .png) { $0 })
+        _ = try self.history().entries()  // the first opener with thumbnails and no stamp sweeps, and stamps
+        XCTAssertTrue(FileManager.default.fileExists(atPath: one))
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .png, data: Data("two".utf8))]), preview: "2", application: nil), .recorded(2))
+        XCTAssertEqual(try history.entries().entries.map(\.id), [2], "entry 1 dropped by the bounds")
+        _ = try XCTUnwrap(history.thumbnail(of: 2, type: .png) { $0 })
+        _ = try self.history().entries()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: one), "swept at most daily")
+        var times = [timespec(tv_sec: time(nil) - 2 * 86400, tv_nsec: 0), timespec(tv_sec: 0, tv_nsec: (1 << 30) - 2)]
+        XCTAssertEqual(utimensat(AT_FDCWD, root + "/" + HistoryDatabase.stampName, &times, 0), 0)
+        _ = try self.history().entries()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: one), "a day later: swept")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root + "/thumbnails").count, 1, "entry 2's stays")
+    }
+
     /// A name the reader would refuse (`x y` from a hostile remote) is never recorded: the rest of the
     /// item is. One recorded by an older pbctl loses its representation alone when read.
     func testATypeNameTheReaderRefusesLosesOnlyItsRepresentation() throws {

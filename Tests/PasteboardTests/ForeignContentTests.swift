@@ -17,12 +17,18 @@ final class ForeignContentTests: XCTestCase {
             XCTAssertTrue(TypeIdentifier(good).isWellFormed, good)
             XCTAssertNoThrow(try ForeignContent.checkGivenType(good), good)
         }
+        // The dynamic identifier of the longest MIME type a transport may name is a name the rule takes.
+        let longest = TypeRegistry.dynamicIdentifier(tag: "application/" + String(repeating: "+", count: 243), .mimeType)
+        XCTAssertGreaterThan(longest.rawValue.utf8.count, 255)
+        XCTAssertNoThrow(try ForeignContent.checkType(longest.rawValue))
+        XCTAssertThrowsError(try ForeignContent.checkType(String(repeating: "a", count: 1025)))
+        XCTAssertThrowsError(try ForeignContent.checkGivenType(String(repeating: "a", count: 256)), "a name given to resolve: at most 255 bytes")
         for given in ["text/html", "image/png", "dyn.mime.x-test/thing", "x y"] {
             XCTAssertNoThrow(try ForeignContent.checkGivenType(given), given)
             XCTAssertThrowsError(try ForeignContent.checkType(given), given)
             XCTAssertFalse(TypeIdentifier(given).isWellFormed, "the history's reader holds names to the same rule: \(given)")
         }
-        for bad in ["", "text/x\u{1B}]0;pwned\u{07}", "a\nb", "a\tb", "del\u{7F}", "csi\u{9B}31m", String(repeating: "a", count: 256), "x y", "a_b", "a+b"] {
+        for bad in ["", "text/x\u{1B}]0;pwned\u{07}", "a\nb", "a\tb", "del\u{7F}", "csi\u{9B}31m", String(repeating: "a", count: 1025), "x y", "a_b", "a+b"] {
             XCTAssertThrowsError(try ForeignContent.checkType(bad), bad.debugDescription) {
                 XCTAssertEqual(($0 as? PasteboardError)?.code, .invalidData)
                 XCTAssertFalse("\($0)".contains("\u{1B}"), "the message itself shows no escape")
