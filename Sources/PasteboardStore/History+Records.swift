@@ -58,6 +58,7 @@ extension History {
 
         /// Closes the unnamed files; removes what was linked when the transaction did not commit.
         mutating func discard() {
+            database?.namingFiles = false  // the transaction is over, committed or not
             for blob in blobs { if case .unnamed(let fd) = blob.source { close(fd) } }
             blobs.removeAll()
             if !done, folder >= 0 { for name in linked { unlinkat(folder, name, 0) } }

@@ -40,7 +40,7 @@ final class HistoryDatabase {
     let device: UInt64, inode: UInt64
     private var blobsFD: Int32 = -1
     /// Whether this connection's write transaction has marked `blobs/` (``prepareToName(_:)``).
-    private var namingFiles = false
+    var namingFiles = false
 
     static let fileName = "history.db"
     static let blobsName = "blobs"
