@@ -11,6 +11,7 @@ server's answer ("done N" or "failure CODE MESSAGE"):
     far-date        an item dated 2099 (text "from the future")
     file-list       a file list naming /tmp/pbctl-hostile/report.txt as a bare file:/// URI
     many-types      300 representations
+    spaced-type     text beside a representation typed `x y` (a name the history's reader refuses)
     huge-frame      a frame announcing 100 MiB (the connection must be dropped, nothing else)
     marker-mime     a secret whose password-manager hint is spelled by its MIME name, in another case
                     (x-kde-passwordManagerHint as the type, not the name a local copy uses), and a
@@ -103,7 +104,7 @@ def client(mode):
         print(write(sock, [("public.file-url", b"file:///tmp/pbctl-hostile/report.txt\r\n"),
                            ("org.gnome.copied-files", b"cut\nfile:///tmp/pbctl-hostile/report.txt")]))
     elif mode == "many-types":
-        print(write(sock, [("public.utf8-plain-text" if i == 0 else "x-test/type-%d" % i, b"x") for i in range(300)]))
+        print(write(sock, [("public.utf8-plain-text" if i == 0 else "org.example.type-%d" % i, b"x") for i in range(300)]))
     elif mode == "marker-mime":
         print(write(sock, [("public.utf8-plain-text", b"hunter2-remote-secret"), ("X-KDE-PasswordManagerHint", b"secret")]))
         sock.close()
@@ -118,6 +119,8 @@ def client(mode):
         sock.sendall(frame(33))
         sock.sendall(frame(6))
         print(answer(sock))
+    elif mode == "spaced-type":
+        print(write(sock, [("public.utf8-plain-text", b"valid text"), ("x y", b"hostile")]))
     elif mode == "huge-frame":
         sock.sendall(struct.pack("<I", 100 << 20) + bytes([4]) + b"\x00" * 4096)
         print(answer(sock))

@@ -564,4 +564,36 @@ kill "$live46pid"; wait "$live46pid" 2>/dev/null || true
 pkill -f "xclip -i -selection clipboard" 2>/dev/null || true
 echo "release-smoke: issue 46: paste-once, clear-after, marked and ignored content never recorded; the daemon's configuration is live"
 
+# --- issue 46: the history's storage ---
+# Recorders of a large copy killed at moments spread over the record, and a file left named by
+# nothing (what a kill between naming and committing leaves): `clear --all` leaves no file; then a
+# history.db with pages overwritten in the middle is repaired, what can be read kept.
+(
+    export PBCTL_HISTORY="$work/history-46" PBCTL_BACKEND=store
+    head -c $((8 << 20)) /dev/urandom > "$work/large-46.bin"
+    "$pbctl" copy --type public.data "$work/large-46.bin" || fail "issue 46: a large copy"
+    for delay in 0.01 0.03 0.06 0.1 0.15 0.2; do
+        head -c $((6 << 20)) /dev/urandom > "$work/kill-46.bin"
+        "$pbctl" copy --type public.data "$work/kill-46.bin" & recorder=$!
+        sleep "$delay"; kill -9 "$recorder" 2>/dev/null || true; wait "$recorder" 2>/dev/null || true
+    done
+    head -c $((1 << 20)) /dev/urandom > "$PBCTL_HISTORY/blobs/$(printf 'ab%.0s' $(seq 32))"
+    "$pbctl" history pin 1 || fail "issue 46: history pin"
+    "$pbctl" history clear --all || fail "issue 46: history clear --all"
+    left=$(find "$PBCTL_HISTORY/blobs" "$PBCTL_HISTORY/thumbnails" -type f 2>/dev/null | wc -l)
+    [ "$left" = 0 ] || fail "issue 46: clear --all left $left files"
+    for n in $(seq 150); do printf 'entry %s %0700d' "$n" 0 | "$pbctl" copy || fail "issue 46: copy $n"; done
+    if command -v sqlite3 >/dev/null; then sqlite3 "$PBCTL_HISTORY/history.db" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null; fi
+    pages=$(( $(stat -c %s "$PBCTL_HISTORY/history.db") / 4096 ))
+    dd if=/dev/urandom of="$PBCTL_HISTORY/history.db" bs=4096 seek=$((pages / 3)) count=4 conv=notrunc status=none
+    if "$pbctl" history > /dev/null 2> "$work/damaged-46.err"; then fail "issue 46: a damaged history.db listed"; fi
+    grep -q "pbctl history repair" "$work/damaged-46.err" || fail "issue 46: the damaged database's error names no way out"
+    "$pbctl" history repair 2> "$work/repair-46.err" || { cat "$work/repair-46.err" >&2; fail "issue 46: history repair"; }
+    grep -q "history.db.damaged-" "$work/repair-46.err" || fail "issue 46: repair did not say where the damaged file went"
+    kept=$("$pbctl" history | wc -l)
+    [ "$kept" -gt 50 ] || fail "issue 46: repair kept $kept entries of 150"
+    printf 'after repair' | "$pbctl" copy 2> "$work/copy-46.err" || fail "issue 46: copy after repair"
+    [ ! -s "$work/copy-46.err" ] || fail "issue 46: a copy after repair warned: $(cat "$work/copy-46.err")"
+) || exit 1
+
 echo "release-smoke: $pbctl is static; store, images, pbctl ssh (into X11 and Wayland too), a hostile remote, paste -o on SIGINT, Unix-socket and TCP displays, Wayland (an owner cut short) and the daemons work"

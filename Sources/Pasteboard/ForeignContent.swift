@@ -8,8 +8,10 @@ import Foundation
 /// device) is checked here by the rules local input is, in one place for every transport, and stays
 /// marked as that machine's:
 ///
-/// - Type names as `copy --type` takes them: not empty, no control character, at most
-///   ``maximumTypeLength`` bytes. Names and provenance (the source application, a path, `extra`) have no
+/// - Type names by the one rule for them (``TypeIdentifier/nameProblem(_:)``, what `copy --type` and the
+///   history hold names to): not empty, at most ``TypeIdentifier/maximumNameLength`` bytes, letters,
+///   digits, `-`, `.`.
+///   Names and provenance (the source application, a path, `extra`) have no
 ///   control character and a bounded length. A listing never shows what a terminal would obey.
 /// - The item's time is its arrival here: the history is ordered by when content came, whatever date
 ///   the other side wrote.
@@ -17,7 +19,8 @@ import Foundation
 ///   path for one of its own files (`paste --files --into` refuses URIs that are not local).
 /// - Counts are bounded: representations, provenance entries.
 public enum ForeignContent {
-    /// The longest type name (a MIME type is at most 127 + 1 + 127 characters, RFC 6838).
+    /// The longest type name a user or a file gives (a MIME type is at most 127 + 1 + 127 characters,
+    /// RFC 6838); an identifier may be longer (``TypeIdentifier/maximumNameLength``).
     public static let maximumTypeLength = 255
     /// The longest source application, path or provenance value.
     public static let maximumTextLength = 4096
@@ -46,9 +49,18 @@ public enum ForeignContent {
         text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 
-    /// Checks a type name as `copy --type` checks one.
+    /// Checks a type name by the one rule for type names (``TypeIdentifier/nameProblem(_:)``): what
+    /// `copy --type` resolves to, what the history records and reads back.
     /// - Throws: ``PasteboardError`` `.invalidData` (exit 65) saying what is wrong.
     public static func checkType(_ name: String) throws {
+        if let problem = TypeIdentifier.nameProblem(name) { throw PasteboardError(.invalidData, "\(problem) (\(shown(name)))") }
+    }
+
+    /// Checks a type as a user or a file names one before it is resolved (an identifier, a MIME type
+    /// such as `text/html`, an extension): not empty, no control character, at most
+    /// ``maximumTypeLength`` bytes. The identifier it resolves to is then held to ``checkType(_:)``.
+    /// - Throws: ``PasteboardError`` `.invalidData` (exit 65) saying what is wrong.
+    public static func checkGivenType(_ name: String) throws {
         guard !name.isEmpty else { throw PasteboardError(.invalidData, "an empty type name") }
         guard !hasControlCharacter(name) else {
             throw PasteboardError(.invalidData, "a type name with a control character (\(shown(name)))")
@@ -137,11 +149,12 @@ public enum ForeignContent {
     /// Whether representations of `type` are lists of URIs whose `file:` entries name files
     /// (`text/uri-list`, `x-special/gnome-copied-files`, and the MIME types toolkits use for the same).
     public static func isFileList(_ type: TypeIdentifier) -> Bool {
-        type == .fileURL || type == .gnomeCopiedFiles || fileListMIMETypes.contains { type.rawValue == "dyn.mime." + $0 }
+        type == .fileURL || type == .gnomeCopiedFiles || fileListDynamicTypes.contains(type)
     }
 
     /// Other names of file lists, as they arrive under a dynamic identifier.
     static let fileListMIMETypes = ["application/x-kde4-urilist", "x-special/kde-copied-files", "text/x-uri-list"]
+    static let fileListDynamicTypes = fileListMIMETypes.map { TypeRegistry.dynamicIdentifier(tag: $0, .mimeType) }
 
     /// A file list's bytes with every `file:` URI that names a local file (no host, or `localhost`)
     /// rewritten to name `host`; the rest as it was.

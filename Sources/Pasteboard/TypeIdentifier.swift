@@ -29,11 +29,30 @@ public struct TypeIdentifier: Hashable, Sendable, Codable, Comparable, CustomStr
     /// Whether this identifier was made up for a tag the registry does not know (`dyn.…`).
     public var isDynamic: Bool { rawValue.hasPrefix("dyn.") }
 
-    /// Whether the identifier is well formed: ASCII letters, digits, `-` and `.` (or non-ASCII), not empty.
-    public var isWellFormed: Bool {
-        !rawValue.isEmpty && rawValue.utf8.allSatisfy { b in
-            b >= 0x80 || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E
+    /// Whether the identifier is well formed: ``nameProblem(_:)`` finds nothing wrong with it.
+    public var isWellFormed: Bool { Self.nameProblem(rawValue) == nil }
+
+    /// The longest identifier: room for the dynamic identifier of any tag a user or a transport may
+    /// name (at most ``ForeignContent/maximumTypeLength`` bytes, each escaped in at most 3).
+    public static let maximumNameLength = 1024
+
+    /// The one rule for a type name, wherever one comes from (`copy --type` once resolved, every
+    /// transport's items, an import, what the history records and reads back): not empty, at most
+    /// ``maximumNameLength`` bytes, ASCII letters (either case: identifiers compare case-insensitively),
+    /// digits, `-` and `.`, or non-ASCII characters other than control characters (U+0080–U+009F).
+    /// Every identifier pbctl makes (declared ones and `dyn.…` for any tag) passes. Nil when `name`
+    /// passes, else what is wrong, for a message.
+    public static func nameProblem<S: StringProtocol>(_ name: S) -> String? {
+        if name.isEmpty { return "an empty type name" }
+        if name.utf8.count > maximumNameLength { return "a type name longer than \(maximumNameLength) bytes" }
+        for scalar in name.unicodeScalars {
+            let v = scalar.value
+            if v >= 0xA0 { continue }
+            if (v >= 0x61 && v <= 0x7A) || (v >= 0x41 && v <= 0x5A) || (v >= 0x30 && v <= 0x39) || v == 0x2D || v == 0x2E { continue }
+            if v < 0x20 || (0x7F...0x9F).contains(v) { return "a type name with a control character" }
+            return "a type name with '\(Character(scalar))' (type names hold letters, digits, '-' and '.')"
         }
+        return nil
     }
 }
 

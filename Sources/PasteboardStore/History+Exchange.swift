@@ -86,7 +86,7 @@ public enum HistoryExchange {
                 guard let types = value.members else { throw LineError("\"representations\" is not an object") }
                 var list: [Record.Representation] = []
                 for (type, encoded) in types {
-                    do { try ForeignContent.checkType(type) } catch let error as PasteboardError { throw LineError(error.message) }
+                    do { try ForeignContent.checkGivenType(type) } catch let error as PasteboardError { throw LineError(error.message) }
                     guard !list.contains(where: { $0.type == type }) else { throw LineError("type \(ForeignContent.shown(type)) twice") }
                     guard let text = encoded.string else { throw LineError("the bytes of \(ForeignContent.shown(type)) are not a string") }
                     guard let data = Data(base64Encoded: text) else {

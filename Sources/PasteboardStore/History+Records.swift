@@ -42,6 +42,8 @@ extension History {
         var linked: [String] = []
         var folder: Int32 = -1
         var folderPath = ""
+        /// The database whose transaction names the files (its stamp of `blobs/` set on commit).
+        var database: HistoryDatabase?
         private var done = false
 
         func hash(of data: Data) -> String? {
@@ -49,10 +51,14 @@ extension History {
             return blobs.first { $0.base == UInt(bitPattern: base) && $0.size == data.count }?.hash
         }
 
-        mutating func committed() { done = true }
+        mutating func committed() {
+            done = true
+            if !linked.isEmpty, folder >= 0 { database?.blobsCommitted(folder) }
+        }
 
         /// Closes the unnamed files; removes what was linked when the transaction did not commit.
         mutating func discard() {
+            database?.namingFiles = false  // the transaction is over, committed or not
             for blob in blobs { if case .unnamed(let fd) = blob.source { close(fd) } }
             blobs.removeAll()
             if !done, folder >= 0 { for name in linked { unlinkat(folder, name, 0) } }
@@ -76,6 +82,7 @@ extension History {
             if staged.folder < 0 {
                 staged.folder = try database.blobs(create: true) ?? -1
                 staged.folderPath = root + "/" + HistoryDatabase.blobsName
+                staged.database = database
             }
             let hash = SHA256.hex(data)
             if staged.blobs.contains(where: { $0.hash == hash }) { continue }
@@ -125,6 +132,7 @@ extension History {
             }
             unlinkat(folder, hash, 0)
         }
+        try database.prepareToName(folder)
         let source = staged.blobs.first { $0.hash == hash }?.source ?? .none
         var done = false
         switch source {
@@ -419,7 +427,7 @@ extension History {
             "SELECT type, derived_from, size, skipped FROM representation WHERE entry = ? ORDER BY position")
         try kinds.bind([.integer(id)])
         defer { kinds.reset() }
-        var count = 0
+        var count = 0, badNames = 0
         while try kinds.step() {
             count += 1
             guard count <= 10_000 else { return damaged("more than 10000 representations") }
@@ -428,13 +436,19 @@ extension History {
             let source = kinds.text(1).map { TypeIdentifier($0) }
             let size = kinds.optionalInteger(2)
             let skipped = kinds.integer(3)
-            guard type.isWellFormed, source?.isWellFormed ?? true else { return damaged("a bad type name") }
+            // A name the rule refuses (recorded by an older pbctl, or damage) loses that representation
+            // alone: the entry's other representations are still listed and pasted.
+            guard type.isWellFormed, source?.isWellFormed ?? true else {
+                badNames += 1
+                continue
+            }
             guard size.map({ (0...Int64(FileStore.maximumStoredSize)).contains($0) }) ?? true, (0...2).contains(skipped) else {
                 return damaged("a representation's size is out of range")
             }
             let kind = Entry.Kind(type: type, size: size.map { Int($0) }, derivedFrom: source, cutShort: skipped == 2)
             if skipped == 0 { entry.types.append(kind) } else { entry.skipped.append(kind) }
         }
+        if badNames > 0, entry.types.isEmpty, entry.skipped.isEmpty { return damaged("no representation with a good type name") }
         return .success(entry)
     }
 
@@ -469,9 +483,7 @@ extension History {
             guard statement.integer(3) == 0, let name = statement.text(0) else { continue }
             let type = TypeIdentifier(name)
             let source = statement.text(1).map { TypeIdentifier($0) }
-            guard type.isWellFormed, source?.isWellFormed ?? true else {
-                throw PasteboardError(.corrupt, "\(database.path): entry \(id): a bad type name")
-            }
+            guard type.isWellFormed, source?.isWellFormed ?? true else { continue }  // left out, as listings leave it
             guard let size = statement.optionalInteger(2) else {
                 if let source { promised.append((type, source)) }
                 continue

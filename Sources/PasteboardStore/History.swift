@@ -134,13 +134,13 @@ public final class History: @unchecked Sendable {
     let searchable: (Item) -> String?
     /// The database once opened, and the lock its users take (one call at a time per process: a
     /// connection is not shared between threads).
-    private var database: HistoryDatabase?
-    private let lock = RecursiveMutex()
+    var database: HistoryDatabase?
+    let lock = RecursiveMutex()
     /// What opening the database reported (an old history's entries that could not be migrated), until
     /// a listing shows it.
     private let openingProblems = Mutex<[String]>([])
     /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.
-    private let adopted = Mutex<[(path: String, base: UInt, count: Int)]>([])
+    let adopted = Mutex<[(path: String, base: UInt, count: Int)]>([])
 
     /// The highest ID accepted.
     static let maximumID = 1 << 53
@@ -207,6 +207,9 @@ public final class History: @unchecked Sendable {
                 {
                     database = opened
                     if !problems.isEmpty { openingProblems.withLock { $0 += problems } }
+                    // Files a recorder killed between writing and committing left (and thumbnails of
+                    // entries gone): swept under the write lock when the stamp says there may be some.
+                    if opened.sweepDue { _ = try? opened.connection.transaction(write: true) { try opened.sweepUnnamedFiles() } }
                 }
             }
             guard let database else {
@@ -302,10 +305,13 @@ public final class History: @unchecked Sendable {
         var kept = Item(metadata: item.metadata)
         var skipped: [Entry.Kind] = []
         var digest = ContentDigest()
+        // A type name the history's reader would refuse (TypeIdentifier.nameProblem: a remote's `x y`)
+        // is never recorded: the representation is left out, the rest of the item kept.
+        let alreadySkipped = alreadySkipped.filter { $0.type.isWellFormed && ($0.derivedFrom?.isWellFormed ?? true) }
         for kind in alreadySkipped { digest.add(kind.type, Data(), skipped: true, size: kind.size) }
         var keptTypes: [TypeIdentifier] = []
         var promised: [Representation] = []
-        for representation in item.representations {
+        for representation in item.representations where representation.type.isWellFormed && (representation.derivedFrom?.isWellFormed ?? true) {
             if representation.derivedFrom != nil, case .promised = representation.content {
                 promised.append(representation)
                 continue
@@ -485,12 +491,27 @@ public final class History: @unchecked Sendable {
                 }
             }
             try database.connection.transaction(write: true) { try database.collectUnusedBlobs() }
+            database.removeThumbnails(of: Set(ids).subtracting(missing))
             return missing
         }
     }
 
     /// Removes every entry but the pinned ones (with `includingPinned`, those too). The numbering goes on.
-    public func clear(includingPinned: Bool = false) throws {
+    /// With `includingPinned`, a damaged history is removed whole (``damage()`` says why): returns that
+    /// reason then, else nil.
+    @discardableResult
+    public func clear(includingPinned: Bool = false) throws -> String? {
+        do {
+            try clearEntries(includingPinned: includingPinned)
+            return nil
+        } catch let error as PasteboardError where error.code == .corrupt && includingPinned {
+            guard let why = try damage() else { throw error }
+            try lock.locked { try removeDamaged() }
+            return why
+        }
+    }
+
+    private func clearEntries(includingPinned: Bool) throws {
         try withDatabase(create: false, absent: ()) { database in
             let connection = database.connection
             try connection.transaction(write: true) {
@@ -506,7 +527,12 @@ public final class History: @unchecked Sendable {
                     INSERT INTO search(search) VALUES('rebuild');
                     """)
             }
-            try connection.transaction(write: true) { try database.collectUnusedBlobs() }
+            // Every file no entry names goes too (a killed recorder's), and the thumbnails: with
+            // --all, no copied byte stays on disk.
+            try connection.transaction(write: true) {
+                try database.collectUnusedBlobs()
+                try database.sweepUnnamedFiles(allThumbnails: includingPinned)
+            }
             try? connection.execute("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }

@@ -39,6 +39,8 @@ final class HistoryDatabase {
     /// The database file's identity when opened: a history removed or replaced since is opened again.
     let device: UInt64, inode: UInt64
     private var blobsFD: Int32 = -1
+    /// Whether this connection's write transaction has marked `blobs/` (``prepareToName(_:)``).
+    var namingFiles = false
 
     static let fileName = "history.db"
     static let blobsName = "blobs"
@@ -54,15 +56,48 @@ final class HistoryDatabase {
     /// Times accepted from the database: from year 1 to year 9999, in milliseconds.
     static let timeRange: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
 
-    var path: String { root + "/" + Self.fileName }
+    /// The database file's name in the folder (`history.db`, or a damaged one moved aside).
+    let databaseName: String
+    var path: String { root + "/" + databaseName }
 
-    private init(root: String, fd: Int32, connection: SQLiteConnection, device: UInt64, inode: UInt64) {
+    private init(root: String, fd: Int32, connection: SQLiteConnection, device: UInt64, inode: UInt64, databaseName: String = fileName) {
         self.root = root
         self.fd = fd
         self.connection = connection
         self.device = device
         self.inode = inode
+        self.databaseName = databaseName
     }
+
+    /// The database `name` in the history's folder (a damaged history moved aside), opened to read
+    /// what can be read of it: representations' files are the history's `blobs/`, nothing is swept.
+    static func openToSalvage(root: String, name: String, blobsFolder: String) throws -> HistoryDatabase {
+        guard let fd = try PrivateDirectory.openStore(root, create: false) else { throw PasteboardError(.io, "\(root): the history does not exist") }
+        var st = stat()
+        guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            let code = errno
+            close(fd)
+            throw POSIX.ioError("stat", root + "/" + name, code)
+        }
+        do {
+            try checkFile(st, path: root + "/" + name)
+            let connection = try SQLiteConnection(path: root + "/" + name, create: false)
+            let database = HistoryDatabase(
+                root: root, fd: fd, connection: connection, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), databaseName: name)
+            database.salvaging = true
+            database.blobsFolder = blobsFolder
+            return database
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    /// Opened by ``openToSalvage(root:name:)``, or copying into while a repair runs: nothing is swept
+    /// (the files a damaged history names are still to be copied).
+    var salvaging = false
+    /// The folder of its representations' files (`blobs`, or a damaged history's moved aside with it).
+    var blobsFolder = blobsName
 
     deinit {
         if blobsFD >= 0 { close(blobsFD) }
@@ -125,7 +160,7 @@ final class HistoryDatabase {
     }
 
     /// The exclusive `flock` on `lock` in the folder `fd`: the one process that makes the database.
-    private static func lockFile(_ fd: Int32, root: String) throws -> Int32 {
+    static func lockFile(_ fd: Int32, root: String) throws -> Int32 {
         let lock = openat(fd, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw FileStore.openError(root + "/" + lockName) }
         while flock(lock, LOCK_EX) != 0 {
@@ -165,7 +200,7 @@ final class HistoryDatabase {
     }
 
     /// The database file must be the user's own regular file.
-    private static func checkFile(_ st: stat, path: String) throws {
+    static func checkFile(_ st: stat, path: String) throws {
         guard st.st_mode & S_IFMT == S_IFREG else {
             throw PasteboardError(.refused, "\(path): not a regular file (\(POSIX.kind(of: st.st_mode))); refusing to use it")
         }
@@ -177,7 +212,8 @@ final class HistoryDatabase {
         let application = try connection.integer("PRAGMA application_id") ?? 0
         if version == 0 && application == 0 { return false }
         guard application == Self.applicationID else {
-            throw PasteboardError(.corrupt, "\(path): not a pbctl history (application id \(application)); move it away")
+            throw PasteboardError(
+                .corrupt, "\(path): not a pbctl history (application id \(application)); move it away, or 'pbctl history repair' moves it aside")
         }
         guard version == Self.format else {
             throw PasteboardError(.refused, "\(path): written by a newer pbctl (format \(version)); this one reads format \(Self.format)")
@@ -261,9 +297,9 @@ final class HistoryDatabase {
     /// The folder of large representations, opened (and made) once.
     func blobs(create: Bool) throws -> Int32? {
         if blobsFD >= 0 { return blobsFD }
-        let shown = root + "/" + Self.blobsName
+        let shown = root + "/" + blobsFolder
         if !create {
-            let opened = openat(fd, Self.blobsName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let opened = openat(fd, blobsFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if opened < 0 {
                 if errno == ENOENT { return nil }
                 throw FileStore.openError(shown)
@@ -276,7 +312,7 @@ final class HistoryDatabase {
             blobsFD = opened
             return opened
         }
-        blobsFD = try FileStore.openDirectory(Self.blobsName, relativeTo: fd, create: true, displayPath: shown)
+        blobsFD = try FileStore.openDirectory(blobsFolder, relativeTo: fd, create: true, displayPath: shown)
         return blobsFD
     }
 
@@ -287,10 +323,10 @@ final class HistoryDatabase {
 
     /// The open file of blob `hash`, which must be a regular file of `size` bytes.
     func openBlob(_ hash: String, size: Int) throws -> (fd: Int32, size: Int, path: String) {
-        let shown = root + "/" + Self.blobsName + "/" + hash
+        let shown = root + "/" + blobsFolder + "/" + hash
         guard Self.isBlobName(hash) else { throw PasteboardError(.corrupt, "\(path): a bad file name '\(hash.prefix(80))' for a representation") }
         guard let folder = try blobs(create: false),
-            let opened = try FileStore.Package(fd: folder, path: root + "/" + Self.blobsName).openStoredFileIfPresent(hash, size: size)
+            let opened = try FileStore.Package(fd: folder, path: root + "/" + blobsFolder).openStoredFileIfPresent(hash, size: size)
         else {
             throw PasteboardError(.corrupt, "\(shown): missing")
         }
@@ -301,9 +337,9 @@ final class HistoryDatabase {
     func readBlob(_ hash: String, size: Int) throws -> Data {
         guard Self.isBlobName(hash) else { throw PasteboardError(.corrupt, "\(path): a bad file name '\(hash.prefix(80))' for a representation") }
         guard let folder = try blobs(create: false),
-            let data = try FileStore.Package(fd: folder, path: root + "/" + Self.blobsName).readStoredFile(hash, size: size)
+            let data = try FileStore.Package(fd: folder, path: root + "/" + blobsFolder).readStoredFile(hash, size: size)
         else {
-            throw PasteboardError(.corrupt, "\(root)/\(Self.blobsName)/\(hash): missing")
+            throw PasteboardError(.corrupt, "\(root)/\(blobsFolder)/\(hash): missing")
         }
         return data
     }
@@ -317,9 +353,149 @@ final class HistoryDatabase {
         statement.reset()
         guard !unused.isEmpty else { return }
         let folder = try blobs(create: false)
+        let clean = folder.map { blobsAreStamped($0) } ?? false
         for hash in unused {
             if let folder, Self.isBlobName(hash) { unlinkat(folder, hash, 0) }
             try connection.run("DELETE FROM blob WHERE hash = ?", [.text(hash)])
+        }
+        // Removing changes the folder's time: the stamp follows when nothing else was pending.
+        if clean, let folder { stampBlobs(folder) }
+    }
+
+    // MARK: Files nothing names
+
+    /// The stamp beside `blobs/` (`blobs.stamp`): its modification time is the folder's as of the last sweep or the last
+    /// commit that named a file, or 0 while a transaction is naming one (``markBlobsChanging(_:)``).
+    /// A folder whose time differs from it may hold a file a recorder linked and never committed (killed,
+    /// or the power lost, between the two): the next open sweeps (``sweepDue``).
+    static let stampName = "blobs.stamp"
+    /// The folder of thumbnails (`ID-SHA256.png`, made by `history pick`): a cache the history owns.
+    static let thumbnailsName = "thumbnails"
+    /// A sweep is also due this long after the last one, whatever the stamp says.
+    static let sweepInterval: Double = 86400
+
+    /// Whether `blobs/`'s stamp says the folder's present files were all named by committed records.
+    func blobsAreStamped(_ folder: Int32) -> Bool {
+        var folderStat = stat(), stampStat = stat()
+        guard fstat(folder, &folderStat) == 0, fstatat(fd, Self.stampName, &stampStat, AT_SYMLINK_NOFOLLOW) == 0 else { return false }
+        return folderStat.st_mtim.tv_sec == stampStat.st_mtim.tv_sec && folderStat.st_mtim.tv_nsec == stampStat.st_mtim.tv_nsec
+    }
+
+    /// Sets the stamp to the folder's time (made when missing): every file there is accounted for. Its
+    /// access time says when the folder was last swept (`swept`).
+    func stampBlobs(_ folder: Int32, swept: Bool = false) {
+        var st = stat()
+        if fstatat(fd, Self.stampName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            let made = openat(fd, Self.stampName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard made >= 0 else { return }
+            close(made)
+        }
+        guard fstat(folder, &st) == 0 else { return }
+        var times = [timespec(tv_sec: 0, tv_nsec: swept ? Self.nowTime : Self.omitTime), st.st_mtim]
+        _ = utimensat(fd, Self.stampName, &times, AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// The stamp's access time set to now (made when missing), without `blobs/`.
+    func markSwept() {
+        var st = stat()
+        if fstatat(fd, Self.stampName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            let made = openat(fd, Self.stampName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard made >= 0 else { return }
+            close(made)
+        }
+        var times = [timespec(tv_sec: 0, tv_nsec: Self.nowTime), timespec(tv_sec: 0, tv_nsec: Self.omitTime)]
+        _ = utimensat(fd, Self.stampName, &times, AT_SYMLINK_NOFOLLOW)
+    }
+
+    /// Inside a write transaction, before a file is linked into `blobs/` (once per transaction): files
+    /// a dead recorder left are swept first when the stamp says there may be some (this process may have
+    /// opened the history before it died), then the stamp is marked: a process that dies before its
+    /// commit leaves a folder the next open sweeps, whatever the clock's resolution. The commit sets
+    /// it again (``blobsCommitted(_:)``).
+    func prepareToName(_ folder: Int32) throws {
+        guard !namingFiles else { return }
+        if !blobsAreStamped(folder) { try sweepUnnamedFiles() }
+        var times = [timespec(tv_sec: 0, tv_nsec: Self.omitTime), timespec(tv_sec: 0, tv_nsec: 0)]
+        _ = utimensat(fd, Self.stampName, &times, AT_SYMLINK_NOFOLLOW)
+        namingFiles = true
+    }
+
+    /// After the commit that named files of `blobs/`.
+    func blobsCommitted(_ folder: Int32) {
+        namingFiles = false
+        stampBlobs(folder)
+    }
+
+    /// `UTIME_NOW` and `UTIME_OMIT` (macros Swift does not import).
+    static let nowTime = (1 << 30) - 1, omitTime = (1 << 30) - 2
+
+    /// Whether an open should sweep (``sweepUnnamedFiles(allThumbnails:)``): `blobs/` exists and its
+    /// stamp is missing, marked, behind the folder, or a day old. One `fstat` or two when not.
+    var sweepDue: Bool {
+        guard !salvaging else { return false }
+        var st = stat()
+        if let folder = try? blobs(create: false) {
+            guard blobsAreStamped(folder) else { return true }
+        } else if fstatat(fd, Self.thumbnailsName, &st, AT_SYMLINK_NOFOLLOW) != 0 {
+            return false  // no file at all
+        }
+        // Thumbnails of entries the bounds dropped, and what a race with the stamp hid: once a day.
+        guard fstatat(fd, Self.stampName, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return true }
+        return Double(time(nil)) - Double(st.st_atim.tv_sec) > Self.sweepInterval
+    }
+
+    /// Inside a write transaction (no recorder is between linking a file and committing meanwhile, as
+    /// every file is named under this lock): removes every file of `blobs/` that no committed row
+    /// names (a recorder killed between the two), and the thumbnails of entries that are gone (every
+    /// thumbnail with `allThumbnails`). Returns how many files of each it removed.
+    @discardableResult
+    func sweepUnnamedFiles(allThumbnails: Bool = false) throws -> (blobs: Int, thumbnails: Int) {
+        var removedBlobs = 0, removedThumbnails = 0
+        guard !salvaging else { return (0, 0) }
+        if let folder = try blobs(create: false) {
+            let shown = root + "/" + Self.blobsName
+            let lookup = try connection.statement("SELECT 1 FROM blob WHERE hash = ? AND refs > 0")
+            for name in try FileTree.entries(folder, path: shown) {
+                var named = false
+                if Self.isBlobName(name) {
+                    try lookup.bind([.text(name)])
+                    named = try lookup.step()
+                    lookup.reset()
+                }
+                guard !named else { continue }
+                var st = stat()
+                guard fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT != S_IFDIR else { continue }
+                if unlinkat(folder, name, 0) == 0 { removedBlobs += 1 }
+            }
+            stampBlobs(folder, swept: true)
+        } else {
+            markSwept()
+        }
+        let thumbnails = openat(fd, Self.thumbnailsName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if thumbnails >= 0 {
+            defer { close(thumbnails) }
+            for name in try FileTree.entries(thumbnails, path: root + "/" + Self.thumbnailsName) {
+                if !allThumbnails, let id = Self.thumbnailEntry(name), try entryExists(id) { continue }
+                if unlinkat(thumbnails, name, 0) == 0 { removedThumbnails += 1 }
+            }
+        }
+        return (removedBlobs, removedThumbnails)
+    }
+
+    /// The entry a thumbnail's name (`ID-SHA256.png`) is of; nil for another name (a temporary).
+    static func thumbnailEntry(_ name: String) -> Int? {
+        guard name.hasSuffix(".png"), let dash = name.firstIndex(of: "-"), let id = Int(name[..<dash]), id > 0 else { return nil }
+        return isBlobName(String(name[name.index(after: dash)...].dropLast(4))) ? id : nil
+    }
+
+    /// Removes the thumbnails of entries `ids` (after they were deleted).
+    func removeThumbnails(of ids: Set<Int>) {
+        guard !ids.isEmpty else { return }
+        let thumbnails = openat(fd, Self.thumbnailsName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard thumbnails >= 0 else { return }
+        defer { close(thumbnails) }
+        for name in (try? FileTree.entries(thumbnails, path: root + "/" + Self.thumbnailsName)) ?? [] {
+            if let id = Self.thumbnailEntry(name), ids.contains(id) { unlinkat(thumbnails, name, 0) }
         }
     }
 }

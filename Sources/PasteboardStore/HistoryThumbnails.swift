@@ -11,37 +11,46 @@ import Foundation
 import Pasteboard
 import SystemIO
 
-/// Small pictures of the history's images, for launchers that show icons (`history pick` with rofi or
-/// fuzzel): `FOLDER/ID.png`, made once per entry (an entry's content never changes, and its number is
-/// never given again), in a private folder (0700, files 0600) that is a cache: deleting it loses
-/// nothing.
-public final class HistoryThumbnails {
-    public let root: String
-    private var fd: Int32 = -1
+// Small pictures of the history's images, for launchers that show icons (`history pick` with rofi or
+// fuzzel): `thumbnails/ID-SHA256.png` in the history's own folder (0700, files 0600), named by the
+// entry and the SHA-256 of the picture's bytes, so a picture can only ever stand for those bytes of
+// that entry of that history (another history, or one cleared and filled again, has other files). A
+// cache the history owns: `delete` removes an entry's, `clear --all` every one, and a sweep those of
+// entries that are gone.
 
-    public init(root: String) { self.root = root }
-
-    deinit { if fd >= 0 { close(fd) } }
-
-    /// `$XDG_CACHE_HOME/pbctl/thumbnails`, else `~/.cache/pbctl/thumbnails`.
-    public static func defaultRoot(variable: (String) -> String?) -> String {
-        if let cache = variable("XDG_CACHE_HOME"), cache.hasPrefix("/") { return cache + "/pbctl/thumbnails" }
-        let home = variable("HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp/pbctl-\(getuid())"
-        return home + "/.cache/pbctl/thumbnails"
-    }
-
-    /// The path of entry `id`'s thumbnail, made by `make` (PNG bytes) when it is not there yet; nil when
-    /// it cannot be made or written.
-    public func path(for id: Int, make: () -> Data?) -> String? {
-        if fd < 0 { fd = (try? PrivateDirectory.openStore(root, create: true)) ?? -1 }
-        guard fd >= 0 else { return nil }
-        let name = "\(id).png"
-        var st = stat()
-        if fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 {
-            return st.st_mode & S_IFMT == S_IFREG && st.st_size > 0 ? root + "/" + name : nil
+extension History {
+    /// The path of the thumbnail of entry `id`'s representation `type`, made by `make` (PNG bytes from
+    /// the picture's bytes) when it is not there yet; nil when the entry has no such representation, or
+    /// the thumbnail cannot be made or written.
+    public func thumbnail(of id: Int, type: TypeIdentifier, make: (Data) -> Data?) -> String? {
+        try? withDatabase(create: false, absent: nil as String?) { database -> String? in
+            let found = try database.connection.transaction(write: false) { () -> (key: String, blob: String?, size: Int, inline: Data?)? in
+                let statement = try database.connection.statement(
+                    "SELECT size, blob, data FROM representation WHERE entry = ? AND type = ? AND skipped = 0")
+                try statement.bind([.int(id), .text(type.rawValue)])
+                defer { statement.reset() }
+                guard try statement.step(), let size = statement.optionalInteger(0), (0...Int64(FileStore.maximumStoredSize)).contains(size)
+                else { return nil }
+                if let hash = statement.text(1) {
+                    guard HistoryDatabase.isBlobName(hash) else { return nil }
+                    return (hash, hash, Int(size), nil)
+                }
+                guard let inline = statement.blob(2), inline.count == Int(size) else { return nil }
+                return (SHA256.hex(inline), nil, Int(size), inline)
+            }
+            guard let found else { return nil }
+            let folderPath = root + "/" + HistoryDatabase.thumbnailsName
+            let folder = try FileStore.openDirectory(HistoryDatabase.thumbnailsName, relativeTo: database.fd, create: true, displayPath: folderPath)
+            defer { close(folder) }
+            let name = "\(id)-\(found.key).png"
+            var st = stat()
+            if fstatat(folder, name, &st, AT_SYMLINK_NOFOLLOW) == 0 {
+                return st.st_mode & S_IFMT == S_IFREG && st.st_size > 0 ? folderPath + "/" + name : nil
+            }
+            let bytes = try found.blob.map { try database.readBlob($0, size: found.size) } ?? found.inline ?? Data()
+            guard let png = make(bytes), !png.isEmpty else { return nil }
+            guard (try? FileStore.Package(fd: folder, path: folderPath).replaceFile(name, png, sync: false)) != nil else { return nil }
+            return folderPath + "/" + name
         }
-        guard let data = make(), !data.isEmpty else { return nil }
-        guard (try? FileStore.Package(fd: fd, path: root).replaceFile(name, data, sync: false)) != nil else { return nil }
-        return root + "/" + name
     }
 }

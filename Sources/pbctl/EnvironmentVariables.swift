@@ -33,7 +33,7 @@ let environmentVariables: [EnvironmentVariable] = [
     .init(name: "STY", meaning: "inside GNU screen: OSC 52 goes through screen's passthrough."),
     .init(name: "TERM", meaning: "xterm-kitty: every representation goes to the terminal with OSC 5522."),
     .init(name: "XDG_RUNTIME_DIR", meaning: "where the store (and the Wayland daemon's lock) lives, and where a relative WAYLAND_DISPLAY is found."),
-    .init(name: "XDG_CACHE_HOME", meaning: "where the store lives without XDG_RUNTIME_DIR, and the thumbnails history pick shows (pbctl/thumbnails)."),
+    .init(name: "XDG_CACHE_HOME", meaning: "where the store lives without XDG_RUNTIME_DIR."),
     .init(name: "XDG_STATE_HOME", meaning: "where the history (pbctl/history) and the KDE Connect device (pbctl/kdeconnect) live."),
     .init(name: "XDG_CONFIG_HOME", meaning: "where the configuration file (pbctl/config) and type declarations (pbctl/types) live (else ~/.config)."),
     .init(name: "HOME", meaning: "the default for the XDG folders; with neither, pbctl's folders are under /tmp/pbctl-UID."),

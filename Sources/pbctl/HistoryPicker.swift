@@ -81,16 +81,11 @@ func pickHistoryEntry(_ history: History, _ options: HistoryArguments, _ context
     }
     var query = try options.query(context, history, limit: options.limit ?? 1000)
     query.keepsContent = true
-    let thumbnails = launcher.icons
-        ? HistoryThumbnails(root: HistoryThumbnails.defaultRoot { context.environment[$0] }) : nil
     var input: [UInt8] = []
     try history.forEachEntry(query) { entry in
         var icon: String?
-        if let thumbnails, let image = entry.types.first(where: { ImageRepresentations.isImage($0.type) }) {
-            icon = thumbnails.path(for: entry.id) {
-                guard let item = try? history.item(entry.id), let data = try? item.representation(for: image.type)?.data() else { return nil }
-                return ImageRepresentations.thumbnail(data)
-            }
+        if launcher.icons, let image = entry.types.first(where: { ImageRepresentations.isImage($0.type) && $0.size != nil }) {
+            icon = history.thumbnail(of: entry.id, type: image.type) { ImageRepresentations.thumbnail($0) }
         }
         input += Array(pickerLine(entry, icon: icon, context).utf8)
     }

@@ -8,11 +8,27 @@ final class ForeignContentTests: XCTestCase {
     let origin = ForeignContent.Origin(host: "build-host", label: "pbctl ssh: build-host")
     let arrival = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// One rule for a type name (TypeIdentifier.nameProblem): what transports admit, `copy --type`
+    /// resolves to and the history records and reads back. A MIME type is a name to resolve
+    /// (checkGivenType), never an identifier.
     func testTypeNamesFollowTheLocalRules() {
-        for good in ["public.utf8-plain-text", "text/html", "dyn.mime.x-test/thing", "image/png", String(repeating: "a", count: 255)] {
+        for good in ["public.utf8-plain-text", "Public.HTML", "dyn.mime.text-2fhtml", "com.example.a-b.c9", "\u{E9}t\u{E9}.x", String(repeating: "a", count: 255)] {
             XCTAssertNoThrow(try ForeignContent.checkType(good), good)
+            XCTAssertTrue(TypeIdentifier(good).isWellFormed, good)
+            XCTAssertNoThrow(try ForeignContent.checkGivenType(good), good)
         }
-        for bad in ["", "text/x\u{1B}]0;pwned\u{07}", "a\nb", "a\tb", "del\u{7F}", "csi\u{9B}31m", String(repeating: "a", count: 256)] {
+        // The dynamic identifier of the longest MIME type a transport may name is a name the rule takes.
+        let longest = TypeRegistry.dynamicIdentifier(tag: "application/" + String(repeating: "+", count: 243), .mimeType)
+        XCTAssertGreaterThan(longest.rawValue.utf8.count, 255)
+        XCTAssertNoThrow(try ForeignContent.checkType(longest.rawValue))
+        XCTAssertThrowsError(try ForeignContent.checkType(String(repeating: "a", count: 1025)))
+        XCTAssertThrowsError(try ForeignContent.checkGivenType(String(repeating: "a", count: 256)), "a name given to resolve: at most 255 bytes")
+        for given in ["text/html", "image/png", "dyn.mime.x-test/thing", "x y"] {
+            XCTAssertNoThrow(try ForeignContent.checkGivenType(given), given)
+            XCTAssertThrowsError(try ForeignContent.checkType(given), given)
+            XCTAssertFalse(TypeIdentifier(given).isWellFormed, "the history's reader holds names to the same rule: \(given)")
+        }
+        for bad in ["", "text/x\u{1B}]0;pwned\u{07}", "a\nb", "a\tb", "del\u{7F}", "csi\u{9B}31m", String(repeating: "a", count: 1025), "x y", "a_b", "a+b"] {
             XCTAssertThrowsError(try ForeignContent.checkType(bad), bad.debugDescription) {
                 XCTAssertEqual(($0 as? PasteboardError)?.code, .invalidData)
                 XCTAssertFalse("\($0)".contains("\u{1B}"), "the message itself shows no escape")
@@ -49,14 +65,14 @@ final class ForeignContentTests: XCTestCase {
         let gnome = Data("cut\nfile:///home/me/report.txt".utf8)
         let item = Item(representations: [
             Representation(type: .fileURL, data: list), Representation(type: .gnomeCopiedFiles, data: gnome),
-            Representation(type: "dyn.mime.application/x-kde4-urilist", data: list),
+            Representation(type: TypeRegistry.dynamicIdentifier(tag: "application/x-kde4-urilist", .mimeType), data: list),
         ])
         let admitted = try ForeignContent.admit(item, from: origin, arrived: arrival)
         let uris = String(decoding: try admitted.representation(for: .fileURL)!.data(), as: UTF8.self)
         XCTAssertEqual(uris, "file://build-host/home/me/report.txt\r\nfile://build-host/tmp/a%20b\r\nhttps://example.org/x\r\n")
         XCTAssertEqual(String(decoding: try admitted.representation(for: .gnomeCopiedFiles)!.data(), as: UTF8.self),
                        "cut\nfile://build-host/home/me/report.txt")
-        XCTAssertTrue(String(decoding: try admitted.representation(for: "dyn.mime.application/x-kde4-urilist")!.data(), as: UTF8.self)
+        XCTAssertTrue(String(decoding: try admitted.representation(for: TypeRegistry.dynamicIdentifier(tag: "application/x-kde4-urilist", .mimeType))!.data(), as: UTF8.self)
             .hasPrefix("file://build-host/"))
         // No marked URI names a local file: what `paste --files --into` refuses.
         for uri in FileList.parseURIList(try admitted.representation(for: .fileURL)!.data()).uris { XCTAssertNil(FileList.localPath(uri), uri) }

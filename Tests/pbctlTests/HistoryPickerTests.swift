@@ -43,8 +43,12 @@ final class HistoryRofiPickerTests: X11TestCase {
         XCTAssertTrue(printing.child.wait(timeout: 15), "pick did not end")
         XCTAssertEqual(printing.child.status, 0)
         XCTAssertEqual(String(decoding: readToEnd(printing.stdoutFD), as: UTF8.self), "second entry")
-        // The picture's thumbnail was made for rofi's icon, once.
-        let thumbnail = cache + "/pbctl/thumbnails/4.png"
+        // The picture's thumbnail was made for rofi's icon, once, in the history's folder, named by the
+        // entry and the picture's SHA-256 (never another entry's, nor another history's).
+        let thumbnails = try FileManager.default.contentsOfDirectory(atPath: scratch + "/history/thumbnails")
+        XCTAssertEqual(thumbnails.count, 1, "\(thumbnails)")
+        XCTAssertTrue(thumbnails.first?.hasPrefix("4-") == true && thumbnails.first?.hasSuffix(".png") == true, "\(thumbnails)")
+        let thumbnail = scratch + "/history/thumbnails/" + (thumbnails.first ?? "")
         let made = try Data(contentsOf: URL(fileURLWithPath: thumbnail))
         XCTAssertEqual(made.prefix(8), png.prefix(8), "a PNG")
         // Without --print: the entry becomes the clipboard, every type with it.

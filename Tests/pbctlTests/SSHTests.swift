@@ -419,6 +419,20 @@ final class SSHTests: XCTestCase {
         }
     }
 
+    /// A type name the history's reader would refuse (`x y`: no control character) is refused at the
+    /// door by the one rule for type names: the clipboard and the history stay as they were, and no
+    /// listing complains of a bad record ever after.
+    func testATypeNameTheHistoryRefusesIsRefusedAtTheDoor() throws {
+        XCTAssertEqual(try local.run(["copy"], stdin: Data("before".utf8)).status, 0)
+        let answer = try hostile("spaced-type")
+        XCTAssertEqual(answer.status, 0, answer.stderr)
+        XCTAssertTrue(answer.text.hasPrefix("failure 3 "), answer.text)
+        XCTAssertEqual(try local.run("paste").text, "before")
+        let listed = try local.run("history")
+        XCTAssertEqual(listed.text, "1\tbefore\n")
+        XCTAssertEqual(listed.stderr, "", "no record the reader refuses")
+    }
+
     /// An item dated 2099 is dated by its arrival: a later local copy is above it in the history.
     func testAFarDateFromTheRemoteDoesNotOrderTheHistory() throws {
         let answer = try hostile("far-date")

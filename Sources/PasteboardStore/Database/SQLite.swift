@@ -156,6 +156,9 @@ final class SQLiteConnection {
 
     var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "no connection" }
 
+    /// What a damaged database's error says of the way out.
+    static let repairHint = "; 'pbctl history repair' moves it aside and starts a fresh history with what can be read"
+
     /// SQLite's result code as a ``PasteboardError`` naming the database: a full disk and I/O errors
     /// are `.io`, a damaged file `.corrupt` (both exit 74).
     static func error(_ status: Int32, _ message: String, path: String, doing: String) -> PasteboardError {
@@ -164,7 +167,7 @@ final class SQLiteConnection {
         case SQLITE_FULL:
             return PasteboardError(.io, "\(path): no space left on device")
         case SQLITE_CORRUPT, SQLITE_NOTADB:
-            return PasteboardError(.corrupt, "\(path): the database is damaged (\(message))")
+            return PasteboardError(.corrupt, "\(path): the database is damaged (\(message))" + repairHint)
         case SQLITE_BUSY, SQLITE_LOCKED:
             return PasteboardError(.io, "\(path): locked by another process for too long (\(message))")
         case SQLITE_READONLY:

@@ -165,8 +165,7 @@ extension CopyArguments {
 /// A type as users give it: a format name (``TextFormat``: markdown, html, text…), a type identifier,
 /// a MIME type or a filename extension. Control characters are refused (they would break listings).
 func resolveType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentifier {
-    // The rule every transport's names are held to (ForeignContent.checkType).
-    do { try ForeignContent.checkType(text) } catch let error as PasteboardError {
+    do { try ForeignContent.checkGivenType(text) } catch let error as PasteboardError {
         throw UsageError(message: "a type may not be empty, longer than \(ForeignContent.maximumTypeLength) bytes or contain control "
             + "characters such as a line break (\(error.message))", command: nil)
     }
@@ -175,6 +174,10 @@ func resolveType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentif
         throw UsageError(
             message: "unknown type '\(text)' (give a type identifier such as public.html, a MIME type such as "
                 + "text/html, or an extension such as html)", command: nil)
+    }
+    // What it names is held to the rule every transport's names and the history are held to.
+    if let problem = TypeIdentifier.nameProblem(type.rawValue) {
+        throw UsageError(message: "'\(ForeignContent.shown(text))' is not a type name pbctl can keep: \(problem)", command: nil)
     }
     return type
 }

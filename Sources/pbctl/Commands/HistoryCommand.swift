@@ -22,7 +22,8 @@ struct HistoryArguments {
     static let duration = OptionSpec.value("for", nil, "DURATION", .text, "pause: for DURATION (90, 90s, 5m, 2h) instead of until resume")
     static let type = OptionSpec.value(
         "type", "t", "TYPE", .type,
-        "list, search, pick, export: only entries that keep TYPE or a type conforming to it (image: every image); paste: exactly this type")
+        "list, search, pick, export: only entries that keep TYPE or a type conforming to it (image: every image, files: file lists); "
+            + "paste: exactly this type")
     static let source = OptionSpec.value("source", nil, "NAME", .text, "list, search, pick, export: only entries copied from application NAME")
     static let since = OptionSpec.value(
         "since", nil, "DATE", .text, "list, search, pick, export: only entries from DATE on (2026-01-31, an RFC 3339 time, or a time ago: 2h, 7d)")
@@ -39,7 +40,7 @@ struct HistoryArguments {
     ]
 
     enum Subcommand: String, CaseIterable {
-        case list, paste, copy, show, pick, search, delete, clear, pin, unpin, pause, resume, export, `import`
+        case list, paste, copy, show, pick, search, delete, clear, pin, unpin, pause, resume, export, `import`, repair
     }
 
     var global: GlobalOptions
@@ -114,7 +115,7 @@ struct HistoryArguments {
             } else {
                 guard operands.count == 1 else { throw UsageError(message: "history import takes one FILE (- for standard input)", command: "history") }
             }
-        case .list, .clear, .pause, .resume, .export, .pick:
+        case .list, .clear, .pause, .resume, .export, .pick, .repair:
             guard operands.isEmpty else {
                 throw UsageError(message: "history \(subcommand.rawValue) takes no operand", command: "history")
             }
@@ -137,11 +138,23 @@ struct HistoryArguments {
         var query = History.Query(
             limit: limit ?? self.limit, application: source, since: since, pinnedOnly: pinnedOnly)
         if !types.isEmpty {
-            let wanted = try types.flatMap { text in try text.split(separator: ",").map { try resolveType(String($0), context.registry) } }
+            let wanted = try types.flatMap { text in try text.split(separator: ",").map { try Self.filterType(String($0), context.registry) } }
             let recorded = try history.recordedTypes()
-            query.types = recorded.filter { type in wanted.contains { context.registry.conforms(type, to: $0) } }
+            query.types = recorded.filter { type in
+                wanted.contains { context.registry.conforms(type, to: $0) || ($0 == .fileURL && ForeignContent.isFileList(type)) }
+            }
         }
         return query
+    }
+
+    /// The shorthands the filters take besides what `copy --type` takes: `image` (every image, by
+    /// conformance to public.image) and `files` (every list of files); `text`, `html`, `rtf` and
+    /// `markdown` are `copy --type`'s own.
+    static let filterShorthands: [String: TypeIdentifier] = ["image": .image, "images": .image, "files": .fileURL, "file": .fileURL]
+
+    static func filterType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentifier {
+        if let type = filterShorthands[text.lowercased()] { return type }
+        return try resolveType(text, registry)
     }
 }
 
@@ -185,9 +198,9 @@ func parseSince(_ text: String, now: Date = Date()) throws -> Date {
 let historyCommand = Command(
     help: CommandHelp(
         name: "history",
-        summary: "the clipboard history: list, search, pick, paste, copy again, pin, delete, export, import, pause",
+        summary: "the clipboard history: list, search, pick, paste, copy again, pin, delete, export, import, pause, repair",
         usage: "pbctl history [list|paste ID|copy [ID]|show ID|pick|search TEXT|delete ID...|clear|pin ID...|unpin ID...|"
-            + "pause [--for D]|resume|export|import FILE] [OPTIONS]",
+            + "pause [--for D]|resume|export|import FILE|repair] [OPTIONS]",
         details: """
             Each entry keeps every representation of what was copied (text, HTML, RTF, Markdown, images,
             files, application types), newest first. `pbctl daemon` records the clipboard; `pbctl copy`
@@ -206,7 +219,11 @@ let historyCommand = Command(
             `search` finds text in every text representation, case-insensitively (--regex: a POSIX
             extended regular expression, case-sensitive). `export` writes JSON Lines, oldest first (one
             object a line: time, source, pinned, and representations mapping each type to its bytes in
-            base64), which `import` reads back (entries already there are not added again). The history lives in
+            base64), which `import` reads back (entries already there are not added again). `repair` is the
+            way out of a damaged history.db: it is moved aside (history.db.damaged-TIME, its path said), a
+            fresh history started, and every entry that can still be read copied into it; `clear --all`
+            of a damaged history removes it whole. Files nothing names (a recorder killed mid-record) are
+            removed by `clear`, `repair` and the next open. The history lives in
             $PBCTL_HISTORY, else $XDG_STATE_HOME/pbctl/history (~/.local/state/pbctl/history).
             """,
         examples: [
@@ -220,6 +237,7 @@ let historyCommand = Command(
             "pbctl history export > history.jsonl ; pbctl history import history.jsonl",
             "pbctl history import --from cliphist",
             "pbctl history pause --for 5m",
+            "pbctl history repair",
         ]),
     options: HistoryArguments.specs, operands: .words(HistoryArguments.Subcommand.allCases.map(\.rawValue)),
     run: { context, arguments in try runHistory(HistoryArguments(arguments, context), context) })
@@ -277,7 +295,23 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
             throw PasteboardError.empty("no history entry " + missing.map(String.init).joined(separator: ", "))
         }
     case .clear:
-        try history.clear(includingPinned: options.all)
+        if let damage = try history.clear(includingPinned: options.all) {
+            context.terminal.err("pbctl history: the history was damaged (\(damage)); removed whole, as --all asks")
+        }
+    case .repair:
+        let repair = try history.repair()
+        guard repair.damage != nil else {
+            context.terminal.err(
+                "pbctl history repair: the history is sound" + (repair.sweptFiles > 0 ? " (\(repair.sweptFiles) files nothing named removed)" : ""))
+            return ExitCode.ok
+        }
+        var report = "pbctl history repair: the history was damaged (\(repair.damage ?? ""))\n"
+        if let moved = repair.movedTo {
+            report += "pbctl history repair: the damaged database is now \(moved.shownPath) (remove it when you no longer need it)\n"
+        }
+        report += "pbctl history repair: a fresh history holds the \(repair.copied) entries that could be read"
+            + (repair.lost > 0 ? "; \(repair.lost) could not be" : "") + "\n"
+        context.terminal.err(report)
     case .pin, .unpin:
         let ids = try options.operands.map(parseHistoryID)
         let missing = try history.pin(ids, options.subcommand == .pin)
