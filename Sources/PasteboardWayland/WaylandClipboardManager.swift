@@ -79,12 +79,14 @@ public final class WaylandClipboardManager {
             selection: client.selection, primarySelection: client.primarySelection, supportsPrimary: client.supportsPrimary,
             restore: restore))
         while true {
-            if machine.hasPendingChanges {
-                try perform(machine.step(now: MonotonicClock.nanoseconds(), offers: connection.client.offers))
-                continue
-            }
+            // Every event already read goes to the machine first: a selection that superseded a fetch
+            // is what the next step looks at (not the abandoned one again).
             if try connection.hasBufferedEvents() {
                 try dispatch(try connection.nextEvent(deadline: MonotonicClock.nanoseconds()))
+                continue
+            }
+            if machine.hasPendingChanges {
+                try perform(machine.step(now: MonotonicClock.nanoseconds(), offers: connection.client.offers))
                 continue
             }
             // An owner done (the selection taken, its transfers over) has its source destroyed, as the
@@ -156,10 +158,9 @@ public final class WaylandClipboardManager {
                 options.log?("fetching the \(primary ? "primary selection" : "clipboard") (offer \(offer), \(mimes.count) types)")
                 guard let fetched = fetch(offer, primary: primary, mimes: mimes) else {
                     // A newer selection came first: its event waits to be dispatched, and is fetched
-                    // next. A primary selection left for a new clipboard is looked at again after it.
+                    // next. A primary selection left for the clipboard is not fetched again: its owner
+                    // may be the one that stalls, and a fetch holds up every paste the daemon serves.
                     options.log?("the fetch of the \(primary ? "primary selection" : "clipboard") was abandoned for a newer selection")
-                    let client = backend.connection.client
-                    machine.selectionChanged(primary: primary, offer: offer, current: primary ? client.primarySelection : client.selection)
                     continue
                 }
                 try perform(machine.fetched(primary: primary, fetched, metadata: backend.metadata(forMIMEs: mimes)))

@@ -140,13 +140,14 @@ public final class WaylandConnection {
 
     /// With `supersede`: throws ``Superseded`` when `offer` is no longer the selection and a newer one
     /// is (a clearing is no newer selection: the verdict on the transfer says what it means), or, for
-    /// the primary selection, when the clipboard changed since `since` (an index in ``pending``): the
-    /// clipboard never waits on the primary selection.
+    /// the primary selection, when the clipboard changed or was cleared since `since` (an index in
+    /// ``pending``): the clipboard never waits on the primary selection (a new one is fetched, a
+    /// cleared one served again, at once).
     private func checkSuperseded(offer: UInt32, primary: Bool, since: Int) throws {
         if let now = current(primary: primary), now != offer { throw Superseded() }
         guard primary else { return }
         for event in pending[min(since, pending.count)...] {
-            if case .selection(false, _?) = event { throw Superseded() }
+            if case .selection(false, _) = event { throw Superseded() }
         }
     }
 

@@ -714,6 +714,30 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertTrue(daemon.child.isRunning)
     }
 
+    /// The clipboard never waits on the primary selection: with `history.primary`, a primary owner that
+    /// stopped answering while the daemon fetches from it holds back no clipboard copy.
+    func testANewClipboardSupersedesAFetchFromAStalledPrimaryOwner() throws {
+        let stalled = try startPeer([wlCopy, "--foreground", "--primary", "the stalled primary owner's text"], waitFor: nil)
+        addTeardownBlock {
+            kill(stalled.child.pid, SIGKILL)
+            kill(stalled.child.pid, SIGCONT)
+        }
+        XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--primary", "--list-types"]).text.contains("text/plain") }, "wl-copy never took the primary selection")
+        XCTAssertEqual(kill(stalled.child.pid, SIGSTOP), 0)
+        var environment = try configure("history.primary = yes\n")
+        environment["PBCTL_WAYLAND_TIMEOUT"] = "600"
+        let daemon = try startForegroundDaemon(environment: environment)
+        XCTAssertTrue(eventually(timeout: 10) { stderrText(daemon).contains("fetching the primary selection") }, stderrText(daemon))
+        let copier = try startPeer([wlCopy, "--foreground", "clipboard while primary stalls"], waitFor: nil)
+        XCTAssertTrue(try eventually(timeout: 20) { try run([pbctl, "history", "--limit", "1"]).text == "1\tclipboard while primary stalls\n" },
+                      "the clipboard copy waited on the primary selection: \(stderrText(daemon))")
+        kill(copier.child.pid, SIGTERM)
+        XCTAssertTrue(copier.child.wait(timeout: 10))
+        XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--no-newline"]).text == "clipboard while primary stalls" },
+                      "the clipboard copy was not kept: \(stderrText(daemon))")
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
     /// The daemon fetching 49 MB from an owner killed mid-fetch while the compositor is stopped (it
     /// notices the owner's death 300 ms late, as a loaded machine's does): nothing of it is kept,
     /// served or recorded as whole, in every round.
