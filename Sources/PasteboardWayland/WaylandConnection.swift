@@ -19,8 +19,9 @@ public final class WaylandConnection {
     /// Round trips made (`wl_display.sync` sent and its `done` awaited): what a paste costs in waits on
     /// the compositor, beside the transfer itself. Two for a paste: the registry, then the bound device.
     public private(set) var roundTrips = 0
-    /// Of ``roundTrips``, those made after a transfer to confirm its owner did not die at its end
-    /// (``TransferCompleteness``): none for a small paste written at once, a few for a slow one.
+    /// Of ``roundTrips``, those made after a transfer to watch whether its owner died at its end
+    /// (``TransferCompleteness``): only for an empty transfer, a transient offer or an offer taken
+    /// meanwhile; any other is confirmed by a probe.
     public private(set) var confirmationRoundTrips = 0
     /// Second requests made to confirm that an owner was alive after its transfers ended
     /// (``probe(offer:mime:primary:stepTimeout:supersede:)``): none for a small paste written at once.
