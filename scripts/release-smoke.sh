@@ -596,4 +596,45 @@ echo "release-smoke: issue 46: paste-once, clear-after, marked and ignored conte
     [ ! -s "$work/copy-46.err" ] || fail "issue 46: a copy after repair warned: $(cat "$work/copy-46.err")"
 ) || exit 1
 
+# --- issue 46: Wayland keeper (a stalled owner superseded; a cut-short fetch never kept) ---
+# An owner stopped (SIGSTOP) before the daemon starts fetching from it, each wait ten minutes: a newer
+# copy must still be recorded and kept at once. Then wl-copy and its `cat` killed one after the other
+# mid-fetch (the selection cleared while `cat` still writes): nothing of the 49 MB is kept or served.
+"$pbctl" clear
+wl-copy --foreground 'stalled owner' &
+stalled_pid=$!
+for _ in $(seq 100); do wl-paste --list-types 2>/dev/null | grep -q text/plain && break; sleep 0.05; done
+kill -STOP "$stalled_pid"
+PBCTL_WAYLAND_TIMEOUT=600 "$pbctl" daemon --detach --replace || fail "pbctl daemon --detach on Wayland (issue 46 block)"
+wl-copy --foreground 'newer than the stalled owner' &
+newer_pid=$!
+for _ in $(seq 100); do "$pbctl" history --limit 1 | grep -q "newer than the stalled owner" && break; sleep 0.1; done
+"$pbctl" history --limit 1 | grep -q "newer than the stalled owner" || fail "the Wayland daemon held a newer copy back behind a stalled owner"
+kill "$newer_pid"; wait "$newer_pid" 2>/dev/null || true
+for _ in $(seq 100); do [ "$(wl-paste --no-newline 2>/dev/null)" = "newer than the stalled owner" ] && break; sleep 0.05; done
+[ "$(wl-paste --no-newline)" = "newer than the stalled owner" ] || fail "the Wayland daemon did not keep the copy that superseded a stalled fetch"
+kill -9 "$stalled_pid"; kill -CONT "$stalled_pid" 2>/dev/null || true; wait "$stalled_pid" 2>/dev/null || true
+if command -v strace >/dev/null; then
+    seq 10000000 16000000 > "$work/wl-big.txt"
+    strace -f -o /dev/null -e trace=write -e inject=write:delay_enter=100000 wl-copy --foreground < "$work/wl-big.txt" &
+    tracer_pid=$!
+    copier=""; writer=""
+    for _ in $(seq 300); do
+        copier=$(pgrep -P "$tracer_pid" -x wl-copy || true)
+        writer=${copier:+$(pgrep -P "$copier" -x cat || true)}
+        [ -n "$writer" ] && [ "$(awk '/^wchar/ {print $2}' "/proc/$writer/io" 2>/dev/null || echo 0)" -ge 2097152 ] && break
+        sleep 0.1
+    done
+    [ -n "$writer" ] || fail "the Wayland daemon never fetched from a slowed wl-copy"
+    kill -9 "$copier"
+    for _ in $(seq 100); do wl-paste --list-types >/dev/null 2>&1 || break; sleep 0.05; done
+    kill -9 "$writer"; wait "$tracer_pid" 2>/dev/null || true
+    for _ in $(seq 100); do "$pbctl" history --limit 1 | grep -q "not kept" && break; sleep 0.1; done
+    "$pbctl" history --limit 1 | grep -q "its owner went away before sending all of it" || fail "the Wayland daemon kept a fetch cut short: $("$pbctl" history --limit 1 | head -c 200)"
+    if pasted=$(wl-paste --no-newline 2>/dev/null | head -c 100000000 | wc -c) && [ "$pasted" -gt 0 ] && [ "$pasted" -lt "$(stat -c %s "$work/wl-big.txt")" ]; then
+        fail "wl-paste gives a prefix ($pasted bytes) of a fetch cut short"
+    fi
+fi
+daemon_pid=$("$pbctl" daemon --status 2>&1 | sed -n 's/.*(pid \([0-9]*\)).*/\1/p' | head -1)
+[ -n "$daemon_pid" ] && kill "$daemon_pid"
 echo "release-smoke: $pbctl is static; store, images, pbctl ssh (into X11 and Wayland too), a hostile remote, paste -o on SIGINT, Unix-socket and TCP displays, Wayland (an owner cut short) and the daemons work"

@@ -172,9 +172,24 @@ public final class WaylandBackend: PasteboardBackend {
     /// Asks the owner of `offer` to write `mime` into a pipe and copies what it writes into `sink` until
     /// the owner closes it; each read waits at most ``stepTimeout``, and more than `limit` bytes stop the
     /// transfer with `.refused`.
-    /// - Throws: `.unavailable` when the owner went away before the end (``TransferCompleteness``).
-    public func receive(offer: UInt32, mime: String, primary: Bool, into sink: any RepresentationSink, limit: Int? = nil) throws {
-        try connection.receive(offer: offer, mime: mime, primary: primary, into: sink, limit: limit, stepTimeout: stepTimeout)
+    /// - Throws: `.unavailable` when the owner went away before the end (``TransferCompleteness``);
+    ///   with `supersede`, ``WaylandConnection/Superseded`` when a newer selection arrives first.
+    /// - Returns: whether the end is confirmed as the owner's own (false only with `.deferred`: then
+    ///   ``probe(offer:mime:primary:supersede:)`` after the offer's last transfer confirms it).
+    @discardableResult
+    public func receive(
+        offer: UInt32, mime: String, primary: Bool, into sink: any RepresentationSink, limit: Int? = nil,
+        confirmation: WaylandConnection.Confirmation = .here, supersede: Bool = false
+    ) throws -> Bool {
+        try connection.receive(
+            offer: offer, mime: mime, primary: primary, into: sink, limit: limit, stepTimeout: stepTimeout, confirmation: confirmation,
+            supersede: supersede)
+    }
+
+    /// Whether the owner of `offer` still answers a request for `mime` (one byte read): what confirms the
+    /// transfers before it whole (``WaylandConnection/probe(offer:mime:primary:stepTimeout:supersede:)``).
+    public func probe(offer: UInt32, mime: String, primary: Bool, supersede: Bool = false) throws -> Bool {
+        try connection.probe(offer: offer, mime: mime, primary: primary, stepTimeout: stepTimeout, supersede: supersede)
     }
 
     // MARK: Writing and clearing

@@ -79,12 +79,14 @@ public final class WaylandClipboardManager {
             selection: client.selection, primarySelection: client.primarySelection, supportsPrimary: client.supportsPrimary,
             restore: restore))
         while true {
-            if machine.hasPendingChanges {
-                try perform(machine.step(now: MonotonicClock.nanoseconds(), offers: connection.client.offers))
-                continue
-            }
+            // Every event already read goes to the machine first: a selection that superseded a fetch
+            // is what the next step looks at (not the abandoned one again).
             if try connection.hasBufferedEvents() {
                 try dispatch(try connection.nextEvent(deadline: MonotonicClock.nanoseconds()))
+                continue
+            }
+            if machine.hasPendingChanges {
+                try perform(machine.step(now: MonotonicClock.nanoseconds(), offers: connection.client.offers))
                 continue
             }
             // An owner done (the selection taken, its transfers over) has its source destroyed, as the
@@ -153,7 +155,14 @@ public final class WaylandClipboardManager {
             case .changed(let primary, let mimes):
                 backend.countForeignChange(primary: primary, offering: mimes)
             case .fetch(let primary, let offer, let mimes):
-                let fetched = fetch(offer, primary: primary, mimes: mimes)
+                options.log?("fetching the \(primary ? "primary selection" : "clipboard") (offer \(offer), \(mimes.count) types)")
+                guard let fetched = fetch(offer, primary: primary, mimes: mimes) else {
+                    // A newer selection came first: its event waits to be dispatched, and is fetched
+                    // next. A primary selection left for the clipboard is not fetched again: its owner
+                    // may be the one that stalls, and a fetch holds up every paste the daemon serves.
+                    options.log?("the fetch of the \(primary ? "primary selection" : "clipboard") was abandoned for a newer selection")
+                    continue
+                }
                 try perform(machine.fetched(primary: primary, fetched, metadata: backend.metadata(forMIMEs: mimes)))
             case .serve(let primary, let kept, let pause):
                 if pause > 0 { WaylandPipes.pause(nanoseconds: pause) }
@@ -192,8 +201,14 @@ public final class WaylandClipboardManager {
     }
 
     /// Fetches every type of `offer`, as a ``WaylandFetchStateMachine`` decides, one receive after the
-    /// other (each wait within the backend's step timeout, the whole within the fetch deadline).
-    private func fetch(_ offer: UInt32, primary: Bool, mimes: [String]) -> WaylandFetchStateMachine.Fetched {
+    /// other (each wait within the backend's step timeout, the whole within the fetch deadline), then,
+    /// when an end of data was not confirmed as the owner's own, asks the offer once more
+    /// (``WaylandConnection/probe(offer:mime:primary:stepTimeout:supersede:)``): a dead owner can never
+    /// answer it, so nothing cut short by an owner's death is kept, however late the compositor reports
+    /// that death. The compositor's events are read all along: nil when a newer selection came before
+    /// the fetch was done (the fetch is abandoned, its pipe closed, as X11's keeper drops a stalled fetch
+    /// when another client takes the selection).
+    private func fetch(_ offer: UInt32, primary: Bool, mimes: [String]) -> WaylandFetchStateMachine.Fetched? {
         var fetch = WaylandFetchStateMachine(
             mimes: mimes,
             configuration: .init(
@@ -209,12 +224,24 @@ public final class WaylandClipboardManager {
             case .receive(let mime):
                 let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: fetch.deadline, now: MonotonicClock.nanoseconds)
                 var failure: (any Error)?
+                var confirmed = true
                 do {
-                    try backend.receive(offer: offer, mime: mime, primary: primary, into: sink)
+                    confirmed = try backend.receive(offer: offer, mime: mime, primary: primary, into: sink, confirmation: .deferred, supersede: true)
+                } catch is WaylandConnection.Superseded {
+                    return nil
                 } catch {
                     failure = error
                 }
-                actions += fetch.received(sink.outcome(error: failure), now: MonotonicClock.nanoseconds())
+                actions += fetch.received(sink.outcome(error: failure, confirmed: confirmed), now: MonotonicClock.nanoseconds())
+            case .probe(let mime):
+                do {
+                    let alive = try backend.probe(offer: offer, mime: mime, primary: primary, supersede: true)
+                    actions += fetch.probed(alive: alive, now: MonotonicClock.nanoseconds())
+                } catch is WaylandConnection.Superseded {
+                    return nil
+                } catch {
+                    actions += fetch.probed(alive: nil, reason: (error as? PasteboardError)?.message ?? "\(error)", now: MonotonicClock.nanoseconds())
+                }
             case .finished(let fetched):
                 return fetched
             }

@@ -355,6 +355,29 @@ final class SSHTests: XCTestCase {
         XCTAssertEqual(try sh("wl-paste --no-newline", environment: here, timeout: 20).text, "# Remote\n\nSome *note*\n")
     }
 
+    /// A 20 MB remote copy into Wayland without a daemon: the owner started here offers it, whole.
+    func testALargeRemoteCopyBecomesTheWaylandClipboardWithoutADaemon() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/wl-paste"), "wl-clipboard is not installed")
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        var environment = ["WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": try runtimeFolder()]
+        environment["PBCTL"] = PbctlRunner.binary
+        let here = local.environment.merging(environment) { $1 }
+        defer { _ = try? sh("\"$PBCTL\" clear", environment: here, timeout: 10) }
+        XCTAssertEqual(try sh("\"$PBCTL\" daemon --status", environment: here).status, 1, "a pbctl daemon runs on the test's own compositor")
+
+        for (label, producer) in [("one long line", "head -c 20000000 /dev/zero | tr '\\0' a"), ("lines", "seq 100000000 102222221 | head -c 20000000")] {
+            let copied = try session("\(producer) | pbctl copy; echo \"status $?\"", environment: environment)
+            XCTAssertEqual(copied.text, "status 0\n", "\(label): \(copied.stderr)")
+            let types = try sh("wl-paste --list-types", environment: here, timeout: 20)
+            XCTAssertTrue(types.text.contains("text/plain"), "\(label): offered: \(types.text) \(types.stderr)")
+            let expected = scratch + "/expected"
+            XCTAssertEqual(try sh("\(producer) > '\(expected)'").status, 0)
+            let pasted = try sh("wl-paste --no-newline | cmp - '\(expected)' && echo same", environment: here, timeout: 60)
+            XCTAssertEqual(pasted.text, "same\n", "\(label): \(pasted.stderr)")
+        }
+    }
+
     // MARK: A hostile remote end (scripts/hostile-remote.py as the remote command)
 
     /// `scripts/hostile-remote.py client MODE` run on the remote side through `pbctl ssh`, after `then`

@@ -685,6 +685,157 @@ final class WaylandTests: WaylandTestCase {
         XCTAssertTrue(try eventually(timeout: 5) { try run([wlPaste]).status != 0 }, "still offered after one paste")
     }
 
+    /// An owner that stops answering (SIGSTOP) while the daemon fetches from it holds no newer copy
+    /// back: the newer selection ends that fetch and is fetched at once, kept and recorded, and offered
+    /// again once its owner exits. Each wait of a fetch may last ten minutes here
+    /// (`PBCTL_WAYLAND_TIMEOUT`), so only the newer selection can end the stalled one in the test's time.
+    func testANewerCopySupersedesAFetchFromAStalledOwner() throws {
+        let stalled = try startPeer([wlCopy, "--foreground", "the stalled owner's text"], waitFor: nil)
+        addTeardownBlock {
+            kill(stalled.child.pid, SIGKILL)
+            kill(stalled.child.pid, SIGCONT)
+        }
+        XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--list-types"]).text.contains("text/plain") }, "wl-copy never took the selection")
+        XCTAssertEqual(kill(stalled.child.pid, SIGSTOP), 0)
+        let daemon = try startForegroundDaemon(environment: ["PBCTL_WAYLAND_TIMEOUT": "600"])
+        // The daemon asks the stopped owner for its text at start, and waits.
+        XCTAssertTrue(eventually(timeout: 10) { stderrText(daemon).contains("fetching the clipboard") }, stderrText(daemon))
+        for round in 1...2 {
+            let newer = try startPeer([wlCopy, "--foreground", "newer text \(round)"], waitFor: nil)
+            XCTAssertTrue(try eventually(timeout: 20) { try run([pbctl, "history", "--limit", "1"]).text == "\(round)\tnewer text \(round)\n" },
+                          "round \(round): the newer copy was not recorded: \(stderrText(daemon))")
+            // Its owner exits: the daemon offers what it kept.
+            kill(newer.child.pid, SIGTERM)
+            XCTAssertTrue(newer.child.wait(timeout: 10))
+            XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--no-newline"]).text == "newer text \(round)" },
+                          "round \(round): the newer copy was not kept: \(stderrText(daemon))")
+        }
+        XCTAssertEqual(try run([pbctl, "history"]).text, "2\tnewer text 2\n1\tnewer text 1\n", "the stalled owner's text was recorded")
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    /// The clipboard never waits on the primary selection: with `history.primary`, a primary owner that
+    /// stopped answering while the daemon fetches from it holds back no clipboard copy.
+    func testANewClipboardSupersedesAFetchFromAStalledPrimaryOwner() throws {
+        let stalled = try startPeer([wlCopy, "--foreground", "--primary", "the stalled primary owner's text"], waitFor: nil)
+        addTeardownBlock {
+            kill(stalled.child.pid, SIGKILL)
+            kill(stalled.child.pid, SIGCONT)
+        }
+        XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--primary", "--list-types"]).text.contains("text/plain") }, "wl-copy never took the primary selection")
+        XCTAssertEqual(kill(stalled.child.pid, SIGSTOP), 0)
+        var environment = try configure("history.primary = yes\n")
+        environment["PBCTL_WAYLAND_TIMEOUT"] = "600"
+        let daemon = try startForegroundDaemon(environment: environment)
+        XCTAssertTrue(eventually(timeout: 10) { stderrText(daemon).contains("fetching the primary selection") }, stderrText(daemon))
+        let copier = try startPeer([wlCopy, "--foreground", "clipboard while primary stalls"], waitFor: nil)
+        XCTAssertTrue(try eventually(timeout: 20) { try run([pbctl, "history", "--limit", "1"]).text == "1\tclipboard while primary stalls\n" },
+                      "the clipboard copy waited on the primary selection: \(stderrText(daemon))")
+        kill(copier.child.pid, SIGTERM)
+        XCTAssertTrue(copier.child.wait(timeout: 10))
+        XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--no-newline"]).text == "clipboard while primary stalls" },
+                      "the clipboard copy was not kept: \(stderrText(daemon))")
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
+    /// The daemon fetching 49 MB from an owner killed mid-fetch while the compositor is stopped (it
+    /// notices the owner's death 300 ms late, as a loaded machine's does): nothing of it is kept,
+    /// served or recorded as whole, in every round.
+    func testAnOwnerKilledWhileTheCompositorIsSlowToNoticeIsNotKept() throws {
+        let daemon = try startForegroundDaemon(environment: [:])
+        let (big, content) = try bigText(49_000_000, "big.txt")
+        let sway = Self.swayPID
+        XCTAssertGreaterThan(sway, 0)
+        for round in 1...4 {
+            let earlier = try write(Data("earlier text \(round)".utf8), "earlier.txt")
+            XCTAssertEqual(try run([wlCopy], inputFile: earlier, detached: true).status, 0)
+            XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "history", "--limit", "1"]).text == "\(2 * round - 1)\tearlier text \(round)\n" },
+                          "round \(round): \(stderrText(daemon))")
+            let owner = try startSlowOwner(big)
+            XCTAssertTrue(eventually(timeout: 30) { bytesWritten(owner) >= 2 << 20 }, "round \(round): the daemon never fetched from the owner: \(stderrText(daemon))")
+            // The compositor stopped as the owner dies: it learns of the death only when it runs again.
+            XCTAssertEqual(kill(sway, SIGSTOP), 0)
+            kill(owner, SIGKILL)
+            usleep(300_000)
+            XCTAssertEqual(kill(sway, SIGCONT), 0)
+            let expected = "\(2 * round)\t[not kept: text/plain;charset=utf-8, its owner went away before sending all of it]\n\(2 * round - 1)\tearlier text \(round)\n"
+            XCTAssertTrue(try eventually(timeout: 20) { try run([pbctl, "history", "--limit", "2"]).text == expected },
+                          "round \(round): history: \((try? run([pbctl, "history", "--limit", "2"]).text.prefix(300)) ?? "")\n\(stderrText(daemon))")
+            XCTAssertTrue(daemon.child.isRunning)
+            let listed = try run([wlPaste, "--no-newline"], timeout: 20)
+            XCTAssertFalse(listed.status == 0 && content.starts(with: listed.stdout), "round \(round): wl-paste gets a truncated text (\(listed.stdout.count) bytes)")
+        }
+    }
+
+    /// wl-copy (its writes slowed by strace) and the `cat` it forks for each paste, killed one after the
+    /// other mid-fetch, as a session ending kills them: the compositor reports the selection cleared
+    /// while `cat` still holds the pipe, then the pipe ends. That is no writer that outlived its
+    /// selection but a text cut short: nothing of it is kept, served or recorded as whole.
+    func testAnOwnerAndItsWriterKilledMidFetchAreNotKept() throws {
+        try requireTool("/usr/bin/strace")
+        let daemon = try startForegroundDaemon(environment: [:])
+        let (big, content) = try bigText(49_000_000, "big.txt")
+        for round in 1...2 {
+            let earlier = try write(Data("earlier text \(round)".utf8), "earlier.txt")
+            XCTAssertEqual(try run([wlCopy], inputFile: earlier, detached: true).status, 0)
+            XCTAssertTrue(try eventually(timeout: 10) { try run([pbctl, "history", "--limit", "1"]).text == "\(2 * round - 1)\tearlier text \(round)\n" },
+                          "round \(round): \(stderrText(daemon))")
+            let tracer = try startPeer(
+                ["/bin/sh", "-c", "exec /usr/bin/strace -f -o /dev/null -e trace=write -e inject=write:delay_enter=100000 '\(wlCopy)' --foreground < '\(big)'"],
+                waitFor: nil)
+            func children(_ pid: pid_t) -> [pid_t] {
+                ((try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { pid_t($0) }
+            }
+            func command(_ pid: pid_t) -> String { (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "" }
+            var owner: pid_t?
+            var writer: pid_t?
+            // The daemon is fetching: wl-copy's `cat` has written 2 MiB of the 49 MB.
+            XCTAssertTrue(eventually(timeout: 30) {
+                owner = children(tracer.child.pid).first { command($0).hasPrefix("wl-copy") }
+                writer = owner.flatMap { children($0).first { command($0).hasPrefix("cat") } }
+                return writer.map { bytesWritten($0) >= 2 << 20 } ?? false
+            }, "round \(round): the daemon never fetched from wl-copy: \(stderrText(daemon))")
+            let (ownerPID, writerPID) = (try XCTUnwrap(owner), try XCTUnwrap(writer))
+            addTeardownBlock {
+                kill(writerPID, SIGKILL)
+                kill(ownerPID, SIGKILL)
+            }
+            XCTAssertEqual(kill(ownerPID, SIGKILL), 0)
+            // The compositor has cleared the selection (and told the daemon) while `cat` still writes.
+            XCTAssertTrue(try eventually(timeout: 10) { try run([wlPaste, "--list-types"]).status != 0 }, "round \(round): the selection was not cleared")
+            XCTAssertEqual(kill(writerPID, SIGKILL), 0)
+            let expected = "\(2 * round)\t[not kept: text/plain;charset=utf-8, its owner went away before sending all of it]\n\(2 * round - 1)\tearlier text \(round)\n"
+            XCTAssertTrue(try eventually(timeout: 20) { try run([pbctl, "history", "--limit", "2"]).text == expected },
+                          "round \(round): history: \((try? run([pbctl, "history", "--limit", "2"]).text.prefix(300)) ?? "")\n\(stderrText(daemon))")
+            XCTAssertTrue(daemon.child.isRunning)
+            let listed = try run([wlPaste, "--no-newline"], timeout: 20)
+            XCTAssertFalse(listed.status == 0 && content.starts(with: listed.stdout), "round \(round): wl-paste gets a truncated text (\(listed.stdout.count) bytes)")
+            XCTAssertTrue(tracer.child.wait(timeout: 10))
+        }
+    }
+
+    /// A large copy by an owner that lives on is kept whole by the daemon: recorded, then offered again
+    /// byte for byte when its owner exits (pbctl's owner, then wl-copy's).
+    func testALargeCopyByALiveOwnerIsKeptWhole() throws {
+        let daemon = try startForegroundDaemon(environment: [:])
+        for round in 1...2 {
+            // Each round another text: the history keeps one entry for the same content.
+            let (big, content) = try bigText(30_000_000 + round, "big\(round).txt")
+            let owner = round == 1 ? [pbctl, "copy", "--foreground", big] : ["/bin/sh", "-c", "exec '\(wlCopy)' --foreground < '\(big)'"]
+            let served = try startPeer(owner, waitFor: nil)
+            XCTAssertTrue(try eventually(timeout: 60) { try run([pbctl, "history", "--limit", "1"]).text.hasPrefix("\(round)\tline 0 of the big text") },
+                          "round \(round): not recorded: \((try? run([pbctl, "history", "--limit", "2"]).text.prefix(300)) ?? "")\n\(stderrText(daemon))")
+            kill(served.child.pid, SIGTERM)
+            XCTAssertTrue(served.child.wait(timeout: 10))
+            var pasted = Data()
+            XCTAssertTrue(try eventually(timeout: 20) {
+                pasted = try run([wlPaste, "--no-newline"], timeout: 30).stdout
+                return pasted.count > 1000
+            }, "round \(round): nothing offered again: \(stderrText(daemon))")
+            XCTAssertTrue(pasted == content, "round \(round): \(pasted.count) of \(content.count) bytes offered again")
+        }
+    }
+
     /// The change count in `pbctl info`, `pbctl` processes and no daemon: two copies of the same types
     /// count two changes, and reading it again changes nothing.
     func testTheChangeCountIsSharedByEveryPbctl() throws {

@@ -46,6 +46,51 @@ public enum WaylandPipes {
         return try drain(readEnd, mime: mime, into: sink, limit: limit, stepTimeout: stepTimeout, watch: watch)
     }
 
+    /// Whether an owner answers a request: opens a pipe, hands its write end to `ask` (a `receive` on the
+    /// offer), closes that end, and waits until the owner writes a byte (true: it was alive when the
+    /// compositor passed the request on) or every writer closes without writing (false: a dead owner's
+    /// descriptor is closed by the compositor, unwritten). The read end is closed on return, which ends
+    /// the owner's write. Each wait lasts at most `stepTimeout` seconds (then `.timedOut`); `watch` as
+    /// for ``receive(mime:into:limit:stepTimeout:watch:ask:)``.
+    public static func probe(
+        mime: String, stepTimeout: Double, watch: (fd: Int32, readable: (_ writerClosed: Bool) throws -> Void)? = nil,
+        ask: (_ writeEnd: Int32) throws -> Void
+    ) throws -> Bool {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw PasteboardError(.io, "pipe: \(String(cString: strerror(errno)))") }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        let readEnd = fds[0]
+        defer { close(readEnd) }
+        do {
+            try ask(fds[1])
+        } catch {
+            close(fds[1])
+            throw error
+        }
+        close(fds[1])
+        var byte: UInt8 = 0
+        while true {
+            var pollers = [pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)]
+            if let watch { pollers.append(pollfd(fd: watch.fd, events: Int16(POLLIN), revents: 0)) }
+            let ready = Glibc.poll(&pollers, nfds_t(pollers.count), Int32(stepTimeout * 1000))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else {
+                throw PasteboardError(.timedOut, "the Wayland clipboard owner did not answer a second request for \(mime) (\(Int(stepTimeout)) s)")
+            }
+            if let watch, pollers[1].revents != 0 {
+                try watch.readable(pollers[0].revents & Int16(POLLHUP) != 0)
+                if pollers[0].revents == 0 { continue }
+            }
+            let n = Glibc.read(readEnd, &byte, 1)
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw PasteboardError(.io, "reading \(mime) from the owner: \(String(cString: strerror(errno)))")
+            }
+            return n > 0
+        }
+    }
+
     /// The pipe's capacity a receive asks for: an owner's write of at most this much completes whole
     /// (``TransferCompleteness`` relies on it).
     public static let pipeCapacity = 1 << 20

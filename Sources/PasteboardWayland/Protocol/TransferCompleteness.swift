@@ -1,26 +1,37 @@
 /// Whether a Wayland transfer delivered all its owner meant to send, as a pure decision. The protocol
-/// carries no length, and an owner that dies mid-write closes its pipe just as one that finished does:
-/// what tells them apart is the selection, which the compositor clears when its owner dies (within
-/// milliseconds: under ``grace``). pbctl watches for that while the data arrives, and after its end:
+/// carries no length, and an owner that dies mid-write closes its pipe just as one that finished does.
+/// No wait on the compositor can tell them apart (it may report the death late, on a loaded machine
+/// by hundreds of milliseconds); what can is asking the owner again (`WaylandConnection.probe`): a
+/// second `receive` on the same offer after the end of data. An owner alive writes into the new pipe;
+/// a dead one never can (the compositor closes the descriptor it cannot pass on, or queues it to a
+/// client it then destroys), so its pipe ends unwritten. The verdict at the end of data:
 ///
-/// - Cleared while the writer still held the pipe open: the writer outlived its selection (wl-copy hands
-///   the write to a `cat`, which a killed wl-copy leaves writing), so its end of data is a real end: whole.
 /// - A quick transfer (under ``quick`` from the request to the end of data) that fits in the pipe (less
 ///   than ``oneWrite`` bytes) is whole, whatever the selection did next: the owner wrote it at once (a
 ///   program that clears its selection as soon as its one paste is written, such as `wl-copy -o`, does
 ///   so then), and a small paste waits for nothing.
-/// - Anything else — nothing at all, more than the pipe holds, or data that came over a while — cut
-///   short if the selection was cleared after the writer closed, else confirmed: cut short if it is
-///   cleared within ``grace`` after the end, whole if not.
-/// An owner that clears its selection on purpose as such a paste ends looks the same as one that died:
-/// pbctl's own owner keeps the selection a moment after the one paste
-/// (``WaylandOwnerStateMachine/Configuration/pasteLinger``); another program's is reported as cut short.
+/// - Else, for an offer marked transient (an owner that serves one paste, or clears its selection at the
+///   end of its lifetime, on purpose, while it may still be writing): cleared while the writer still
+///   held the pipe open is a writer that outlived its selection (whole); cleared after it closed is cut
+///   short; not cleared is watched for ``grace`` (``confirmed(cleared:)``). Such an owner refuses a
+///   second request, so the timing is all there is; the daemon never keeps transient content.
+/// - Else, the selection cleared since the request (its owner gone, whether before or after the end of
+///   data: a dying owner closes its socket and its pipe in no set order, and a writer it forked may
+///   write on) is cut short: pbctl cannot ask again, and keeps nothing it cannot confirm.
+/// - Else ``Verdict/confirm``: the reader asks the owner again, one probe per offer (the daemon asks
+///   once after all the types of a content); where a second request cannot tell (nothing arrived; the
+///   selection taken by another client meanwhile, its offer gone) it watches the selection for
+///   ``grace`` (``confirmed(cleared:)``).
+/// pbctl's own paste-once owner keeps the selection a moment after the one paste
+/// (``WaylandOwnerStateMachine/Configuration/pasteLinger``) for that watch; another program's owner that
+/// exits right after serving one paste of more than ``oneWrite`` bytes is reported as cut short.
 /// A selection taken by another client is no clearing: the old owner finishes the transfers under way.
 public struct TransferCompleteness: Sendable, Equatable {
     public enum Verdict: Sendable, Equatable {
         case whole
         case cutShort
-        /// Not known yet: watch the selection for ``grace`` nanoseconds, then ``confirmed(cleared:)``.
+        /// Not known yet: ask the owner again, or watch the selection for ``grace`` nanoseconds, then
+        /// ``confirmed(cleared:)``.
         case confirm
     }
 
@@ -28,7 +39,8 @@ public struct TransferCompleteness: Sendable, Equatable {
     public let oneWrite: Int
     /// Nanoseconds within which a transfer counts as written at once.
     public let quick: UInt64
-    /// How long a cleared selection may take to be reported after its owner's death.
+    /// How long a cleared selection may take to be reported after its owner's death, where the
+    /// selection is watched (an empty transfer, a transient offer).
     public let grace: UInt64
 
     /// nil: no clearing seen; else whether the writer had closed its end when it was seen.
@@ -45,17 +57,21 @@ public struct TransferCompleteness: Sendable, Equatable {
         if clearedAfterWriterClosed == nil { clearedAfterWriterClosed = writerClosed }
     }
 
-    /// The verdict at the end of data: `received` bytes in all, `duration` nanoseconds from the request.
-    public func verdict(received: Int, duration: UInt64) -> Verdict {
-        if clearedAfterWriterClosed == false { return .whole }
+    /// The verdict at the end of data: `received` bytes in all, `duration` nanoseconds from the request,
+    /// from an offer marked `transient` or not.
+    public func verdict(received: Int, duration: UInt64, transient: Bool = false) -> Verdict {
         if received > 0, received < oneWrite, duration <= quick { return .whole }
-        return clearedAfterWriterClosed == true ? .cutShort : .confirm
+        switch clearedAfterWriterClosed {
+        case nil: return .confirm
+        case false?: return transient ? .whole : .cutShort
+        case true?: return .cutShort
+        }
     }
 
     /// The verdict after watching the selection: `cleared` says whether it was cleared meanwhile.
     public func confirmed(cleared: Bool) -> Verdict {
         switch clearedAfterWriterClosed {
-        case false?: return .whole
+        case false?: return .whole  // a transient offer's writer that outlived its selection
         case true?: return .cutShort
         case nil: return cleared ? .cutShort : .whole
         }

@@ -42,6 +42,9 @@ public struct WaylandFetchStateMachine: Sendable {
         /// Receive `mime` into a ``CappedSink`` of ``Configuration/maxRepresentationBytes`` draining until
         /// ``deadline``, then report with ``received(_:now:)``.
         case receive(mime: String)
+        /// Ask the offer for `mime` once more and report with ``probed(alive:now:)`` whether its owner
+        /// wrote a byte: after the last transfer, when an end of data was not confirmed as the owner's own.
+        case probe(mime: String)
         case log(String)
         case finished(Fetched)
     }
@@ -50,6 +53,9 @@ public struct WaylandFetchStateMachine: Sendable {
     public enum Received: Sendable, Equatable {
         /// The owner wrote it all, within the cap.
         case complete(Data)
+        /// The pipe ended within the cap, but nothing told yet whether the owner ended it or died
+        /// (``TransferCompleteness``): kept if the owner answers the probe after the last transfer.
+        case unconfirmed(Data)
         /// The owner wrote it all, `size` bytes, over the cap (nothing kept).
         case overLimit(size: Int)
         /// It failed (the owner stalled or refused, the drain met the deadline); `overLimit` when it had
@@ -68,6 +74,11 @@ public struct WaylandFetchStateMachine: Sendable {
     private var index = 0
     private var result = Fetched(representations: [], names: [:], skipped: [])
     private var finished = false
+    /// The types received ``Received/unconfirmed(_:)``, and the MIME type the probe asks for (the last
+    /// such one that brought bytes: an owner alive writes it again).
+    private var unconfirmed: [TypeIdentifier] = []
+    private var probeMIME: String?
+    private var probing = false
 
     /// A fetch of an offer of `mimes`. `type` maps a MIME type to pbctl's type, `mimeTypes` gives a type's
     /// MIME types, preferred first.
@@ -102,6 +113,11 @@ public struct WaylandFetchStateMachine: Sendable {
         case .complete(let data):
             result.representations.append(Representation(type: type, data: data))
             result.names[type] = offered
+        case .unconfirmed(let data):
+            result.representations.append(Representation(type: type, data: data))
+            result.names[type] = offered
+            unconfirmed.append(type)
+            if !data.isEmpty { probeMIME = mime }
         case .overLimit(let size):
             result.skipped.append(TypeSummary(type: type, size: size))
             actions.append(.log("\(mime) not kept: \(size) bytes, over \(configuration.maxRepresentationBytes)"))
@@ -121,6 +137,26 @@ public struct WaylandFetchStateMachine: Sendable {
         return actions + advance(now: now)
     }
 
+    /// The probe after the last transfer: `alive` when the owner wrote a byte, false when its pipe ended
+    /// unwritten (the owner is dead, so an end of data before it may have been its death), nil when it
+    /// could not be asked or did not answer (`reason`). Unless alive, what was received unconfirmed is
+    /// not kept: it is reported cut short.
+    public mutating func probed(alive: Bool?, reason: String? = nil, now: UInt64) -> [Action] {
+        guard probing, !finished else { return [] }
+        probing = false
+        probeMIME = nil
+        finished = true
+        guard alive != true else { return [.finished(result)] }
+        let gone = Set(unconfirmed)
+        result.representations.removeAll { gone.contains($0.type) }
+        for type in unconfirmed {
+            result.names[type] = nil
+            result.skipped.append(TypeSummary(type: type, cutShort: true))
+        }
+        let why = alive == false ? "its owner did not answer again: it went away, maybe before sending all of it" : reason ?? "its owner could not be asked again"
+        return [.log("\(unconfirmed.map(\.rawValue).joined(separator: ", ")) not kept: \(why)"), .finished(result)]
+    }
+
     private mutating func advance(now: UInt64) -> [Action] {
         var actions: [Action] = []
         while index < plan.count {
@@ -130,6 +166,10 @@ public struct WaylandFetchStateMachine: Sendable {
                 continue
             }
             return actions + [.receive(mime: plan[index].mime)]
+        }
+        if let probeMIME, !probing, !result.skipped.contains(where: { $0.cutShort == true }) {
+            probing = true
+            return actions + [.probe(mime: probeMIME)]
         }
         finished = true
         return actions + [.finished(result)]
@@ -166,13 +206,14 @@ public final class CappedSink: RepresentationSink {
     }
 
     /// How the receive into this sink went, given the error it ended with (nil: it ended well).
-    public func outcome(error: (any Error)?) -> WaylandFetchStateMachine.Received {
+    /// `confirmed`: the end of data is known to be the owner's own (else ``WaylandFetchStateMachine/Received/unconfirmed(_:)``).
+    public func outcome(error: (any Error)?, confirmed: Bool = true) -> WaylandFetchStateMachine.Received {
         if let error {
             let message = (error as? PasteboardError)?.message ?? "\(error)"
             // The owner went away mid-write (WaylandConnection.receive's verdict).
             if (error as? PasteboardError)?.code == .unavailable, !isOverLimit { return .cutShort(message) }
             return .failed(message, overLimit: isOverLimit)
         }
-        return isOverLimit ? .overLimit(size: size) : .complete(data)
+        return isOverLimit ? .overLimit(size: size) : confirmed ? .complete(data) : .unconfirmed(data)
     }
 }

@@ -18,9 +18,10 @@ import Pasteboard
 ///   trip after asking, and a cleared selection arriving in it makes it say "No selection" instead of
 ///   reading what it was sent. wl-copy waits the same way, for its `cat` to end. Then the reader's pipe
 ///   is closed (its end of data), and the selection kept, every other paste refused, for
-///   ``Configuration/pasteLinger`` before it is cleared: a reader confirms after the end of data, with
-///   one round trip, that its owner did not go away mid-write (`TransferCompleteness`), and a selection
-///   cleared at that very moment would read as such an owner.
+///   ``Configuration/pasteLinger`` before it is cleared: a reader of this transient offer (which a
+///   second request cannot confirm) watches the selection a moment after the end of data for an owner
+///   gone mid-write (`TransferCompleteness`), and a selection cleared at that very moment would read as
+///   such an owner.
 /// - At the end of its lifetime (`--clear-after`) the owner clears the selection.
 /// - Whatever ends the serving (`cancelled`, the one paste, the lifetime, the seat or the compositor
 ///   gone), the transfers under way are finished first, each dropped when its reader takes nothing for

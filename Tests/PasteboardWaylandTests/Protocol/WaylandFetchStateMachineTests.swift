@@ -126,4 +126,55 @@ final class WaylandFetchStateMachineTests: XCTestCase {
         try small.write(Data("ab".utf8))
         XCTAssertEqual(small.outcome(error: PasteboardError(.timedOut, "stalled")), .failed("stalled", overLimit: false))
     }
+
+    /// The probe an action list ends with.
+    func probe(_ actions: [Machine.Action]) -> String? {
+        if case .probe(let mime)? = actions.last { return mime }
+        return nil
+    }
+
+    /// Ends of data not confirmed as the owner's own: one probe after the last type, under the last such
+    /// type that brought bytes; an owner alive keeps everything.
+    func testUnconfirmedEndsAreProbedOnceAfterTheLastType() throws {
+        var m = machine(["text/plain", "text/html", "image/png"])
+        XCTAssertEqual(receive(m.start(now: 0)), "text/plain")
+        XCTAssertEqual(receive(m.received(.unconfirmed(Data("text".utf8)), now: 1)), "text/html")
+        XCTAssertEqual(receive(m.received(.unconfirmed(Data("<b>".utf8)), now: 2)), "image/png")
+        XCTAssertEqual(probe(m.received(.complete(Data([1])), now: 3)), "text/html", "one probe, after the last receive")
+        let fetched = try XCTUnwrap(finished(m.probed(alive: true, now: 4)))
+        XCTAssertEqual(fetched.representations.map(\.type), [.utf8PlainText, .html, .png])
+        XCTAssertTrue(fetched.skipped.isEmpty)
+        XCTAssertTrue(m.probed(alive: true, now: 5).isEmpty, "only one probe is answered")
+    }
+
+    /// A probe that finds the owner dead (or cannot ask it) keeps nothing unconfirmed: reported cut short.
+    func testAProbeThatFindsTheOwnerGoneKeepsNothingUnconfirmed() throws {
+        for alive in [false, nil] as [Bool?] {
+            var m = machine(["text/plain", "text/html"])
+            _ = m.start(now: 0)
+            _ = m.received(.complete(Data("whole".utf8)), now: 1)
+            XCTAssertEqual(probe(m.received(.unconfirmed(Data("<b>cut".utf8)), now: 2)), "text/html")
+            let actions = m.probed(alive: alive, reason: "the offer is gone", now: 3)
+            let fetched = try XCTUnwrap(finished(actions))
+            XCTAssertEqual(fetched.representations.map(\.type), [.utf8PlainText])
+            XCTAssertEqual(fetched.skipped, [TypeSummary(type: .html, cutShort: true)], "\(String(describing: alive))")
+            XCTAssertNil(fetched.names[.html])
+            XCTAssertEqual(logs(actions).count, 1)
+        }
+    }
+
+    /// No probe when every end was confirmed, when only empty transfers were unconfirmed, or when the
+    /// fetch was cut short already.
+    func testNoProbeWhenNothingNeedsIt() throws {
+        var confirmed = machine(["text/plain"])
+        _ = confirmed.start(now: 0)
+        XCTAssertNotNil(finished(confirmed.received(.complete(Data("a".utf8)), now: 1)))
+        var empty = machine(["text/plain"])
+        _ = empty.start(now: 0)
+        XCTAssertNotNil(finished(empty.received(.unconfirmed(Data()), now: 1)))
+        var cut = machine(["text/plain", "text/html"])
+        _ = cut.start(now: 0)
+        _ = cut.received(.unconfirmed(Data("a".utf8)), now: 1)
+        XCTAssertNotNil(finished(cut.received(.cutShort("gone"), now: 2)))
+    }
 }
