@@ -67,6 +67,10 @@ public final class KDEConnectPeer: ClipboardPeer, @unchecked Sendable {
     /// An IPv4 address to listen on; nil when it is none.
     public static func bindAddress(_ text: String) -> UInt32? { KDEConnectControl.bindAddress(text) }
 
+    /// Seconds `pbctl devices add` waits for the daemon's answer (it answers once a link to the address is
+    /// up, or at most 15 s later with why not).
+    public static var addTimeout: Double { KDEConnectControl.addTimeout }
+
     /// A request to the running daemon's control socket (`pbctl devices`, `pbctl info`): its JSON answer.
     /// - Throws: ``PasteboardError`` `.unavailable` when no daemon answers.
     public static func request(

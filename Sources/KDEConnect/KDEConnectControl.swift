@@ -40,6 +40,9 @@ public enum KDEConnectControl {
         return true
     }
 
+    /// Seconds `pbctl devices add` waits for the daemon's answer: the link's time, and some.
+    public static let addTimeout = AddressLinks.linkTime + 5
+
     /// This machine's host name: the default device name.
     public static func hostName() -> String {
         let name = DeviceIdentity.filteredName(Sockets.hostName() ?? "")

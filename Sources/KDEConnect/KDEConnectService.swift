@@ -15,10 +15,12 @@ import SystemIO
 /// The service is the driver of parts that decide (Protocol/): ``Discovery`` (when to announce and
 /// whom to link to), a ``LinkHandshake`` per link on its way up, the ``DeviceTable`` (devices, pinned
 /// certificates, pairing), the ``ClipboardChannel`` (what is sent to whom, what is received) and the
-/// ``ControlServer`` (`pbctl devices`, `pbctl info`). It runs one thread, one `poll` over the wake
-/// pipe, the UDP socket, the TCP listener, the control socket and every link, with a deadline on every
-/// phase, so a slow or hostile peer holds up nothing else; it feeds the parts events and performs what
-/// they decide with Connection/'s sockets, links and state folder.
+/// ``ControlServer`` (`pbctl devices`, `pbctl info`), with ``AddressLinks`` (the addresses `pbctl devices
+/// add` names). It runs one thread, one `poll` over the wake pipe, the UDP socket, the TCP listener, the
+/// control socket and every link, with a deadline on every phase, so a slow or hostile peer holds up
+/// nothing else; it feeds the parts events and performs what they decide with Connection/'s sockets,
+/// links and state folder. The poll waits until a descriptor is ready or the earliest deadline the
+/// parts name (``nextWake(now:)``): an idle daemon is not woken by a timer.
 ///
 /// Its way in and out:
 /// - in: ``localChange(_:)`` (any thread), the clipboard changed here: queued, and sent to the paired
@@ -67,6 +69,7 @@ public final class KDEConnectService: @unchecked Sendable {
     private var table: DeviceTable
     private var channel: ClipboardChannel
     private var discovery: Discovery
+    private var addressLinks: AddressLinks
     // The I/O.
     private var pending: [PendingLink] = []
     private var links: [String: Link] = [:]
@@ -79,6 +82,9 @@ public final class KDEConnectService: @unchecked Sendable {
     private let inbox = Mutex<(items: [Item], stop: Bool)>(([], false))
     private let finished = DispatchSemaphore(value: 0)
     private var running = false
+    /// The control client whose request is being answered, and its answer when an address's outcome is
+    /// known at once.
+    private var answering: (token: Int, answer: JSONValue?)?
 
     /// Opens the device in `folder`: its key and certificate (made the first time), its records, what
     /// the clipboard last was, its lock (one daemon per folder).
@@ -108,6 +114,7 @@ public final class KDEConnectService: @unchecked Sendable {
             sync: saved.map(ClipboardSync.decode) ?? ClipboardSync(), maximumItemSize: configuration.maximumItemSize, registry: configuration.registry,
             makeStorage: { try Spool() })
         discovery = Discovery(enabled: false, ownID: certificate.id, udpPort: configuration.udpPort)
+        addressLinks = AddressLinks(udpPort: configuration.udpPort)
     }
 
     deinit { Sockets.close(lock) }
@@ -187,13 +194,13 @@ public final class KDEConnectService: @unchecked Sendable {
             let up = links.sorted { $0.key < $1.key }
             let upIndices = up.map { poller.add($0.value.fd, read: true, write: $0.value.wantsWrite) }
             let decrypted = up.contains { $0.value.hasPending } || waiting.contains { $0.link.hasPending }
-            poller.wait(milliseconds: decrypted ? 0 : 250)
+            poller.wait(milliseconds: decrypted ? 0 : nextWake(now: now))
             now = MonotonicClock.seconds()
             if poller.readable(wakeIndex) { Sockets.drain(wake.read) }
             if udpIndex >= 0, poller.readable(udpIndex) { receiveDatagrams(now: now) }
             if poller.readable(listenIndex) { acceptLinks(now: now) }
             if poller.readable(controlIndex) { controlClients.accept(control, now: now) }
-            controlClients.serve(ready: clientIndices.map { poller.readable($0) }, now: now) { answer($0, now: now) }
+            controlClients.serve(ready: clientIndices.map { poller.readable($0) }, now: now) { answer($0, token: $1, now: now) }
             for (entry, index) in zip(waiting, waitingIndices) where !entry.handshake.isClosed && pending.contains(where: { $0 === entry }) {
                 drive(entry, readable: poller.readable(index) || entry.link.hasPending, writable: poller.writable(index), now: now)
             }
@@ -210,16 +217,37 @@ public final class KDEConnectService: @unchecked Sendable {
         folder.remove("control.socket")
     }
 
+    /// Milliseconds the poll may wait: until the earliest deadline of a part (a link's handshake phase,
+    /// a control client's request, a link that stopped reading, a pairing request, an unpaired device
+    /// to forget, a broadcast or a try of paired devices out of reach, an address being tried), -1 when
+    /// none has one.
+    func nextWake(now: Double) -> Int32 {
+        var times = pending.compactMap(\.handshake.wakeTime)
+        times += links.values.filter { $0.queuedBytes > 0 }.map { $0.lastProgress + Self.stalledAfter }
+        times += [
+            controlClients.nextDeadline, table.nextDeadline, discovery.nextDeadline(table: table),
+            addressLinks.nextDeadline(pending: pending.map(\.link.endpoint.address)),
+        ].compactMap { $0 }
+        guard let earliest = times.min() else { return -1 }
+        // A millisecond past it: the parts act once the time is past their deadline.
+        return Int32(clamping: max(0, Int(((earliest - now) * 1000).rounded(.up))) + 1)
+    }
+
+    /// Seconds a link may leave bytes queued without taking any.
+    static let stalledAfter = 60.0
+
     func tick(now: Double) {
         for entry in pending where !entry.handshake.isClosed { feed(entry, .tick, now: now) }
         for entry in pending {
-            if case .closed(let reason) = entry.handshake.phase { log(reason) }
+            guard case .closed(let reason) = entry.handshake.phase else { continue }
+            log(reason)
+            if entry.link.outgoing { perform(addressLinks.linkFailed(to: entry.link.endpoint, reason: reason), now: now) }
         }
         pending.removeAll { $0.handshake.isClosed }
         for (id, link) in links.sorted(by: { $0.key < $1.key }) {
             let name = table[id]?.name ?? id
             // A peer that leaves bytes queued for a minute without taking any is dropped.
-            if link.queuedBytes > 0, now - link.lastProgress > 60 { link.close("\(name) does not read (stalled for 60 s)") }
+            if link.queuedBytes > 0, now - link.lastProgress > Self.stalledAfter { link.close("\(name) does not read (stalled for 60 s)") }
             guard link.isClosed else { continue }
             log("\(name) (\(id)) is gone: \(link.closeReason ?? "closed")")
             links[id] = nil
@@ -229,6 +257,7 @@ public final class KDEConnectService: @unchecked Sendable {
         perform(table.tick(now: now, wallClock: Self.wallClock()), now: now)
         for id in links.keys.sorted() { feedTransfer(to: id) }
         perform(discovery.tick(now: now, table: table, pending: pending.map(\.link.endpoint)), now: now)
+        perform(addressLinks.tick(now: now, table: table, pending: pending.map(\.link.endpoint.address)), now: now)
     }
 
     // MARK: Discovery
@@ -271,19 +300,49 @@ public final class KDEConnectService: @unchecked Sendable {
             pending.append(PendingLink(link: link, handshake: handshake))
         } catch {
             log("cannot connect to \(endpoint): \(error)")
+            perform(addressLinks.linkFailed(to: endpoint, reason: "cannot connect to \(endpoint): \(error)"), now: now)
         }
     }
 
-    /// `pbctl devices add ADDRESS`: our identity by UDP to its port 1716 (a KDE Connect device then
-    /// connects back); with a port (`host:port`), also a link straight to that TCP port (a device of
-    /// protocol 8, such as another pbctl without discovery, identifies inside TLS).
-    func connect(toAddress text: String, now: Double) {
+    /// An address `pbctl devices add` named (`waiter`: the client that waits for the outcome) or one on
+    /// record: tried as ``AddressLinks`` says (our identity by UDP to its port 1716, so a KDE Connect
+    /// device connects back; failing that, a link straight to its TCP port, the port given or 1716, on
+    /// which a device of protocol 8, such as a pbctl without discovery, identifies inside TLS).
+    func connect(toAddress text: String, waiter: Int? = nil, now: Double) {
         guard let (host, port) = DeviceRecords.splitAddress(text), let endpoint = Endpoint(host: host, port: port) else {
             log("\(text): not an address")
+            if let waiter { deliver(waiter, ControlServer.notLinked(address: text, reason: "not an address")) }
             return
         }
-        announce(to: Endpoint(address: endpoint.address, port: configuration.udpPort))
-        if text.contains(":") { open(endpoint, announced: nil, now: now) }
+        let target = Endpoint(address: endpoint.address, port: DeviceRecords.givesPort(text) ? port : configuration.ports.first ?? DeviceIdentity.udpPort)
+        perform(addressLinks.begin(address: text, target: target, portGiven: DeviceRecords.givesPort(text), waiter: waiter, now: now, table: table), now: now)
+    }
+
+    func perform(_ actions: [AddressLinks.Action], now: Double) {
+        for action in actions {
+            switch action {
+            case .announce(let endpoint): announce(to: endpoint)
+            case .open(let endpoint):
+                log("\(endpoint): no device answered the announcement; connecting to it")
+                open(endpoint, announced: nil, now: now)
+            case .linked(let address, let id, let waiters):
+                guard let device = table[id] else { continue }
+                if table.remember(address: address) { perform([DeviceTable.Effect.saveRecords], now: now) }
+                for waiter in waiters { deliver(waiter, ControlServer.linked(address: address, device: device)) }
+            case .failed(let address, let reason, let waiters):
+                log("cannot link to \(address): \(reason)")
+                for waiter in waiters { deliver(waiter, ControlServer.notLinked(address: address, reason: reason)) }
+            }
+        }
+    }
+
+    /// The answer a control client waited for.
+    func deliver(_ token: Int, _ answer: JSONValue) {
+        if answering?.token == token {
+            answering?.answer = answer
+        } else {
+            controlClients.reply(token, answer.encoded())
+        }
     }
 
     func acceptLinks(now: Double) {
@@ -344,6 +403,18 @@ public final class KDEConnectService: @unchecked Sendable {
     func established(_ entry: PendingLink, _ identity: DeviceIdentity, certificate: PeerCertificate, extraLines: [[UInt8]], now: Double) {
         let link = entry.link
         pending.removeAll { $0 === entry }
+        if let old = links[identity.id], old !== link,
+            !LinkHandshake.newLinkReplacesOld(
+                oldOutgoing: old.outgoing, oldUpSince: old.upSince, newOutgoing: link.outgoing, now: now, localID: self.certificate.id, peer: identity)
+        {
+            // Both sides opened one at once: the one the device whose id sorts first opened stays, on both sides.
+            log("\(identity.name) (\(identity.id)): a second link, from \(link.endpoint); the one \(old.outgoing ? "this device" : "it") opened stays")
+            link.close("a second link to the same device")
+            for line in extraLines {
+                if let packet = try? NetworkPacket.decode(line) { handle(packet, from: identity.id, now: now) }
+            }
+            return
+        }
         if let old = links[identity.id], old !== link {
             // What the old link still holds is read first (the on-connect clipboard may be in it).
             for line in old.receive(now: now) {
@@ -357,10 +428,12 @@ public final class KDEConnectService: @unchecked Sendable {
             return log("\(link.endpoint): too many devices")
         }
         links[identity.id] = link
+        link.upSince = now
         channel.reset(identity.id)
         let device = table[identity.id]
         log("\(identity.name) (\(identity.id)) at \(link.endpoint), protocol \(identity.protocolVersion), \(link.tlsVersion), \(device?.pairing.word ?? "")")
         perform(effects, now: now)
+        if let device { perform(addressLinks.linkUp(device), now: now) }
         for line in extraLines {
             if let packet = try? NetworkPacket.decode(line) { handle(packet, from: identity.id, now: now) }
         }
@@ -440,15 +513,21 @@ public final class KDEConnectService: @unchecked Sendable {
 
     // MARK: The control socket
 
-    /// `pbctl devices` and `pbctl info`: the control server's answer, and what it asks done.
-    func answer(_ line: [UInt8], now: Double) -> [UInt8] {
+    /// `pbctl devices` and `pbctl info`: the control server's answer, and what it asks done; nil when the
+    /// answer waits (`add`: until a link to the address is up, or why not), sent under `token`.
+    func answer(_ line: [UInt8], token: Int, now: Double) -> [UInt8]? {
         let status = ControlServer.Status(
             id: certificate.id, name: configuration.name, type: configuration.type, fingerprint: certificate.fingerprint, tcpPort: tcpPort,
             discovery: udp >= 0, statistics: channel.statistics)
         let reply = ControlServer.answer(
             line, table: &table, status: status, now: now, wallClock: Self.wallClock(), isAddress: { Endpoint(host: $0, port: 1) != nil })
         perform(reply.effects, now: now)
-        if let address = reply.connect { connect(toAddress: address, now: now) }
-        return reply.answer.encoded()
+        if let address = reply.connect {
+            answering = (token, nil)
+            defer { answering = nil }
+            connect(toAddress: address, waiter: token, now: now)
+            return answering?.answer?.encoded()
+        }
+        return (reply.answer ?? ControlServer.failure("no answer")).encoded()
     }
 }

@@ -17,7 +17,8 @@ let exitCodeHelp = """
           that is damaged or over PBCTL_MAX_PIXELS or PBCTL_MAX_IMAGE_MEMORY)
       66  a file given to copy --files does not exist (nothing is copied)
       69  backend unavailable (e.g. --backend x11 with no display, X server gone, owner stalled;
-          pbctl daemon when a clipboard manager already runs on the display)
+          pbctl daemon when a clipboard manager already runs on the display; pbctl devices add
+          when nothing links at the address)
       74  I/O error (store unreadable or damaged, permissions, symlinks refused, disk full)
       141 standard output's reader went away (pbctl paste | head): pbctl stops silently
     """

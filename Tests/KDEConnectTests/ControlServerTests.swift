@@ -36,14 +36,14 @@ final class ControlServerTests: XCTestCase {
             let reply = answer(#"{"command":"\#(command)"}"#, &table)
             XCTAssertEqual(reply.effects, [])
             XCTAssertNil(reply.connect)
-            XCTAssertEqual(reply.answer["ok"]?.bool, true)
-            let me = try XCTUnwrap(reply.answer["self"])
+            XCTAssertEqual(reply.answer?["ok"]?.bool, true)
+            let me = try XCTUnwrap(reply.answer?["self"])
             XCTAssertEqual(me["id"]?.string, Fixture.localID)
             XCTAssertEqual(me["tcpPort"]?.integer, 1716)
             XCTAssertEqual(me["sent"]?.integer, 3)
             XCTAssertEqual(me["skipped"]?.integer, 1)
             XCTAssertEqual(me["last"]?.string, "received from phone")
-            let devices = try XCTUnwrap(reply.answer["devices"]?.array)
+            let devices = try XCTUnwrap(reply.answer?["devices"]?.array)
             XCTAssertEqual(devices.map { $0["name"]?.string }, ["zz-paired", "aa-new"])
             XCTAssertEqual(devices.map { $0["state"]?.string }, ["paired", "unpaired"])
             XCTAssertEqual(devices.map { $0["reachable"]?.bool }, [false, true])
@@ -56,56 +56,72 @@ final class ControlServerTests: XCTestCase {
     func testMalformedRequestsAreRefusedWithTheReason() {
         var table = table()
         XCTAssertEqual(answer("not json", &table).answer, .object([("ok", .bool(false)), ("error", .string("not a request"))]))
-        XCTAssertEqual(answer(#"{"device":"x"}"#, &table).answer["error"]?.string, "not a request")
-        XCTAssertEqual(answer(#"{"command":"explode"}"#, &table).answer["error"]?.string, "unknown command explode")
-        XCTAssertEqual(answer(#"{"command":"pair"}"#, &table).answer["error"]?.string, "no device  (pbctl devices lists them)")
-        XCTAssertEqual(answer(#"{"command":"pair","device":"nobody"}"#, &table).answer["error"]?.string, "no device nobody (pbctl devices lists them)")
+        XCTAssertEqual(answer(#"{"device":"x"}"#, &table).answer?["error"]?.string, "not a request")
+        XCTAssertEqual(answer(#"{"command":"explode"}"#, &table).answer?["error"]?.string, "unknown command explode")
+        XCTAssertEqual(answer(#"{"command":"pair"}"#, &table).answer?["error"]?.string, "no device  (pbctl devices lists them)")
+        XCTAssertEqual(answer(#"{"command":"pair","device":"nobody"}"#, &table).answer?["error"]?.string, "no device nobody (pbctl devices lists them)")
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
-        XCTAssertEqual(answer(#"{"command":"list","x":\#(deep)}"#, &table).answer["error"]?.string, "not a request")
+        XCTAssertEqual(answer(#"{"command":"list","x":\#(deep)}"#, &table).answer?["error"]?.string, "not a request")
     }
 
-    func testAddRemembersAnAddressOnceAndAsksForIt() {
+    /// `add` is answered once the link is up or has failed (``AddressLinks``): the server asks for the
+    /// address and answers nothing yet; an address that is not one fails at once, with what it is.
+    func testAddAsksForTheAddressAndAnswersOnceTheLinkIsUpOrWhyNot() throws {
         var table = table()
+        let before = table
         let reply = answer(#"{"command":"add","address":"10.0.0.7:1739"}"#, &table)
-        XCTAssertEqual(reply.answer["ok"]?.bool, true)
-        XCTAssertEqual(reply.answer["message"]?.string, "announced to 10.0.0.7:1739; it appears in pbctl devices once it answers")
-        XCTAssertEqual(reply.effects, [.saveRecords])
+        XCTAssertNil(reply.answer, "answered when the link is up, or why not")
+        XCTAssertEqual(reply.effects, [], "kept only once a link is up")
         XCTAssertEqual(reply.connect, "10.0.0.7:1739")
-        XCTAssertEqual(table.records.addresses, ["10.0.0.7:1739"])
-        let again = answer(#"{"command":"add","address":"10.0.0.7:1739"}"#, &table)
-        XCTAssertEqual(again.effects, [])
-        XCTAssertEqual(again.connect, "10.0.0.7:1739")
+        XCTAssertEqual(table, before)
         for bad in [#"{"command":"add"}"#, #"{"command":"add","address":"a b"}"#, #"{"command":"add","address":"host:99999"}"#] {
             let refused = answer(bad, &table)
-            XCTAssertEqual(refused.answer["error"]?.string, "not an address (host, host:port or an IPv4 address)", bad)
+            XCTAssertEqual(refused.answer?["error"]?.string, "not an address (host, host:port or an IPv4 address)", bad)
+            XCTAssertEqual(refused.answer?["failure"]?.string, "usage", bad)
             XCTAssertNil(refused.connect)
         }
         let unknown = answer(#"{"command":"add","address":"nowhere.invalid"}"#, &table, isAddress: { $0 != "nowhere.invalid" })
         XCTAssertNil(unknown.connect)
-        XCTAssertEqual(table.records.addresses, ["10.0.0.7:1739"])
+        XCTAssertEqual(unknown.answer?["failure"]?.string, "unreachable")
+        XCTAssertEqual(unknown.answer?["error"]?.string, "nowhere.invalid: not an IPv4 address, nor a name that resolves to one")
+        // The answers the service sends when the attempt ends.
+        let device = try XCTUnwrap(table[Fixture.otherID])
+        let linked = ControlServer.linked(address: "10.0.0.2", device: device)
+        XCTAssertEqual(linked["ok"]?.bool, true)
+        XCTAssertEqual(linked["message"]?.string, "linked to aa-new (\(Fixture.otherID)) at 10.0.0.2; pbctl devices pair \(Fixture.otherID) to pair")
+        XCTAssertEqual(linked["device"]?["reachable"]?.bool, true)
+        let failed = ControlServer.notLinked(address: "10.0.0.9", reason: "cannot connect to 10.0.0.9:1716: Connection refused")
+        XCTAssertEqual(failed["ok"]?.bool, false)
+        XCTAssertEqual(failed["failure"]?.string, "unreachable")
+        XCTAssertTrue(failed["error"]?.string?.hasPrefix("cannot link to 10.0.0.9: cannot connect to 10.0.0.9:1716: Connection refused (") == true)
+        XCTAssertEqual(DeviceRecords.givesPort("10.0.0.7:1739"), true)
+        XCTAssertEqual(DeviceRecords.givesPort("[fe80::1]:1739"), true)
+        XCTAssertEqual(DeviceRecords.givesPort("10.0.0.7"), false)
+        XCTAssertEqual(DeviceRecords.givesPort("[fe80::1]"), false)
+        XCTAssertEqual(DeviceRecords.givesPort("host:99999"), false)
     }
 
     func testPairingStepsAnswerWhatTheyDid() throws {
         var table = table()
         // By name; the device is reachable, so the request goes out.
         let asked = answer(#"{"command":"pair","device":"aa-new"}"#, &table)
-        XCTAssertEqual(asked.answer["ok"]?.bool, true)
-        XCTAssertEqual(asked.answer["message"]?.string, "pairing requested; it has 30 s to accept")
-        XCTAssertEqual(asked.answer["device"]?["state"]?.string, "requested")
+        XCTAssertEqual(asked.answer?["ok"]?.bool, true)
+        XCTAssertEqual(asked.answer?["message"]?.string, "pairing requested; it has 30 s to accept")
+        XCTAssertEqual(asked.answer?["device"]?["state"]?.string, "requested")
         XCTAssertEqual(
             asked.effects.first,
             .send(device: Fixture.otherID, NetworkPacket(type: PacketType.pair, body: [("pair", .bool(true)), ("timestamp", .integer(10))], now: 10_000)))
         // Nothing to accept: not ok, and said why.
         let nothing = answer(#"{"command":"accept","device":"\#(Fixture.otherID)"}"#, &table)
-        XCTAssertEqual(nothing.answer["ok"]?.bool, false)
-        XCTAssertEqual(nothing.answer["error"]?.string, "no pairing request to accept")
+        XCTAssertEqual(nothing.answer?["ok"]?.bool, false)
+        XCTAssertEqual(nothing.answer?["error"]?.string, "no pairing request to accept")
         // The paired device out of reach: pairing again changes nothing; unpairing forgets it.
-        XCTAssertEqual(answer(#"{"command":"pair","device":"zz-paired"}"#, &table).answer["ok"]?.bool, false)
+        XCTAssertEqual(answer(#"{"command":"pair","device":"zz-paired"}"#, &table).answer?["ok"]?.bool, false)
         let unpaired = answer(#"{"command":"unpair","device":"zz-paired"}"#, &table)
-        XCTAssertEqual(unpaired.answer["ok"]?.bool, true)
+        XCTAssertEqual(unpaired.answer?["ok"]?.bool, true)
         XCTAssertTrue(unpaired.effects.contains(.saveRecords))
         XCTAssertNil(table.records.device(Fixture.peerID))
-        XCTAssertEqual(answer(#"{"command":"unpair","device":"zz-paired"}"#, &table).answer["message"]?.string, "not paired")
+        XCTAssertEqual(answer(#"{"command":"unpair","device":"zz-paired"}"#, &table).answer?["message"]?.string, "not paired")
     }
 
     func testAClientsRequestIsTakenWholeOrDropped() {

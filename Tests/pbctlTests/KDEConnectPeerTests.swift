@@ -127,4 +127,41 @@ final class KDEConnectPeerTests: KDEConnectTestCase {
         sleep(2)
         XCTAssertEqual(try peer(b, kde, "xclip -o -selection clipboard").text, "newest on pbctl 😀")
     }
+    /// Issue 46: pbctl without discovery reaches kdeconnectd by `devices add ADDRESS` (no port):
+    /// kdeconnectd hears the announcement and connects back, and `add` returns once it has; pairing and
+    /// the clipboard work over that link, and the idle daemon is not woken by a timer while linked.
+    func testDevicesAddReachesKDEConnectWithoutDiscovery() throws {
+        let (a, b) = try makeNamespaces()
+        let kde = try startKDEConnect(b)
+        let kdeID = try kdeConnectID(b, kde)
+        let daemon = try startDaemon(a, ["--kdeconnect", "--name", "pbctl-quiet", "--no-discovery"])
+        let pbctlID = try deviceID(a)
+        sleep(1)
+        XCTAssertEqual(deviceLine(a, kdeID), "", "without discovery nothing links by itself")
+        let added = try pbctl(a, ["devices", "add", b.address])
+        XCTAssertEqual(added.status, 0, added.stderr + daemonLog(a))
+        XCTAssertTrue(added.text.hasPrefix("linked to "), added.text)
+        XCTAssertTrue(added.text.contains("(\(kdeID)) at \(b.address)"), added.text)
+        XCTAssertTrue(deviceLine(a, kdeID).contains("unpaired, reachable"), deviceLine(a, kdeID))
+        XCTAssertFalse(daemonLog(a).contains("connecting to it"), "kdeconnectd answered the announcement: no second link")
+        XCTAssertEqual(try peer(b, kde, "kdeconnect-cli --pair -d \(pbctlID)").status, 0)
+        XCTAssertTrue(waitUntil(5) { self.deviceLine(a, kdeID).contains("requested-by-peer") }, daemonLog(a))
+        XCTAssertEqual(try pbctl(a, ["devices", "accept", kdeID]).status, 0)
+        XCTAssertTrue(waitUntil(5) { ((try? self.peer(b, kde, "kdeconnect-cli -l"))?.text ?? "").contains("paired and reachable") })
+        XCTAssertEqual(try pbctl(a, ["copy"], stdin: Data("added by address ✓".utf8)).status, 0)
+        XCTAssertTrue(waitUntil(3) { (try? self.peer(b, kde, "xclip -o -selection clipboard"))?.text == "added by address ✓" }, daemonLog(a))
+        // Idle, linked to kdeconnectd: no timer wakes the daemon (its threads' context switches over 5 s).
+        sleep(3)
+        func switches() -> Int {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")) ?? []
+            return tasks.map { task in
+                let status = (try? String(contentsOfFile: "/proc/\(daemon.pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+                return status.split(separator: "\n").filter { $0.contains("ctxt_switches") }.compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +)
+            }.reduce(0, +)
+        }
+        let before = switches()
+        sleep(5)
+        XCTAssertLessThanOrEqual(abs(switches() - before), 2, daemonLog(a))
+        XCTAssertTrue(deviceLine(a, kdeID).contains("paired, reachable"))
+    }
 }

@@ -99,15 +99,28 @@ class KDEConnectTestCase: XCTestCase {
     /// `pbctl ARGUMENTS` on `side`.
     @discardableResult
     func pbctl(_ side: Side, _ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, text: String, stderr: String) {
+        try sh(pbctlCommand(side, arguments), stdin: stdin)
+    }
+
+    /// `pbctl ARGUMENTS` on `side` as a shell command.
+    func pbctlCommand(_ side: Side, _ arguments: [String]) throws -> String {
         try FileManager.default.createDirectory(atPath: side.home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let command = ([PbctlRunner.binary] + arguments).map(quoted).joined(separator: " ")
         let environment = side.environment.map { "\($0.key)=\(quoted($0.value))" }.joined(separator: " ")
         let prefix = side.namespace.map { "/usr/sbin/ip netns exec \($0) " } ?? ""
-        return try sh(prefix + "env -i " + environment + " " + command, stdin: stdin)
+        return prefix + "env -i " + environment + " " + command
     }
 
     /// `pbctl daemon ARGUMENTS` on `side`, in the background, logging to its home.
     func startDaemon(_ side: Side, _ arguments: [String]) throws -> ChildProcess {
+        let child = try spawnDaemon(side, arguments)
+        // Up once its control socket answers.
+        XCTAssertTrue(waitUntil(10) { (try? self.pbctl(side, ["devices", "--json"]))?.stderr.contains("no daemon") == false }, "the daemon did not start: \(daemonLog(side))")
+        return child
+    }
+
+    /// ``startDaemon(_:_:)`` without waiting for it to answer.
+    func spawnDaemon(_ side: Side, _ arguments: [String]) throws -> ChildProcess {
         try FileManager.default.createDirectory(atPath: side.home + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let log = open(side.home + "/daemon.log", O_WRONLY | O_CREAT | O_APPEND, 0o600)
         defer { close(log) }
@@ -115,8 +128,6 @@ class KDEConnectTestCase: XCTestCase {
         if let namespace = side.namespace { command = ["/usr/sbin/ip", "netns", "exec", namespace] + command }
         let child = try ChildProcess(command, environment: ["PATH": "/usr/bin:/bin"], stdout: log, stderr: log)
         children.append(child)
-        // Up once its control socket answers.
-        XCTAssertTrue(waitUntil(10) { (try? self.pbctl(side, ["devices", "--json"]))?.stderr.contains("no daemon") == false }, "the daemon did not start: \(daemonLog(side))")
         return child
     }
 

@@ -1,13 +1,26 @@
 /// The clients of the daemon's control socket while they are served: at most
 /// ``ControlServer/maximumClients`` at once, each read without waiting until its request line is in
-/// (``ControlServer/Client``), answered with one line, then closed.
+/// (``ControlServer/Client``), answered with one line, then closed. A request whose answer waits (`pbctl
+/// devices add` until its link is up) keeps its client, under a token, until ``reply(_:_:)``; a client
+/// that goes away meanwhile is closed, and its answer dropped.
 final class ControlClients {
-    private var clients: [(fd: Int32, client: ControlServer.Client)] = []
+    private struct Entry {
+        let fd: Int32
+        var client: ControlServer.Client
+        /// Set once the request is in and its answer waits.
+        var token: Int?
+    }
+
+    private var clients: [Entry] = []
+    private var nextToken = 1
 
     deinit { closeAll() }
 
     /// The descriptors to poll, in order.
     var descriptors: [Int32] { clients.map(\.fd) }
+
+    /// When a client still sending its request runs out of time (nil: none does).
+    var nextDeadline: Double? { clients.filter { $0.token == nil }.map(\.client.deadline).min() }
 
     /// Takes the clients waiting on `listener` (more than the most are turned away).
     func accept(_ listener: Int32, now: Double) {
@@ -16,14 +29,15 @@ final class ControlClients {
                 Sockets.close(fd)
                 continue
             }
-            clients.append((fd, ControlServer.Client(now: now)))
+            clients.append(Entry(fd: fd, client: ControlServer.Client(now: now)))
         }
     }
 
     /// Reads from the clients `ready` says have bytes (one flag per descriptor, in order), answers each
-    /// whole request with `answer`'s line, and drops those too slow or too long.
-    func serve(ready: [Bool], now: Double, answer: ([UInt8]) -> [UInt8]) {
-        var kept: [(fd: Int32, client: ControlServer.Client)] = []
+    /// whole request with `answer`'s line (given the request and the client's token; nil: the answer
+    /// waits for ``reply(_:_:)`` with that token), and drops those too slow or too long.
+    func serve(ready: [Bool], now: Double, answer: ([UInt8], Int) -> [UInt8]?) {
+        var kept: [Entry] = []
         for (index, var entry) in clients.enumerated() {
             var bytes: [UInt8] = []
             var closed = false
@@ -35,12 +49,21 @@ final class ControlClients {
                 case .wouldBlock: break
                 }
             }
+            if entry.token != nil {
+                // Its answer waits: anything more it sends is ignored; gone, it is closed.
+                if closed { Sockets.close(entry.fd) } else { kept.append(entry) }
+                continue
+            }
             switch entry.client.take(bytes, closed: closed, now: now) {
             case .request(let line):
-                var reply = answer(line)
-                reply.append(0x0A)
-                _ = reply.withUnsafeBytes { Sockets.write(entry.fd, $0) }
-                Sockets.close(entry.fd)
+                let token = nextToken
+                nextToken += 1
+                guard let reply = answer(line, token) else {
+                    entry.token = token
+                    kept.append(entry)
+                    continue
+                }
+                write(reply, to: entry.fd)
             case .drop:
                 Sockets.close(entry.fd)
             case .waiting:
@@ -48,6 +71,20 @@ final class ControlClients {
             }
         }
         clients = kept
+    }
+
+    /// The answer that waited under `token` (nothing when its client went away).
+    func reply(_ token: Int, _ line: [UInt8]) {
+        guard let index = clients.firstIndex(where: { $0.token == token }) else { return }
+        write(line, to: clients[index].fd)
+        clients.remove(at: index)
+    }
+
+    private func write(_ line: [UInt8], to fd: Int32) {
+        var line = line
+        line.append(0x0A)
+        _ = line.withUnsafeBytes { Sockets.write(fd, $0) }
+        Sockets.close(fd)
     }
 
     func closeAll() {

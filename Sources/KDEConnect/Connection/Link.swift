@@ -18,6 +18,8 @@ public final class Link {
     public let outgoing: Bool
     /// Monotonic seconds of the last byte moved either way.
     public private(set) var lastProgress: Double
+    /// Monotonic seconds since the link is the device's (set by the service).
+    public var upSince = 0.0
     public private(set) var closeReason: String?
     private var tls: TLSSession?
     /// The TLS handshake is done: packets may flow.

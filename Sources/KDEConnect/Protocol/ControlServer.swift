@@ -65,10 +65,17 @@ public enum ControlServer {
 
     /// The answer, and what the request asks the service to do.
     public struct Reply: Sendable {
-        public var answer: JSONValue
+        /// Nil for `add` of an address: the answer waits for the link (``AddressLinks``), then is
+        /// ``linked(address:device:)`` or ``notLinked(address:reason:)``.
+        public var answer: JSONValue?
         public var effects: [DeviceTable.Effect] = []
-        /// `add`: the address to announce to and connect to.
+        /// `add`: the address to link to.
         public var connect: String?
+    }
+
+    /// Why a request failed, for the exit status `pbctl devices` gives: `usage` (64), `unreachable` (69).
+    public enum Failure: String, Sendable {
+        case usage, unreachable
     }
 
     /// Answers one request line. `isAddress`: whether a host names an IPv4 address (the service looks
@@ -83,13 +90,13 @@ public enum ControlServer {
         case .list, .status:
             return Reply(answer: .object([("ok", .bool(true)), ("self", status.json), ("devices", .array(table.listed.map(describe)))]))
         case .add:
-            guard let address = request["address"]?.string, let (host, _) = DeviceRecords.splitAddress(address), isAddress(host) else {
-                return Reply(answer: failure("not an address (host, host:port or an IPv4 address)"))
+            guard let address = request["address"]?.string, let (host, _) = DeviceRecords.splitAddress(address) else {
+                return Reply(answer: failure("not an address (host, host:port or an IPv4 address)", .usage))
             }
-            let message = "announced to \(address); it appears in pbctl devices once it answers"
-            return Reply(
-                answer: .object([("ok", .bool(true)), ("message", .string(message))]), effects: table.remember(address: address) ? [.saveRecords] : [],
-                connect: address)
+            guard isAddress(host) else {
+                return Reply(answer: failure("\(host.prefix(255)): not an IPv4 address, nor a name that resolves to one", .unreachable))
+            }
+            return Reply(answer: nil, connect: address)
         case .pair, .accept, .reject, .unpair:
             guard let id = request["device"]?.string, let device = table.find(id) else {
                 return Reply(answer: failure("no device \(request["device"]?.string ?? "") (pbctl devices lists them)"))
@@ -108,7 +115,26 @@ public enum ControlServer {
         }
     }
 
-    static func failure(_ message: String) -> JSONValue { .object([("ok", .bool(false)), ("error", .string(message))]) }
+    static func failure(_ message: String, _ kind: Failure? = nil) -> JSONValue {
+        var members: [(String, JSONValue)] = [("ok", .bool(false)), ("error", .string(message))]
+        if let kind { members.append(("failure", .string(kind.rawValue))) }
+        return .object(members)
+    }
+
+    /// `add`'s answer once a link to a device at `address` is up (the address is then kept, and tried
+    /// at every start).
+    public static func linked(address: String, device: DeviceTable.Device) -> JSONValue {
+        let next = device.pairing.isPaired ? "paired" : "pbctl devices pair \(device.id) to pair"
+        let message = "linked to \(device.name) (\(device.id)) at \(address); \(next)"
+        return .object([("ok", .bool(true)), ("message", .string(message)), ("device", describe(device))])
+    }
+
+    /// `add`'s answer when nothing linked at `address`: why (nothing is kept).
+    public static func notLinked(address: String, reason: String) -> JSONValue {
+        failure(
+            "cannot link to \(address): \(reason) (is pbctl daemon --kdeconnect or KDE Connect running there, and its TCP port, 1716 unless given as HOST:PORT, open?)",
+            .unreachable)
+    }
 
     /// One device as `pbctl devices --json` lists it.
     public static func describe(_ device: DeviceTable.Device) -> JSONValue {

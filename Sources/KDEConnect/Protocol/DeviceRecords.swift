@@ -146,6 +146,13 @@ public struct DeviceRecords: Equatable, Sendable {
             }
     }
 
+    /// Whether `text` gives a port (`host:port`, `[v6]:port`).
+    public static func givesPort(_ text: String) -> Bool {
+        guard splitAddress(text) != nil else { return false }
+        if text.hasPrefix("[") { return text.contains("]:") }
+        return text.filter { $0 == ":" }.count == 1
+    }
+
     /// `host`, `host:port`, `[v6]:port` split; the port KDE Connect listens on first (1716) when none is given.
     public static func splitAddress(_ text: String) -> (host: String, port: Int)? {
         guard isPlausibleHost(text) else { return nil }

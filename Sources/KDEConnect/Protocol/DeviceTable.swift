@@ -211,6 +211,16 @@ public struct DeviceTable: Equatable, Sendable {
         return effects
     }
 
+    /// When ``tick(now:wallClock:)`` next has something to do: a pairing request times out, or an
+    /// unpaired device out of reach is forgotten (nil: nothing will; the service then sleeps until a
+    /// descriptor wakes it).
+    public var nextDeadline: Double? {
+        devices.values.compactMap { device -> Double? in
+            let forget = !device.pairing.isPaired && !device.reachable ? device.lastSeen + Self.forgetUnpairedAfter : nil
+            return [device.pairing.deadline, forget].compactMap { $0 }.min()
+        }.min()
+    }
+
     /// What a pairing decision means for the records and the link.
     mutating func apply(_ actions: [Pairing.Action], to id: String, wallClock: Int64) -> [Effect] {
         var effects: [Effect] = []

@@ -11,8 +11,8 @@ public struct Discovery: Equatable, Sendable {
         case broadcast
         /// Our identity by UDP to one host (a KDE Connect device connects back).
         case announce(Endpoint)
-        /// `pbctl devices add ADDRESS`: our identity to its discovery port, and with a port
-        /// (`host:port`) a link straight to it (the address is a name to look up: the service does).
+        /// An address on record (`pbctl devices add`): tried as ``AddressLinks`` tries one (the
+        /// address is a name to look up: the service does).
         case connect(address: String)
         /// A link to `endpoint`; `announced`: the identity it broadcast (nil: a link to an address,
         /// where the device identifies inside TLS).
@@ -80,6 +80,15 @@ public struct Discovery: Equatable, Sendable {
         }
         if now - lastReconnect > Self.reconnectEvery { actions += reconnect(now: now, table: table, pending: pending) }
         return actions
+    }
+
+    /// When ``tick(now:table:pending:)`` next has something to do (nil: nothing until the table changes):
+    /// the next broadcast while nobody is reachable, the next try of paired devices out of reach.
+    public func nextDeadline(table: DeviceTable) -> Double? {
+        var times: [Double] = []
+        if enabled, !table.anyReachable { times.append(lastBroadcast + Self.broadcastEvery) }
+        if !table.unreachablePaired.isEmpty { times.append(lastReconnect + Self.reconnectEvery) }
+        return times.min()
     }
 
     /// Paired devices out of reach, where they were last seen: our identity by UDP (a KDE Connect device

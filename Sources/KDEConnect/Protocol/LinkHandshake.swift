@@ -103,6 +103,31 @@ public struct LinkHandshake: Equatable, Sendable {
         return false
     }
 
+    /// When a tick would end the link for taking too long (nil: up or closed, no deadline).
+    public var wakeTime: Double? {
+        switch phase {
+        case .secure, .closed: return nil
+        default: return deadline
+        }
+    }
+
+    /// Seconds within which two links up to one device count as opened at once.
+    public static let simultaneousWindow = 10.0
+
+    /// A link to `peer` came up (`newOutgoing`: we opened it) while another to it, `oldOutgoing`, has been
+    /// up since `oldUpSince`: whether the new one replaces the old. Each side opened one when two pbctl
+    /// devices each `devices add` the other, or try each other at once after a restart, and both must
+    /// keep the same, or each closes the one the other kept: between pbctl devices (pbctl's extension in
+    /// both capability lists) the link opened by the device whose id sorts first stays when the two came
+    /// up within ``simultaneousWindow`` seconds. Otherwise the new one replaces the old (the device came
+    /// back, and the old link is likely dead), as KDE Connect keeps its newest.
+    public static func newLinkReplacesOld(
+        oldOutgoing: Bool, oldUpSince: Double, newOutgoing: Bool, now: Double, localID: String, peer: DeviceIdentity
+    ) -> Bool {
+        guard peer.speaksRichClipboard, oldOutgoing != newOutgoing, now - oldUpSince < simultaneousWindow else { return true }
+        return newOutgoing ? localID < peer.id : peer.id < localID
+    }
+
     /// The socket events the phase waits for (TLS may also wait to write: the link knows).
     public var wantsRead: Bool { [.awaitingIdentity, .tls, .awaitingSecureIdentity].contains(phase) }
     public var wantsWrite: Bool { [.connecting, .sendingIdentity].contains(phase) }

@@ -23,7 +23,7 @@ public struct Pairing: Equatable, Sendable {
         case unpair
         /// A `kdeconnect.pair` packet from the peer.
         case received(pair: Bool)
-        /// The time passes (the service ticks every few hundred milliseconds).
+        /// The time passes (the service ticks when something happens, and at ``deadline``).
         case tick
     }
 
@@ -46,6 +46,14 @@ public struct Pairing: Equatable, Sendable {
     public init(paired: Bool) { state = paired ? .paired : .unpaired }
 
     public var isPaired: Bool { state == .paired }
+
+    /// When a request in flight times out (nil: none is).
+    public var deadline: Double? {
+        switch state {
+        case .requested(let since), .requestedByPeer(let since): return since + Self.timeout
+        case .unpaired, .paired: return nil
+        }
+    }
 
     /// The state in words, as `pbctl devices` prints it.
     public var word: String {

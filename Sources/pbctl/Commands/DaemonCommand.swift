@@ -26,7 +26,7 @@ struct DaemonArguments {
     static let kdeConnect = OptionSpec.flag("kdeconnect", nil, "be a KDE Connect device: sync the clipboard with paired phones, desktops and pbctl daemons")
     static let name = OptionSpec.value("name", nil, "NAME", .text, "with --kdeconnect: the device name others show (default: the host name)")
     static let noDiscovery = OptionSpec.flag(
-        "no-discovery", nil, "with --kdeconnect: no UDP broadcast; devices are reached only by address (pbctl devices add)")
+        "no-discovery", nil, "with --kdeconnect: no UDP broadcast, no UDP port listened on; devices are reached only by address (pbctl devices add), which works with or without discovery on either side")
     static let listen = OptionSpec.value("listen", nil, "ADDRESS", .text, "with --kdeconnect: the IPv4 address to listen on (default: every interface)")
     static let specs = [display, wayland, primary, replace, detach, verbose, status, noHistory, kdeConnect, name, noDiscovery, listen]
 

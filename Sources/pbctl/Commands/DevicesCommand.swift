@@ -53,8 +53,12 @@ let devicesCommand = Command(
             (paired, requested, requested-by-peer or unpaired; reachable or not) and the SHA-256
             fingerprint of its certificate. `pair` asks a device to pair (it has 30 s to accept), `accept`
             and `reject` answer a device that asked, `unpair` forgets a device (its pinned certificate
-            with it). `add` names a device where broadcasts do not reach (another subnet, a VPN): host or
-            host:port; the daemon announces itself there and keeps trying it on every start. A paired
+            with it). `add` links to a device where broadcasts do not reach (another subnet, a VPN, a
+            daemon with --no-discovery): host or host:port. The daemon announces itself there by UDP (a
+            KDE Connect device connects back); if nothing does within 2 s it connects to the TCP port
+            (the one given, else 1716). `add` returns once the link is up, printing the device (then
+            `pair` it), and the daemon tries the address again on every start; when nothing links
+            within 15 s it fails with the reason (exit 69) and keeps nothing. A paired
             device's certificate is pinned: a device with its id and another certificate is refused.
             Without a running daemon, the list shows the paired devices on record.
             The device's key, certificate and records live in $XDG_STATE_HOME/pbctl/kdeconnect.
@@ -91,7 +95,7 @@ func runDevices(_ options: DevicesArguments, _ context: Context) throws -> Int32
         try context.terminal.out(text)
         return ExitCode.ok
     case .add:
-        let answer = try KDEConnectPeer.request(environment: environment, command: "add", address: options.operand)
+        let answer = try KDEConnectPeer.request(environment: environment, command: "add", address: options.operand, timeout: KDEConnectPeer.addTimeout)
         return try report(answer, context)
     case .pair, .accept, .reject, .unpair:
         let id = options.operand ?? ""
@@ -108,14 +112,19 @@ func runDevices(_ options: DevicesArguments, _ context: Context) throws -> Int32
     }
 }
 
-/// Prints a daemon's answer: its message on success (exit 0), its error otherwise (exit 1).
+/// Prints a daemon's answer: its message on success (exit 0), its error otherwise (exit 64 for an
+/// address that is not one, 69 for one where nothing linked, 1 for anything else refused).
 private func report(_ answer: JSONValue, _ context: Context) throws -> Int32 {
     if answer["ok"]?.bool == true {
         if let message = answer["message"]?.string, !message.isEmpty { try context.terminal.out(message + "\n") }
         return ExitCode.ok
     }
     context.terminal.err("pbctl devices: " + (answer["error"]?.string ?? "refused"))
-    return ExitCode.notFound
+    switch answer["failure"]?.string {
+    case "usage": return ExitCode.usage
+    case "unreachable": return ExitCode.unavailable
+    default: return ExitCode.notFound
+    }
 }
 
 /// `pbctl info`'s line about KDE Connect: the running daemon's device and what it synced, or nil when
