@@ -637,6 +637,7 @@ if command -v strace >/dev/null; then
 fi
 daemon_pid=$("$pbctl" daemon --status 2>&1 | sed -n 's/.*(pid \([0-9]*\)).*/\1/p' | head -1)
 [ -n "$daemon_pid" ] && kill "$daemon_pid"
+
 # --- issue 46: KDE Connect ---
 # KDE Connect by address without discovery, in two network namespaces of its own
 # (scripts/kdeconnect-netns.sh): two --no-discovery daemons each `devices add` the other (no port,
