@@ -43,13 +43,13 @@ BUILD_DEPS := libxcb1-dev libxcb-xfixes0-dev libxau-dev libxdmcp-dev zlib1g-dev 
 # the images pbctl writes, OpenSSH's server for pbctl ssh; KDE Connect's kdeconnectd (with its own Xvfb
 # and dbus-daemon, in network namespaces the tests make with iproute2) and openssl for a scripted peer's
 # certificates; sqlite3 checks the history's database, rofi (driven by xdotool) and fzf are the launchers
-# `history pick` is tested with. (The Wayland protocol XML the named opcodes are checked against is kept in
+# `history pick` is tested with; strace slows an owner's writes (a transfer cut short mid-way). (The Wayland protocol XML the named opcodes are checked against is kept in
 # Tests/PasteboardWaylandTests/Protocol/XML.)
 TEST_DEPS  := xvfb xauth xclip xsel x11-utils python3 python3-gi gir1.2-gtk-3.0 python3-pyqt5 \
               libreoffice-writer-nogui pandoc cmark cmark-gfm attr zip unzip procps \
               man-db groff bash-completion zsh fish systemd lintian dpkg-dev tmux sway wl-clipboard imagemagick time \
               openssh-server openssh-client \
-              kdeconnect dbus-daemon iproute2 openssl sqlite3 rofi fzf xdotool
+              kdeconnect dbus-daemon iproute2 openssl sqlite3 rofi fzf xdotool strace
 BENCH_DEPS := hyperfine cmark cmark-gfm pulldown-cmark libmd4c-dev libmd4c-html0-dev gcc libc6-dev pandoc xclip xsel xvfb python3 time sway wl-clipboard file imagemagick fonts-dejavu-core \
               openssh-server openssh-client
 
