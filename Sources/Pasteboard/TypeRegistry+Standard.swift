@@ -102,5 +102,11 @@ extension TypeRegistry {
         TypeDeclaration(
             "org.kde.password-manager-hint", conformsTo: [.data], description: "KDE password-manager hint",
             mimeTypes: ["x-kde-passwordmanagerhint"], x11Targets: ["x-kde-passwordManagerHint"]),
+        // Declared last: the tags it shares (STRING, TEXT, text/plain) keep naming the types above.
+        TypeDeclaration(
+            .latin1PlainText, conformsTo: [.plainText], description: "Latin-1 plain text",
+            mimeTypes: ["text/plain;charset=iso-8859-1", "text/plain", "STRING", "TEXT"],
+            x11Targets: ["STRING", "TEXT", "text/plain"],
+            textEncoding: .latin1),
     ]
 }

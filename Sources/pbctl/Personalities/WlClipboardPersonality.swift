@@ -29,7 +29,9 @@ func runWlCopy(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
     let source: ToolSession.CopySource
     var type: ToolSession.CopyType = invocation.type.map { .named($0) } ?? .text
     if let text = invocation.text {
-        source = .bytes(Data(text.utf8))
+        // Arguments are bytes (main.swift keeps each byte that is not UTF-8 in PathBytes' reversible
+        // form): the words' own bytes are copied, whatever they are.
+        source = .bytes(Data(PathBytes.bytes(text)))
     } else {
         // Standard input keeps its file's name, which names its type, as wl-copy's copy of it does.
         if invocation.type == nil, let path = POSIX.pathOfDescriptor(STDIN_FILENO), let ext = path.pathExtension,
