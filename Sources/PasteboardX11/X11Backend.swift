@@ -169,7 +169,7 @@ public final class X11Backend: PasteboardBackend {
                 }
                 return
             } catch ConversionFailure.refused where !delivered {
-                lastError = PasteboardError(.typeNotOffered, "the owner refused \(target)")
+                lastError = PasteboardError(.typeNotOffered, "the selection owner refused \(target)")
                 continue
             } catch let failure as ConversionFailure {
                 throw Self.pasteboardError(failure)

@@ -213,7 +213,9 @@ struct ToolSession {
             switch vocabulary {
             case .x11Targets: registry.tags(of: summary.type, .x11Target).forEach(add)
             case .mimeTypes:
-                (summary.type == .utf8PlainText ? TypeRegistry.plainTextMIMETypes : registry.tags(of: summary.type, .mimeType)).forEach(add)
+                (summary.type == .utf8PlainText
+                    ? TypeRegistry.plainTextMIMETypes
+                    : summary.type == .latin1PlainText ? TypeRegistry.latin1TextMIMETypes : registry.tags(of: summary.type, .mimeType)).forEach(add)
             }
         }
         // Plain text any UTF-8 text type owes (Markdown is plain text), as pbctl's owners offer it.
