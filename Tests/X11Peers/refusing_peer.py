@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 """A selection owner on plain Xlib (through ctypes) that lists targets and refuses them, or answers one.
 
-  refusing_peer.py SELECTION [LOG] [SERVE TEXT]
+  refusing_peer.py SELECTION[+unset] [LOG] [SERVE TEXT]
       own SELECTION (CLIPBOARD, PRIMARY), listing TARGETS, UTF8_STRING, STRING and text/html in TARGETS;
       answer every other request with the ICCCM refusal (a SelectionNotify whose property is None),
       except SERVE (a target name), answered with TEXT's bytes under that type. Each request's target
       name is appended to LOG, one a line ('-' for no log), so a test can count a reader's round trips.
+      With +unset the refusal is the careless one some owners make: the reply names the property asked
+      for and the owner never sets it.
       Print 'ready', then fork: the parent exits, the child serves until the selection is taken or 30 s pass.
 
 GTK and xclip never refuse a target they list; an owner that does (a crashed converter, a client that
@@ -59,7 +61,8 @@ class Event(ctypes.Union):
 
 
 def main():
-    selection_name = sys.argv[1]
+    unset = sys.argv[1].endswith("+unset")
+    selection_name = sys.argv[1].split("+")[0]
     log = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] != "-" else None
     serve = sys.argv[3] if len(sys.argv) > 4 else None
     text = sys.argv[4].encode() if len(sys.argv) > 4 else b""
@@ -100,8 +103,9 @@ def main():
             X.XChangeProperty(display, request.requestor, property, XA_ATOM, 32, 0, items, len(listed))
         elif served is not None and request.target == served:
             X.XChangeProperty(display, request.requestor, property, served, 8, 0, text, len(text))
-        else:
+        elif not unset:
             property = 0  # the refusal
+        # else: the careless refusal some owners make, naming the property and never setting it
         reply = SelectionNotify(SELECTION_NOTIFY, 0, 1, None, request.requestor, request.selection,
                                 request.target, property, request.time)
         X.XSendEvent(display, request.requestor, 0, 0, ctypes.byref(reply))

@@ -186,27 +186,3 @@ private func selectionGoes(_ tool: ToolSession, _ backend: any PasteboardBackend
     return false
 }
 
-/// A sink that counts what passes through it to another.
-final class CountingSink: RepresentationSink {
-    let base: any RepresentationSink
-    private(set) var count = 0
-
-    init(_ base: any RepresentationSink) { self.base = base }
-
-    func write(_ chunk: Data) throws {
-        count += chunk.count
-        try base.write(chunk)
-    }
-
-    func transfer(fromFile descriptor: Int32, offset: Int, count: Int) throws -> Bool {
-        guard try base.transfer(fromFile: descriptor, offset: offset, count: count) else { return false }
-        self.count += count
-        return true
-    }
-
-    func transfer(fromPipe descriptor: Int32, limit: Int) throws -> Int? {
-        let moved = try base.transfer(fromPipe: descriptor, limit: limit)
-        count += moved ?? 0
-        return moved
-    }
-}
