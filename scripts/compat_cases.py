@@ -306,6 +306,9 @@ def cases(png, markdown, big):
     add(w("beyond: a .txt copy offers every name wl-copy offers for text", None, shell="$PBCTL copy a.txt && " + WLPASTE + " -l",
           beyond=lambda s: True if all(n in s.get("stdout", b"").split(b"\n") for n in
                                        [b"text/plain;charset=utf-8", b"text/plain", b"UTF8_STRING", b"STRING", b"TEXT"]) else repr(s)))
+    add(w("beyond: GTK 3 on Wayland pastes a .txt copy", None,
+          shell="$PBCTL copy a.txt && GDK_BACKEND=wayland NO_AT_BRIDGE=1 /usr/bin/python3 $PEERS/gtk_peer.py window-text",
+          beyond=lambda s: True if s.get("status") == 0 and s.get("stdout") == b"first file\n" else repr(s)))
     add(w("image copied with wl-copy read back with no type", None, shell="wl-copy < red.png && wl-paste | cmp - red.png && echo same"))
     add(w("image copied with wl-copy -t image/png read back with no type", None,
           shell="wl-copy -t image/png < red.png && wl-paste | cmp - red.png && echo same"))
