@@ -411,6 +411,9 @@ def cases(png, markdown, big):
     add(x("beyond: store TARGETS of a markdown copy", None, shell="unset DISPLAY; $PBCTL copy notes.md && xclip -sel c -t TARGETS -o",
           beyond=contains(b"TARGETS\n", b"text/markdown\n", b"text/html\n", b"UTF8_STRING\n")))
     add(x("beyond: store xclip round trip", None, shell="unset DISPLAY; printf 'stored' | xclip -sel c && xclip -o -sel c", beyond=contains(b"stored")))
+    add(x("beyond: store Latin-1 round trip through each tool", None,
+          shell="unset DISPLAY WAYLAND_DISPLAY; printf 'caf\\351' | xclip -sel c && xclip -o -sel c && xsel -o -b && wl-paste -n",
+          beyond=lambda s: True if s.get("status") == 0 and s.get("stdout") == b"caf\xe9" * 3 else repr(s)))
     add(x("beyond: store xsel probe", None, shell="unset DISPLAY; xsel -o -b; echo status=$?", beyond=contains(b"status=0")))
     add(w("beyond: store wl-paste -t image/webp of a png", None, shell="unset WAYLAND_DISPLAY; wl-copy < red.png && wl-paste -t image/webp",
           beyond=starts(webp)))

@@ -241,7 +241,8 @@ struct ToolSession {
         let choice = try request.choose(item.types, registry: registry, canConvert: Conversion.canConvert)
         guard admits(choice) else { throw PasteboardError(.typeNotOffered, "\(choice.convertTo ?? choice.read) is not what was asked for") }
         var delivery = PasteDelivery(registry: registry)
-        delivery.exact = request.isExact
+        // Latin-1 text comes back as its bytes, as the tools give back what they were given.
+        delivery.exact = request.isExact || choice.read == .latin1PlainText
         try delivery.deliver(choice, item: 0, of: item, from: backend, pasteboard, to: sink)
         return choice.convertTo ?? choice.read
     }
