@@ -11,7 +11,7 @@ tools) read afterwards. X11 cases run on a private Xvfb, Wayland cases on a priv
 "Beyond" cases run pbctl alone and check what only pbctl does (a type made by negotiation). Every
 vector is then run once more with no display at all (the store), and must return within 5 s.
 
-Usage: scripts/compat-differential.py PBCTL [--only SUBSTRING] [--verbose] [--show]
+Usage: scripts/compat-differential.py PBCTL [--only SUBSTRING[|SUBSTRING…]] [--verbose] [--show]
 Prints one line per case and a summary; exits 1 when a case fails.
 """
 import os
@@ -318,7 +318,8 @@ def main():
         os.makedirs(os.path.join(work, side + "-xsel-only"))
         os.symlink(target, os.path.join(work, side + "-xsel-only", "xsel"))
     prepare_pass(work)
-    selected = [case for case in cases(PNG, MARKDOWN, BIG) if only is None or only in case.name]
+    # --only A|B: the cases whose name holds any of the substrings.
+    selected = [case for case in cases(PNG, MARKDOWN, BIG) if only is None or any(part in case.name for part in only.split("|"))]
     sessions = {}
     counts = {"same": 0, "kept": 0, "failed": 0, "beyond": 0, "beyond-failed": 0, "slow": 0}
     failures = []

@@ -274,6 +274,64 @@ def cases(png, markdown, big):
     add(w("--watch -p with -n", None, shell="(timeout 2 wl-paste -n -p --watch sh -c 'cat; echo \\|' > watched &); sleep 0.8; "
           "printf 'p2\\n' | " + WLCOPY + " -p; sleep 1.5; cat watched", setup=[W_TEXT_P]))
 
+    # ---- bytes that are not UTF-8, STRING, images read back, paste-once, a refusing owner (issue 47) ------------
+    latin1 = b"caf\xe9 cr\xe8me\n"
+    x_latin1 = "printf 'caf\\351' | " + XCLIP + " -sel c"
+    refusing = "/usr/bin/python3 $PEERS/refusing_peer.py CLIPBOARD"
+    add(x("copy Latin-1 text", "xclip -sel c", stdin=latin1, then=X_READ_C))
+    add(x("copy Latin-1 text primary", "xclip -i", stdin=latin1, then=X_READ_P))
+    add(x("copy Latin-1 text -t STRING", "xclip -sel c -t STRING", stdin=latin1, then=[XCLIP + " -o -sel c -t STRING", XSEL + " -o -b"]))
+    add(x("Latin-1 round trip", None, shell="printf 'caf\\351\\n' | xclip -sel c && xclip -o -sel c"))
+    add(x("paste Latin-1 of an xclip owner", "xclip -o -sel c", setup=[x_latin1]))
+    add(x("xsel copy Latin-1 text", "xsel -i -b", stdin=latin1, then=X_READ_C))
+    add(x("xsel Latin-1 round trip", None, shell="printf 'caf\\351' | xsel -i -b && sleep 0.3 && xsel -o -b"))
+    add(x("xsel paste Latin-1 of an xclip owner", "xsel -o -b", setup=[x_latin1]))
+    add(w("wl-copy Latin-1 text", "wl-copy", stdin=latin1, then=[WLPASTE + " -n", WLPASTE + " -t text/plain"]))
+    add(w("wl-copy Latin-1 round trip", None, shell="printf 'caf\\351' | wl-copy && wl-paste -n"))
+    add(w("wl-copy a Latin-1 argument", None, shell="wl-copy \"$(printf 'caf\\351')\"", then=[WLPASTE + " -n", WLPASTE + " -t text/plain"]))
+    add(w("wl-paste of a Latin-1 wl-copy", "wl-paste -n", setup=["printf 'caf\\351' | " + WLCOPY]))
+    gtk_string = "QT_QPA_PLATFORM=xcb NO_AT_BRIDGE=1 /usr/bin/python3 $PEERS/gtk_peer.py text-of STRING"
+    add(x("STRING of text outside Latin-1", "xclip -sel c", stdin="na\u00efve \u2713 \U0001f600\n".encode(),
+          then=[XCLIP + " -o -sel c -t STRING", X_TARGETS_C, XCLIP + " -o -sel c"],
+          differs="STRING is Latin-1 (ICCCM): pbctl's owner serves a character outside it as GTK 3 does (\\u2713), where xclip's answers every target with its UTF-8 bytes"))
+    add(x("beyond: STRING of text outside Latin-1 is served, as GTK 3 serves it", None,
+          shell="printf 'na\\303\\257ve \\342\\234\\223 \\360\\237\\230\\200' | xclip -sel c && " + XCLIP + " -o -sel c -t STRING",
+          beyond=lambda s: True if s.get("status") == 0 and s.get("stdout") == b"na\xefve \\u2713 \\U0001f600" else repr(s)))
+    add(x("beyond: GTK reads STRING of a pbctl copy outside Latin-1", None,
+          shell="printf 'na\\303\\257ve \\342\\234\\223' | $PBCTL copy && " + gtk_string,
+          beyond=lambda s: True if s.get("status") == 0 and b"na\xc3\xafve \\u2713" in s.get("stdout", b"") else repr(s)))
+    add(x("beyond: a .txt copy offers the text targets", None, shell="$PBCTL copy a.txt && " + XCLIP + " -o -sel c -t TARGETS",
+          beyond=lambda s: True if all(n in s.get("stdout", b"").split(b"\n") for n in [b"UTF8_STRING", b"STRING", b"TEXT", b"text/plain"])
+          else repr(s)))
+    add(w("beyond: a .txt copy offers every name wl-copy offers for text", None, shell="$PBCTL copy a.txt && " + WLPASTE + " -l",
+          beyond=lambda s: True if all(n in s.get("stdout", b"").split(b"\n") for n in
+                                       [b"text/plain;charset=utf-8", b"text/plain", b"UTF8_STRING", b"STRING", b"TEXT"]) else repr(s)))
+    add(w("beyond: GTK 3 on Wayland pastes a .txt copy", None,
+          shell="$PBCTL copy a.txt && GDK_BACKEND=wayland NO_AT_BRIDGE=1 /usr/bin/python3 $PEERS/gtk_peer.py window-text",
+          beyond=lambda s: True if s.get("status") == 0 and s.get("stdout") == b"first file\n" else repr(s)))
+    add(w("image copied with wl-copy read back with no type", None, shell="wl-copy < red.png && wl-paste | cmp - red.png && echo same"))
+    add(w("image copied with wl-copy -t image/png read back with no type", None,
+          shell="wl-copy -t image/png < red.png && wl-paste | cmp - red.png && echo same"))
+    add(w("image copied with wl-copy read back by the real wl-paste", "wl-copy", stdin=png, then=[WLPASTE + " -t image/png"]))
+    # The real wl-copy serves from a forked child that may not own the selection yet when it returns.
+    add(w("paste-once read twice", None, shell="printf once | wl-copy -o && sleep 0.3 && wl-paste; echo status=$?; sleep 0.4; wl-paste; echo status=$?"))
+    add(w("paste-once read twice at once", None, shell="printf once | wl-copy -o && sleep 0.3 && wl-paste; echo status=$?; wl-paste; echo status=$?"))
+    add(x("refusing owner: xclip -o", "xclip -o -sel c", setup=[refusing]))
+    add(x("refusing owner: xclip -o -t text/html", "xclip -o -sel c -t text/html", setup=[refusing]))
+    add(x("refusing owner: xclip -o -t TARGETS", "xclip -o -sel c -t TARGETS", setup=[refusing]))
+    add(x("refusing owner: xsel -o", "xsel -o -b", setup=[refusing]))
+    # The careless refusal: the reply names the property asked for and the owner never sets it.
+    for argv in ["xclip -o -sel c", "xclip -o -sel c -t text/html", "xsel -o -b"]:
+        add(x("refusing owner, property never set: " + argv, argv, setup=[refusing + "+unset"]))
+    add(x("beyond: pbctl paste names a refusal by a property never set", None, setup=[refusing + "+unset"], shell="$PBCTL paste; echo status=$?",
+          beyond=lambda s: True if s.get("stdout") == b"status=1\n" and b"the selection owner refused STRING" in s.get("stderr", b"") else repr(s)))
+    add(x("xclip -o asks one conversion", None, shell="rm -f asked; " + refusing + " asked UTF8_STRING hello >/dev/null && xclip -o -sel c; echo; cat asked"))
+    add(x("xclip -o asks STRING after a refused UTF8_STRING", None,
+          shell="rm -f asked; " + refusing + " asked STRING latin >/dev/null && xclip -o -sel c; echo; cat asked"))
+    add(x("xsel -o asks one conversion", None, shell="rm -f asked; " + refusing + " asked UTF8_STRING hello >/dev/null && xsel -o -b; echo; cat asked"))
+    add(x("beyond: pbctl paste names the refusal", None, setup=[refusing], shell="$PBCTL paste -t text/html; echo status=$?",
+          beyond=lambda s: True if s.get("stdout") == b"status=1\n" and b"the selection owner refused text/html" in s.get("stderr", b"") else repr(s)))
+
     # ---- what GTK 3 and Qt 5 read of a copy (Tests/X11Peers) --------------------------------------------------
     gtk = "QT_QPA_PLATFORM=xcb NO_AT_BRIDGE=1 /usr/bin/python3 $PEERS/gtk_peer.py "
     qt = "QT_QPA_PLATFORM=xcb /usr/bin/python3 $PEERS/qt_peer.py "
@@ -354,6 +412,9 @@ def cases(png, markdown, big):
     add(x("beyond: store TARGETS of a markdown copy", None, shell="unset DISPLAY; $PBCTL copy notes.md && xclip -sel c -t TARGETS -o",
           beyond=contains(b"TARGETS\n", b"text/markdown\n", b"text/html\n", b"UTF8_STRING\n")))
     add(x("beyond: store xclip round trip", None, shell="unset DISPLAY; printf 'stored' | xclip -sel c && xclip -o -sel c", beyond=contains(b"stored")))
+    add(x("beyond: store Latin-1 round trip through each tool", None,
+          shell="unset DISPLAY WAYLAND_DISPLAY; printf 'caf\\351' | xclip -sel c && xclip -o -sel c && xsel -o -b && wl-paste -n",
+          beyond=lambda s: True if s.get("status") == 0 and s.get("stdout") == b"caf\xe9" * 3 else repr(s)))
     add(x("beyond: store xsel probe", None, shell="unset DISPLAY; xsel -o -b; echo status=$?", beyond=contains(b"status=0")))
     add(w("beyond: store wl-paste -t image/webp of a png", None, shell="unset WAYLAND_DISPLAY; wl-copy < red.png && wl-paste -t image/webp",
           beyond=starts(webp)))

@@ -693,5 +693,15 @@ if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && scripts/kdeconnect-netns.sh
 else
     echo "release-smoke: not root or no network namespaces: KDE Connect by address not checked"
 fi
+# --- issue 47: the personalities keep bytes that are not UTF-8 ---
+# Latin-1 text copied through xclip (pbctl) comes back byte for byte from xclip, xsel and wl-paste (the
+# store: no display), as the real tools give back what they were given.
+printf 'caf\351' | env -u DISPLAY -u WAYLAND_DISPLAY PBCTL_BACKEND=store "$compat/xclip" -sel c || fail "xclip (pbctl) refused Latin-1 text"
+for reader in "xclip -o -sel c" "xsel -o -b" "wl-paste -n"; do
+    # shellcheck disable=SC2086 # the reader's words
+    [ "$(env -u DISPLAY -u WAYLAND_DISPLAY PBCTL_BACKEND=store "$compat/"$reader | od -An -tx1 | tr -d ' \n')" = "636166e9" ] \
+        || fail "$reader (pbctl) did not give Latin-1 text back byte for byte"
+done
+echo "release-smoke: issue 47: Latin-1 text through the personalities comes back byte for byte"
 
 echo "release-smoke: $pbctl is static; store, images, pbctl ssh (into X11 and Wayland too), a hostile remote, paste -o on SIGINT, Unix-socket and TCP displays, Wayland (an owner cut short) and the daemons work"

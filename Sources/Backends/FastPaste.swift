@@ -76,7 +76,8 @@ extension BackendChoice {
             connection.leaveOpenUntilExit()  // the caller exits next
             return .pasted
         } catch let failure as ConversionFailure {
-            if case .refused = failure, !delivered { return .notHandled }
+            // Refused (a None property, or one named and never set): the full command words it.
+            if failure == .refused || failure.isMissingProperty, !delivered { return .notHandled }
             return .failed(X11Backend.pasteboardError(failure))
         } catch let error as PasteboardError {
             if error.code == .empty, !delivered { return .notHandled }

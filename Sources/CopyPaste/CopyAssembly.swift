@@ -12,7 +12,8 @@ import SystemIO
 /// xclip/xsel/wl-copy personalities): each source read (streamed into the store where the backend
 /// spools, else into memory, within a size limit), its type decided — an image by its content whatever
 /// its name says, else the declared type, else the file's extension, else sniffed — text checked to be
-/// valid UTF-8, an image checked to decode within the limits, and the item made with every
+/// valid UTF-8 (generic plain text that is valid UTF-8, a `.txt` file, is UTF-8 text whichever way it
+/// came, offered under every text name), an image checked to decode within the limits, and the item made with every
 /// representation a copy of it offers (``Producers``), a Markdown file's local images as a TextBundle.
 public struct CopyAssembly {
     public var registry: TypeRegistry
@@ -70,12 +71,14 @@ public struct CopyAssembly {
             data = spooled.data
             resolved = Self.imageType(data, declared: declared)
                 ?? type ?? TypeSniffer.sniff(head: spooled.head, isValidUTF8: spooled.firstInvalidUTF8Offset == nil)
+            if resolved == .plainText, spooled.firstInvalidUTF8Offset == nil { resolved = .utf8PlainText }
             if let offset = spooled.firstInvalidUTF8Offset, registry.textEncoding(of: resolved) == .utf8 {
                 throw Self.invalidUTF8(shown, offset, resolved)
             }
         } else {
             data = source == "-" ? try readStandardInput(maximumSize) : try POSIX.readFile(source, limit: maximumSize)
             resolved = Self.imageType(data, declared: declared) ?? type ?? TypeSniffer.sniff(data)
+            if resolved == .plainText, TypeSniffer.isValidUTF8(data) { resolved = .utf8PlainText }
             try checkText(data, as: resolved, source: shown)
         }
         if type == nil, macCompat, resolved == .html {

@@ -8,7 +8,7 @@ import Representations
 
 /// What a paste delivers of the representation the negotiation chose (``PasteRequest``): streamed as the
 /// backend gives it, or read whole and converted (HTML from Markdown, an image in another format), and
-/// UTF-16 text as UTF-8 unless the exact bytes were asked for. The one policy `pbctl paste`, pbpaste and
+/// UTF-16 and Latin-1 text as UTF-8 unless the exact bytes were asked for. The one policy `pbctl paste`, pbpaste and
 /// the xclip/xsel/wl-paste personalities share.
 public struct PasteDelivery {
     public var registry: TypeRegistry
@@ -28,11 +28,12 @@ public struct PasteDelivery {
         _ choice: PasteRequest.Choice, item index: Int, of item: ItemSummary, from backend: any PasteboardBackend,
         _ pasteboard: PasteboardName, to sink: any RepresentationSink
     ) throws {
-        let utf16 = !exact && registry.textEncoding(of: choice.read) == .utf16
+        let encoding = registry.textEncoding(of: choice.read)
+        let utf16 = !exact && (encoding == .utf16 || encoding == .latin1)
         if choice.convertTo != nil {
             let whole = DataSink()
             try backend.read(choice.read, item: index, from: pasteboard, into: whole)
-            let source = utf16 ? Data(Self.utf16ToUTF8(whole.data).utf8) : whole.data
+            let source = utf16 ? Self.textToUTF8(whole.data, encoding) : whole.data
             if let report, ImageRepresentations.isImage(choice.read) {
                 // Only with -v: a second decode, to say that an animation converts as its first frame.
                 for note in (try? ImageRepresentations.validate(source, as: choice.read, source: "item \(index)")) ?? [] { report(note) }
@@ -44,7 +45,7 @@ public struct PasteDelivery {
         } else if utf16 {
             let whole = DataSink()
             try backend.read(choice.read, item: index, from: pasteboard, into: whole)
-            try sink.write(Data(Self.utf16ToUTF8(whole.data).utf8))
+            try sink.write(Self.textToUTF8(whole.data, encoding))
         } else {
             try backend.read(choice.read, item: index, from: pasteboard, into: sink)
         }
@@ -63,6 +64,12 @@ public struct PasteDelivery {
             return "item \(index): read \(choice.read)\(origin), converted to \(shown) here"
         }
         return "item \(index): pasted \(choice.read)\(origin)"
+    }
+
+    /// UTF-16 or Latin-1 text as UTF-8.
+    static func textToUTF8(_ data: Data, _ encoding: TextEncoding?) -> Data {
+        guard encoding == .latin1 else { return Data(utf16ToUTF8(data).utf8) }
+        return Data(String(decoding: data.map { UInt16($0) }, as: UTF16.self).utf8)
     }
 
     /// UTF-16 text (a byte-order mark read, little-endian without one) as a string.

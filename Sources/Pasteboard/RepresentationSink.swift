@@ -29,3 +29,28 @@ public final class DataSink: RepresentationSink {
     public init() {}
     public func write(_ chunk: Data) throws { data.append(chunk) }
 }
+
+/// A sink that counts what passes through it to another.
+public final class CountingSink: RepresentationSink {
+    public let base: any RepresentationSink
+    public private(set) var count = 0
+
+    public init(_ base: any RepresentationSink) { self.base = base }
+
+    public func write(_ chunk: Data) throws {
+        count += chunk.count
+        try base.write(chunk)
+    }
+
+    public func transfer(fromFile descriptor: Int32, offset: Int, count: Int) throws -> Bool {
+        guard try base.transfer(fromFile: descriptor, offset: offset, count: count) else { return false }
+        self.count += count
+        return true
+    }
+
+    public func transfer(fromPipe descriptor: Int32, limit: Int) throws -> Int? {
+        let moved = try base.transfer(fromPipe: descriptor, limit: limit)
+        count += moved ?? 0
+        return moved
+    }
+}

@@ -64,6 +64,9 @@ extension TypeIdentifier {
     public static let plainText: TypeIdentifier = "public.plain-text"
     public static let utf8PlainText: TypeIdentifier = "public.utf8-plain-text"
     public static let utf16PlainText: TypeIdentifier = "public.utf16-plain-text"
+    /// Text that is not UTF-8, kept byte for byte as the tools keep it (`xclip`, `xsel`, `wl-copy` of
+    /// Latin-1 input): ISO 8859-1, what X11's STRING is.
+    public static let latin1PlainText: TypeIdentifier = "org.pbctl.latin1-plain-text"
     public static let rtf: TypeIdentifier = "public.rtf"
     public static let html: TypeIdentifier = "public.html"
     public static let xml: TypeIdentifier = "public.xml"

@@ -2,6 +2,9 @@ extension TypeRegistry {
     /// The MIME types UTF-8 plain text is offered under where a clipboard speaks MIME (Wayland), preferred
     /// first: the Wayland owner's and what the wl-paste personality lists for text held elsewhere.
     public static let plainTextMIMETypes = ["text/plain;charset=utf-8", "UTF8_STRING", "text/plain", "STRING", "TEXT"]
+    /// The names Latin-1 text (``TypeIdentifier/latin1PlainText``) is offered under where a clipboard speaks
+    /// MIME: its own, then wl-copy's generic text names that promise no UTF-8 (STRING is Latin-1).
+    public static let latin1TextMIMETypes = ["text/plain;charset=iso-8859-1", "text/plain", "STRING", "TEXT"]
 
     /// The built-in types, after Apple's UTType declarations, with the MIME types and X11 targets
     /// that Linux applications use. The first tag of each class is the preferred one.
@@ -102,5 +105,11 @@ extension TypeRegistry {
         TypeDeclaration(
             "org.kde.password-manager-hint", conformsTo: [.data], description: "KDE password-manager hint",
             mimeTypes: ["x-kde-passwordmanagerhint"], x11Targets: ["x-kde-passwordManagerHint"]),
+        // Declared last: the tags it shares (STRING, TEXT, text/plain) keep naming the types above.
+        TypeDeclaration(
+            .latin1PlainText, conformsTo: [.plainText], description: "Latin-1 plain text",
+            mimeTypes: ["text/plain;charset=iso-8859-1", "text/plain"],
+            x11Targets: ["STRING", "TEXT", "text/plain"],
+            textEncoding: .latin1),
     ]
 }

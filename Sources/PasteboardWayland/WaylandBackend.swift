@@ -127,9 +127,22 @@ public final class WaylandBackend: PasteboardBackend {
         return registry.type(forMIMEType: mime)
     }
 
+    /// The type a MIME type stands for in an offer of `mimes`: the generic text names (`text/plain`,
+    /// STRING, TEXT) are Latin-1 text where the owner offers `text/plain;charset=iso-8859-1` and no UTF-8
+    /// name (pbctl's offer of text that is not UTF-8), so what reads them gets Latin-1, not broken UTF-8.
+    public func type(forMIME mime: String, among mimes: [String]) -> TypeIdentifier {
+        let type = type(forMIME: mime)
+        guard type == .utf8PlainText, !mimes.contains("UTF8_STRING"),
+            mimes.contains(where: { $0.lowercased() == TypeRegistry.latin1TextMIMETypes[0] }),
+            !mimes.contains(where: { String($0.lowercased().filter { $0 != " " }) == "text/plain;charset=utf-8" })
+        else { return type }
+        return String(mime.lowercased().filter { $0 != " " }) == "text/plain;charset=utf-8" ? type : .latin1PlainText
+    }
+
     /// The MIME types a representation of `type` is offered under, preferred first.
     public func mimeTypes(for type: TypeIdentifier) -> [String] {
         if type == .utf8PlainText { return Self.textMIMETypes }
+        if type == .latin1PlainText { return TypeRegistry.latin1TextMIMETypes }
         return registry.tags(of: type, .mimeType)
     }
 
@@ -144,7 +157,7 @@ public final class WaylandBackend: PasteboardBackend {
         var seen = Set<TypeIdentifier>()
         var types: [TypeSummary] = []
         for mime in mimes where !ClipboardMarkers.isMarker(mime) {
-            let type = type(forMIME: mime)
+            let type = type(forMIME: mime, among: mimes)
             if seen.insert(type).inserted { types.append(TypeSummary(type: type)) }
         }
         guard !types.isEmpty else { return [] }
@@ -164,7 +177,7 @@ public final class WaylandBackend: PasteboardBackend {
             throw PasteboardError.empty()
         }
         let preferred = mimeTypes(for: type).filter(mimes.contains)
-        let others = mimes.filter { !preferred.contains($0) && !ClipboardMarkers.isMarker($0) && self.type(forMIME: $0) == type }
+        let others = mimes.filter { !preferred.contains($0) && !ClipboardMarkers.isMarker($0) && self.type(forMIME: $0, among: mimes) == type }
         guard let mime = (preferred + others).first else { throw PasteboardError(.typeNotOffered, "\(type) is not offered") }
         try receive(offer: offer, mime: mime, primary: pasteboard == .primary, into: sink)
     }

@@ -8,12 +8,14 @@ import Pasteboard
 /// Serves one ``Item`` under every X11 target its representations' types map to.
 ///
 /// Nothing is produced up front: a promised representation (a conversion) runs on the first request
-/// for one of its targets and is cached. STRING is strict Latin-1: text outside Latin-1 is refused,
-/// never answered with other bytes. TEXT (a polymorphic target, ICCCM §2.7.1) is answered as STRING
-/// when the text is Latin-1 and as UTF8_STRING otherwise, with that type on the reply. COMPOUND_TEXT
-/// is Latin-1 with UTF-8 segments (``CompoundText/encode(_:)``).
+/// for one of its targets and is cached. STRING is Latin-1: a target listed is a target served, so a
+/// character outside Latin-1 is written as GTK 3 writes it (`\u2713`,
+/// ``TextTranscoder/utf8ToLatin1Replacing(_:)``). TEXT (a polymorphic target, ICCCM §2.7.1) is
+/// answered as STRING when the text is Latin-1 and as UTF8_STRING otherwise, with that type on the
+/// reply. COMPOUND_TEXT is Latin-1 with UTF-8 segments (``CompoundText/encode(_:)``). Latin-1 text
+/// (``TypeIdentifier/latin1PlainText``) is served as it is under STRING, TEXT and `text/plain`.
 public final class ItemContentSource: SelectionContentSource {
-    private enum Encoding { case asIs, latin1, text, compoundText }
+    private enum Encoding { case asIs, latin1, text, compoundText, latin1AsString }
 
     private struct Entry {
         var representation: TypeIdentifier
@@ -26,7 +28,7 @@ public final class ItemContentSource: SelectionContentSource {
     private var entries: [XAtom: Entry] = [:]
     private var item: Item?
     private var produced: [TypeIdentifier: Data] = [:]
-    private var latin1: Data??
+    private var latin1: Data?
     private let atoms: KnownAtoms
 
     /// - Parameter intern: interns target names (the connection's `intern`).
@@ -43,8 +45,10 @@ public final class ItemContentSource: SelectionContentSource {
         }
         let registry = negotiation.registry
         for representation in item.representations {
+            let isLatin1 = registry.textEncoding(of: representation.type) == .latin1
             for name in negotiation.servedTargets(for: representation.type) {
-                add(name, Entry(representation: representation.type, encoding: Self.encoding(forTarget: name)))
+                let encoding = isLatin1 ? (name == KnownAtom.text.rawValue ? .latin1AsString : .asIs) : Self.encoding(forTarget: name)
+                add(name, Entry(representation: representation.type, encoding: encoding))
             }
         }
         // Plain text owed by any UTF-8 plain-text type (Markdown is plain text) when no representation
@@ -98,20 +102,21 @@ public final class ItemContentSource: SelectionContentSource {
         case .asIs:
             return ServedContent(type: target, format: 8, bytes: bytes)
         case .latin1:
-            guard let latin1 = latin1Bytes(bytes) else { return nil }
-            return ServedContent(type: target, format: 8, bytes: latin1)
+            return ServedContent(type: target, format: 8, bytes: latin1Bytes(bytes))
         case .text:
-            if let latin1 = latin1Bytes(bytes) { return ServedContent(type: atoms[.string], format: 8, bytes: latin1) }
+            if let latin1 = TextTranscoder.utf8ToLatin1(bytes) { return ServedContent(type: atoms[.string], format: 8, bytes: latin1) }
             return ServedContent(type: atoms[.utf8String], format: 8, bytes: bytes)
+        case .latin1AsString:
+            return ServedContent(type: atoms[.string], format: 8, bytes: bytes)
         case .compoundText:
             return ServedContent(type: target, format: 8, bytes: CompoundText.encode(bytes))
         }
     }
 
-    private func latin1Bytes(_ utf8: Data) -> Data? {
+    private func latin1Bytes(_ utf8: Data) -> Data {
         if let cached = latin1 { return cached }
-        let converted = TextTranscoder.utf8ToLatin1(utf8)
-        latin1 = .some(converted)
+        let converted = TextTranscoder.utf8ToLatin1Replacing(utf8)
+        latin1 = converted
         return converted
     }
 

@@ -168,8 +168,9 @@ public final class X11Backend: PasteboardBackend {
                     try sink(chunk)
                 }
                 return
-            } catch ConversionFailure.refused where !delivered {
-                lastError = PasteboardError(.typeNotOffered, "the owner refused \(target)")
+            } catch let failure as ConversionFailure where !delivered && (failure == .refused || failure.isMissingProperty) {
+                // A None property, or one named and never set: the owner refused this target.
+                lastError = PasteboardError(.typeNotOffered, "the selection owner refused \(target)")
                 continue
             } catch let failure as ConversionFailure {
                 throw Self.pasteboardError(failure)
@@ -261,6 +262,13 @@ extension X11Backend: NativeOffer {
         }
         let reader = reader(try selection(pasteboard))
         guard try reader.owner() != 0 else { throw PasteboardError.empty() }
-        return try Self.mapFailure { try reader.read(target: name) { try sink.write($0) }.type }
+        do {
+            return try reader.read(target: name) { try sink.write($0) }.type
+        } catch let failure as ConversionFailure {
+            // A reply naming a property the owner never set reads as nothing, of no type, as xclip and
+            // xsel read it (an empty selection, exit 0).
+            if failure.isMissingProperty { return nil }
+            throw Self.pasteboardError(failure)
+        }
     }
 }

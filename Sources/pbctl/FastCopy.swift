@@ -32,13 +32,15 @@ func fastCopy(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     guard BackendChoice.copiesToTheStoreAlone(variable: variable), variable("PBCTL_MAX_SIZE") == nil else { return nil }
     let source = PathBytes.string(UnsafeBufferPointer(start: UnsafeRawPointer(second).assumingMemoryBound(to: UInt8.self), count: strlen(second)))
     // The type the full copy gives: the content's without an extension; plain text for `.txt`, unless
-    // declared types (which may claim the extension) exist.
-    let type: TypeIdentifier
+    // declared types (which may claim the extension) exist — UTF-8 text, as what is copied here is UTF-8
+    // (CopyAssembly: valid UTF-8 is UTF-8 text whichever way it came).
+    let type: TypeIdentifier = .utf8PlainText
+    let sniffs: Bool
     switch source.pathExtension?.lowercased() {
-    case nil: type = .utf8PlainText
+    case nil: sniffs = true
     case "txt"?:
         guard !DeclaredTypes.anyDeclarationFile(variable: variable) else { return nil }
-        type = .plainText
+        sniffs = false
     default: return nil
     }
     guard let data = try? POSIX.readRegularFile(source, limit: 64 << 10), !data.isEmpty,
@@ -47,7 +49,7 @@ func fastCopy(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     var validator = UTF8StreamValidator()
     data.withUnsafeBytes { validator.feed($0) }
     guard validator.finish() == nil else { return nil }  // the full copy words what is wrong
-    if type == .utf8PlainText, TypeSniffer.sniff(head: data.prefix(4096), isValidUTF8: true) != .utf8PlainText { return nil }
+    if sniffs, TypeSniffer.sniff(head: data.prefix(4096), isValidUTF8: true) != .utf8PlainText { return nil }
     var metadata = ItemMetadata(sourceApplication: "pbctl", sourcePath: POSIX.absolutePath(source))
     metadata.extra.merge(documentSourceMetadata(source, report: { _ in })) { $1 }
     let item = Producers.item(

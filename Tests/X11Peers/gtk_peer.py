@@ -3,6 +3,8 @@
 
   gtk_peer.py paste TARGET     write the CLIPBOARD converted to TARGET to stdout (exit 1 when refused)
   gtk_peer.py text             write gtk_clipboard_wait_for_text() to stdout
+  gtk_peer.py window-text      the same from a mapped window (GDK_BACKEND=wayland: a Wayland client reads
+                               the selection only once a surface of its own has keyboard focus)
   gtk_peer.py text-of TARGET   write the CLIPBOARD converted to TARGET, decoded as text by GTK
                                (gtk_selection_data_get_text: Xlib for COMPOUND_TEXT), to stdout
   gtk_peer.py targets          print the CLIPBOARD's TARGETS, one per line
@@ -56,6 +58,23 @@ def main():
         if text is None:
             return 1
         sys.stdout.write(text)
+        return 0
+    if command == "window-text":
+        window = Gtk.Window()
+        window.set_default_size(64, 64)
+        window.show_all()
+        read = {}
+
+        def later():
+            read["text"] = clipboard.wait_for_text()
+            Gtk.main_quit()
+            return False
+        GLib.timeout_add(800, later)
+        GLib.timeout_add_seconds(8, Gtk.main_quit)
+        Gtk.main()
+        if read.get("text") is None:
+            return 1
+        sys.stdout.write(read["text"])
         return 0
     if command == "text":
         text = clipboard.wait_for_text()

@@ -16,6 +16,18 @@ public enum ConversionFailure: Error, Sendable, Equatable {
     case malformed(String)
 }
 
+extension ConversionFailure {
+    /// What ``malformed(_:)`` says when the owner's reply names a property it never set: the careless
+    /// refusal some owners make (ICCCM asks for a None property). xclip and xsel read it as nothing.
+    public static let missingProperty = "the reply property does not exist"
+
+    /// Whether the owner answered by naming a property it never set (``missingProperty``).
+    public var isMissingProperty: Bool {
+        if case .malformed(let what) = self { return what == Self.missingProperty }
+        return false
+    }
+}
+
 /// The requestor side of ICCCM §2.4 and §2.7.2 for one conversion, as a pure state machine.
 ///
 /// It starts with ``start(now:time:)``, consumes events and property values, and returns actions; the
@@ -165,7 +177,7 @@ public struct ConversionStateMachine {
     public mutating func propertyValue(_ value: PropertyValue, now: UInt64) -> Actions {
         switch phase {
         case .readingProperty:
-            guard value.exists else { return fail(.malformed("the reply property does not exist")) }
+            guard value.exists else { return fail(.malformed(ConversionFailure.missingProperty)) }
             if readOffset == 0 && value.type == incrAtom {
                 // Reading with delete=True removed the INCR property: that starts the transfer.
                 usedIncr = true

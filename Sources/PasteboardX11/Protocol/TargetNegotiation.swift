@@ -210,6 +210,26 @@ public struct TextTranscoder: Sendable {
         return out
     }
 
+    /// UTF-8 text as ISO 8859-1 for STRING, every character kept: one outside Latin-1 is written as GTK 3
+    /// writes it (`\\u2713`, `\\U0001f600` past the Basic Multilingual Plane), so an owner that lists
+    /// STRING always answers it (Qt writes `?`; GTK's escape keeps which character it was).
+    public static func utf8ToLatin1Replacing(_ bytes: Data) -> Data {
+        if let strict = utf8ToLatin1(bytes) { return strict }
+        var out = Data()
+        out.reserveCapacity(bytes.count)
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            if scalar.value < 0x100 {
+                out.append(UInt8(scalar.value))
+            } else {
+                let hex = String(scalar.value, radix: 16)
+                let width = scalar.value < 0x10000 ? 4 : 8
+                out.append(contentsOf: Array((scalar.value < 0x10000 ? "\\u" : "\\U").utf8))
+                out.append(contentsOf: Array((String(repeating: "0", count: max(0, width - hex.count)) + hex).utf8))
+            }
+        }
+        return out
+    }
+
     /// UTF-16 with an optional byte-order mark (little-endian without one) as UTF-8.
     public static func utf16ToUTF8(_ bytes: Data) -> Data {
         var bigEndian = false

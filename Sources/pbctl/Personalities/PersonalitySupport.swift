@@ -159,12 +159,16 @@ struct ToolSession {
             metadata.sourcePath = POSIX.absolutePath(path)
         case .bytes(let bytes): data = bytes
         }
-        let declared: TypeIdentifier? = if case .named(let name) = type { declaredType(name) } else { nil }
+        let named: String? = if case .named(let name) = type { name } else { nil }
+        let declared = named.map(declaredType)
         var resolved = CopyAssembly.imageType(data, declared: declared) ?? declared ?? .utf8PlainText
         // Generic text (`text/plain`, `STRING`) that is UTF-8 is offered as UTF-8 text, under every text
-        // name, as the tools offer it; bytes that are not UTF-8 with no type named are kept as data.
+        // name, as the tools offer it. Text that is not UTF-8 given with no type, as text/plain or as
+        // STRING or TEXT (Latin-1 by definition) is kept byte for byte as Latin-1 text, as the tools keep
+        // it: served as it is under STRING, TEXT and text/plain, so their readers get the bytes back.
         if resolved == .plainText || resolved == .utf8PlainText {
-            resolved = TypeSniffer.isValidUTF8(data) ? .utf8PlainText : (declared == nil ? .data : resolved)
+            let genericName = named == nil || named == "STRING" || named == "TEXT" || resolved == .plainText
+            resolved = TypeSniffer.isValidUTF8(data) ? .utf8PlainText : (genericName ? .latin1PlainText : resolved)
         }
         let shown = if case .file(let path) = source { path.shownPath } else { "standard input" }
         try assembly.checkText(data, as: resolved, source: shown)
@@ -209,7 +213,9 @@ struct ToolSession {
             switch vocabulary {
             case .x11Targets: registry.tags(of: summary.type, .x11Target).forEach(add)
             case .mimeTypes:
-                (summary.type == .utf8PlainText ? TypeRegistry.plainTextMIMETypes : registry.tags(of: summary.type, .mimeType)).forEach(add)
+                (summary.type == .utf8PlainText
+                    ? TypeRegistry.plainTextMIMETypes
+                    : summary.type == .latin1PlainText ? TypeRegistry.latin1TextMIMETypes : registry.tags(of: summary.type, .mimeType)).forEach(add)
             }
         }
         // Plain text any UTF-8 text type owes (Markdown is plain text), as pbctl's owners offer it.
@@ -235,7 +241,8 @@ struct ToolSession {
         let choice = try request.choose(item.types, registry: registry, canConvert: Conversion.canConvert)
         guard admits(choice) else { throw PasteboardError(.typeNotOffered, "\(choice.convertTo ?? choice.read) is not what was asked for") }
         var delivery = PasteDelivery(registry: registry)
-        delivery.exact = request.isExact
+        // Latin-1 text comes back as its bytes, as the tools give back what they were given.
+        delivery.exact = request.isExact || choice.read == .latin1PlainText
         try delivery.deliver(choice, item: 0, of: item, from: backend, pasteboard, to: sink)
         return choice.convertTo ?? choice.read
     }

@@ -29,7 +29,9 @@ func runWlCopy(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
     let source: ToolSession.CopySource
     var type: ToolSession.CopyType = invocation.type.map { .named($0) } ?? .text
     if let text = invocation.text {
-        source = .bytes(Data(text.utf8))
+        // Arguments are bytes (main.swift keeps each byte that is not UTF-8 in PathBytes' reversible
+        // form): the words' own bytes are copied, whatever they are.
+        source = .bytes(Data(PathBytes.bytes(text)))
     } else {
         // Standard input keeps its file's name, which names its type, as wl-copy's copy of it does.
         if invocation.type == nil, let path = POSIX.pathOfDescriptor(STDIN_FILENO), let ext = path.pathExtension,
@@ -72,8 +74,15 @@ func runWlPaste(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
         try tool.out(Data(names.map { $0 + "\n" }.joined().utf8))
         return 0
     }
-    guard let written = try wlPasteContent(invocation, names, tool, backend, pasteboard, into: tool.standardOutputSink()) else {
+    let output = CountingSink(tool.standardOutputSink())
+    guard let written = try wlPasteContent(invocation, names, tool, backend, pasteboard, into: output) else {
         throw ToolFailure(message: WlClipboard.noSuitableType)
+    }
+    // A paste-once owner that has served its paste may still hold the selection a moment (pbctl's keeps
+    // it 250 ms so its reader can tell a whole transfer) and sends nothing: the copy has been taken, and
+    // wl-paste says so as it does once the selection is gone.
+    if output.count == 0, names.contains(ClipboardMarkers.transient), selectionGoes(tool, backend, pasteboard, from: names) {
+        throw ToolFailure(message: WlClipboard.noSelection)
     }
     // A line ending after text unless -n; never after other content.
     if !invocation.noNewline, WlClipboard.isText(written) { try tool.out(Data([0x0A])) }
@@ -94,7 +103,16 @@ private func wlPasteContent(
     {
         inferred = tool.registry.preferredMIMEType(of: type)
     }
-    if let mime = WlClipboard.chooseType(offered: names, explicit: invocation.type, inferred: inferred) {
+    // pbctl's rule: an image pastes as itself, never as text. An owner offering an image first and no
+    // plain text (pbctl's copy of an image, which adds HTML and RTF carrying it) gives the image where
+    // wl-paste's text ladder would take the HTML.
+    var chosen = WlClipboard.chooseType(offered: names, explicit: invocation.type, inferred: inferred)
+    if invocation.type == nil, inferred == nil, let first = names.first, first.hasPrefix("image/"),
+        !names.contains(where: { TypeRegistry.plainTextMIMETypes.contains($0) || $0.hasPrefix("text/plain") })
+    {
+        chosen = first
+    }
+    if let mime = chosen {
         if let native = backend.nativeOffer, native.nativeVocabulary == .mimeTypes {
             try native.read(name: mime, from: pasteboard, into: sink)
         } else {
@@ -142,7 +160,9 @@ extension ToolSession {
     func mimeType(_ name: String, in backend: any PasteboardBackend, _ pasteboard: PasteboardName) throws -> TypeIdentifier {
         let held = try backend.items(in: pasteboard).first?.types.map(\.type) ?? []
         if let type = held.first(where: { type in
-            (type == .utf8PlainText ? TypeRegistry.plainTextMIMETypes : registry.tags(of: type, .mimeType)).contains(name)
+            (type == .utf8PlainText
+                ? TypeRegistry.plainTextMIMETypes
+                : type == .latin1PlainText ? TypeRegistry.latin1TextMIMETypes : registry.tags(of: type, .mimeType)).contains(name)
         }) {
             return type
         }
@@ -154,3 +174,15 @@ extension ToolSession {
         return declaredType(name)
     }
 }
+
+/// Whether the selection offered as `names` goes within half a second (a paste-once owner giving it up).
+private func selectionGoes(_ tool: ToolSession, _ backend: any PasteboardBackend, _ pasteboard: PasteboardName, from names: [String]) -> Bool {
+    for _ in 0..<20 {
+        guard let now = try? tool.offeredNames(backend, pasteboard, vocabulary: .mimeTypes) else { return false }
+        if now.isEmpty { return true }
+        if now != names { return false }
+        usleep(25_000)
+    }
+    return false
+}
+

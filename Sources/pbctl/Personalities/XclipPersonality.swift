@@ -174,12 +174,13 @@ private func xclipPasteNamed(
 ) throws -> String? {
     var answered: (data: Data, type: String?)?
     if let native = backend.nativeOffer, native.nativeVocabulary == .x11Targets {
-        let listed = (try? native.offeredNames(in: pasteboard)) ?? []
         let reply = DataSink()
         do {
             let type = try native.read(name: target, from: pasteboard, into: reply)
             answered = (reply.data, type)
-            if !negotiate || listed.contains(target) || type == target {
+            // The owner's TARGETS only where the reply's type leaves it open: a plain `xclip -o` asks one
+            // conversion, as xclip does.
+            if !negotiate || type == target || ((try? native.offeredNames(in: pasteboard)) ?? []).contains(target) {
                 try sink.write(xclipPrintable(reply.data, type: type, target: target))
                 return type ?? target
             }

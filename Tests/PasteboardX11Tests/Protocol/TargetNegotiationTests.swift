@@ -101,11 +101,14 @@ final class ItemContentSourceTests: XCTestCase {
         }
     }
 
-    func testPlainTextIsOfferedUnderEveryTextTargetAndStringIsStrictLatin1() throws {
+    func testPlainTextIsOfferedUnderEveryTextTargetAndStringIsAlwaysServedAsLatin1() throws {
         let atoms = KnownAtoms.forTesting
         let s = try source(Item(representations: [Representation(type: .utf8PlainText, data: Data("€ café".utf8))]))
         XCTAssertEqual(Set(s.targetNames), ["UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT", "COMPOUND_TEXT", "text/plain"])
-        XCTAssertNil(s.content(for: atoms[.string]), "never answer STRING with bytes that are not Latin-1")
+        // A target listed is a target served: Latin-1, a character outside it written as GTK 3 writes it.
+        let string = try XCTUnwrap(s.content(for: atoms[.string]), "STRING is listed, so it is served")
+        XCTAssertEqual(string.type, atoms[.string])
+        XCTAssertEqual(string.bytes, Data("\\u20ac caf".utf8) + Data([0xE9]))
         let text = try XCTUnwrap(s.content(for: atoms[.text]))
         XCTAssertEqual(text.type, atoms[.utf8String])
         XCTAssertEqual(s.content(for: atoms[.utf8String])?.type, atoms[.utf8String])
@@ -113,6 +116,21 @@ final class ItemContentSourceTests: XCTestCase {
         XCTAssertEqual(compound.type, atoms[.compoundText])
         XCTAssertEqual(compound.bytes, Data([0x1B, 0x25, 0x47, 0xE2, 0x82, 0xAC, 0x1B, 0x25, 0x40, 0x20, 0x63, 0x61, 0x66, 0xE9]),
                        "Latin-1 as it is, the euro sign in a UTF-8 segment")
+    }
+
+    func testStringOutsideTheBasicPlaneIsEscapedAsGTK3Does() {
+        XCTAssertEqual(TextTranscoder.utf8ToLatin1Replacing(Data("a✓😀é".utf8)), Data("a\\u2713\\U0001f600".utf8) + Data([0xE9]))
+        XCTAssertEqual(TextTranscoder.utf8ToLatin1Replacing(Data("plain".utf8)), Data("plain".utf8))
+    }
+
+    func testTextThatIsNotUTF8IsServedAsItIsUnderStringTextAndTextPlainOnly() throws {
+        let atoms = KnownAtoms.forTesting
+        let bytes = Data([0x63, 0x61, 0x66, 0xE9])
+        let s = try source(Item(representations: [Representation(type: .latin1PlainText, data: bytes)]))
+        XCTAssertEqual(s.targetNames, ["STRING", "TEXT", "text/plain"], "no UTF8_STRING: a reader falls back to STRING and gets the bytes")
+        XCTAssertEqual(s.content(for: atoms[.string])?.bytes, bytes)
+        XCTAssertEqual(s.content(for: atoms[.text])?.bytes, bytes)
+        XCTAssertEqual(s.content(for: atoms[.text])?.type, atoms[.string])
     }
 
     func testLatin1TextIsServedAsStringAndTextAsString() throws {
