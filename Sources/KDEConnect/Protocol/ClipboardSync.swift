@@ -113,8 +113,7 @@ extension Item {
     /// marker that says so (KDE's password hint, nspasteboard.org Concealed or Transient) whatever
     /// flags the backend set.
     public var isSensitiveForSync: Bool {
-        if RecordingPolicy.reasonNotToRecord(self) != nil { return true }
-        return types.contains { ClipboardMarkers.marker($0) != nil }
+        RecordingPolicy.reasonNotToRecord(self) != nil
     }
 }
 
