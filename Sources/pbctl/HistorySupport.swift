@@ -230,10 +230,12 @@ extension Context {
 
     /// Records what was copied to `backend` (`copy` through a backend nobody watches: the store, the
     /// terminal; ``History/recordCopy(_:to:preview:application:)``), and says why not on standard error
-    /// with `verbose`. Never fails the copy.
-    func recordInHistory(_ item: Item, copiedTo backend: any PasteboardBackend, options: CopyOptions? = nil, verbose: Bool) {
+    /// with `verbose`. Never fails the copy. `history`: the one already opened, if any.
+    func recordInHistory(
+        _ item: Item, copiedTo backend: any PasteboardBackend, options: CopyOptions? = nil, verbose: Bool, history opened: History? = nil
+    ) {
         do {
-            let history = try openHistory()
+            let history = try opened ?? openHistory()
             let outcome = try history.recordCopy(
                 item, to: backend, options: options, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
             if verbose, case .notRecorded(let why) = outcome { terminal.err("pbctl: not recorded in the history: \(why)") }
