@@ -158,10 +158,12 @@ struct Configuration: Sendable {
         return nil
     }
 
-    /// The history's rules from this configuration (none when it sets none: nothing to look at).
-    func historyRules(_ registry: TypeRegistry) -> History.Rules {
+    /// The history's rules from this configuration (none when it sets none: nothing to look at). The
+    /// registry is built only when there are rules: the quick copy passes `.standard`, whose building
+    /// is most of a small copy's time.
+    func historyRules(_ registry: @autoclosure () -> TypeRegistry) -> History.Rules {
         guard !historyIgnoreTypes.isEmpty || !historyIgnoreRegex.isEmpty else { return History.Rules() }
-        let configuration = self
+        let configuration = self, registry = registry()
         return History.Rules(ignore: { item in configuration.ignoreReason(item, registry) })
     }
 
