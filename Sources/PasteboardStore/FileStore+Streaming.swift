@@ -81,7 +81,7 @@ extension FileStore: InputSpooling, StoredFiles {
         }
         // Errors name the pasteboard the copy goes to, never a temporary file.
         let shownPath = packagePath
-        let digest = digestsSpools ? SpoolDigest(spool: fd) : nil
+        let digest = digestsSpools ? SpoolDigest(spool: fd, unnamed: name == nil) : nil
         func abandon() {
             digest?.abandon()
             if let name {

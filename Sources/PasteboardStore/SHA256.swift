@@ -14,12 +14,15 @@ import Pasteboard
 /// SHA-256: the name of a large representation's file in the history (content-addressed, so the same
 /// bytes are stored once however often they are copied), as 64 lowercase hexadecimal digits. OpenSSL's
 /// (linked for KDE Connect already; `COpenSSL/digest.c`), which uses the CPU's SHA instructions: this
-/// is only the Swift side of it. A file is hashed through one bounded buffer, never mapped, so hashing
-/// a large copy does not bring it into memory.
+/// is only the Swift side of it. A file is hashed a window at a time, never mapped whole, so hashing a
+/// large copy does not bring it into memory.
 enum SHA256 {
-    /// What one read of a file hashes at a time: small enough to stay in the cache between the read and
-    /// the hash.
+    /// What one read of a file hashes at a time (where a window cannot be mapped): small enough to stay
+    /// in the cache between the read and the hash.
     static let chunkSize = 256 << 10
+    /// What one mapping of a file hashes at a time: its pages are read in place from the page cache
+    /// (no copy) and unmapped before the next window, so at most this much of the file is resident.
+    static let windowSize = 1 << 20
 
     /// The digest of `data`.
     static func hex(_ data: Data) throws -> String {
@@ -47,15 +50,37 @@ enum SHA256 {
         guard let buffer = malloc(chunkSize) else { throw PasteboardError(.io, "out of memory") }
         defer { free(buffer) }
         let context = try Context()
-        var offset = 0
-        while offset < size {
-            let n = pread(fd, buffer, min(chunkSize, size - offset), off_t(offset))
+        // Read, not mapped: a named file another process could cut short (a mapped page past its end
+        // would kill this one).
+        guard try update(context, file: fd, from: 0, to: size, buffer: buffer, mapped: false) else { return nil }
+        return try context.finish()
+    }
+
+    /// Hashes bytes `start..<end` of the file `fd` (which holds at least `end` bytes) into `context`:
+    /// with `mapped`, a ``windowSize`` window mapped at a time (only for a file nobody else can cut
+    /// short: this process's unnamed spool), else, or where a window cannot be mapped, read through
+    /// `buffer` (``chunkSize`` bytes). False when the file ends early.
+    static func update(
+        _ context: Context, file fd: Int32, from start: Int, to end: Int, buffer: UnsafeMutableRawPointer, mapped: Bool
+    ) throws -> Bool {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var offset = start
+        while offset < end {
+            let base = offset - offset % page
+            let length = min(windowSize, end - base)
+            if mapped, let map = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(base)), map != MAP_FAILED {
+                defer { munmap(map, length) }
+                try context.update(UnsafeRawBufferPointer(start: map + (offset - base), count: length - (offset - base)))
+                offset = base + length
+                continue
+            }
+            let n = pread(fd, buffer, min(chunkSize, end - offset), off_t(offset))
             if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return nil }
+            guard n > 0 else { return false }
             try context.update(UnsafeRawBufferPointer(start: buffer, count: n))
             offset += n
         }
-        return try context.finish()
+        return true
     }
 
     /// One digest in progress (OpenSSL's context, freed when done or dropped).

@@ -5,7 +5,8 @@ import Musl
 #endif
 
 /// The SHA-256 of a spool computed beside the copy that fills it: a second thread reads the spool file
-/// (`pread`, one bounded buffer) behind the copy, as far as the copy says it has written, so the history
+/// (a window at a time, ``SHA256/update(_:file:from:to:buffer:)``) behind the copy, as far as the copy
+/// says it has written, so the history
 /// gets the name of the file it adopts without a second pass over the bytes once the copy is done, and
 /// the bytes are never held in memory. Only for a copy the history will record
 /// (``FileStore/digestsSpools``).
@@ -21,9 +22,13 @@ final class SpoolDigest: @unchecked Sendable {
     /// Set by the thread before it returns.
     private var result: String? = nil
 
+    /// Whether the spool may be mapped a window at a time: an unnamed file, which nobody else can cut short.
+    private let mapped: Bool
+
     /// Starts hashing the spool `fd` (duplicated: the caller's descriptor stays its own); nil when no
     /// thread can be started (the history then hashes the file itself).
-    init?(spool fd: Int32) {
+    init?(spool fd: Int32, unnamed: Bool) {
+        mapped = unnamed
         let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { return nil }
         self.fd = copy
@@ -94,17 +99,13 @@ final class SpoolDigest: @unchecked Sendable {
         var offset = 0
         while true {
             pthread_mutex_lock(mutex)
-            // A whole buffer's worth at a time, unless the copy is done.
-            while !stopped, !ended, available - offset < SHA256.chunkSize { pthread_cond_wait(condition, mutex) }
+            // A whole window's worth at a time, unless the copy is done.
+            while !stopped, !ended, available - offset < SHA256.windowSize { pthread_cond_wait(condition, mutex) }
             let stop = stopped, end = ended, limit = available
             pthread_mutex_unlock(mutex)
             if stop { return }
-            while offset < limit {
-                let n = pread(fd, buffer, min(SHA256.chunkSize, limit - offset), off_t(offset))
-                if n < 0, errno == EINTR { continue }
-                guard n > 0, (try? context.update(UnsafeRawBufferPointer(start: buffer, count: n))) != nil else { return }
-                offset += n
-            }
+            guard (try? SHA256.update(context, file: fd, from: offset, to: limit, buffer: buffer, mapped: mapped)) == true else { return }
+            offset = limit
             if end {
                 result = try? context.finish()
                 return
