@@ -1,33 +1,40 @@
 // SHA-256 over bytes that come in pieces: the name of a large representation's file in the history
-// (PasteboardStore/SHA256.swift), hashed as it is read in bounded chunks. OpenSSL's EVP digest, which
-// uses the CPU's SHA instructions where it has them (after kc_start's probe).
+// (PasteboardStore/SHA256.swift), hashed as it is read a window at a time. OpenSSL's SHA256_* functions,
+// which use the CPU's SHA instructions where it has them (after kc_start's probe). Not the EVP
+// interface: fetching a digest through EVP initializes OpenSSL's library context and default provider,
+// about 4 MB of memory and a start-up cost a copy does not need for one fixed algorithm.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "copenssl.h"
 
-#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <stdlib.h>
+
+struct kc_sha256_context {
+    SHA256_CTX state;
+};
 
 kc_sha256_context *kc_sha256_begin(void) {
     kc_start();
-    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    kc_sha256_context *context = malloc(sizeof *context);
     if (!context) return NULL;
-    if (EVP_DigestInit_ex(context, EVP_sha256(), NULL) != 1) {
-        EVP_MD_CTX_free(context);
+    if (SHA256_Init(&context->state) != 1) {
+        free(context);
         return NULL;
     }
-    return (kc_sha256_context *)context;
+    return context;
 }
 
 int kc_sha256_update(kc_sha256_context *context, const void *bytes, size_t length) {
     if (!context) return KC_ERROR;
     if (length == 0) return KC_OK;
-    return EVP_DigestUpdate((EVP_MD_CTX *)context, bytes, length) == 1 ? KC_OK : KC_ERROR;
+    return SHA256_Update(&context->state, bytes, length) == 1 ? KC_OK : KC_ERROR;
 }
 
 int kc_sha256_end(kc_sha256_context *context, unsigned char digest[32]) {
     if (!context) return KC_ERROR;
-    unsigned int size = 0;
-    int status = EVP_DigestFinal_ex((EVP_MD_CTX *)context, digest, &size) == 1 && size == 32 ? KC_OK : KC_ERROR;
-    EVP_MD_CTX_free((EVP_MD_CTX *)context);
+    int status = SHA256_Final(digest, &context->state) == 1 ? KC_OK : KC_ERROR;
+    free(context);
     return status;
 }
 
-void kc_sha256_free(kc_sha256_context *context) { EVP_MD_CTX_free((EVP_MD_CTX *)context); }
+void kc_sha256_free(kc_sha256_context *context) { free(context); }

@@ -81,7 +81,10 @@ extension FileStore: InputSpooling, StoredFiles {
         }
         // Errors name the pasteboard the copy goes to, never a temporary file.
         let shownPath = packagePath
-        let digest = digestsSpools ? SpoolDigest(spool: fd, unnamed: name == nil) : nil
+        // Hashed beside the copy for the history, unless larger than it keeps (a regular file's size is known).
+        let digest = digestLimit.flatMap { limit in
+            st.st_mode & S_IFMT == S_IFREG && Int(st.st_size) > limit ? nil : SpoolDigest(spool: fd, unnamed: name == nil, limit: limit)
+        }
         func abandon() {
             digest?.abandon()
             if let name {
@@ -218,7 +221,7 @@ extension FileStore: InputSpooling, StoredFiles {
         return written.first { $0.base == base && $0.count == data.count }?.sha256
     }
 
-    public func hashSpooledInput() { digestsSpools = true }
+    public func hashSpooledInput(upTo limit: Int) { digestLimit = limit }
 
     /// The adopted file whose bytes `data` is.
     func adoptedFile(holding data: Data) -> String? {

@@ -54,8 +54,9 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     /// The files the last write stored: path, the bytes' address and count, and their SHA-256 when a
     /// spool's digest gave it.
     var written: [(path: String, base: UnsafeRawPointer?, count: Int, sha256: String?)] = []
-    /// Whether spools are hashed as they fill (``hashSpooledInput()``): for a copy the history records.
-    var digestsSpools = false
+    /// Spools up to this size are hashed as they fill (``hashSpooledInput(upTo:)``): for a copy the
+    /// history records; nil, none.
+    var digestLimit: Int? = nil
     /// The store's directory once opened (``rootDirectory(create:)``); -1 before.
     private let rootFD = Mutex<(fd: Int32, forWriting: Bool)>((-1, false))
 

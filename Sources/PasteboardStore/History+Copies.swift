@@ -10,7 +10,7 @@ extension History {
     /// ssh session's server): the one way a copy commits itself to the history, for `pbctl copy`, the
     /// quick copy and `pbctl ssh`. The representations `backend` stored in files are taken as they are
     /// (linked, on the same file system), not written again, and named by the SHA-256 the store computed
-    /// as it spooled them when it did (``StoredFiles/hashSpooledInput()``).
+    /// as it spooled them when it did (``StoredFiles/hashSpooledInput(upTo:)``).
     @discardableResult
     public func recordCopy(
         _ item: Item, to backend: any PasteboardBackend, options: CopyOptions? = nil, preview: String, application: String?

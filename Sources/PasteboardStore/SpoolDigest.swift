@@ -27,8 +27,12 @@ final class SpoolDigest: @unchecked Sendable {
 
     /// Starts hashing the spool `fd` (duplicated: the caller's descriptor stays its own); nil when no
     /// thread can be started (the history then hashes the file itself).
-    init?(spool fd: Int32, unnamed: Bool) {
+    /// Past this many bytes nothing is hashed (the history keeps no larger representation).
+    private let limit: Int
+
+    init?(spool fd: Int32, unnamed: Bool, limit: Int) {
         mapped = unnamed
+        self.limit = limit
         let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0 else { return nil }
         self.fd = copy
@@ -58,19 +62,21 @@ final class SpoolDigest: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// The spool now holds `count` bytes.
+    /// The spool now holds `count` bytes (past the limit: the thread stops).
     func advance(to count: Int) {
         pthread_mutex_lock(mutex)
         available = count
+        if count > limit { stopped = true }
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
     }
 
-    /// The spool is complete at `count` bytes: waits for the thread and returns the digest (nil when
-    /// hashing failed: the history then hashes the file itself).
+    /// The spool is complete at `count` bytes: waits for the thread and returns the digest (nil past the
+    /// limit, or when hashing failed: the history then hashes the file itself if it keeps it).
     func finish(count: Int) -> String? {
         pthread_mutex_lock(mutex)
         available = count
+        if count > limit { stopped = true }
         ended = true
         pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
@@ -87,10 +93,11 @@ final class SpoolDigest: @unchecked Sendable {
     }
 
     private func join() -> String? {
-        guard let thread else { return result }
-        pthread_join(thread, nil)
-        self.thread = nil
-        return result
+        if let thread {
+            pthread_join(thread, nil)
+            self.thread = nil
+        }
+        return stopped ? nil : result
     }
 
     private func run() {

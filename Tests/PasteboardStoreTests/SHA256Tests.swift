@@ -61,19 +61,32 @@ final class SHA256Tests: XCTestCase {
         let (unhashed, none) = try copy(store)
         XCTAssertEqual(unhashed, data)
         XCTAssertNil(none, "not asked: nothing hashed")
-        store.hashSpooledInput()
+        store.hashSpooledInput(upTo: data.count - 1)
+        let (over, unnamed) = try copy(store)
+        XCTAssertEqual(over, data)
+        XCTAssertNil(unnamed, "larger than the history keeps: not hashed")
+        store.hashSpooledInput(upTo: data.count)
         let (hashed, digest) = try copy(store)
         XCTAssertEqual(hashed, data)
         XCTAssertEqual(digest, try SHA256.hex(data))
         XCTAssertEqual(store.writtenFilePath(holding: hashed).flatMap { try? SHA256.hex(ofFileAt: $0, size: data.count) }, digest)
 
-        // Text through a pipe: the bytes pass through a buffer to be checked, and are hashed all the same.
+        // Text through a pipe: the bytes pass through a buffer to be checked, and are hashed all the same;
+        // more than the history keeps is not hashed.
         let text = Data(String(repeating: "a line of text\n", count: 400_000).utf8)
+        XCTAssertEqual(try pipeCopy(text, into: store), try SHA256.hex(text))
+        store.hashSpooledInput(upTo: text.count - 1)
+        XCTAssertNil(try pipeCopy(text, into: store))
+    }
+
+    /// `data` written into a pipe by another thread, spooled (checked as UTF-8) and stored: the digest
+    /// the store hands on.
+    func pipeCopy(_ data: Data, into store: FileStore) throws -> String? {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
         let (reader, writing) = (fds[0], fds[1])
         let writer = Thread {
-            text.withUnsafeBytes { raw in
+            data.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
                     let n = write(writing, raw.baseAddress! + offset, raw.count - offset)
@@ -86,16 +99,16 @@ final class SHA256Tests: XCTestCase {
         writer.start()
         defer { close(reader) }
         let spooled = try store.spool(reader, name: "standard input", for: .general, limit: 1 << 30, inspect: true)
-        XCTAssertEqual(spooled.data, text)
+        XCTAssertEqual(spooled.data, data)
         try store.write([Item(representations: [Representation(type: .utf8PlainText, data: spooled.data)])], to: .general)
-        XCTAssertEqual(store.writtenFileSHA256(holding: spooled.data), try SHA256.hex(text))
+        return store.writtenFileSHA256(holding: spooled.data)
     }
 
     /// Input over the limit while the spool is being hashed: refused, nothing left behind, and the
     /// hashing stops with it (the call returns).
     func testASpoolOverItsLimitStopsItsHash() throws {
         let store = try FileStore(root: root + "/store")
-        store.hashSpooledInput()
+        store.hashSpooledInput(upTo: 64 << 20)
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
         let (reader, writing) = (fds[0], fds[1])

@@ -136,7 +136,7 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     var history: History? = nil
     if recorded, let stored = backend.storedFiles {
         history = try? context.openHistory()
-        if let history, (try? history.pausedUntil()) == nil { stored.hashSpooledInput() }
+        if let history, (try? history.pausedUntil()) == nil { stored.hashSpooledInput(upTo: history.limits.maxRepresentationSize) }
     }
     var items: [Item] = []
     if let paths = options.files {
