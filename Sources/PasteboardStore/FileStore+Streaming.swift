@@ -81,9 +81,11 @@ extension FileStore: InputSpooling, StoredFiles {
         }
         // Errors name the pasteboard the copy goes to, never a temporary file.
         let shownPath = packagePath
-        // Hashed beside the copy for the history, unless larger than it keeps (a regular file's size is known).
+        // Hashed beside the copy for the history, unless larger than it keeps or small enough for it to
+        // keep inline, in its database (a regular file's size is known).
         let digest = digestLimit.flatMap { limit in
-            st.st_mode & S_IFMT == S_IFREG && Int(st.st_size) > limit ? nil : SpoolDigest(spool: fd, unnamed: name == nil, limit: limit)
+            st.st_mode & S_IFMT == S_IFREG && (Int(st.st_size) > limit || Int(st.st_size) < HistoryDatabase.inlineLimit)
+                ? nil : SpoolDigest(spool: fd, unnamed: name == nil, limit: limit)
         }
         func abandon() {
             digest?.abandon()

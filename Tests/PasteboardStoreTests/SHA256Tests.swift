@@ -50,7 +50,7 @@ final class SHA256Tests: XCTestCase {
         let data = pattern(9 << 20 + 777)
         let path = root + "/input"
         try data.write(to: URL(fileURLWithPath: path))
-        func copy(_ store: FileStore) throws -> (Data, String?) {
+        func copy(_ store: FileStore, _ path: String = path) throws -> (Data, String?) {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             XCTAssertGreaterThanOrEqual(fd, 0)
             defer { close(fd) }
@@ -70,6 +70,10 @@ final class SHA256Tests: XCTestCase {
         XCTAssertEqual(hashed, data)
         XCTAssertEqual(digest, try SHA256.hex(data))
         XCTAssertEqual(store.writtenFilePath(holding: hashed).flatMap { try? SHA256.hex(ofFileAt: $0, size: data.count) }, digest)
+        // Spooled (over 64 KiB) but small enough for the history to keep in its database: not hashed.
+        let small = root + "/small"
+        try pattern(100_000).write(to: URL(fileURLWithPath: small))
+        XCTAssertNil(try copy(store, small).1)
 
         // Text through a pipe: the bytes pass through a buffer to be checked, and are hashed all the same;
         // more than the history keeps is not hashed.
