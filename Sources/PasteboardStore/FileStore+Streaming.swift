@@ -30,7 +30,7 @@ struct Spool {
     let count: Int
     /// Where the spooled bytes are mapped.
     var base: UnsafeRawPointer?
-    /// Their SHA-256, hashed beside the copy (``FileStore/digestsSpools``), or nil.
+    /// Their SHA-256, hashed beside the copy (``FileStore/hashSpooledInput(upTo:)``), or nil.
     var sha256: String? = nil
 }
 

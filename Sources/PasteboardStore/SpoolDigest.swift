@@ -5,11 +5,10 @@ import Musl
 #endif
 
 /// The SHA-256 of a spool computed beside the copy that fills it: a second thread reads the spool file
-/// (a window at a time, ``SHA256/update(_:file:from:to:buffer:)``) behind the copy, as far as the copy
-/// says it has written, so the history
-/// gets the name of the file it adopts without a second pass over the bytes once the copy is done, and
-/// the bytes are never held in memory. Only for a copy the history will record
-/// (``FileStore/digestsSpools``).
+/// (a window at a time, ``SHA256/update(_:file:from:to:buffer:mapped:)``) behind the copy, as far as the
+/// copy says it has written, so the history gets the name of the file it adopts without a second pass
+/// over the bytes once the copy is done, and the bytes are never held in memory. Only for a copy the
+/// history will record (``FileStore/hashSpooledInput(upTo:)``).
 final class SpoolDigest: @unchecked Sendable {
     private let fd: Int32
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
