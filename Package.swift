@@ -19,8 +19,8 @@ let package = Package(
         // scalar-to-UTF-8 encoder. A leaf, so the Markdown engine needs no more of the package than it.
         .target(name: "ReaderSupport"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
-        // kept out of the pure model.
-        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem", "CSQLite"]),
+        // kept out of the pure model. Its SHA256.swift (the history's file names) alone imports COpenSSL.
+        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem", "CSQLite", "COpenSSL"]),
         // SQLite (the history's database: WAL, FTS5 with the trigram tokenizer), Debian's libsqlite3-dev;
         // linked statically in the release build. Holds no Swift; only PasteboardStore/Database imports it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -84,7 +84,8 @@ let package = Package(
         // pbctl as a KDE Connect device: Protocol/ is pure (packets, identities, the link handshake,
         // discovery, the device table, pairing, the clipboard channel, the control server, pbctl's own
         // extension), Connection/ does the I/O (UDP discovery, TCP links, TLS, the state folder, the
-        // control socket, spools) and is the only code that imports COpenSSL; the service between them
+        // control socket, spools) and is, beside PasteboardStore's SHA256.swift, the only code that imports
+        // COpenSSL; the service between them
         // drives the parts for `pbctl daemon --kdeconnect`.
         .target(name: "KDEConnect", dependencies: ["Pasteboard", "COpenSSL", "SystemIO", "CSystem"]),
         .testTarget(name: "KDEConnectTests", dependencies: ["KDEConnect", "Pasteboard"]),

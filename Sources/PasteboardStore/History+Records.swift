@@ -84,13 +84,16 @@ extension History {
                 staged.folderPath = root + "/" + HistoryDatabase.blobsName
                 staged.database = database
             }
-            let hash = SHA256.hex(data)
+            // A store's file: the hash it computed as it spooled the bytes, else the file read through one
+            // buffer (mapped bytes touched would all come into memory).
+            let adopted = adoptedFile(holding: data)
+            let hash = try adopted?.sha256 ?? adopted.flatMap { try SHA256.hex(ofFileAt: $0.path, size: data.count) } ?? SHA256.hex(data)
             if staged.blobs.contains(where: { $0.hash == hash }) { continue }
             var source = StagedBlobs.Source.none
             var st = stat()
             if fstatat(staged.folder, hash, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == data.count {
                 source = .present
-            } else if let path = adoptedFile(holding: data) {
+            } else if let path = adopted?.path {
                 source = .adopted(path)
             } else {
                 let fd = csystem_open_unnamed(staged.folder, 0o600)

@@ -139,8 +139,8 @@ public final class History: @unchecked Sendable {
     /// What opening the database reported (an old history's entries that could not be migrated), until
     /// a listing shows it.
     private let openingProblems = Mutex<[String]>([])
-    /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.
-    let adopted = Mutex<[(path: String, base: UInt, count: Int)]>([])
+    /// Files adopted by ``adopt(_:holding:sha256:)``: path, the bytes' address and count, their SHA-256 if known.
+    let adopted = Mutex<[(path: String, base: UInt, count: Int, sha256: String?)]>([])
 
     /// The highest ID accepted.
     static let maximumID = 1 << 53
@@ -224,14 +224,16 @@ public final class History: @unchecked Sendable {
 
     /// The next record takes `data`'s bytes from the file at `path` (a store's data file): a hard link
     /// when the history is on the same file system, so recording a large copy costs no second write.
-    public func adopt(_ path: String, holding data: Data) {
+    /// `sha256`: the file's SHA-256 when the store hashed it as it stored it (else the record hashes the
+    /// file, through a bounded buffer).
+    public func adopt(_ path: String, holding data: Data, sha256: String? = nil) {
         guard data.count >= HistoryDatabase.inlineLimit, let base = data.withUnsafeBytes({ $0.baseAddress }) else { return }
-        adopted.withLock { $0.append((path, UInt(bitPattern: base), data.count)) }
+        adopted.withLock { $0.append((path, UInt(bitPattern: base), data.count, sha256)) }
     }
 
-    func adoptedFile(holding data: Data) -> String? {
+    func adoptedFile(holding data: Data) -> (path: String, sha256: String?)? {
         guard let base = data.withUnsafeBytes({ $0.baseAddress }) else { return nil }
-        return adopted.withLock { list in list.first { $0.base == UInt(bitPattern: base) && $0.count == data.count }?.path }
+        return adopted.withLock { list in list.first { $0.base == UInt(bitPattern: base) && $0.count == data.count }.map { ($0.path, $0.sha256) } }
     }
 
     /// Why `item` is never recorded: what its markers say and how it was copied (``RecordingPolicy``, the
@@ -258,6 +260,8 @@ public final class History: @unchecked Sendable {
             let prepared = try prepare(item, skipped: alreadySkipped, preview: preview)
             guard !prepared.kept.representations.isEmpty || !prepared.skipped.isEmpty else { return .notRecorded("the item is empty") }
             return try withDatabase(create: true) { database -> Outcome in
+                // Paused: nothing is hashed or staged (asked again inside the transaction).
+                if let until = try pausedUntil(database), until > now { return .notRecorded("recording is paused") }
                 // Large representations are written (and synced) before the write lock is taken; the
                 // transaction only names them.
                 var staged = try stageBlobs(prepared.kept, database)

@@ -1,116 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import COpenSSL
+import Pasteboard
 
-/// SHA-256 (FIPS 180-4): the name of a large representation's file in the history (content-addressed,
-/// so the same bytes are stored once however often they are copied). In Swift, as the release binary
-/// links no crypto library into the store.
-struct SHA256 {
-    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
-    )
-    private var buffer = [UInt8](repeating: 0, count: 64)
-    private var buffered = 0
-    private var length: UInt64 = 0
+/// SHA-256: the name of a large representation's file in the history (content-addressed, so the same
+/// bytes are stored once however often they are copied), as 64 lowercase hexadecimal digits. OpenSSL's
+/// (linked for KDE Connect already; `COpenSSL/digest.c`), which uses the CPU's SHA instructions: this
+/// is only the Swift side of it. A file is hashed a window at a time, never mapped whole, so hashing a
+/// large copy does not bring it into memory.
+enum SHA256 {
+    /// What one read of a file hashes at a time (where a window cannot be mapped): small enough to stay
+    /// in the cache between the read and the hash.
+    static let chunkSize = 256 << 10
+    /// What one mapping of a file hashes at a time: its pages are read in place from the page cache
+    /// (no copy) and unmapped before the next window, so at most this much of the file is resident.
+    static let windowSize = 1 << 20
 
-    private static let k: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
-
-    init() {}
-
-    /// The digest of `data` as 64 lowercase hexadecimal digits.
-    static func hex(_ data: Data) -> String {
-        var hash = SHA256()
-        data.withUnsafeBytes { hash.update($0) }
-        return hash.finalHex()
-    }
-
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard var pointer = bytes.baseAddress, bytes.count > 0 else { return }
-        var remaining = bytes.count
-        length &+= UInt64(remaining)
-        if buffered > 0 {
-            let take = min(64 - buffered, remaining)
-            for i in 0..<take { buffer[buffered + i] = pointer.load(fromByteOffset: i, as: UInt8.self) }
-            buffered += take
-            pointer += take
-            remaining -= take
-            if buffered == 64 {
-                buffer.withUnsafeBytes { compress($0.baseAddress!) }
-                buffered = 0
+    /// The digest of `data`.
+    static func hex(_ data: Data) throws -> String {
+        let context = try Context()
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let count = min(chunkSize, raw.count - offset)
+                try context.update(UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count]))
+                offset += count
             }
         }
-        while remaining >= 64 {
-            compress(pointer)
-            pointer += 64
-            remaining -= 64
-        }
-        for i in 0..<remaining { buffer[i] = pointer.load(fromByteOffset: i, as: UInt8.self) }
-        buffered = remaining
+        return try context.finish()
     }
 
-    mutating func finalHex() -> String {
-        let bits = length &* 8
-        var tail: [UInt8] = [0x80]
-        let padding = (buffered + 1 <= 56) ? 56 - (buffered + 1) : 120 - (buffered + 1)
-        tail += [UInt8](repeating: 0, count: padding)
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        length &-= UInt64(tail.count)  // padding is not message length
-        tail.withUnsafeBytes { update($0) }
-        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for word in words {
-            for shift in stride(from: 28, through: 0, by: -4) { out.append(digits[Int((word >> UInt32(shift)) & 0xF)]) }
-        }
-        return String(decoding: out, as: UTF8.self)
+    /// The digest of the file at `path`, read with `pread` through one buffer; nil when it cannot be
+    /// opened, is not a regular file of `size` bytes, or ends early (the caller then hashes the bytes it
+    /// holds).
+    static func hex(ofFileAt path: String, size: Int) throws -> String? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == size else { return nil }
+        guard let buffer = malloc(chunkSize) else { throw PasteboardError(.io, "out of memory") }
+        defer { free(buffer) }
+        let context = try Context()
+        // Read, not mapped: a named file another process could cut short (a mapped page past its end
+        // would kill this one).
+        guard try update(context, file: fd, from: 0, to: size, buffer: buffer, mapped: false) else { return nil }
+        return try context.finish()
     }
 
-    private mutating func compress(_ block: UnsafeRawPointer) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for i in 0..<16 {
-                w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+    /// Hashes bytes `start..<end` of the file `fd` (which holds at least `end` bytes) into `context`:
+    /// with `mapped`, a ``windowSize`` window mapped at a time (only for a file nobody else can cut
+    /// short: this process's unnamed spool), else, or where a window cannot be mapped, read through
+    /// `buffer` (``chunkSize`` bytes). False when the file ends early.
+    static func update(
+        _ context: Context, file fd: Int32, from start: Int, to end: Int, buffer: UnsafeMutableRawPointer, mapped: Bool
+    ) throws -> Bool {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var offset = start
+        while offset < end {
+            let base = offset - offset % page
+            let length = min(windowSize, end - base)
+            if mapped, let map = mmap(nil, length, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, off_t(base)), map != MAP_FAILED {
+                defer { munmap(map, length) }
+                try context.update(UnsafeRawBufferPointer(start: map + (offset - base), count: length - (offset - base)))
+                offset = base + length
+                continue
             }
-            for i in 16..<64 {
-                let s0 = w[i - 15].rotatedRight(7) ^ w[i - 15].rotatedRight(18) ^ (w[i - 15] >> 3)
-                let s1 = w[i - 2].rotatedRight(17) ^ w[i - 2].rotatedRight(19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            let n = pread(fd, buffer, min(chunkSize, end - offset), off_t(offset))
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return false }
+            try context.update(UnsafeRawBufferPointer(start: buffer, count: n))
+            offset += n
+        }
+        return true
+    }
+
+    /// One digest in progress (OpenSSL's context, freed when done or dropped).
+    final class Context {
+        private var context: OpaquePointer?
+
+        init() throws {
+            guard let context = kc_sha256_begin() else { throw PasteboardError(.io, "SHA-256: out of memory") }
+            self.context = context
+        }
+
+        deinit { if let context { kc_sha256_free(context) } }
+
+        func update(_ bytes: UnsafeRawBufferPointer) throws {
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+            guard kc_sha256_update(context, base, bytes.count) == Int32(KC_OK.rawValue) else { throw PasteboardError(.io, "SHA-256 failed") }
+        }
+
+        func finish() throws -> String {
+            var digest = [UInt8](repeating: 0, count: 32)
+            let status = kc_sha256_end(context, &digest)
+            context = nil
+            guard status == Int32(KC_OK.rawValue) else { throw PasteboardError(.io, "SHA-256 failed") }
+            let digits = Array("0123456789abcdef".utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(64)
+            for byte in digest {
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0xF)])
             }
-            var (a, b, c, d, e, f, g, h) = state
-            Self.k.withUnsafeBufferPointer { k in
-                for i in 0..<64 {
-                    let s1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                    let choice = (e & f) ^ (~e & g)
-                    let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
-                    let s0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                    let majority = (a & b) ^ (a & c) ^ (b & c)
-                    let t2 = s0 &+ majority
-                    h = g
-                    g = f
-                    f = e
-                    e = d &+ t1
-                    d = c
-                    c = b
-                    b = a
-                    a = t1 &+ t2
-                }
-            }
-            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+            return String(decoding: out, as: UTF8.self)
         }
     }
-}
-
-extension UInt32 {
-    @inline(__always) fileprivate func rotatedRight(_ count: UInt32) -> UInt32 { (self >> count) | (self << (32 - count)) }
 }

@@ -158,10 +158,12 @@ struct Configuration: Sendable {
         return nil
     }
 
-    /// The history's rules from this configuration (none when it sets none: nothing to look at).
-    func historyRules(_ registry: TypeRegistry) -> History.Rules {
+    /// The history's rules from this configuration (none when it sets none: nothing to look at). The
+    /// registry is built only when there are rules: the quick copy passes `.standard`, whose building
+    /// is most of a small copy's time.
+    func historyRules(_ registry: @autoclosure () -> TypeRegistry) -> History.Rules {
         guard !historyIgnoreTypes.isEmpty || !historyIgnoreRegex.isEmpty else { return History.Rules() }
-        let configuration = self
+        let configuration = self, registry = registry()
         return History.Rules(ignore: { item in configuration.ignoreReason(item, registry) })
     }
 
@@ -230,10 +232,12 @@ extension Context {
 
     /// Records what was copied to `backend` (`copy` through a backend nobody watches: the store, the
     /// terminal; ``History/recordCopy(_:to:preview:application:)``), and says why not on standard error
-    /// with `verbose`. Never fails the copy.
-    func recordInHistory(_ item: Item, copiedTo backend: any PasteboardBackend, options: CopyOptions? = nil, verbose: Bool) {
+    /// with `verbose`. Never fails the copy. `history`: the one already opened, if any.
+    func recordInHistory(
+        _ item: Item, copiedTo backend: any PasteboardBackend, options: CopyOptions? = nil, verbose: Bool, history opened: History? = nil
+    ) {
         do {
-            let history = try openHistory()
+            let history = try opened ?? openHistory()
             let outcome = try history.recordCopy(
                 item, to: backend, options: options, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
             if verbose, case .notRecorded(let why) = outcome { terminal.err("pbctl: not recorded in the history: \(why)") }

@@ -57,6 +57,49 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try lines().count, 2, "the same bytes piped in: the entry moves up")
     }
 
+    /// A large copy's file in the history is named by its SHA-256 (OpenSSL's, the same as sha256sum's),
+    /// hashed once beside the copy through a bounded buffer: the copy never brings the item into memory
+    /// (it did, hashing the whole mapped file, 64 MiB of resident pages for a 64 MiB copy). A paused
+    /// history records nothing of it; a piped copy (spooled too) and a file copied again are the same
+    /// entry, its file stored once.
+    func testALargeCopyIsNamedByItsSHA256WithoutComingIntoMemory() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed")
+        var generator = UInt64(0x9E37_79B9_7F4A_7C15)
+        var big = Data(count: 64 << 20)
+        big.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for i in words.indices {
+                generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                words[i] = generator
+            }
+        }
+        let file = scratch + "/big.bin", rss = scratch + "/rss"
+        try big.write(to: URL(fileURLWithPath: file))
+        let expected = try pbctl.run(["-b", file], executable: "/usr/bin/sha256sum").text.prefix(64)
+        XCTAssertEqual(expected.count, 64)
+        let copy = try pbctl.run(
+            ["-f", "%M", "-o", rss, PbctlRunner.binary, "copy", "--type", "public.data", file], executable: "/usr/bin/time")
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        let kilobytes = Int((try String(contentsOfFile: rss, encoding: .utf8)).split(separator: "\n").last ?? "") ?? 0
+        XCTAssertGreaterThan(kilobytes, 0)
+        XCTAssertLessThan(kilobytes, 40 << 10, "peak memory \(kilobytes) KB for a 64 MiB copy: the item came into memory")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [String(expected)])
+        XCTAssertEqual(try pbctl.run(["history", "paste", "1"]).stdout == big, true)
+        // Again, from a file and from a pipe: the same entry moves up, one file.
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data"], stdin: big).status, 0)
+        XCTAssertEqual(try lines().count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [String(expected)])
+        // Paused: copied, not recorded, nothing staged.
+        XCTAssertEqual(try pbctl.run("history", "pause").status, 0)
+        big[12345] ^= 0xFF
+        try big.write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
+        XCTAssertEqual(try lines().count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [String(expected)])
+    }
+
     func testCopyBackByIDOrByALineOnStandardInput() throws {
         try pbctl.run("copy", "--from", "markdown", stdin: "**kept**\n")
         try pbctl.run("copy", stdin: "later")

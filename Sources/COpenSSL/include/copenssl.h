@@ -1,13 +1,14 @@
 #ifndef COPENSSL_H
 #define COPENSSL_H
 
-// The C side of pbctl's KDE Connect links: OpenSSL behind a few functions with plain status codes.
-// A device identity (an RSA-2048 key and a self-signed certificate whose common name is the device id,
-// as KDE Connect makes them), SHA-256, and TLS over a non-blocking socket the caller polls: every call
-// returns at once, saying whether it needs the socket readable or writable. Peer certificates are
-// requested and never verified here: the caller pins them (a device is trusted by its certificate's
-// fingerprint). Only Sources/KDEConnect/Connection calls these (scripts/check-source.sh). Every buffer
-// handed back is malloc'ed and the caller's (free with kc_free).
+// OpenSSL behind a few functions with plain status codes, for pbctl's KDE Connect links and the
+// history's content-addressed files. A device identity (an RSA-2048 key and a self-signed certificate
+// whose common name is the device id, as KDE Connect makes them), SHA-256 (whole or in pieces), and TLS
+// over a non-blocking socket the caller polls: every call returns at once, saying whether it needs the
+// socket readable or writable. Peer certificates are requested and never verified here: the caller pins
+// them (a device is trusted by its certificate's fingerprint). Only Sources/KDEConnect/Connection and
+// Sources/PasteboardStore/SHA256.swift call these (scripts/check-source.sh). Every buffer handed back is
+// malloc'ed and the caller's (free with kc_free).
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,15 @@ int kc_der_common_name(const unsigned char *der, size_t der_length, char *name, 
 
 /// SHA-256 of the bytes.
 void kc_sha256(const void *bytes, size_t length, unsigned char digest[32]);
+
+typedef struct kc_sha256_context kc_sha256_context;
+
+/// SHA-256 over bytes given in pieces: begin (NULL when out of memory), update any number of times,
+/// then end, which writes the digest and frees the context (free it instead to abandon it).
+kc_sha256_context *kc_sha256_begin(void);
+int kc_sha256_update(kc_sha256_context *context, const void *bytes, size_t length);
+int kc_sha256_end(kc_sha256_context *context, unsigned char digest[32]);
+void kc_sha256_free(kc_sha256_context *context);
 
 typedef struct kc_tls kc_tls;
 

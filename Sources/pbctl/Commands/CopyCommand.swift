@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 import SystemIO
 import Representations
 import CopyPaste
@@ -128,6 +129,15 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     // never reaches disk, so it is read into memory for its holder.
     let spooler = options.sensitive ? nil : backend.spooling
     let assembly = options.assembly(context)
+    // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
+    // the copy records itself in the history. When it will (the history is not paused), the store
+    // hashes what it spools as it stores it, beside the copy: the name the history gives a large file.
+    let recorded = !backend.changesReachDaemons && options.global.pasteboard == .general && !options.sensitive && !options.transient
+    var history: History? = nil
+    if recorded, let stored = backend.storedFiles {
+        history = try? context.openHistory()
+        if let history, (try? history.pausedUntil()) == nil { stored.hashSpooledInput(upTo: history.limits.maxRepresentationSize) }
+    }
     var items: [Item] = []
     if let paths = options.files {
         items.append(try CopyAssembly.fileListItem(paths, cut: options.cut, metadata: options.metadata()))
@@ -136,10 +146,8 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
         items.append(try assembly.item(source, metadata: options.metadata(), spooler: spooler, pasteboard: options.global.pasteboard))
     }
     try backend.write(items, to: options.global.pasteboard, options: options.copy)
-    // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
-    // the copy records itself in the history.
-    if !backend.changesReachDaemons, options.global.pasteboard == .general, !options.sensitive, !options.transient {
-        for item in items { context.recordInHistory(item, copiedTo: backend, options: options.copy, verbose: options.verbose) }
+    if recorded {
+        for item in items { context.recordInHistory(item, copiedTo: backend, options: options.copy, verbose: options.verbose, history: history) }
     }
     return ExitCode.ok
 }
