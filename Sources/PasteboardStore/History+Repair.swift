@@ -151,7 +151,8 @@ extension History {
             // Files of the damaged history are linked into the fresh one, not written again.
             for representation in item.representations {
                 guard case .data(let data) = representation.content, data.count >= HistoryDatabase.inlineLimit else { continue }
-                adopt(root + "/" + old.blobsFolder + "/" + SHA256.hex(data), holding: data)
+                let hash = try SHA256.hex(data)
+                adopt(root + "/" + old.blobsFolder + "/" + hash, holding: data, sha256: hash)
             }
             var one = try prepare(item, skipped: [], preview: entry.preview)
             one.skipped = entry.skipped.filter { $0.type.isWellFormed && ($0.derivedFrom?.isWellFormed ?? true) }
