@@ -87,7 +87,7 @@ extension History {
             // A store's file: the hash it computed as it spooled the bytes, else the file read through one
             // buffer (mapped bytes touched would all come into memory).
             let adopted = adoptedFile(holding: data)
-            let hash = try adopted?.sha256 ?? adopted.flatMap { try SHA256.hex(ofFileAt: $0.path, size: data.count) } ?? SHA256.hex(data)
+            let hash = try adopted?.sha256 ?? adopted.flatMap { try OpenSSLSHA256.hex(ofFileAt: $0.path, size: data.count) } ?? OpenSSLSHA256.hex(data)
             if staged.blobs.contains(where: { $0.hash == hash }) { continue }
             var source = StagedBlobs.Source.none
             var st = stat()

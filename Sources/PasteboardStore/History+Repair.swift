@@ -151,7 +151,7 @@ extension History {
             // Files of the damaged history are linked into the fresh one, not written again.
             for representation in item.representations {
                 guard case .data(let data) = representation.content, data.count >= HistoryDatabase.inlineLimit else { continue }
-                let hash = try SHA256.hex(data)
+                let hash = try OpenSSLSHA256.hex(data)
                 adopt(root + "/" + old.blobsFolder + "/" + hash, holding: data, sha256: hash)
             }
             var one = try prepare(item, skipped: [], preview: entry.preview)

@@ -36,7 +36,7 @@ extension History {
                     return (hash, hash, Int(size), nil)
                 }
                 guard let inline = statement.blob(2), inline.count == Int(size) else { return nil }
-                return (try SHA256.hex(inline), nil, Int(size), inline)
+                return (try OpenSSLSHA256.hex(inline), nil, Int(size), inline)
             }
             guard let found else { return nil }
             let folderPath = root + "/" + HistoryDatabase.thumbnailsName

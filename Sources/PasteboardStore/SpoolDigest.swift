@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// The SHA-256 of a spool computed beside the copy that fills it: a second thread reads the spool file
-/// (a window at a time, ``SHA256/update(_:file:from:to:buffer:mapped:)``) behind the copy, as far as the
+/// (a window at a time, ``OpenSSLSHA256/update(_:file:from:to:buffer:mapped:)``) behind the copy, as far as the
 /// copy says it has written, so the history gets the name of the file it adopts without a second pass
 /// over the bytes once the copy is done, and the bytes are never held in memory. Only for a copy the
 /// history will record (``FileStore/hashSpooledInput(upTo:)``).
@@ -100,17 +100,17 @@ final class SpoolDigest: @unchecked Sendable {
     }
 
     private func run() {
-        guard let context = try? SHA256.Context(), let buffer = malloc(SHA256.chunkSize) else { return }
+        guard let context = try? OpenSSLSHA256.Context(), let buffer = malloc(OpenSSLSHA256.chunkSize) else { return }
         defer { free(buffer) }
         var offset = 0
         while true {
             pthread_mutex_lock(mutex)
             // A whole window's worth at a time, unless the copy is done.
-            while !stopped, !ended, available - offset < SHA256.windowSize { pthread_cond_wait(condition, mutex) }
+            while !stopped, !ended, available - offset < OpenSSLSHA256.windowSize { pthread_cond_wait(condition, mutex) }
             let stop = stopped, end = ended, limit = available
             pthread_mutex_unlock(mutex)
             if stop { return }
-            guard (try? SHA256.update(context, file: fd, from: offset, to: limit, buffer: buffer, mapped: mapped)) == true else { return }
+            guard (try? OpenSSLSHA256.update(context, file: fd, from: offset, to: limit, buffer: buffer, mapped: mapped)) == true else { return }
             offset = limit
             if end {
                 result = try? context.finish()

@@ -242,8 +242,13 @@ extension Context {
                 item, to: backend, options: options, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
             if verbose, case .notRecorded(let why) = outcome { terminal.err("pbctl: not recorded in the history: \(why)") }
         } catch {
-            terminal.err("pbctl: warning: copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")
+            reportNotRecorded(error)
         }
+    }
+
+    /// Says on standard error why a copy that went through was not recorded.
+    func reportNotRecorded(_ error: any Error) {
+        terminal.err("pbctl: warning: copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")
     }
 }
 

@@ -57,14 +57,14 @@ final class HistoryLeftoversTests: XCTestCase {
         var kept = plain("kept")
         kept.set(Representation(type: .png, data: big(1)))
         XCTAssertEqual(try history.record(kept, preview: "kept", application: nil), .recorded(1))
-        XCTAssertEqual(blobFiles(), [try SHA256.hex(big(1))])
+        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(1))])
         try recordAndDie(history, Item(representations: [Representation(type: .data, data: big(2))]))
         XCTAssertEqual(blobFiles().count, 2, "the dead recorder's file is there, named by nothing")
         XCTAssertEqual(try history.entries().entries.map(\.id), [1])
         // Another process (or this one restarted) opens the history: swept.
         let restarted = try self.history()
         XCTAssertEqual(try restarted.entries().entries.map(\.id), [1])
-        XCTAssertEqual(blobFiles(), [try SHA256.hex(big(1))], "the orphan is gone, the entry's file stays")
+        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(1))], "the orphan is gone, the entry's file stays")
         XCTAssertEqual(try restarted.item(1).representation(for: .png)?.data(), big(1))
         // A history already open does not sweep at open: clear does, and --all leaves no file.
         try recordAndDie(restarted, Item(representations: [Representation(type: .data, data: big(3))]))
@@ -75,7 +75,7 @@ final class HistoryLeftoversTests: XCTestCase {
         try restarted.pin([2])
         try recordAndDie(restarted, Item(representations: [Representation(type: .data, data: big(4))]))
         try restarted.clear()
-        XCTAssertEqual(blobFiles(), [try SHA256.hex(big(1))], "the pinned entry's file stays, the orphan goes")
+        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(1))], "the pinned entry's file stays, the orphan goes")
         try recordAndDie(restarted, Item(representations: [Representation(type: .data, data: big(5))]))
         try restarted.clear(includingPinned: true)
         XCTAssertEqual(blobFiles(), [])
@@ -90,7 +90,7 @@ final class HistoryLeftoversTests: XCTestCase {
         try recordAndDie(other, Item(representations: [Representation(type: .data, data: big(6))]))
         XCTAssertEqual(blobFiles().count, 1)
         XCTAssertEqual(try daemon.record(Item(representations: [Representation(type: .data, data: big(7))]), preview: "b", application: nil), .recorded(2))
-        XCTAssertEqual(blobFiles(), [try SHA256.hex(big(7))])
+        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(7))])
     }
 
     /// A sweep never takes the file of a recorder whose transaction is still open: it waits for the
@@ -108,7 +108,7 @@ final class HistoryLeftoversTests: XCTestCase {
             try database.connection.transaction(write: true) {
                 _ = try recorder.insert(prepared, staged: &staged, time: Date(), application: nil, selection: "clipboard", pinned: false, database)
                 try staged.syncFolder(database)
-                XCTAssertEqual(blobFiles(), [try SHA256.hex(data)], "linked, not committed")
+                XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(data)], "linked, not committed")
                 // Another process opens now: the stamp says a file is being named, so it sweeps, under
                 // the write lock this transaction holds.
                 let path = root
@@ -126,7 +126,7 @@ final class HistoryLeftoversTests: XCTestCase {
         }
         done.wait()
         XCTAssertEqual(listed.withLock { $0 }, [2, 1])
-        XCTAssertEqual(blobFiles(), [try SHA256.hex(data)], "the committed entry's file was not swept")
+        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(data)], "the committed entry's file was not swept")
         XCTAssertEqual(try recorder.item(2).representation(for: .data)?.data(), data)
     }
 
@@ -139,11 +139,11 @@ final class HistoryLeftoversTests: XCTestCase {
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .png, data: large)]), preview: "two", application: nil), .recorded(2))
         var made = 0
         let one = try XCTUnwrap(history.thumbnail(of: 1, type: .png) { made += 1; return Data("thumb of ".utf8) + $0.prefix(8) })
-        XCTAssertEqual(one, root + "/thumbnails/1-\(try SHA256.hex(small)).png")
+        XCTAssertEqual(one, root + "/thumbnails/1-\(try OpenSSLSHA256.hex(small)).png")
         XCTAssertEqual(history.thumbnail(of: 1, type: .png) { _ in made += 1; return Data("again".utf8) }, one, "made once")
         XCTAssertEqual(made, 1)
         let two = try XCTUnwrap(history.thumbnail(of: 2, type: .png) { $0.prefix(16) })
-        XCTAssertEqual(two, root + "/thumbnails/2-\(try SHA256.hex(large)).png")
+        XCTAssertEqual(two, root + "/thumbnails/2-\(try OpenSSLSHA256.hex(large)).png")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: two)), large.prefix(16))
         XCTAssertNil(history.thumbnail(of: 1, type: .jpeg) { $0 }, "no such representation")
         try history.delete([1])
@@ -261,7 +261,7 @@ final class HistoryLeftoversTests: XCTestCase {
         XCTAssertTrue(entries.contains { $0.id == 301 }, "numbers and content kept")
         XCTAssertEqual(try damaged.item(301).representation(for: .data)?.data(), big(10))
         XCTAssertEqual(entries.map(\.id), entries.map(\.id).sorted(by: >), "and their order")
-        XCTAssertEqual(blobFiles(), [try SHA256.hex(big(10))], "the file is linked into the fresh history; the moved-aside folder is gone")
+        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(10))], "the file is linked into the fresh history; the moved-aside folder is gone")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/history.db.damaged-20270115T080000Z.blobs"))
         if let three = entries.first(where: { $0.id == 3 }), three.application == "app" { XCTAssertTrue(three.pinned, "its record was read: pinned still") }
         for entry in entries where entry.id <= 300 {

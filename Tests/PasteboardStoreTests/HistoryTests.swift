@@ -182,8 +182,8 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.record(first, preview: "one", application: nil), .recorded(1))
         XCTAssertEqual(try history.record(second, preview: "two", application: nil), .recorded(2))
         let blobs = root + "/blobs"
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [try SHA256.hex(big)])
-        XCTAssertEqual(try SHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [try OpenSSLSHA256.hex(big)])
+        XCTAssertEqual(try OpenSSLSHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         XCTAssertEqual(try history.item(2).representation(for: .png)?.data(), big)
         let sink = DataSink()
         try history.backend.read(.png, item: 0, from: History.pasteboard(for: 1), into: sink)
@@ -200,7 +200,7 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: changed)]), preview: "b", application: nil), .recorded(4))
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .moved(3))
         // A file of the wrong size where the name says: refused, named.
-        let name = try SHA256.hex(big)
+        let name = try OpenSSLSHA256.hex(big)
         try Data("short".utf8).write(to: URL(fileURLWithPath: blobs + "/" + name))
         XCTAssertThrowsError(try history.item(3)) { error in
             XCTAssertEqual((error as? PasteboardError)?.code, .corrupt)
@@ -208,7 +208,7 @@ final class HistoryTests: XCTestCase {
         }
         // A record that names it again puts it right.
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .moved(3))
-        try FileManager.default.removeItem(atPath: blobs + "/" + SHA256.hex(big))
+        try FileManager.default.removeItem(atPath: blobs + "/" + OpenSSLSHA256.hex(big))
         var third = plain("caption three")
         third.set(Representation(type: .data, data: big))
         XCTAssertEqual(try history.record(third, preview: "three", application: nil), .recorded(5))
@@ -226,7 +226,7 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "z", application: nil), .recorded(1))
         var store = stat(), blob = stat()
         XCTAssertEqual(stat(path, &store), 0)
-        XCTAssertEqual(try stat(root + "/blobs/" + SHA256.hex(big), &blob), 0)
+        XCTAssertEqual(try stat(root + "/blobs/" + OpenSSLSHA256.hex(big), &blob), 0)
         XCTAssertEqual(store.st_ino, blob.st_ino, "a hard link")
     }
 

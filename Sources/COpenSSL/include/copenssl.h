@@ -7,7 +7,7 @@
 // over a non-blocking socket the caller polls: every call returns at once, saying whether it needs the
 // socket readable or writable. Peer certificates are requested and never verified here: the caller pins
 // them (a device is trusted by its certificate's fingerprint). Only Sources/KDEConnect/Connection and
-// Sources/PasteboardStore/SHA256.swift call these (scripts/check-source.sh). Every buffer handed back is
+// Sources/PasteboardStore/OpenSSLSHA256.swift call these (scripts/check-source.sh). Every buffer handed back is
 // malloc'ed and the caller's (free with kc_free).
 
 #include <stddef.h>

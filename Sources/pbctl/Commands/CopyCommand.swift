@@ -134,9 +134,15 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     // hashes what it spools as it stores it, beside the copy: the name the history gives a large file.
     let recorded = !backend.changesReachDaemons && options.global.pasteboard == .general && !options.sensitive && !options.transient
     var history: History? = nil
+    var historyProblem: (any Error)? = nil
     if recorded, let stored = backend.storedFiles {
-        history = try? context.openHistory()
-        if let history, (try? history.pausedUntil()) == nil { stored.hashSpooledInput(upTo: history.limits.maxRepresentationSize) }
+        do {
+            let opened = try context.openHistory()
+            history = opened
+            if (try? opened.pausedUntil()) == nil { stored.hashSpooledInput(upTo: opened.limits.maxRepresentationSize) }
+        } catch {
+            historyProblem = error  // said once the copy is made: the copy goes on
+        }
     }
     var items: [Item] = []
     if let paths = options.files {
@@ -147,7 +153,11 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     }
     try backend.write(items, to: options.global.pasteboard, options: options.copy)
     if recorded {
-        for item in items { context.recordInHistory(item, copiedTo: backend, options: options.copy, verbose: options.verbose, history: history) }
+        if let historyProblem {
+            context.reportNotRecorded(historyProblem)
+        } else {
+            for item in items { context.recordInHistory(item, copiedTo: backend, options: options.copy, verbose: options.verbose, history: history) }
+        }
     }
     return ExitCode.ok
 }

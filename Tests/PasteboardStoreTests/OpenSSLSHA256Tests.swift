@@ -6,7 +6,7 @@ import XCTest
 
 /// The history names a large representation's file by its SHA-256, computed by OpenSSL: over bytes in
 /// memory, over a file through one buffer, and by the store beside a copy as it spools it.
-final class SHA256Tests: XCTestCase {
+final class OpenSSLSHA256Tests: XCTestCase {
     var root = ""
 
     override func setUpWithError() throws {
@@ -24,23 +24,23 @@ final class SHA256Tests: XCTestCase {
     }
 
     func testKnownDigests() throws {
-        XCTAssertEqual(try SHA256.hex(Data()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        XCTAssertEqual(try SHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(try OpenSSLSHA256.hex(Data()), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(try OpenSSLSHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         XCTAssertEqual(
-            try SHA256.hex(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
+            try OpenSSLSHA256.hex(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         XCTAssertEqual(
-            try SHA256.hex(Data(repeating: 0x61, count: 1_000_000)), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+            try OpenSSLSHA256.hex(Data(repeating: 0x61, count: 1_000_000)), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     func testAFileHashesAsItsBytesAndOnlyAtItsSize() throws {
         let data = pattern(3 << 20 + 12345)
         let path = root + "/file"
         try data.write(to: URL(fileURLWithPath: path))
-        XCTAssertEqual(try SHA256.hex(ofFileAt: path, size: data.count), try SHA256.hex(data))
-        XCTAssertNil(try SHA256.hex(ofFileAt: path, size: data.count - 1), "not the size said: not hashed")
-        XCTAssertNil(try SHA256.hex(ofFileAt: root + "/absent", size: 1))
-        XCTAssertNil(try SHA256.hex(ofFileAt: root, size: 0), "a folder")
+        XCTAssertEqual(try OpenSSLSHA256.hex(ofFileAt: path, size: data.count), try OpenSSLSHA256.hex(data))
+        XCTAssertNil(try OpenSSLSHA256.hex(ofFileAt: path, size: data.count - 1), "not the size said: not hashed")
+        XCTAssertNil(try OpenSSLSHA256.hex(ofFileAt: root + "/absent", size: 1))
+        XCTAssertNil(try OpenSSLSHA256.hex(ofFileAt: root, size: 0), "a folder")
     }
 
     /// A copy the history records has its spool hashed beside it: the store hands the digest on with
@@ -68,8 +68,8 @@ final class SHA256Tests: XCTestCase {
         store.hashSpooledInput(upTo: data.count)
         let (hashed, digest) = try copy(store)
         XCTAssertEqual(hashed, data)
-        XCTAssertEqual(digest, try SHA256.hex(data))
-        XCTAssertEqual(store.writtenFilePath(holding: hashed).flatMap { try? SHA256.hex(ofFileAt: $0, size: data.count) }, digest)
+        XCTAssertEqual(digest, try OpenSSLSHA256.hex(data))
+        XCTAssertEqual(store.writtenFilePath(holding: hashed).flatMap { try? OpenSSLSHA256.hex(ofFileAt: $0, size: data.count) }, digest)
         // Spooled (over 64 KiB) but small enough for the history to keep in its database: not hashed.
         let small = root + "/small"
         try pattern(100_000).write(to: URL(fileURLWithPath: small))
@@ -78,7 +78,7 @@ final class SHA256Tests: XCTestCase {
         // Text through a pipe: the bytes pass through a buffer to be checked, and are hashed all the same;
         // more than the history keeps is not hashed.
         let text = Data(String(repeating: "a line of text\n", count: 400_000).utf8)
-        XCTAssertEqual(try pipeCopy(text, into: store), try SHA256.hex(text))
+        XCTAssertEqual(try pipeCopy(text, into: store), try OpenSSLSHA256.hex(text))
         store.hashSpooledInput(upTo: text.count - 1)
         XCTAssertNil(try pipeCopy(text, into: store))
     }

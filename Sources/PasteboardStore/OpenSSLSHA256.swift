@@ -16,7 +16,7 @@ import Pasteboard
 /// (linked for KDE Connect already; `COpenSSL/digest.c`), which uses the CPU's SHA instructions: this
 /// is only the Swift side of it. A file is hashed a window at a time, never mapped whole, so hashing a
 /// large copy does not bring it into memory.
-enum SHA256 {
+enum OpenSSLSHA256 {
     /// What one read of a file hashes at a time (where a window cannot be mapped): small enough to stay
     /// in the cache between the read and the hash.
     static let chunkSize = 256 << 10
