@@ -619,9 +619,14 @@ if command -v strace >/dev/null; then
     strace -f -o /dev/null -e trace=write -e inject=write:delay_enter=100000 wl-copy --foreground < "$work/wl-big.txt" &
     tracer_pid=$!
     copier=""; writer=""
-    for _ in $(seq 300); do
+    for _ in $(seq 1200); do
         copier=$(pgrep -P "$tracer_pid" -x wl-copy || true)
-        writer=${copier:+$(pgrep -P "$copier" -x cat || true)}
+        # The cat serving the daemon's paste writes into a pipe (wl-copy may run another, copying its
+        # standard input into a temporary file).
+        writer=""
+        for candidate in ${copier:+$(pgrep -P "$copier" -x cat || true)}; do
+            readlink "/proc/$candidate/fd/1" 2>/dev/null | grep -q '^pipe:' && writer=$candidate
+        done
         [ -n "$writer" ] && [ "$(awk '/^wchar/ {print $2}' "/proc/$writer/io" 2>/dev/null || echo 0)" -ge 2097152 ] && break
         sleep 0.1
     done

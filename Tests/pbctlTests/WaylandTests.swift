@@ -787,12 +787,19 @@ final class WaylandTests: WaylandTestCase {
                 ((try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { pid_t($0) }
             }
             func command(_ pid: pid_t) -> String { (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "" }
+            // The `cat` that serves a paste writes into a pipe; wl-copy may also run one that copies its
+            // standard input into a temporary file first, which is not the writer this test kills.
+            func writesIntoAPipe(_ pid: pid_t) -> Bool {
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/1")) ?? "").hasPrefix("pipe:")
+            }
             var owner: pid_t?
             var writer: pid_t?
-            // The daemon is fetching: wl-copy's `cat` has written 2 MiB of the 49 MB.
-            XCTAssertTrue(eventually(timeout: 30) {
+            // The daemon is fetching: wl-copy's `cat` has written 2 MiB of the 49 MB. (wl-copy first
+            // copies its input into a file with a `cat` of its own, which strace slows too where that
+            // `cat` writes rather than copying in the kernel: give it time.)
+            XCTAssertTrue(eventually(timeout: 120) {
                 owner = children(tracer.child.pid).first { command($0).hasPrefix("wl-copy") }
-                writer = owner.flatMap { children($0).first { command($0).hasPrefix("cat") } }
+                writer = owner.flatMap { children($0).first { command($0).hasPrefix("cat") && writesIntoAPipe($0) } }
                 return writer.map { bytesWritten($0) >= 2 << 20 } ?? false
             }, "round \(round): the daemon never fetched from wl-copy: \(stderrText(daemon))")
             let (ownerPID, writerPID) = (try XCTUnwrap(owner), try XCTUnwrap(writer))
