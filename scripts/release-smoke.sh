@@ -59,7 +59,7 @@ PBCTL_BACKEND=store "$pbctl" paste | cmp -s - "$work/text.txt" || fail "a refuse
 # data without making a pixel; a paste as WebP is refused by the memory cap (PBCTL_MAX_IMAGE_MEMORY, 1 GiB)
 # before anything is allocated; a paste as PNG or JPEG is bounded by its output (100 MP of 8-bit RGBA,
 # 400 MB; a 16-bit PNG is decoded straight to 8 bits). Peak memory from /usr/bin/time -f %M, measured on
-# this binary (ARCHITECTURE.md, Images): copy 7-9 MB, refused 6 MB, converted 8-402 MB. The bounds:
+# this binary (docs/images.md): copy 7-9 MB, refused 6 MB, converted 8-402 MB. The bounds:
 # 32 MiB for a copy or a refusal, 440 MB (the output's 400 MB and 10%) for a conversion.
 bombs="$work/bombs"
 mkdir -p "$bombs"

@@ -221,7 +221,7 @@ public enum ImageCodec {
     /// header: the pixels at the depth decoded (4 bytes a pixel, 8 for 16-bit kept), the decoder's own
     /// buffers (`ImageProbe.decodeWork`), a turned copy for an EXIF orientation, and what the encoder
     /// allocates besides its output (`encodeWork`). Measured against the release binary's peak memory
-    /// (ARCHITECTURE.md, Images): an estimate from above for the shapes measured, not an exact count.
+    /// (docs/images.md): an estimate from above for the shapes measured, not an exact count.
     static func memoryNeeded(_ probe: ImageProbe, eightBit: Bool, target: ImageFormat?, lossless: Bool?) -> Int {
         let width = max(0, probe.width), height = max(0, probe.height)
         let area = times(width, height)

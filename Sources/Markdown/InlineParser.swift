@@ -1,50 +1,9 @@
 import ReaderSupport
 
 // Phase 2 of CommonMark parsing: the inline content of paragraphs, headings and table cells
-// (cmark's inlines.c algorithm: delimiter stack, bracket stack, "process emphasis" with
-// openers_bottom; plus cmark-gfm's strikethrough, extended autolinks and footnote references).
-//
-// The parser builds no node per text run. A left-to-right scan records *marks* in one array, in
-// source order, for the constructs resolved on the spot (code spans, autolinks, raw HTML, a link's or
-// image's end once its `]` is seen). Text is implicit: whatever lies between marks, decoded (escapes,
-// entities, line breaks) only when it is emitted. What may still change waits in two stacks without
-// marks: delimiter runs (`Delimiter`, 8 bytes: where, how long, can open or close, and the matches
-// made so far, packed) and brackets (`Bracket`, 4 bytes: where, and whether an image's). Emphasis is
-// matched on the stack itself; a run that leaves it having matched becomes a mark then, and so does a
-// bracket that makes a link (its start). Those *late* marks start before marks already made, so they
-// are kept apart, as a sorted run plus a heap for the few that come out of order, and merged with
-// the array as marks are emitted. A run that matched nothing, and a bracket that made nothing, were
-// text all along and leave nothing.
-//
-// Closers are matched as soon as nothing can change their outcome (no active link bracket before
-// them): the result is the same as cmark's one pass at the end, since closers are still processed in
-// source order against the same delimiters. Two refinements keep closers from waiting needlessly: a
-// bracket with more brackets above it than `]` left in the subject is dead (never taken by a `]`, so
-// text); inside the one active bracket with no delimiter before it, closers are matched as they
-// come (their openers are the same whether or not it makes a link; `session`); with delimiters before
-// it, its `]` is read ahead once (`outcomeAhead(of:)`: up to the next bracket, code span or `<`) and,
-// when that tells, they are matched within it if the `]` makes a link (a session again) or as the
-// block's if it makes nothing; else as long as each finds its opener after the bracket
-// (`speculationStopped`).
-//
-// Marks before the first delimiter still in the stack and before the first active bracket are final:
-// they are emitted to the sink and, once nothing is pending, the arrays are reset. A paragraph of
-// matched emphasis or links therefore holds a bounded number of marks however long it is. What must
-// wait costs 8 bytes per delimiter run and 4 per bracket; what resolved behind something still
-// waiting (an opener that may yet close around it) costs a late mark per matched run and two marks
-// per link (destinations and titles are read again from the subject or the reference definition when
-// the start is emitted), late marks packed (typically 4 to 6 bytes) once more than 1,024 wait. The whole
-// process stays under 7× its input on every shape docs/benchmarks.md measures.
-//
-// `InlineSink` receives the result in document order: the HTML renderer writes it out at once, the
-// tree builder (`InlineTreeBuilder`) makes the nodes of a `MarkdownDocument`.
-//
-// The parser's parts, one concern a file: this file holds its state, the block driver and the scan;
-// `InlineParser+Spans` the constructs resolved on the spot (code spans, autolinks, raw HTML),
-// `+Delimiters` the delimiter stack and emphasis matching (with the bracket sessions), `+Brackets` the
-// bracket stack, links, images and footnote references (and the read-ahead of a `]`), `+LateMarks` the
-// marks made behind others, `+ExtendedAutolinks` GFM's `www.`/`http://` links, `+Emission` what goes
-// to the sink, `+Text` the text between marks. The records they share are in `InlineRecords.swift`.
+// (cmark's inlines.c algorithm, with cmark-gfm's strikethrough, extended autolinks and footnote
+// references), recording marks rather than nodes. How, and why it stays within 7x its input:
+// docs/markdown-engine.md, "The inline parser". This file holds the state, the block driver and the scan.
 
 let maxBackticks = 1000
 
