@@ -56,6 +56,14 @@ public final class DescriptorSink: RepresentationSink {
         }
     }
 
+    /// Writes bytes lent by the caller (a converter's output buffer) without copying them first.
+    public func write(bytes: UnsafeRawBufferPointer) throws {
+        guard !bytes.isEmpty else { return }
+        guard !dropTrailingNewline else { return try write(Data(bytes)) }
+        count += bytes.count
+        try POSIX.writeAll(fd, bytes, path: path, brokenPipe: brokenPipe)
+    }
+
     public func transfer(fromFile source: Int32, offset: Int, count: Int) throws -> Bool {
         guard kernelCopy, count > 0 else { return count == 0 }
         if !held.isEmpty {

@@ -35,7 +35,7 @@ func fastPaste(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CCha
             value = argv[2].map { $0 + 5 }
         }
         guard let value, let format = TextFormat(name: String(cString: value)) else { return nil }
-        return finish(BackendChoice.fastPaste(as: format, variable: variable))
+        return finish(BackendChoice.fastPaste(as: format, variable: variable, output: standardOutput()))
     }
     let primary: Bool
     if argc == 3 {
@@ -46,12 +46,18 @@ func fastPaste(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CCha
     }
     // Looked for only where it matters (a display's targets): the store's fast paste does not need it.
     let declared = { DeclaredTypes.anyDeclarationFile(variable: variable) }
-    return finish(BackendChoice.fastPaste(primary: primary, variable: variable, hasDeclaredTypes: declared))
+    return finish(BackendChoice.fastPaste(
+        primary: primary, variable: variable, hasDeclaredTypes: declared, output: standardOutput()))
+}
+
+/// Standard output, where a quick paste writes (a closed reader ends pbctl as the full paste does).
+private func standardOutput() -> DescriptorSink {
+    DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(ExitCode.brokenPipe) })
 }
 
 /// The exit status of a fast paste (its error worded as the full command words it), or nil when the full
 /// command is to run.
-private func finish(_ result: FastPasteResult) -> Int32? {
+private func finish(_ result: QuickPasteResult) -> Int32? {
     switch result {
     case .pasted:
         return ExitCode.ok

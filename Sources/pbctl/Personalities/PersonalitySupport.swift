@@ -13,6 +13,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Backends
 import CopyPaste
 import Documents
 import Pasteboard
@@ -118,8 +119,8 @@ struct ToolSession {
                 throw ToolFailure(message: displayFailure(display))
             }
         }
-        let requested = context.environment["PBCTL_BACKEND"].map { $0.lowercased() } ?? ""
-        let kind = requested.isEmpty ? Context.BackendKind.auto : Context.BackendKind(rawValue: requested) ?? .auto
+        // A name that is no backend means `auto` here: the tools have no way to say it is wrong.
+        let kind = AutoOrder.requestedKind(variable: { context.environment[$0] }) ?? .auto
         return try context.chooseBackend(kind, needs).backend
     }
 
