@@ -101,6 +101,7 @@ let package = Package(
         // What a copy makes of its sources and what a paste delivers: the one policy `pbctl copy`/`paste`,
         // pbcopy/pbpaste and the xclip/xsel/wl-clipboard personalities share.
         .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents"]),
+        .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard"]),
         // The clipboard manager (`pbctl daemon`) composed: one run path for every keeper (X11, Wayland,
         // the store), the history recorder, the peers (KDE Connect) feeding the keeper in process.
         // What the history shows and searches of an item: its one-line preview and every text it holds

@@ -68,29 +68,7 @@ public struct PasteDelivery {
 
     /// UTF-16 or Latin-1 text as UTF-8.
     static func textToUTF8(_ data: Data, _ encoding: TextEncoding?) -> Data {
-        guard encoding == .latin1 else { return Data(utf16ToUTF8(data).utf8) }
-        return Data(String(decoding: data.map { UInt16($0) }, as: UTF16.self).utf8)
-    }
-
-    /// UTF-16 text (a byte-order mark read, little-endian without one) as a string.
-    public static func utf16ToUTF8(_ data: Data) -> String {
-        let bytes = [UInt8](data)
-        var bigEndian = false
-        var start = 0
-        if bytes.starts(with: [0xFE, 0xFF]) {
-            bigEndian = true
-            start = 2
-        } else if bytes.starts(with: [0xFF, 0xFE]) {
-            start = 2
-        }
-        var units: [UInt16] = []
-        units.reserveCapacity(bytes.count / 2)
-        var i = start
-        while i + 1 < bytes.count {
-            units.append(bigEndian ? UInt16(bytes[i]) << 8 | UInt16(bytes[i + 1]) : UInt16(bytes[i + 1]) << 8 | UInt16(bytes[i]))
-            i += 2
-        }
-        return String(decoding: units, as: UTF16.self)
+        encoding == .latin1 ? TextDecoding.latin1ToUTF8(data) : TextDecoding.utf16ToUTF8(data)
     }
 
     /// The file lists items `indices` offer (`x-special/gnome-copied-files`, else `text/uri-list`, with
@@ -117,5 +95,39 @@ public struct PasteDelivery {
             lists.append(list)
         }
         return lists
+    }
+
+    /// pbpaste's rule (`--mac-compat`): only the items whose choice gives text; none at all when no
+    /// item does.
+    public static func textOnly(_ choices: [PasteRequest.Choice], items indices: [Int], registry: TypeRegistry)
+        -> (indices: [Int], choices: [PasteRequest.Choice])
+    {
+        let text = choices.indices.filter { registry.conforms(choices[$0].convertTo ?? choices[$0].read, to: .text) }
+        return (text.map { indices[$0] }, text.map { choices[$0] })
+    }
+
+    /// What `paste --files` prints: each URI of `lists` as a local path, and the URIs that name no
+    /// local file (`http://…`, another machine's), which are not paths.
+    public static func localPaths(_ lists: [FileList]) -> (paths: [String], notLocal: [String]) {
+        var paths: [String] = []
+        var notLocal: [String] = []
+        for entry in lists.flatMap(\.uris) {
+            if let path = FileList.localPath(entry) { paths.append(path) } else { notLocal.append(entry) }
+        }
+        return (paths, notLocal)
+    }
+
+    /// What `paste --files --into` copies (moves, after a cut): every URI of `lists` as a local path.
+    /// - Throws: `.invalidData` naming the first URI that is not a local file: nothing is copied then.
+    public static func fileSources(_ lists: [FileList]) throws -> [(path: String, cut: Bool)] {
+        try lists.flatMap { list in
+            try list.uris.map { uri in
+                guard let path = FileList.localPath(uri) else {
+                    throw PasteboardError(
+                        .invalidData, "\(uri.visibleControlCharacters): not a local file (another machine's, or not a file); nothing was copied")
+                }
+                return (path, list.cut)
+            }
+        }
     }
 }

@@ -246,7 +246,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         let decoded = CompoundText.decode(Data(input))
         _ = CompoundText.encode(decoded)
         _ = TextTranscoder.latin1ToUTF8(Data(input))
-        _ = TextTranscoder.utf16ToUTF8(Data(input))
+        _ = TextDecoding.utf16ToUTF8(Data(input))
     }
 
     /// The text a regex target matches: at most this many bytes, so a pattern at the program cap (20,000

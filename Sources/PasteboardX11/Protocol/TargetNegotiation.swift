@@ -154,11 +154,11 @@ public struct TextTranscoder: Sendable {
         case .utf8OrLatin1:
             if String(validating: buffer, as: UTF8.self) != nil { return buffer }
             return Self.latin1ToUTF8(buffer)
-        case .utf16: return Self.utf16ToUTF8(buffer)
+        case .utf16: return TextDecoding.utf16ToUTF8(buffer)
         case .compoundText: return CompoundText.decode(buffer)
         case .html:
             if htmlIsUTF16 {
-                var text = Self.utf16ToUTF8(buffer)
+                var text = TextDecoding.utf16ToUTF8(buffer)
                 if text.last == 0 { text.removeLast() }
                 return text
             }
@@ -228,29 +228,5 @@ public struct TextTranscoder: Sendable {
             }
         }
         return out
-    }
-
-    /// UTF-16 with an optional byte-order mark (little-endian without one) as UTF-8.
-    public static func utf16ToUTF8(_ bytes: Data) -> Data {
-        var bigEndian = false
-        var start = bytes.startIndex
-        if bytes.count >= 2 {
-            let b0 = bytes[start], b1 = bytes[start + 1]
-            if b0 == 0xFE && b1 == 0xFF {
-                bigEndian = true
-                start += 2
-            } else if b0 == 0xFF && b1 == 0xFE {
-                start += 2
-            }
-        }
-        var units: [UInt16] = []
-        units.reserveCapacity((bytes.endIndex - start) / 2)
-        var i = start
-        while i + 1 < bytes.endIndex {
-            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
-            units.append(bigEndian ? (a << 8 | b) : (b << 8 | a))
-            i += 2
-        }
-        return Data(String(decoding: units, as: UTF16.self).utf8)
     }
 }

@@ -171,7 +171,7 @@ extension CopyArguments {
         assembly.macCompat = macCompat
         assembly.maximumSize = maximumSize
         assembly.base = base
-        assembly.htmlImages = HTMLImages(rawValue: context.environment["PBCTL_HTML_IMAGES"]?.lowercased() ?? "") ?? .data
+        assembly.htmlImages = context.htmlImages
         assembly.verbose = verbose
         let terminal = context.terminal
         let verbose = verbose

@@ -179,9 +179,7 @@ func runPaste(
     }
     if options.macCompat {
         // pbpaste writes text only: nothing at all when the pasteboard holds none.
-        let text = choices.indices.filter { context.registry.conforms(choices[$0].convertTo ?? choices[$0].read, to: .text) }
-        indices = text.map { indices[$0] }
-        choices = text.map { choices[$0] }
+        (indices, choices) = PasteDelivery.textOnly(choices, items: indices, registry: context.registry)
         if choices.isEmpty { return ExitCode.ok }
     }
     let exactType: TypeIdentifier? = if case .exact(let type) = options.request.mode { type } else { nil }
@@ -221,30 +219,18 @@ func pasteFiles(
     guard let folder = options.into else {
         // Paths only: a URI that names no local file (http://…) is not a path, and is named on
         // standard error instead.
+        let (paths, notLocal) = PasteDelivery.localPaths(lists)
+        for uri in notLocal { context.terminal.err("pbctl paste: \(uri.visibleControlCharacters): not a local file; skipped") }
         var text = Data()
-        var printed = 0
-        for entry in lists.flatMap(\.uris) {
-            guard let path = FileList.localPath(entry) else {
-                context.terminal.err("pbctl paste: \(entry.visibleControlCharacters): not a local file; skipped")
-                continue
-            }
+        for path in paths {
             text.append(contentsOf: path.pathBytes)
             text.append(options.nul ? 0 : 0x0A)
-            printed += 1
         }
         try context.terminal.out(text)
-        if printed == 0 { throw PasteboardError.empty("the file list names no local file") }
+        if paths.isEmpty { throw PasteboardError.empty("the file list names no local file") }
         return ExitCode.ok
     }
-    var sources: [(path: String, cut: Bool)] = []
-    for list in lists {
-        for uri in list.uris {
-            guard let path = FileList.localPath(uri) else {
-                throw PasteboardError(.invalidData, "\(uri.visibleControlCharacters): not a local file (another machine's, or not a file); nothing was copied")
-            }
-            sources.append((path, list.cut))
-        }
-    }
+    let sources = try PasteDelivery.fileSources(lists)
     let paste = try FilePaste.plan(sources, into: folder)
     try paste.execute { step in
         if options.verbose {

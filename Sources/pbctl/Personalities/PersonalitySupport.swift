@@ -150,7 +150,7 @@ struct ToolSession {
     func item(_ source: CopySource, type: CopyType) throws -> Item {
         var assembly = CopyAssembly(registry: registry) { try context.terminal.readStandardInput(limit: $0) }
         assembly.maximumSize = try context.maximumInputSize(nil)
-        assembly.htmlImages = HTMLImages(rawValue: context.environment["PBCTL_HTML_IMAGES"]?.lowercased() ?? "") ?? .data
+        assembly.htmlImages = context.htmlImages
         var metadata = ItemMetadata(sourceApplication: "pbctl")
         let data: Data
         switch source {

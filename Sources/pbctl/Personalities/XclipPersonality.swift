@@ -218,7 +218,7 @@ private func xclipPrintable(_ data: Data, type: String?, target: String) -> Data
         }
         return Data(text.utf8)
     case "text/html"? where data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]):
-        return Data(PasteDelivery.utf16ToUTF8(data).utf8)
+        return TextDecoding.utf16ToUTF8(data)
     default:
         return data
     }
