@@ -44,7 +44,7 @@ extension FileStore: ClipboardKeeping {
         if let inbox = options.inbox { waits.append(inbox.descriptor) }
         try watch(.general, alsoWaitingOn: waits) { change, ready in
             if ready.contains(stop) { return false }
-            if let inbox = options.inbox, ready.contains(inbox.descriptor), let offered = inbox.take().last {
+            if let inbox = options.inbox, ready.contains(inbox.descriptor), let offered = inbox.takeNewest() {
                 let item = options.complete?(offered.item) ?? offered.item
                 do {
                     try write([item], to: .general, options: CopyOptions())
