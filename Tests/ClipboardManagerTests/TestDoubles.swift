@@ -140,3 +140,9 @@ func temporaryFolder() -> String {
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// Moves a non-Sendable value into a thread's closure (the test owns both sides).
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
