@@ -36,7 +36,8 @@ public enum ClipboardDaemon {
         public var peers: [any ClipboardPeer] = []
         public init() {}
 
-        /// Adds KDE Connect as a peer, as `settings` ask (``KDEConnectPeer/Choice``).
+        /// Adds KDE Connect as a peer, as `choice` asks (the name filtered, the host name by default, the
+        /// state folder from its environment), logging to ``keep``'s log with its registry: set those first.
         public mutating func addKDEConnect(_ choice: KDEConnectPeer.Choice) {
             var settings = KDEConnectPeer.Settings(
                 name: choice.name.map(KDEConnectPeer.filteredName) ?? KDEConnectPeer.hostName(),
