@@ -102,14 +102,22 @@ let package = Package(
         // pbcopy/pbpaste and the xclip/xsel/wl-clipboard personalities share.
         .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents"]),
         .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard"]),
-        // The clipboard manager (`pbctl daemon`) composed: one run path for every keeper (X11, Wayland,
-        // the store), the history recorder, the peers (KDE Connect) feeding the keeper in process.
         // What the history shows and searches of an item: its one-line preview and every text it holds
         // (HTML and RTF as the text they show), beside the history, which takes them as functions.
         .target(name: "HistoryText", dependencies: ["Pasteboard", "Representations", "Images"]),
+        // The clipboard manager (`pbctl daemon`) composed: one run path for every keeper (X11, Wayland,
+        // the store), its inbox (the way in: only the newest counts), the history recorder, the peers
+        // (KDE Connect) feeding the keeper in process and told only of what did not come from them.
         .target(
             name: "ClipboardManager",
-            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "HistoryText", "SystemIO", "KDEConnect", "PasteboardRemote"]),
+            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "HistoryText", "SystemIO", "KDEConnect"]),
+        // Unit tests of the daemon over test doubles (a keeper on the in-memory pasteboard, peers that
+        // remember what they hear), as swift-nio's NIOEmbedded drives a channel without sockets.
+        .testTarget(name: "ClipboardManagerTests", dependencies: ["ClipboardManager", "Pasteboard", "PasteboardStore"]),
+        // `pbctl ssh` composed: this machine's clipboard served to a remote pbctl for one session (what
+        // it copies completed and attributed here, recorded where no daemon records it).
+        .target(
+            name: "RemoteSharing", dependencies: ["Pasteboard", "PasteboardRemote", "PasteboardStore", "Representations", "HistoryText"]),
         // The composition root: which backend an invocation uses and why; the only code that names the
         // concrete backends.
         .target(
@@ -122,15 +130,15 @@ let package = Package(
         // usage errors, for pbctl run under their names: pure (arguments in, an invocation or a reply out).
         .target(name: "Personalities"),
         .testTarget(name: "PersonalitiesTests", dependencies: ["Personalities"]),
-        // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
-        // module, no transport (those are Backends' and ClipboardManager's to compose).
         .testTarget(name: "HistoryTextTests", dependencies: ["HistoryText", "Pasteboard"]),
         .testTarget(name: "BackendsTests", dependencies: ["Backends", "Pasteboard"]),
+        // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
+        // module, no transport (those are Backends', ClipboardManager's and RemoteSharing's to compose).
         .executableTarget(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
-                "ClipboardManager", "HistoryText", "CopyPaste", "CStartup", "Personalities",
+                "ClipboardManager", "RemoteSharing", "HistoryText", "CopyPaste", "CStartup", "Personalities",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's

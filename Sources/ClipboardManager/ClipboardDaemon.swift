@@ -12,7 +12,8 @@ import SystemIO
 /// the store as the trivial keeper), with the history recorder and the peers (KDE Connect, and later
 /// transports) around it.
 ///
-/// - What the keeper keeps goes to every peer and, unless it recorded itself, to the history
+/// - What the keeper keeps goes to every peer it did not come from (``ClipboardPeer/accepts(origin:)``:
+///   a device is not sent back what it sent) and, unless it recorded itself, to the history
 ///   (``HistoryRecorder``, on a queue of its own so recording never delays a paste the keeper serves).
 /// - What a peer receives comes back in through the keeper's inbox (``KeepOptions/inbox``): the keeper
 ///   serves it from its own connection, in this process, completed as a copy of it would be, and hands
@@ -34,6 +35,24 @@ public enum ClipboardDaemon {
         /// The transports the clipboard is synced with.
         public var peers: [any ClipboardPeer] = []
         public init() {}
+
+        /// Adds KDE Connect as a peer, as `choice` asks (the name filtered, the host name by default, the
+        /// state folder from its environment), logging to ``keep``'s log with its registry: set those first.
+        public mutating func addKDEConnect(_ choice: KDEConnectPeer.Choice) {
+            var settings = KDEConnectPeer.Settings(
+                name: choice.name.map(KDEConnectPeer.filteredName) ?? KDEConnectPeer.hostName(),
+                folder: KDEConnectPeer.defaultFolder(environment: choice.environment))
+            settings.discovery = choice.discovery
+            if let address = choice.bindAddress { settings.bindAddress = address }
+            settings.registry = keep.registry
+            settings.log = keep.log
+            peers.append(KDEConnectPeer(settings: settings))
+        }
+    }
+
+    /// Tells each peer of `kept`, but not the peer it came from.
+    static func tell(_ peers: [any ClipboardPeer], _ kept: KeptContent) {
+        for peer in peers where kept.origin.map({ peer.accepts(origin: $0) }) ?? true { peer.localChange(kept) }
     }
 
     /// Runs until a signal, another keeper, or the display going away (``ClipboardKeeperRunner``);
@@ -72,7 +91,7 @@ public enum ClipboardDaemon {
         if !keeper.keepsOnlyForPeers, let newest = recorder?.newestItem() { keep.restore = complete(newest) }
         let peers = configuration.peers
         keep.record = { kept in
-            for peer in peers { peer.localChange(kept) }
+            tell(peers, kept)
             if !kept.recorded { recorder?.record(kept) } else { upkeep?.historyChanged() }
         }
         for peer in peers {

@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
-import Synchronization
 import Pasteboard
 import PasteboardStore
 import HistoryText
@@ -38,10 +37,17 @@ public final class HistoryRecorder: Sendable {
         problems = ProblemReport(warn ?? log ?? { _ in })
     }
 
-    /// The newest entry that kept something, as an item (what the daemon serves on an empty clipboard).
+    /// The newest entry that kept something, as an item (what the daemon serves on an empty clipboard);
+    /// nil when there is none, or when the history cannot be read (said once per cause: the daemon
+    /// starts without restoring).
     public func newestItem() -> Item? {
-        guard let newest = try? history.entries(History.Query(limit: 1, keepsContent: true)).entries.first else { return nil }
-        return try? history.item(newest.id)
+        do {
+            guard let newest = try history.entries(History.Query(limit: 1, keepsContent: true)).entries.first else { return nil }
+            return try history.item(newest.id)
+        } catch {
+            problems.report("history: could not read the newest entry to serve: \((error as? PasteboardError)?.message ?? "\(error)")")
+            return nil
+        }
     }
 
     /// Records `kept` (later, on the recorder's queue).
@@ -73,24 +79,5 @@ public final class HistoryRecorder: Sendable {
         case .moved(let id): log?("history: entry \(id) moved to the top")
         case .notRecorded(let why): log?("history: not recorded: \(why)")
         }
-    }
-}
-
-/// A problem said once per cause: the same failure repeated (every copy on a full disk) is said the
-/// first time, a new cause again; the causes remembered are bounded.
-public final class ProblemReport: Sendable {
-    private let say: @Sendable (String) -> Void
-    private let said = Mutex<[String]>([])
-
-    public init(_ say: @escaping @Sendable (String) -> Void) { self.say = say }
-
-    public func report(_ message: String) {
-        let first = said.withLock { said -> Bool in
-            if said.contains(message) { return false }
-            if said.count >= 64 { said.removeFirst() }
-            said.append(message)
-            return true
-        }
-        if first { say(message) }
     }
 }

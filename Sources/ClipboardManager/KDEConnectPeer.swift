@@ -26,13 +26,34 @@ public final class KDEConnectPeer: ClipboardPeer, @unchecked Sendable {
         }
     }
 
+    /// What the daemon's options and configuration ask of KDE Connect (`--kdeconnect`, `--name`,
+    /// `--no-discovery`, `--listen`); the daemon makes the ``Settings`` of it
+    /// (``ClipboardDaemon/Configuration/addKDEConnect(_:)``).
+    public struct Choice: Sendable {
+        /// The device name others show; nil: the host name.
+        public var name: String?
+        public var discovery = true
+        /// The IPv4 address to listen on (``bindAddress(_:)``); nil: every interface.
+        public var bindAddress: UInt32?
+        /// Where the state folder is (`XDG_STATE_HOME`, `HOME`).
+        public var environment: [String: String]
+        public init(environment: [String: String]) { self.environment = environment }
+    }
+
     public let settings: Settings
     private var service: KDEConnectService?
 
     public init(settings: Settings) { self.settings = settings }
 
-    /// What the device is, once started ("device laptop (ID), TCP port 1716").
+    /// What the device is, once started ("KDE Connect: device laptop (ID), TCP port 1716").
     public private(set) var summary = ""
+
+    /// What a KDE Connect device sent (any device: one is not sent another's clipboard, as in
+    /// kdeconnect-kde) is not sent back.
+    public func accepts(origin: ItemOrigin) -> Bool {
+        if case .device = origin.kind { return false }
+        return true
+    }
 
     public func start(deliver: @escaping @Sendable (OfferedItem) -> Void) throws {
         var configuration = KDEConnectService.Configuration(name: settings.name)
@@ -46,7 +67,7 @@ public final class KDEConnectPeer: ClipboardPeer, @unchecked Sendable {
         let service = try KDEConnectService(folder: StateFolder(path: settings.folder), configuration: configuration)
         try service.start()
         self.service = service
-        summary = "device \(settings.name) (\(service.certificate.id)), TCP port \(service.tcpPort)"
+        summary = "KDE Connect: device \(settings.name) (\(service.certificate.id)), TCP port \(service.tcpPort)"
     }
 
     public func localChange(_ kept: KeptContent) { service?.localChange(kept.item) }

@@ -39,6 +39,8 @@ public struct KeepOptions: Sendable {
     public var primary = false
     /// Record the primary selection (never served again without ``primary``).
     public var recordPrimary = false
+    /// Whether the primary selection is recorded: kept (``primary``) or only recorded (``recordPrimary``).
+    public var recordsPrimary: Bool { primary || recordPrimary }
     /// Take over from a keeper that runs.
     public var replace = false
     /// The largest representation fetched for recording; a larger one is drained and listed as skipped.

@@ -13,10 +13,8 @@ public struct ItemOrigin: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// A KDE Connect device (its id).
         case device(id: String)
-        /// The machine of a `pbctl ssh` session.
-        case remote
-        /// This machine (a local program).
-        case local
+        /// The machine of a `pbctl ssh` session (the host named on its command line).
+        case remote(host: String)
     }
     public var kind: Kind
     /// The source the history shows (`KDE Connect: phone`, `pbctl ssh: build-host`).
@@ -39,20 +37,27 @@ public struct OfferedItem: Sendable {
 }
 
 /// A keeper's way in (``KeepOptions/inbox``): items handed over from other threads, and a descriptor
-/// that is readable while any wait, which the keeper polls beside its connection.
+/// that is readable while any wait, which the keeper polls beside its connection. The clipboard holds
+/// one content, so the inbox, not each keeper, decides that only the newest counts.
 public protocol ClipboardInbox: AnyObject, Sendable {
     var descriptor: Int32 { get }
-    /// The items handed in since the last call, oldest first; the descriptor is drained.
-    func take() -> [OfferedItem]
+    /// The newest item handed in since the last call (those before it are dropped), nil when none
+    /// waits; the descriptor is drained.
+    func takeNewest() -> OfferedItem?
 }
 
 /// A transport that syncs the clipboard with other devices or machines (KDE Connect): a peer of the
-/// keeper. It hears every new local content and hands what it receives to `deliver`, which the keeper
-/// serves in its own process (no display connection of the peer's, no process started for it).
+/// keeper. It hands what it receives to `deliver`, which the keeper serves in its own process (no
+/// display connection of the peer's, no process started for it), and hears each new content kept
+/// that did not come from it (``accepts(origin:)``): a peer is not told its own arrival.
 public protocol ClipboardPeer: AnyObject, Sendable {
     /// Starts the peer; `deliver` takes what it receives, from any thread.
     func start(deliver: @escaping @Sendable (OfferedItem) -> Void) throws
-    /// A new local content (whatever its origin: a peer ignores its own echo).
+    /// Whether content from `origin` is sent to this peer: false for what the peer itself delivered.
+    func accepts(origin: ItemOrigin) -> Bool
+    /// A new content kept, from this display or from another peer (never from this one).
     func localChange(_ kept: KeptContent)
     func stop()
+    /// What the peer is once started, for the daemon's log ("KDE Connect: device laptop (ID), TCP port 1716").
+    var summary: String { get }
 }

@@ -23,8 +23,8 @@ extension SelectionServing {
 /// How a backend whose content lives in a process (X11, Wayland) starts that process: a fork of this
 /// one where it has a single thread, else a fresh pbctl running the hidden serve command with the item
 /// handed over. A setting of the backend, made once where the backend is made (the composition root),
-/// so every writer gets a working owner, whatever its threads: `copy`, the `pbctl ssh` server, the
-/// daemon writing what a KDE Connect device sent.
+/// so every writer gets a working owner, whatever its threads: `copy`, the `pbctl ssh` server (the
+/// daemon serves what a KDE Connect device sent from its own connection, and starts no owner).
 public struct OwnerLaunch: Sendable {
     /// Always start a new process instead of forking this one (tests choose it to exercise that path;
     /// `PBCTL_SPAWN_OWNER`).

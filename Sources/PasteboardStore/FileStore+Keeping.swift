@@ -34,7 +34,7 @@ extension FileStore: ClipboardKeeping {
         _ = try rootDirectory(create: true)
         try keeperLock.acquire(replace: options.replace)
         let stop = keeperStop.0
-        func handOver(_ origin: ItemOrigin? = nil) {
+        func handOver() {
             guard let item = currentItemForPeers(maximumSize: options.maximumRecordedSize) else { return }
             options.record?(KeptContent(item: item, application: nil, selection: "clipboard", skipped: [], recorded: true))
         }
@@ -42,19 +42,22 @@ extension FileStore: ClipboardKeeping {
         handOver()  // the content at the start
         var waits = [stop]
         if let inbox = options.inbox { waits.append(inbox.descriptor) }
+        // The change count this keeper's own write of a handed-in item made: that change was handed over
+        // with its origin already, and is not handed over again as if a local program had made it.
+        var ownWrite: Int?
         try watch(.general, alsoWaitingOn: waits) { change, ready in
             if ready.contains(stop) { return false }
-            if let inbox = options.inbox, ready.contains(inbox.descriptor), let offered = inbox.take().last {
+            if let inbox = options.inbox, ready.contains(inbox.descriptor), let offered = inbox.takeNewest() {
                 let item = options.complete?(offered.item) ?? offered.item
                 do {
-                    try write([item], to: .general, options: CopyOptions())
+                    ownWrite = try write([item], to: .general, options: CopyOptions())
                     options.record?(
                         KeptContent(item: offered.item, application: offered.origin.label, selection: "clipboard", skipped: [], origin: offered.origin))
                 } catch {
                     options.log?("cannot write what \(offered.origin.label) sent to \(keptPlace): \(error)")
                 }
             }
-            if change != nil { handOver() }
+            if let change, change.changeCount != ownWrite { handOver() }
             return true
         }
         return .lost(reason: "stopped")

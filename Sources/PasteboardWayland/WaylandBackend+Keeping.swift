@@ -33,21 +33,7 @@ extension WaylandBackend: ClipboardKeeping {
     /// was kept, for a new connection to serve again.
     public func keep(_ options: KeepOptions, ready: () -> Void) throws -> KeepEnd {
         try daemonLock.acquire(replace: options.replace)
-        var managerOptions = WaylandClipboardManager.Options()
-        managerOptions.log = options.log
-        managerOptions.maxRepresentationBytes = options.maximumRecordedSize
-        managerOptions.primary = options.primary
-        managerOptions.recordPrimary = options.primary || options.recordPrimary
-        managerOptions.complete = options.complete
-        managerOptions.inbox = options.inbox
-        if let record = options.record {
-            managerOptions.record = { item, primary, skipped, origin in
-                record(
-                    KeptContent(
-                        item: item, application: origin?.label, selection: primary ? "primary" : "clipboard", skipped: skipped, origin: origin))
-            }
-        }
-        let manager = WaylandClipboardManager(backend: self, options: managerOptions)
+        let manager = WaylandClipboardManager(backend: self, options: options)
         ready()
         do {
             try manager.run(restore: options.restore)

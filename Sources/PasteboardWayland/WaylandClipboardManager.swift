@@ -14,7 +14,7 @@ import SystemIO
 ///
 /// Wayland has no clipboard-manager handover (X11's SAVE_TARGETS): when an owner exits, the compositor
 /// clears the selection. So the manager fetches every type of each new selection as it appears (one
-/// representation per type, each within ``Options/maxRepresentationBytes`` and the backend's step
+/// representation per type, each within ``KeepOptions/maximumRecordedSize`` and the backend's step
 /// timeout), and when the selection is cleared it offers the last content again from this process,
 /// serving it (``WaylandSelectionOwner``) until another client takes the selection. Content marked
 /// sensitive or transient is neither kept nor recorded, and clears what was kept before it: a password
@@ -25,34 +25,23 @@ import SystemIO
 /// cap and deadline); this class performs them. One event loop on one connection; fetching happens only
 /// while another client owns the selection, so it never delays a paste the manager serves.
 public final class WaylandClipboardManager {
-    public struct Options: Sendable {
-        /// A representation larger than this is not kept (nor recorded).
-        public var maxRepresentationBytes = 64 << 20
+    /// How the manager works: its bounds. What the daemon asks of it (primary, the largest
+    /// representation kept, the hooks, the inbox) is ``KeepOptions``, taken whole: a representation
+    /// larger than ``KeepOptions/maximumRecordedSize`` is neither kept nor recorded, and
+    /// ``KeepOptions/record`` hears each new content kept (the clipboard's; the primary selection's too
+    /// when ``KeepOptions/recordsPrimary``), with the types left out for their size (the item may then
+    /// hold nothing).
+    public struct Tuning: Sendable {
         /// At most this many types are kept of one content.
         public var maxTypes = 64
         /// Seconds a whole fetch may take; types not fetched by then are left out.
         public var fetchDeadline: Double = 8
-        /// Also keep the primary selection and offer it again when its owner exits (`--primary`).
-        public var primary = false
-        /// Called with one line for each notable event.
-        public var log: (@Sendable (String) -> Void)?
-        /// Called with each new content kept and whether it is the primary selection's: what the history
-        /// records (the clipboard's; the primary selection's too with ``recordPrimary``). `skipped`: the
-        /// types left out for being over ``maxRepresentationBytes``, with their size when known (the item
-        /// may then hold nothing).
-        public var record: (@Sendable (Item, _ primary: Bool, _ skipped: [TypeSummary], _ origin: ItemOrigin?) -> Void)?
-        /// Items handed in to serve as the clipboard (``KeepOptions/inbox``), polled beside the socket.
-        public var inbox: (any ClipboardInbox)?
-        /// Watch the primary selection to record it, even without ``primary``.
-        public var recordPrimary = false
-        /// Completes a kept content with what a `pbctl copy` of it would offer besides
-        /// (``KeepOptions/complete``): offered again with the owner's own types.
-        public var complete: (@Sendable (Item) -> Item)?
         public init() {}
     }
 
     public let backend: WaylandBackend
-    public let options: Options
+    public let options: KeepOptions
+    public let tuning: Tuning
     /// The decisions: which selection to fetch, keep, record or serve again.
     private var machine: WaylandManagerStateMachine
     /// The owners serving a kept content again, and those whose selection was taken while transfers were
@@ -62,10 +51,11 @@ public final class WaylandClipboardManager {
     /// The clipboard's content offered again when it is cleared.
     public var kept: Item? { machine.kept()?.item }
 
-    public init(backend: WaylandBackend, options: Options) {
+    public init(backend: WaylandBackend, options: KeepOptions, tuning: Tuning = Tuning()) {
         self.backend = backend
         self.options = options
-        machine = WaylandManagerStateMachine(configuration: .init(primary: options.primary, recordPrimary: options.recordPrimary))
+        self.tuning = tuning
+        machine = WaylandManagerStateMachine(configuration: .init(primary: options.primary, recordPrimary: options.recordsPrimary))
     }
 
     /// Runs until the compositor goes away (`.unavailable`); `restore` is served first when the
@@ -103,7 +93,7 @@ public final class WaylandClipboardManager {
             let inbox = options.inbox.map { [WaylandPipes.Wait.readable($0.descriptor)] } ?? []
             let waits = [WaylandPipes.Wait.readable(connection.fd)] + transfers.flatMap { $0.1.map(WaylandPipes.Wait.writable) } + inbox
             let ready = try WaylandPipes.poll(waits, milliseconds: waits.count > 1 + inbox.count ? 1000 : 60_000)
-            if !inbox.isEmpty, ready.last == true, let offered = options.inbox?.take().last {
+            if !inbox.isEmpty, ready.last == true, let offered = options.inbox?.takeNewest() {
                 try serveOffered(offered)
                 continue
             }
@@ -151,7 +141,7 @@ public final class WaylandClipboardManager {
             case .log(let line):
                 options.log?(line)
             case .record(let item, let primary, let skipped):
-                options.record?(item, primary, skipped, nil)
+                options.record?(KeptContent(item: item, application: nil, selection: primary ? "primary" : "clipboard", skipped: skipped))
             case .changed(let primary, let mimes):
                 backend.countForeignChange(primary: primary, offering: mimes)
             case .fetch(let primary, let offer, let mimes):
@@ -177,7 +167,7 @@ public final class WaylandClipboardManager {
         let kept = machine.adopt(offered.item)
         try serve(kept, primary: false, again: false)
         options.log?("serving an item from \(offered.origin.label)")
-        options.record?(offered.item, false, [], offered.origin)
+        options.record?(KeptContent(item: offered.item, application: offered.origin.label, selection: "clipboard", skipped: [], origin: offered.origin))
     }
 
     /// Offers `kept` again as the selection, from this process, until another client takes it.
@@ -212,8 +202,8 @@ public final class WaylandClipboardManager {
         var fetch = WaylandFetchStateMachine(
             mimes: mimes,
             configuration: .init(
-                maxRepresentationBytes: options.maxRepresentationBytes, maxTypes: options.maxTypes,
-                fetchDeadline: UInt64(max(0, options.fetchDeadline) * 1e9)),
+                maxRepresentationBytes: options.maximumRecordedSize, maxTypes: tuning.maxTypes,
+                fetchDeadline: UInt64(max(0, tuning.fetchDeadline) * 1e9)),
             now: MonotonicClock.nanoseconds(), type: backend.type(forMIME:), mimeTypes: backend.mimeTypes(for:))
         var actions = fetch.start(now: MonotonicClock.nanoseconds())
         while !actions.isEmpty {
@@ -222,7 +212,7 @@ public final class WaylandClipboardManager {
             case .log(let line):
                 options.log?(line)
             case .receive(let mime):
-                let sink = CappedSink(limit: options.maxRepresentationBytes, drainUntil: fetch.deadline, now: MonotonicClock.nanoseconds)
+                let sink = CappedSink(limit: options.maximumRecordedSize, drainUntil: fetch.deadline, now: MonotonicClock.nanoseconds)
                 var failure: (any Error)?
                 var confirmed = true
                 do {

@@ -20,27 +20,10 @@ extension X11Backend: ClipboardKeeping {
     }
 
     public func keep(_ options: KeepOptions, ready: () -> Void) throws -> KeepEnd {
-        var managerOptions = X11ClipboardManager.Options()
-        managerOptions.displayName = keptPlace
-        managerOptions.replace = options.replace
-        managerOptions.primary = options.primary
-        managerOptions.recordPrimary = options.recordPrimary || options.primary
-        managerOptions.log = options.log
-        managerOptions.registry = options.registry
-        managerOptions.producer = options.producer
-        managerOptions.complete = options.complete
-        managerOptions.inbox = options.inbox
-        if let configuredStepTimeout { managerOptions.stepTimeout = configuredStepTimeout }
-        managerOptions.recordLimits.maxTargetBytes = options.maximumRecordedSize
-        if let record = options.record {
-            managerOptions.record = { recorded in
-                record(
-                    KeptContent(
-                        item: recorded.item, application: recorded.application, selection: recorded.selection.rawValue, skipped: recorded.skipped,
-                        origin: recorded.origin))
-            }
-        }
-        let manager = X11ClipboardManager(connection: connection, options: managerOptions)
+        var tuning = X11ClipboardManager.Tuning()
+        tuning.displayName = keptPlace
+        if let configuredStepTimeout { tuning.stepTimeout = configuredStepTimeout }
+        let manager = X11ClipboardManager(connection: connection, options: options, tuning: tuning)
         try manager.start()
         // The clipboard survives a restart: with nobody owning it, the newest entry is served again.
         if let restore = options.restore { _ = try manager.serveIfEmpty(restore) }

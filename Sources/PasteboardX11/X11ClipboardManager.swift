@@ -40,46 +40,28 @@ private final class Fetch {
 /// answers SAVE_TARGETS from exiting applications by fetching their targets and taking CLIPBOARD over
 /// (freedesktop Clipboard Manager spec, as gnome-settings-daemon does), keeps a copy of each CLIPBOARD
 /// owner's text, rich text and PNG (never content marked sensitive) and serves it again when that owner
-/// exits without handing its content over; with ``Options/primary`` it does the same for PRIMARY's text
-/// (with ``Options/recordPrimary`` alone, PRIMARY's text is recorded but never restored).
+/// exits without handing its content over; with ``KeepOptions/primary`` it does the same for PRIMARY's text
+/// (with ``KeepOptions/recordPrimary`` alone, PRIMARY's text is recorded but never restored).
 /// One event loop on one connection: fetches are state machines (``SelectionFetchStateMachine``) driven
 /// by the same events as the transfers the daemon serves, so a stalled owner delays no paste; every
 /// fetch has per-step deadlines and size caps.
 public final class X11ClipboardManager {
-    public struct Options: Sendable {
+    /// How the manager works the X11 protocol: its bounds and deadlines. What the daemon asks of it
+    /// (primary, replace, sizes, the hooks, the inbox) is ``KeepOptions``, taken whole.
+    public struct Tuning: Sendable {
         /// The display's name, for messages.
         public var displayName = ""
-        /// Take CLIPBOARD_MANAGER from a running manager instead of refusing to start.
-        public var replace = false
-        /// Also keep PRIMARY's text and serve it again when its owner vanishes (`--primary`).
-        public var primary = false
         /// Seconds allowed for each step of a fetch (answering, each INCR chunk).
         public var stepTimeout: Double = 2
         /// Seconds allowed for a whole save or snapshot; targets not fetched by then are skipped.
         public var fetchDeadline: Double = 8
         public var saveLimits: ClipboardManagerStateMachine.Limits = .save
         public var snapshotLimits: ClipboardManagerStateMachine.Limits = .snapshot
-        /// Called with one line for each notable event.
-        public var log: (@Sendable (String) -> Void)?
-        /// The registry whose X11 tags the targets of items handed over by `pbctl copy` come from.
-        public var registry: TypeRegistry = .standard
-        /// Produces the derived representations of items handed over by `pbctl copy` (HTML from Markdown…).
-        public var producer: RepresentationProducer?
-        /// Completes a vanished owner's kept content with what a `pbctl copy` of it would offer besides
-        /// (``KeepOptions/complete``): served after the owner's own targets.
-        public var complete: (@Sendable (Item) -> Item)?
-        /// Called with each new content the daemon keeps of CLIPBOARD (and of PRIMARY with
-        /// `recordPrimary`), and each item `pbctl copy` hands over: what the history records. With it,
-        /// CLIPBOARD snapshots take every target an owner offers, within `recordLimits`.
-        public var record: (@Sendable (RecordedContent) -> Void)?
-        /// Watch PRIMARY to record each new content, even without ``primary`` (`history.primary`); it is
-        /// then never restored.
-        public var recordPrimary = false
+        /// The bounds of a CLIPBOARD snapshot taken to be recorded (every target an owner offers); each
+        /// target is also held to ``KeepOptions/maximumRecordedSize``.
         public var recordLimits = ClipboardManagerStateMachine.Limits(maxTargetBytes: 64 << 20, maxTotalBytes: 256 << 20, maxTargets: 64)
         /// Largest ItemArchive accepted from `pbctl copy` (bigger copies keep their own owner process).
         public var maxHandoffBytes = 64 << 20
-        /// Items handed in to serve as CLIPBOARD (``KeepOptions/inbox``), polled beside the connection.
-        public var inbox: (any ClipboardInbox)?
         public init() {}
     }
 
@@ -94,7 +76,13 @@ public final class X11ClipboardManager {
     public let connection: XConnection
     public let owner: X11SelectionOwner
     public private(set) var machine: ClipboardManagerStateMachine
-    private let options: Options
+    /// What the daemon asks: ``KeepOptions/record`` hears each new content kept of CLIPBOARD (and of
+    /// PRIMARY when ``KeepOptions/recordsPrimary``) and each item `pbctl copy` hands over; with it,
+    /// CLIPBOARD snapshots take every target an owner offers, within ``Tuning/recordLimits``.
+    private let options: KeepOptions
+    private let tuning: Tuning
+    /// ``Tuning/recordLimits`` held to ``KeepOptions/maximumRecordedSize``.
+    private let recordLimits: ClipboardManagerStateMachine.Limits
     private let managerWindow: XWindow
     private var managerTime: XTimestamp = 0
     /// The content kept of each watched selection's current (or vanished) owner.
@@ -114,15 +102,19 @@ public final class X11ClipboardManager {
     /// SAVE_TARGETS requests answered with success (for tests and logs).
     public private(set) var savesCompleted = 0
 
-    public init(connection: XConnection, options: Options = Options()) {
+    public init(connection: XConnection, options: KeepOptions = KeepOptions(), tuning: Tuning = Tuning()) {
         self.connection = connection
         self.options = options
+        self.tuning = tuning
+        var recordLimits = tuning.recordLimits
+        recordLimits.maxTargetBytes = options.maximumRecordedSize
+        self.recordLimits = recordLimits
         var ownerOptions = X11SelectionOwner.Options()
         ownerOptions.log = options.log
         ownerOptions.registry = options.registry
         owner = X11SelectionOwner(connection: connection, options: ownerOptions)
         // PRIMARY is watched to be restored (`--primary`), or only to be recorded (`history.primary`).
-        let recordsPrimary = options.recordPrimary && options.record != nil
+        let recordsPrimary = options.recordsPrimary && options.record != nil
         machine = ClipboardManagerStateMachine(
             atoms: connection.atoms, recordOnly: !options.primary && recordsPrimary ? [connection.atoms[.primary]] : [])
         // A dedicated window for the manager selection (ICCCM §2.8); it needs no events.
@@ -148,17 +140,17 @@ public final class X11ClipboardManager {
     }
 
     /// Becomes the display's clipboard manager and starts keeping a copy of the current CLIPBOARD (and,
-    /// with ``Options/primary`` or ``Options/recordPrimary``, PRIMARY) content.
+    /// with ``KeepOptions/primary`` or ``KeepOptions/recordPrimary``, PRIMARY) content.
     /// - Throws: ``PasteboardError`` `.unavailable` when another manager runs (and `replace` is false),
     ///   when the server lacks XFixes, or when the claim is lost at once.
     public func start() throws {
         if !options.replace, let running = try Self.runningManager(on: connection) {
             if let pid = running.pid {
-                throw PasteboardError(.unavailable, "pbctl daemon already running on \(options.displayName) (pid \(pid))")
+                throw PasteboardError(.unavailable, "pbctl daemon already running on \(tuning.displayName) (pid \(pid))")
             }
             throw PasteboardError(
                 .unavailable,
-                "another clipboard manager owns CLIPBOARD_MANAGER on \(options.displayName) (window 0x\(String(running.window, radix: 16))); use --replace to take over")
+                "another clipboard manager owns CLIPBOARD_MANAGER on \(tuning.displayName) (window 0x\(String(running.window, radix: 16))); use --replace to take over")
         }
         guard connection.xfixesFirstEvent != nil else {
             throw PasteboardError(.unavailable, "the X server has no XFixes extension")
@@ -169,7 +161,7 @@ public final class X11ClipboardManager {
         let time = try connection.serverTime()
         connection.setSelectionOwner(managerAtom, window: managerWindow, time: time)
         guard try connection.selectionOwner(managerAtom) == managerWindow else {
-            throw PasteboardError(.unavailable, "could not take CLIPBOARD_MANAGER on \(options.displayName)")
+            throw PasteboardError(.unavailable, "could not take CLIPBOARD_MANAGER on \(tuning.displayName)")
         }
         managerTime = time
         connection.announceManager(selection: managerAtom, owner: managerWindow, time: time)
@@ -199,7 +191,7 @@ public final class X11ClipboardManager {
                 if let retired = retiredWindows.first { wake = min(wake ?? retired.destroyAt, retired.destroyAt) }
                 let event = try connection.nextEvent(deadline: wake, alsoWaitingOn: options.inbox?.descriptor)
                 let now = MonotonicClock.nanoseconds()
-                if let inbox = options.inbox, let offered = inbox.take().last { try serveOffered(offered) }
+                if let inbox = options.inbox, let offered = inbox.takeNewest() { try serveOffered(offered) }
                 if let event, try handle(event, now: now) == .replaced {
                     for fetch in fetches { cancel(fetch) }
                     connection.destroyWindow(managerWindow)
@@ -289,9 +281,9 @@ public final class X11ClipboardManager {
             let recording = options.record != nil && selection == .clipboard
             var configuration = SelectionFetchStateMachine.Configuration(
                 choice: recording ? .save : selection == .clipboard ? .snapshot : .text,
-                limits: recording ? options.recordLimits : options.snapshotLimits)
-            configuration.stepTimeout = nanoseconds(options.stepTimeout)
-            configuration.fetchTimeout = nanoseconds(options.fetchDeadline)
+                limits: recording ? recordLimits : tuning.snapshotLimits)
+            configuration.stepTimeout = nanoseconds(tuning.stepTimeout)
+            configuration.fetchTimeout = nanoseconds(tuning.fetchDeadline)
             try startFetch(.snapshot, selection: selection, owner: window, configuration: configuration)
         case .finishFetch:
             if let fetch = fetches.first(where: { !$0.isSave && $0.selection == selection }) {
@@ -434,9 +426,9 @@ public final class X11ClipboardManager {
                 options.log?("kept \(label(fetch.selection)) \(content.targetNames.joined(separator: ",")) (\(content.totalBytes) bytes) of 0x\(String(fetch.owner, radix: 16))")
             }
             // What was left out for its size, or cut short, is recorded too: listed as not kept.
-            if verdict.records, let record = options.record, fetch.selection == .clipboard || options.recordPrimary {
-                record(RecordedContent(
-                    selection: fetch.selection, item: recorded, application: application(owning: fetch.owner),
+            if verdict.records, let record = options.record, fetch.selection == .clipboard || options.recordsPrimary {
+                record(KeptContent(
+                    item: recorded, application: application(owning: fetch.owner), selection: fetch.selection.rawValue,
                     skipped: verdict.skipped))
             }
             try act(machine.snapshotFinished(selection: selectionAtom, owner: fetch.owner, kept: content != nil),
@@ -481,7 +473,7 @@ public final class X11ClipboardManager {
     /// Sensitive and transient items are refused: they belong to their own short-lived owner.
     private func serve(_ request: SelectionRequest, property: XAtom) throws -> Bool {
         guard let value = try? connection.getProperty(
-            window: request.requestor, property: property, length: UInt32(options.maxHandoffBytes / 4), delete: true),
+            window: request.requestor, property: property, length: UInt32(tuning.maxHandoffBytes / 4), delete: true),
             value.exists, value.format == 8, value.bytesAfter == 0,
             let item = try? ItemArchive.decode(value.bytes, producer: options.producer).first,
             !item.metadata.flags.contains(.sensitive), !item.metadata.flags.contains(.transient)
@@ -497,7 +489,7 @@ public final class X11ClipboardManager {
         }
         claimedClipboard()
         options.log?("serving an item from pbctl copy: \(owner.servedTargetNames.joined(separator: ","))")
-        options.record?(RecordedContent(selection: .clipboard, item: item, application: item.metadata.sourceApplication))
+        options.record?(KeptContent(item: item, application: item.metadata.sourceApplication, selection: X11Selection.clipboard.rawValue, skipped: []))
         return true
     }
 
@@ -513,7 +505,9 @@ public final class X11ClipboardManager {
         }
         claimedClipboard()
         options.log?("serving an item from \(offered.origin.label): \(owner.servedTargetNames.joined(separator: ","))")
-        options.record?(RecordedContent(selection: .clipboard, item: offered.item, application: offered.origin.label, origin: offered.origin))
+        options.record?(
+            KeptContent(
+                item: offered.item, application: offered.origin.label, selection: X11Selection.clipboard.rawValue, skipped: [], origin: offered.origin))
     }
 
     /// Serves `item` on CLIPBOARD when nobody owns it (the daemon starting with the history's newest
@@ -533,7 +527,7 @@ public final class X11ClipboardManager {
     }
 
     /// What a vanished owner's kept targets are served as: those targets byte for byte, then what a
-    /// `pbctl copy` of that content would offer besides (``Options/complete``), produced when asked for.
+    /// `pbctl copy` of that content would offer besides (``KeepOptions/complete``), produced when asked for.
     func restoredContent(_ kept: SavedSelectionContent) -> any SelectionContentSource {
         guard let complete = options.complete else { return kept }
         let derived = Item(representations: complete(item(from: kept)).representations.filter { $0.derivedFrom != nil })
@@ -660,9 +654,9 @@ public final class X11ClipboardManager {
             listed = try connection.names(of: items.filter { $0 != 0 }).compactMap { $0 }
         }
         var configuration = SelectionFetchStateMachine.Configuration(
-            choice: .save, listed: listed?.isEmpty == false ? listed : nil, limits: options.saveLimits)
-        configuration.stepTimeout = nanoseconds(options.stepTimeout)
-        configuration.fetchTimeout = nanoseconds(options.fetchDeadline)
+            choice: .save, listed: listed?.isEmpty == false ? listed : nil, limits: tuning.saveLimits)
+        configuration.stepTimeout = nanoseconds(tuning.stepTimeout)
+        configuration.fetchTimeout = nanoseconds(tuning.fetchDeadline)
         try startFetch(.save(request: request, property: property), selection: .clipboard, owner: clipboardOwner,
                        configuration: configuration)
     }

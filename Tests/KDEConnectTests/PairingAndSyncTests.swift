@@ -64,6 +64,15 @@ final class KDEConnectSyncTests: XCTestCase {
         XCTAssertFalse(sync.received(SyncedContent(text: "b"), now: 14))
     }
 
+    func testADeviceEchoingBackWhatWeSentIsNotAppliedAgain() {
+        // The daemon no longer tells KDE Connect what a device sent (the origin says so); this guard is
+        // for the other direction: a phone that sets what we sent as its clipboard and sends it back.
+        var sync = ClipboardSync()
+        XCTAssertEqual(sync.localChange(SyncedContent(text: "sent"), sensitive: false, now: 10), .send)
+        XCTAssertFalse(sync.received(SyncedContent(text: "sent"), now: 11))
+        XCTAssertTrue(sync.received(SyncedContent(text: "new on the phone"), now: 12))
+    }
+
     func testSensitiveContentIsNeverSentNorOfferedOnConnect() {
         var sync = ClipboardSync()
         _ = sync.localChange(SyncedContent(text: "public"), sensitive: false, now: 10)

@@ -90,6 +90,31 @@ final class X11HistoryTests: X11TestCase {
         XCTAssertEqual(try historyLines().count, 1)
     }
 
+    /// A history the daemon can neither read nor record in (a file where its folder should be) is said
+    /// on standard error with its cause, once per cause, and the clipboard is kept all the same: not an
+    /// error that stops the daemon.
+    func testAHistoryThatCannotBeUsedIsSaidOnceAndTheClipboardIsKeptAllTheSame() throws {
+        try requireTool(xclip)
+        let blocked = try write(Data("not a folder".utf8), "blocked")
+        let daemon = try startDaemon(environment: ["PBCTL_HISTORY": blocked])
+        for text in ["one", "two"] {
+            XCTAssertEqual(try run([pbctl, "copy"], input: Data(text.utf8), environment: ["PBCTL_HISTORY": blocked], timeout: 20).status, 0)
+        }
+        XCTAssertTrue(eventually(timeout: 5) { (try? run([xclip, "-o", "-selection", "clipboard"]).text) == "two" })
+        var errors = ""
+        func count(_ text: String) -> Int { errors.components(separatedBy: text).count - 1 }
+        // --verbose logs each failure; the warning is said once for the one cause.
+        _ = eventually(timeout: 10) {
+            errors += stderrText(daemon)
+            return count("history: could not record: ") >= 2
+        }
+        XCTAssertEqual(count("history: could not record: "), 2, errors)
+        XCTAssertEqual(count("history: could not record the clipboard: "), 1, errors)
+        XCTAssertTrue(errors.contains(blocked), errors)
+        XCTAssertEqual(count("history: could not read the newest entry to serve: "), 1, errors)
+        XCTAssertTrue(daemon.child.isRunning)
+    }
+
     /// An xclip copy over `history.max-entry-size` reaches the daemon in INCR chunks, xclip writing each
     /// only once the last is deleted: a daemon that gave up at the cap left xclip waiting forever, and
     /// the clipboard froze (`xclip -o` hung, `pbctl paste` exited 69). The daemon now reads the rest

@@ -44,8 +44,11 @@ public struct SyncedContent: Equatable, Sendable {
 }
 
 /// The sync decisions, as KDE Connect's clipboard plugin makes them, with pbctl's rules on top: a
-/// local change is sent unless it is sensitive or what was just received (the display gives our own
-/// write back); a received clipboard is applied unless it is what we hold; on connect each side sends
+/// local change is sent unless it is sensitive or unchanged (what was just received or sent: the daemon
+/// already keeps a device's own arrival from KDE Connect by its `ItemOrigin`, so this is the plugin's
+/// rule that the same content is not sent twice, and the guard for a keeper that sees its own write
+/// again); a received clipboard is applied unless it is what we hold (a device echoing back what we
+/// sent); on connect each side sends
 /// its content with the time it changed (`kdeconnect.clipboard.connect`), and the newest wins: one
 /// older than ours, or with no time (0), is ignored. Pure: times are milliseconds since 1970, given.
 public struct ClipboardSync: Equatable, Sendable {

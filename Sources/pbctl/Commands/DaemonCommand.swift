@@ -8,6 +8,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Backends
 import ClipboardManager
 import DetachedProcess
 import Pasteboard
@@ -119,8 +120,9 @@ let daemonCommand = Command(
             SIGTERM); --detach starts it in the background and returns once it manages the clipboard.
             It reads the configuration file again when the file changes or on SIGHUP (the unit's
             ExecReload), so history.ignore-*, max-* and max-age apply to the next copy, and it removes
-            entries as they pass history.max-age. A history that cannot record (a full disk, a damaged
-            database) is said on standard error with its cause, once per cause; the clipboard is kept.
+            entries as they pass history.max-age. A history that cannot be opened or record (a full disk, a
+            damaged database) is said on standard error with its cause, once per cause; the clipboard is
+            kept and the exit status is unchanged.
             A second daemon on the same display is refused (exit 69) unless --replace is given, in which
             case the running manager exits.
             With --kdeconnect (or `kdeconnect = yes` in the configuration) the daemon is also a KDE
@@ -134,31 +136,13 @@ let daemonCommand = Command(
     options: DaemonArguments.specs,
     run: { context, arguments in try runDaemon(DaemonArguments(arguments, context), context, detached: false) })
 
-/// The clipboard the daemon keeps: X11 on `--display`'s display; else the one `--backend` or
-/// `PBCTL_BACKEND` names, or with `auto` Wayland when its compositor offers data-control, else X11, else
-/// the store (kept only to sync it, with --kdeconnect).
-func daemonBackend(_ options: DaemonArguments, _ context: Context) throws -> (any ClipboardKeeping, Context.BackendKind, Context) {
-    var context = context
-    var kind = options.global.backend
-    if options.displayGiven {
-        var environment = context.environment
-        environment["DISPLAY"] = options.display
-        context = context.with(environment: environment)
-        kind = .x11
-    }
-    let chosen = try context.chooseBackend(kind)
-    guard let keeper = chosen.backend.keeping else {
-        throw PasteboardError(
-            .unavailable, "no display to keep the clipboard of (\(chosen.reason)): pbctl daemon needs Wayland or X11")
-    }
-    return (keeper, Context.BackendKind(rawValue: chosen.backend.info.name) ?? kind, context)
-}
-
 /// `pbctl daemon` and `__daemon`: keeps the clipboard until stopped. A detached daemon reports on fd 3
 /// once it keeps the clipboard (or why it cannot) and logs to `PBCTL_X11_LOG`. The daemon itself is
-/// `ClipboardDaemon`'s: this parses, composes what the options ask for, and prints.
+/// `ClipboardDaemon`'s and the keeper `BackendChoice.keeper`'s choice: this maps the options to their
+/// values, calls, and prints.
 func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) throws -> Int32 {
-    let (keeper, kind, context) = try daemonBackend(options, context)
+    let chosen = try BackendChoice.keeper(options.global.backend, display: options.displayGiven ? options.display : nil, context.backendSetting)
+    let keeper = chosen.keeper
     if options.status {
         guard let running = try keeper.runningKeeper() else {
             try context.terminal.out("no clipboard manager on \(keeper.keptPlace)\n")
@@ -168,7 +152,7 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
         return ExitCode.ok
     }
     if options.detach, !detached {
-        return spawnDetachedDaemon(options.arguments(backend: kind), context)
+        return spawnDetachedDaemon(options.arguments(backend: chosen.kind), context)
     }
     let log = daemonLog(options, context, detached: detached)
     let terminal = context.terminal
@@ -202,24 +186,18 @@ func runDaemon(_ options: DaemonArguments, _ context: Context, detached: Bool) t
             say("warning: the clipboard is kept but not recorded: \((error as? PasteboardError)?.message ?? "\(error)")")
         }
     }
-    var kdeConnect: KDEConnectPeer?
     if options.kdeConnect {
-        var settings = KDEConnectPeer.Settings(
-            name: options.name.map(KDEConnectPeer.filteredName) ?? KDEConnectPeer.hostName(),
-            folder: KDEConnectPeer.defaultFolder(environment: context.environment))
-        settings.discovery = options.discovery
-        if let address = options.listen { settings.bindAddress = address }
-        settings.registry = context.registry
-        settings.log = log
-        let peer = KDEConnectPeer(settings: settings)
-        daemon.peers.append(peer)
-        kdeConnect = peer
+        var choice = KDEConnectPeer.Choice(environment: context.environment)
+        choice.name = options.name
+        choice.discovery = options.discovery
+        choice.bindAddress = options.listen
+        daemon.addKDEConnect(choice)
     }
     if detached { POSIX.leaveCurrentDirectory() }
     let outcome = ClipboardDaemon.run(
-        keeper, reopen: { try? context.chooseBackend(kind).backend.keeping }, configuration: daemon,
+        keeper, reopen: chosen.reopen, configuration: daemon,
         ready: {
-            if let kdeConnect { say("KDE Connect: \(kdeConnect.summary)") }
+            for peer in daemon.peers { say(peer.summary) }
             if detached {
                 DetachedProcess.report(nil)
             } else {

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ClipboardManager
+import RemoteSharing
 import Pasteboard
 import SystemIO
 

@@ -10,9 +10,11 @@ import HistoryText
 import Representations
 
 /// `pbctl ssh` composed: the system ssh with a forwarded socket, and this machine's clipboard served on
-/// it for the session. The remote pbctl is a peer of this clipboard: what it copies is completed here as
-/// a local copy of it would be, written to the clipboard `open` gives (whose owner is started as any
-/// copy's is), attributed to the remote host, and recorded in the history where nobody else records it.
+/// it for the session. The remote pbctl is a peer of this clipboard for the session's length (not of the
+/// daemon: no daemon is needed): what it copies is completed here as a local copy of it would be,
+/// written to the clipboard `open` gives (whose owner is started as any copy's is, or handed to the
+/// display's daemon), attributed to the remote host (``ItemOrigin/Kind/remote(host:)``, its label the
+/// source the history shows), and recorded in the history where nobody else records it.
 public enum RemoteSessions {
     public typealias Policy = RemoteServer.Policy
     public typealias Arguments = SSHSession.Arguments
@@ -44,7 +46,8 @@ public enum RemoteSessions {
         _ arguments: Arguments, settings: Settings, environment: [String: String], interactive: Bool,
         open: @escaping @Sendable () throws -> any PasteboardBackend, history: @escaping @Sendable () throws -> History?
     ) throws -> Int32 {
-        let origin = ForeignContent.Origin(host: arguments.host, label: "pbctl ssh: \(arguments.host)")
+        let remote = origin(of: arguments)
+        let origin = ForeignContent.Origin(host: arguments.host, label: remote.label)
         let registry = settings.registry
         let problems = ProblemReport(settings.warn ?? settings.log ?? { _ in })
         return try SSHSession.run(arguments, environment: environment, interactive: interactive) { socketPath in
@@ -62,7 +65,8 @@ public enum RemoteSessions {
                         do {
                             guard let history = try history() else { return }
                             try history.recordCopy(
-                                item, to: backend, options: options, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
+                                item, to: backend, options: options, preview: historyPreview(item, registry),
+                                application: item.metadata.sourceApplication ?? remote.label)
                         } catch {
                             problems.report("copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")
                         }
@@ -71,5 +75,10 @@ public enum RemoteSessions {
             server.maximumSize = settings.maximumSize
             return server
         }
+    }
+
+    /// Where what the remote copies comes from: its host, as the history names it (`pbctl ssh: HOST`).
+    public static func origin(of arguments: Arguments) -> ItemOrigin {
+        ItemOrigin(.remote(host: arguments.host), label: "pbctl ssh: \(arguments.host)")
     }
 }

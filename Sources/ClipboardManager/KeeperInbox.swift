@@ -5,10 +5,12 @@ import Musl
 #endif
 import Pasteboard
 import Synchronization
+import SystemIO
 
-/// The keeper's way in (``ClipboardInbox``): items handed over from any thread, queued, and a pipe that
-/// is readable while they wait, so the keeper's loop wakes beside its connection. Only the newest
-/// counts: the clipboard holds one content.
+/// The keeper's way in (``ClipboardInbox``), the daemon's queue: items handed over from any thread
+/// (the peers' threads), and a pipe that is readable while they wait, so the keeper's loop wakes beside
+/// its connection. Only the newest counts (``takeNewest()``): the clipboard holds one content, and an
+/// item overtaken before the keeper woke is never served.
 public final class KeeperInbox: ClipboardInbox {
     private let queue = Mutex<[OfferedItem]>([])
     private let pipeEnds: (read: Int32, write: Int32)
@@ -38,12 +40,12 @@ public final class KeeperInbox: ClipboardInbox {
         _ = write(pipeEnds.write, &byte, 1)  // a full pipe already wakes the keeper
     }
 
-    public func take() -> [OfferedItem] {
+    public func takeNewest() -> OfferedItem? {
         var buffer = [UInt8](repeating: 0, count: 256)
         while read(pipeEnds.read, &buffer, buffer.count) > 0 {}
         return queue.withLock { items in
             defer { items.removeAll() }
-            return items
+            return items.last
         }
     }
 }
