@@ -19,10 +19,14 @@ let package = Package(
         // scalar-to-UTF-8 encoder. A leaf, so the Markdown engine needs no more of the package than it.
         .target(name: "ReaderSupport"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
-        // kept out of the pure model. Its SHA256.swift (the history's file names) alone imports COpenSSL.
-        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem", "CSQLite", "COpenSSL"]),
+        // kept out of the pure model. Its OpenSSLSHA256.swift (content names) alone imports COpenSSL.
+        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem", "COpenSSL"]),
+        // The clipboard history: one SQLite database beside content-named files (through the store's
+        // private folders and files), search, export/import, repair; its SQL lives here alone.
+        .target(name: "History", dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "CSystem", "CSQLite"]),
+        .testTarget(name: "HistoryTests", dependencies: ["History", "PasteboardStore", "Pasteboard", "SystemIO"]),
         // SQLite (the history's database: WAL, FTS5 with the trigram tokenizer), Debian's libsqlite3-dev;
-        // linked statically in the release build. Holds no Swift; only PasteboardStore/Database imports it.
+        // linked statically in the release build. Holds no Swift; only History/Database imports it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The system calls the store and the CLI share (whole reads and writes, EPIPE, errno as errors):
         // what lets the CLI print without importing the store.
@@ -84,7 +88,7 @@ let package = Package(
         // pbctl as a KDE Connect device: Protocol/ is pure (packets, identities, the link handshake,
         // discovery, the device table, pairing, the clipboard channel, the control server, pbctl's own
         // extension), Connection/ does the I/O (UDP discovery, TCP links, TLS, the state folder, the
-        // control socket, spools) and is, beside PasteboardStore's SHA256.swift, the only code that imports
+        // control socket, spools) and is, beside PasteboardStore's OpenSSLSHA256.swift, the only code that imports
         // COpenSSL; the service between them
         // drives the parts for `pbctl daemon --kdeconnect`.
         .target(name: "KDEConnect", dependencies: ["Pasteboard", "COpenSSL", "SystemIO", "CSystem"]),
@@ -98,6 +102,7 @@ let package = Package(
         // Documents on disk: TextBundle folders and archives read and written, a Markdown file's images
         // offered as a TextBundle, provenance in user.x-document-source.
         .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
+        .testTarget(name: "DocumentsTests", dependencies: ["Documents", "Pasteboard"]),
         // What a copy makes of its sources and what a paste delivers: the one policy `pbctl copy`/`paste`,
         // pbcopy/pbpaste and the xclip/xsel/wl-clipboard personalities share.
         .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents"]),
@@ -110,21 +115,21 @@ let package = Package(
         // (KDE Connect) feeding the keeper in process and told only of what did not come from them.
         .target(
             name: "ClipboardManager",
-            dependencies: ["Pasteboard", "PasteboardStore", "Representations", "HistoryText", "SystemIO", "KDEConnect"]),
+            dependencies: ["Pasteboard", "History", "Representations", "HistoryText", "SystemIO", "KDEConnect"]),
         // Unit tests of the daemon over test doubles (a keeper on the in-memory pasteboard, peers that
         // remember what they hear), as swift-nio's NIOEmbedded drives a channel without sockets.
-        .testTarget(name: "ClipboardManagerTests", dependencies: ["ClipboardManager", "Pasteboard", "PasteboardStore"]),
+        .testTarget(name: "ClipboardManagerTests", dependencies: ["ClipboardManager", "Pasteboard", "PasteboardStore", "History"]),
         // `pbctl ssh` composed: this machine's clipboard served to a remote pbctl for one session (what
         // it copies completed and attributed here, recorded where no daemon records it).
         .target(
-            name: "RemoteSharing", dependencies: ["Pasteboard", "PasteboardRemote", "PasteboardStore", "Representations", "HistoryText"]),
+            name: "RemoteSharing", dependencies: ["Pasteboard", "PasteboardRemote", "History", "Representations", "HistoryText"]),
         // The composition root: which backend an invocation uses and why; the only code that names the
         // concrete backends.
         .target(
             name: "Backends",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "PasteboardTerminal", "PasteboardWayland", "PasteboardX11", "PasteboardRemote", "Representations",
-                "HistoryText", "SystemIO",
+                "History", "HistoryText", "SystemIO",
             ]),
         // How xclip, xsel, wl-copy and wl-paste read their command lines and word their help, version and
         // usage errors, for pbctl run under their names: pure (arguments in, an invocation or a reply out).
@@ -137,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "pbctl",
             dependencies: [
-                "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
+                "Pasteboard", "History", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
                 "ClipboardManager", "RemoteSharing", "HistoryText", "CopyPaste", "CStartup", "Personalities",
             ]
         ),
@@ -158,7 +163,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "Pasteboard", "PasteboardStore", "Representations", "Markdown", "PasteboardX11", "PasteboardWayland", "Archive",
+                "Pasteboard", "PasteboardStore", "History", "Representations", "Markdown", "PasteboardX11", "PasteboardWayland", "Archive",
                 "RemoteProtocol", "Images", "KDEConnect", "Personalities",
             ]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # House rules that grep can check (run by make test):
 # - only Sources/KDEConnect/Connection and PasteboardStore/OpenSSLSHA256.swift import COpenSSL; Sources/KDEConnect/Protocol is pure;
-# - only Sources/PasteboardStore/Database imports CSQLite;
+# - only Sources/History/Database imports CSQLite;
 # - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib, only
 #   Sources/Images imports CImage (the C shim over libpng, libjpeg-turbo and libwebp), and Images does no
 #   file I/O;
@@ -22,8 +22,8 @@ leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CZlib' S
 leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CImage' Sources | grep -v '^Sources/Images/')
 [ -z "$leaks" ] || fail "CImage imported outside Sources/Images: $leaks"
 # SQLite (the history's database) is called from one folder: the policy around it stays testable.
-leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CSQLite' Sources | grep -v '^Sources/PasteboardStore/Database/')
-[ -z "$leaks" ] || fail "CSQLite imported outside Sources/PasteboardStore/Database: $leaks"
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CSQLite' Sources | grep -v '^Sources/History/Database/')
+[ -z "$leaks" ] || fail "CSQLite imported outside Sources/History/Database: $leaks"
 # KDE Connect: only its Connection/ imports COpenSSL (the C shim over OpenSSL), and beside it the history's
 # SHA-256 (PasteboardStore/OpenSSLSHA256.swift: OpenSSL's hashes are never written by hand); its Protocol/ is pure (no C
 # library, no system I/O, no clock: times come in as arguments), and outside Connection/ the module makes

@@ -7,6 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import History
 import PasteboardStore
 import HistoryText
 import Representations

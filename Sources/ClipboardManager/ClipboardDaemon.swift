@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import History
 import Representations
 import SystemIO
 

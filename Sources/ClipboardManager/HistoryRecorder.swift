@@ -5,7 +5,7 @@ import Foundation
 #endif
 import Dispatch
 import Pasteboard
-import PasteboardStore
+import History
 import HistoryText
 import Representations
 

@@ -9,7 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import History
 import SystemIO
 
 /// The daemon's care of its history between copies, on a thread of its own that sleeps until there is

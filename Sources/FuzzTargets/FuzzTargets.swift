@@ -4,6 +4,7 @@ import Images
 import KDEConnect
 import Markdown
 import Pasteboard
+import History
 import PasteboardStore
 import PasteboardX11
 import Personalities

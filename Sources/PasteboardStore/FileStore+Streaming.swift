@@ -84,7 +84,7 @@ extension FileStore: InputSpooling, StoredFiles {
         // Hashed beside the copy for the history, unless larger than it keeps or small enough for it to
         // keep inline, in its database (a regular file's size is known).
         let digest = digestLimit.flatMap { limit in
-            st.st_mode & S_IFMT == S_IFREG && (Int(st.st_size) > limit || Int(st.st_size) < HistoryDatabase.inlineLimit)
+            st.st_mode & S_IFMT == S_IFREG && (Int(st.st_size) > limit || Int(st.st_size) < ContentFiles.smallest)
                 ? nil : SpoolDigest(spool: fd, unnamed: name == nil, limit: limit)
         }
         func abandon() {
@@ -368,7 +368,7 @@ extension FileStore: InputSpooling, StoredFiles {
     }
 
     /// Sends an opened stored file into `sink` (`sendfile` where it takes it) and closes it.
-    static func stream(_ opened: (fd: Int32, size: Int, path: String), into sink: any RepresentationSink) throws {
+    package static func stream(_ opened: (fd: Int32, size: Int, path: String), into sink: any RepresentationSink) throws {
         defer { close(opened.fd) }
         if try sink.transfer(fromFile: opened.fd, offset: 0, count: opened.size) { return }
         guard let buffer = malloc(POSIX.chunkSize) else { throw PasteboardError(.io, "out of memory") }

@@ -177,7 +177,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     /// when one is added.
     static let maximumChangeCount = 1 << 53
     /// The largest representation size accepted from the metadata.
-    static let maximumStoredSize = 1 << 48
+    package static let maximumStoredSize = 1 << 48
     /// The largest `Info.json` read.
     static let maximumInfoSize = 64 << 20
     /// Stored files from this size on are mapped rather than read.
@@ -457,7 +457,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
     static func kind(of mode: mode_t) -> String { POSIX.kind(of: mode) }
 
-    static func openError(_ path: String, _ code: Int32 = errno) -> PasteboardError {
+    package static func openError(_ path: String, _ code: Int32 = errno) -> PasteboardError {
         if code == ELOOP || code == ENOTDIR {
             return PasteboardError(.refused, "\(path): refusing to follow a symbolic link or non-directory")
         }
@@ -465,7 +465,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }
 
     /// Opens a directory without following a symlink in its last component, creating it 0700.
-    static func openDirectory(_ path: String, relativeTo dirFD: Int32, create: Bool, displayPath: String? = nil)
+    package static func openDirectory(_ path: String, relativeTo dirFD: Int32, create: Bool, displayPath: String? = nil)
         throws -> Int32
     {
         var created = false
@@ -503,13 +503,13 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     }
 
     /// One pasteboard's directory, open and locked.
-    struct Package {
+    package struct Package {
         let fd: Int32
         let path: String
         /// Made by this write (``withPackage(_:exclusive:absent:_:)``): empty.
         var fresh = false
 
-        init(fd: Int32, path: String) {
+        package init(fd: Int32, path: String) {
             self.fd = fd
             self.path = path
         }
@@ -522,7 +522,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         /// A file of the package, which must be a regular file (never a FIFO, device, socket or link, so
         /// nothing planted there can block or feed pbctl forever) of the recorded `size`, if any.
         /// Nil when it does not exist.
-        func readStoredFile(_ name: String, size: Int?, limit: Int = FileStore.maximumStoredSize) throws -> Data? {
+        package func readStoredFile(_ name: String, size: Int?, limit: Int = FileStore.maximumStoredSize) throws -> Data? {
             guard let (fileFD, actual, filePath) = try openStoredFileIfPresent(name, size: size, limit: limit) else { return nil }
             defer { close(fileFD) }
             // Large files are mapped: a conversion reads the pages it needs, and nothing is copied.
@@ -538,7 +538,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
 
         /// Opens a stored file for reading: a regular file (never a FIFO, device, socket or link) of the
         /// recorded `size`; nil when it does not exist. The caller closes the descriptor.
-        func openStoredFileIfPresent(_ name: String, size: Int?, limit: Int = FileStore.maximumStoredSize) throws
+        package func openStoredFileIfPresent(_ name: String, size: Int?, limit: Int = FileStore.maximumStoredSize) throws
             -> (fd: Int32, size: Int, path: String)?
         {
             let filePath = path + "/" + name
@@ -671,7 +671,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         }
 
         /// Creates a new file (never an existing one), writes and syncs it.
-        func createFile(_ name: String, _ data: Data, sync: Bool = true) throws {
+        package func createFile(_ name: String, _ data: Data, sync: Bool = true) throws {
             unlinkat(fd, name, 0)  // a leftover from a crashed write with the same change count
             let fileFD = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fileFD >= 0 else { throw FileStore.openError(path + "/" + name) }
@@ -697,7 +697,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
         /// `sync` is false: a cache that can be rebuilt), then renamed into place. Errors name `name`.
         /// The directory is not synced: a power cut right after may lose this change (the previous
         /// file stays), never leave a damaged one.
-        func replaceFile(_ name: String, _ data: Data, sync: Bool = true) throws {
+        package func replaceFile(_ name: String, _ data: Data, sync: Bool = true) throws {
             let temporary = name + ".new-\(getpid())"
             do {
                 try createFile(temporary, data, sync: sync)

@@ -16,7 +16,7 @@ import Pasteboard
 /// (linked for KDE Connect already; `COpenSSL/digest.c`), which uses the CPU's SHA instructions: this
 /// is only the Swift side of it. A file is hashed a window at a time, never mapped whole, so hashing a
 /// large copy does not bring it into memory.
-enum OpenSSLSHA256 {
+package enum OpenSSLSHA256 {
     /// What one read of a file hashes at a time (where a window cannot be mapped): small enough to stay
     /// in the cache between the read and the hash.
     static let chunkSize = 256 << 10
@@ -25,7 +25,7 @@ enum OpenSSLSHA256 {
     static let windowSize = 1 << 20
 
     /// The digest of `data`.
-    static func hex(_ data: Data) throws -> String {
+    package static func hex(_ data: Data) throws -> String {
         let context = try Context()
         try data.withUnsafeBytes { raw in
             var offset = 0
@@ -41,7 +41,7 @@ enum OpenSSLSHA256 {
     /// The digest of the file at `path`, read with `pread` through one buffer; nil when it cannot be
     /// opened, is not a regular file of `size` bytes, or ends early (the caller then hashes the bytes it
     /// holds).
-    static func hex(ofFileAt path: String, size: Int) throws -> String? {
+    package static func hex(ofFileAt path: String, size: Int) throws -> String? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -16,13 +16,13 @@ import SystemIO
 /// other than the user's own), as tmux requires of `/tmp/tmux-UID`: otherwise another user could
 /// have created `/tmp/pbctl-UID` first, or replaced a directory below it with a link. The last
 /// component, the store itself, is always held to that rule and made 0700.
-enum PrivateDirectory {
+package enum PrivateDirectory {
     /// Opens `path` as a directory descriptor. `create`: make missing components (0700 from a shared
     /// directory down, 0755 above it) and tighten the store's own mode to 0700; otherwise a missing
     /// component gives nil and nothing is changed on disk.
     /// - Throws: ``PasteboardError`` `.refused` naming the component that is not the user's own,
     ///   `.io` when a directory cannot be made or opened.
-    static func openStore(_ path: String, create: Bool) throws -> Int32? {
+    package static func openStore(_ path: String, create: Bool) throws -> Int32? {
         guard !path.isEmpty else { throw PasteboardError(.io, "empty store path") }
         // Split by hand: `split` makes an array of substrings, whose generic metadata a static executable
         // instantiates at run time (measurable on every paste).

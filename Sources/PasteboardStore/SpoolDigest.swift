@@ -9,6 +9,12 @@ import Musl
 /// copy says it has written, so the history gets the name of the file it adopts without a second pass
 /// over the bytes once the copy is done, and the bytes are never held in memory. Only for a copy the
 /// history will record (``FileStore/hashSpooledInput(upTo:)``).
+/// The size from which the history keeps a representation as a file named by its hash (smaller ones
+/// are inline in its database, and the store need not hash them): shared by the history and the store.
+public enum ContentFiles {
+    public static let smallest = 128 << 10
+}
+
 final class SpoolDigest: @unchecked Sendable {
     private let fd: Int32
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>

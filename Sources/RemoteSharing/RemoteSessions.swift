@@ -5,7 +5,7 @@ import Foundation
 #endif
 import Pasteboard
 import PasteboardRemote
-import PasteboardStore
+import History
 import HistoryText
 import Representations
 

@@ -8,7 +8,7 @@ import Foundation
 #endif
 import CopyPaste
 import Pasteboard
-import PasteboardStore
+import History
 import HistoryText
 import Representations
 import SystemIO

@@ -7,7 +7,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import History
 import Documents
 import Representations
 import SystemIO

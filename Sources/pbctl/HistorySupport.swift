@@ -11,7 +11,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import History
 import HistoryText
 import Representations
 import SystemIO

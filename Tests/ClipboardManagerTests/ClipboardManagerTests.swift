@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import XCTest
 import Pasteboard
+import History
 import PasteboardStore
 @testable import ClipboardManager
 

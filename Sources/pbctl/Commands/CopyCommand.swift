@@ -9,7 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import History
 import SystemIO
 import Representations
 import CopyPaste

@@ -9,7 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
-import PasteboardStore
+import History
 import HistoryText
 import Representations
 import SystemIO

@@ -2,6 +2,7 @@ import Foundation
 import Pasteboard
 import XCTest
 
+@testable import History
 @testable import PasteboardStore
 
 /// The history as a class: size limits skip (and list) what they skip without breaking what they keep;

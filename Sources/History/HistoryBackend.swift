@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 
 /// The history's entries as a read-only backend: pasteboard `eID` holds entry ID as one item, so
 /// `history paste` negotiates exactly as `paste` does. A large representation is sent from its file

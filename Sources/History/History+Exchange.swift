@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 
 /// The history as JSON Lines (`pbctl history export` and `import`): one entry per line, oldest first,
 ///

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 import SystemIO
 
 /// The history as pbctl wrote it before its database (format 1): one ``FileStore`` package per entry

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 
 // Search: every entry's text (``History/searchable``, the preview when it has none) is indexed by its
 // trigrams (FTS5's trigram tokenizer, case folded, `detail=none`). A search asks the index for the

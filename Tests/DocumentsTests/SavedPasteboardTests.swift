@@ -2,7 +2,7 @@ import Foundation
 import Pasteboard
 import XCTest
 
-@testable import PasteboardStore
+@testable import Documents
 
 final class SavedPasteboardTests: XCTestCase {
     var directory = ""

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 
 extension History {
     /// Records what a copy wrote to `backend` where nobody watches it (the store, the terminal, a pbctl

@@ -2,6 +2,7 @@ import Foundation
 import Pasteboard
 import XCTest
 
+@testable import History
 @testable import PasteboardStore
 
 /// A history of the earlier format (one package per entry, a JSON index and its journal), written by

@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 import SystemIO
 
 // The way out of a damaged history (`pbctl history repair`, and `clear --all` on a damaged one): the

@@ -10,6 +10,7 @@ import Foundation
 #endif
 import CSystem
 import Pasteboard
+import PasteboardStore
 import Synchronization
 import SystemIO
 

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import History
 @testable import PasteboardStore
 
 /// The linear-time engine of `pbctl history search --regex`: its syntax, grep's per-line view of a text,

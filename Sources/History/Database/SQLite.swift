@@ -13,6 +13,7 @@ import Foundation
 #endif
 import CSQLite
 import Pasteboard
+import PasteboardStore
 
 /// One connection to an SQLite database file. Not shared between threads: its owner serialises the
 /// calls (``History`` holds it under a lock).

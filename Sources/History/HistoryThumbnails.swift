@@ -9,6 +9,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import PasteboardStore
 import SystemIO
 
 // Small pictures of the history's images, for launchers that show icons (`history pick` with rofi or

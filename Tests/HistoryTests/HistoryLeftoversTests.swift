@@ -3,6 +3,7 @@ import Pasteboard
 import Synchronization
 import XCTest
 
+@testable import History
 @testable import PasteboardStore
 
 /// What the history leaves on disk and what it reads back (issue 46): files a recorder killed between

@@ -14,6 +14,7 @@ import Foundation
 import Pasteboard
 import SystemIO
 
+@testable import History
 @testable import PasteboardStore
 
 /// The clipboard history: every representation of each recorded item, newest first, bounded and

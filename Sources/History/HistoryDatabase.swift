@@ -10,6 +10,7 @@ import Foundation
 #endif
 import CSystem
 import Pasteboard
+import PasteboardStore
 import SystemIO
 
 /// The history's files, open: the folder (0700, walked by ``PrivateDirectory``), the database
@@ -49,7 +50,7 @@ final class HistoryDatabase {
     /// 'pbch': what `PRAGMA application_id` holds in a pbctl history.
     static let applicationID: Int64 = 0x7062_6368
     /// Representations from this size on are files in `blobs/`; smaller ones are inline.
-    static let inlineLimit = 128 << 10
+    static let inlineLimit = ContentFiles.smallest
     /// The most text of one entry the search index holds; a longer text is searched in full by reading
     /// it (such entries are few, and listed by an index of their own).
     static let indexedTextLimit = 64 << 10

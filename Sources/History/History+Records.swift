@@ -10,6 +10,7 @@ import Foundation
 #endif
 import CSystem
 import Pasteboard
+import PasteboardStore
 import SystemIO
 
 // The history's rows: what a record inserts, what a listing reads back (every number range-checked),
