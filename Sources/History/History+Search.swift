@@ -51,7 +51,7 @@ extension History {
     public func search(_ matcher: Matcher, _ query: Query = Query()) throws -> (entries: [Entry], problems: [String]) {
         try withDatabase(create: false, absent: ([Entry](), [String]())) { database in
             try database.connection.transaction(write: false) {
-                try search(matcher, query, database)
+                try search(matcher, try resolved(query, database), database)
             }
         }
     }

@@ -103,6 +103,9 @@ public final class History: @unchecked Sendable {
         public var pinnedOnly = false
         /// Only entries that keep something to paste.
         public var keepsContent = false
+        /// Only entries that keep a representation of a type conforming to one of these (`--type`): the
+        /// history resolves them against the types it has recorded.
+        public var conforming: TypeFilter?
 
         public init(
             limit: Int? = nil, types: [TypeIdentifier]? = nil, application: String? = nil, since: Date? = nil, pinnedOnly: Bool = false,
@@ -115,6 +118,35 @@ public final class History: @unchecked Sendable {
             self.pinnedOnly = pinnedOnly
             self.keepsContent = keepsContent
         }
+    }
+
+    /// Types wanted with everything that conforms to them under `registry` (a file list: any of its
+    /// spellings).
+    public struct TypeFilter: Sendable, Equatable {
+        public var types: [TypeIdentifier]
+        public var registry: TypeRegistry
+
+        public init(_ types: [TypeIdentifier], registry: TypeRegistry) {
+            self.types = types
+            self.registry = registry
+        }
+
+        /// Whether a recorded `type` is wanted.
+        public func takes(_ type: TypeIdentifier) -> Bool {
+            types.contains { registry.conforms(type, to: $0) || ($0 == .fileURL && ForeignContent.isFileList(type)) }
+        }
+
+        public static func == (a: TypeFilter, b: TypeFilter) -> Bool { a.types == b.types }
+    }
+
+    /// `query` with its ``Query/conforming`` filter turned into the recorded types it takes.
+    func resolved(_ query: Query, _ database: HistoryDatabase) throws -> Query {
+        guard let filter = query.conforming else { return query }
+        var query = query
+        let taken = try recordedTypes(database).filter(filter.takes)
+        query.types = query.types.map { types in taken.filter(types.contains) } ?? taken
+        query.conforming = nil
+        return query
     }
 
     public let root: String
@@ -394,7 +426,7 @@ public final class History: @unchecked Sendable {
                 return problems
             }
             try database.connection.transaction(write: false) {
-                let (sql, values) = Self.listing(query, expiredBefore: ageCutoff())
+                let (sql, values) = Self.listing(try resolved(query, database), expiredBefore: ageCutoff())
                 let statement = try database.connection.statement(sql)
                 try statement.bind(values)
                 defer { statement.reset() }
@@ -684,14 +716,16 @@ struct ContentDigest {
 extension History {
     /// Every type ever recorded (what `--type` resolves the types conforming to a given one against).
     public func recordedTypes() throws -> [TypeIdentifier] {
-        try withDatabase(create: false, absent: [TypeIdentifier]()) { database in
-            var types: [TypeIdentifier] = []
-            let statement = try database.connection.statement("SELECT name FROM type")
-            defer { statement.reset() }
-            while try statement.step() {
-                if let name = statement.text(0), TypeIdentifier(name).isWellFormed { types.append(TypeIdentifier(name)) }
-            }
-            return types
+        try withDatabase(create: false, absent: [TypeIdentifier]()) { try recordedTypes($0) }
+    }
+
+    func recordedTypes(_ database: HistoryDatabase) throws -> [TypeIdentifier] {
+        var types: [TypeIdentifier] = []
+        let statement = try database.connection.statement("SELECT name FROM type")
+        defer { statement.reset() }
+        while try statement.step() {
+            if let name = statement.text(0), TypeIdentifier(name).isWellFormed { types.append(TypeIdentifier(name)) }
         }
+        return types
     }
 }

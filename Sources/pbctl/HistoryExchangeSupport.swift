@@ -21,7 +21,7 @@ func exchangeTypeName(_ type: TypeIdentifier, _ registry: TypeRegistry) -> Strin
 }
 
 func exportHistory(_ history: History, _ options: HistoryArguments, _ context: Context) throws -> Int32 {
-    let query = try options.query(context, history)
+    let query = try options.query(context)
     let file = try options.output.map { try OutputFile($0) }
     defer { file?.discard() }
     var buffer: [UInt8] = []
@@ -36,7 +36,7 @@ func exportHistory(_ history: History, _ options: HistoryArguments, _ context: C
     }
     var exported = 0
     try history.export(since: query.since) { record, types in
-        if let wanted = query.types, !types.contains(where: { wanted.contains($0) }) { return }
+        if let filter = query.conforming, !types.contains(where: filter.takes) { return }
         if let application = query.application, record.source != application { return }
         if query.pinnedOnly, !record.pinned { return }
         var record = record

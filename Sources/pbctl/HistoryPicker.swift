@@ -79,7 +79,7 @@ func pickHistoryEntry(_ history: History, _ options: HistoryArguments, _ context
         launcher = found
         command = found.arguments
     }
-    var query = try options.query(context, history, limit: options.limit ?? 1000)
+    var query = try options.query(context, limit: options.limit ?? 1000)
     query.keepsContent = true
     var input: [UInt8] = []
     try history.forEachEntry(query) { entry in

@@ -31,6 +31,30 @@ final class HistoryTests: XCTestCase {
 
     func plain(_ text: String) -> Item { Item(representations: [Representation(type: .utf8PlainText, data: Data(text.utf8))]) }
 
+    func testATypeFilterTakesTheRecordedTypesConformingToIt() throws {
+        let history = try history()
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        _ = try history.record(plain("text"), preview: "text", application: nil, now: Date(timeIntervalSince1970: 1))
+        _ = try history.record(
+            Item(representations: [Representation(type: .png, data: png)]), preview: "picture", application: nil, now: Date(timeIntervalSince1970: 2))
+        _ = try history.record(
+            Item(representations: [Representation(type: .html, data: Data("<b>x</b>".utf8))]), preview: "html", application: nil,
+            now: Date(timeIntervalSince1970: 3))
+        func ids(_ types: [TypeIdentifier]) throws -> [Int] {
+            var query = History.Query()
+            query.conforming = History.TypeFilter(types, registry: .standard)
+            return try history.entries(query).entries.map(\.id)
+        }
+        XCTAssertEqual(try ids([.image]), [2])
+        XCTAssertEqual(try ids([.text]), [3, 1])
+        XCTAssertEqual(try ids([.image, .utf8PlainText]), [2, 1])
+        var query = History.Query()
+        query.conforming = History.TypeFilter([.image], registry: .standard)
+        XCTAssertEqual(try history.search(.substring("pict"), query).entries.map(\.id), [2])  // its preview, having no text
+        query.conforming = History.TypeFilter([.html], registry: .standard)
+        XCTAssertEqual(try history.search(.substring("html"), query).entries.map(\.id), [3])  // its preview is its text here
+    }
+
     func history(maxSize: Int = 64 << 20, configure: (inout History.Limits) -> Void = { _ in }) throws -> History {
         var limits = History.Limits()
         limits.maxRepresentationSize = maxSize

@@ -133,16 +133,13 @@ struct HistoryArguments {
         do { return try LineRegex(text) } catch { throw UsageError(message: "--regex: \(error)", command: "history") }
     }
 
-    /// The filters as the history takes them: `--type` resolved to every recorded type conforming to it.
-    func query(_ context: Context, _ history: History, limit: Int? = nil) throws -> History.Query {
+    /// The filters as the history takes them (`--type`: the types and what conforms to them).
+    func query(_ context: Context, limit: Int? = nil) throws -> History.Query {
         var query = History.Query(
             limit: limit ?? self.limit, application: source, since: since, pinnedOnly: pinnedOnly)
         if !types.isEmpty {
             let wanted = try types.flatMap { text in try text.split(separator: ",").map { try Self.filterType(String($0), context.registry) } }
-            let recorded = try history.recordedTypes()
-            query.types = recorded.filter { type in
-                wanted.contains { context.registry.conforms(type, to: $0) || ($0 == .fileURL && ForeignContent.isFileList(type)) }
-            }
+            query.conforming = History.TypeFilter(wanted, registry: context.registry)
         }
         return query
     }
@@ -251,7 +248,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
             context.terminal.err("pbctl history: recording is paused \(end)")
         }
         let output = HistoryOutput(json: options.json, context)
-        let problems = try history.forEachEntry(try options.query(context, history)) { try output.add($0) }
+        let problems = try history.forEachEntry(try options.query(context)) { try output.add($0) }
         try output.finish()
         for problem in problems { context.terminal.err("pbctl history: \(problem)") }
     case .search:
@@ -262,7 +259,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
         } else {
             matcher = .substring(needle)
         }
-        let (found, problems) = try history.search(matcher, try options.query(context, history))
+        let (found, problems) = try history.search(matcher, try options.query(context))
         let output = HistoryOutput(json: options.json, context)
         for entry in found { try output.add(entry) }
         try output.finish()
