@@ -90,8 +90,14 @@ public final class HistoryUpkeep: @unchecked Sendable {
             } catch {
                 problems.report("history: could not remove expired entries: \((error as? PasteboardError)?.message ?? "\(error)")")
             }
-            let next = (try? history.nextExpiry()).flatMap { $0 }
-            wait = next.map { max(removed ? 0 : Self.idlePass, $0.timeIntervalSinceNow + 0.01) }
+            do {
+                let next = try history.nextExpiry()
+                wait = next.map { max(removed ? 0 : Self.idlePass, $0.timeIntervalSinceNow + 0.01) }
+            } catch {
+                // Unknown: looked at again in a minute, so an expiry is never lost to one failed read.
+                problems.report("history: could not read when the next entry expires: \((error as? PasteboardError)?.message ?? "\(error)")")
+                wait = 60
+            }
         }
     }
 }

@@ -243,7 +243,7 @@ func runHistory(_ options: HistoryArguments, _ context: Context) throws -> Int32
     let history = try context.openHistory()
     switch options.subcommand {
     case .list:
-        if let until = try? history.pausedUntil() {
+        if let until = try history.pausedUntil() {
             let end = until == .distantFuture ? "until 'pbctl history resume'" : "until \(until.formatted(.iso8601))"
             context.terminal.err("pbctl history: recording is paused \(end)")
         }
