@@ -139,7 +139,8 @@ final class SQLiteConnection {
     /// writes nothing more), so every new process is the log's first reader and reads all of it to rebuild
     /// its index: a log grown by one large transaction (an import batch, a full-text merge) would make each
     /// later command pay for it until the next writer restarts it (4 MB of log cost each command 2 to 3 ms).
-    /// The automatic checkpoint's own threshold is 256 pages, 1 MiB.
+    /// The automatic checkpoint's own threshold is 32 pages (`HistoryDatabase.configure`), 128 KiB: after it
+    /// the next writer starts the log over, and a reader's rebuild stops at the first frame of the old one.
     static let largeLog = 1 << 20
 
     /// After a commit: when the log file is over ``largeLog``, a checkpoint that copies it into the database
