@@ -195,7 +195,7 @@ extension History {
             // WAL checkpointed every 64 MiB instead of every MiB (pages rewritten batch after batch are
             // copied into the database once).
             try database.connection.execute("PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 16384; PRAGMA cache_size = -16384")
-            defer { try? database.connection.execute("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 32; PRAGMA cache_size = -8192") }
+            defer { try? database.connection.execute("PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 256; PRAGMA cache_size = -8192") }
             var staged: [StagedBlobs] = []
             defer { for index in staged.indices { staged[index].discard() } }
             for (one, _) in prepared { staged.append(try stageBlobs(one.kept, database)) }

@@ -195,12 +195,14 @@ extension History {
         return body(.memory(data))
     }
 
-    /// A name for a new file of `blobs/`: 32 lowercase hexadecimal digits, 128 random bits (a SHA-256
-    /// name has 64: a file's name says whether it is its content's hash).
+    /// A name for a new file of `blobs/`: 256 random bits as 64 lowercase hexadecimal digits, the form of
+    /// the SHA-256 names earlier versions gave (which a pbctl of such a version, a daemon still running
+    /// through an upgrade, reads and never sweeps as a stray file). A name is only a name: it is never
+    /// taken for its file's hash.
     static func newBlobName() -> String {
         var generator = SystemRandomNumberGenerator()
         var name = ""
-        for _ in 0..<2 {
+        for _ in 0..<4 {
             let digits = String(generator.next() as UInt64, radix: 16)
             name += String(repeating: "0", count: 16 - digits.count) + digits
         }

@@ -222,14 +222,12 @@ final class HistoryDatabase {
     }
 
     /// Per connection: every commit synced (a power cut loses at most the transaction it interrupted),
-    /// a bounded page cache, deleted content overwritten, and a short log: checkpointed from 32 pages on
-    /// (about ten small records), since every new process reads the whole live log to rebuild its index
-    /// (200 pages cost a 12-byte copy a third more instructions).
+    /// a bounded page cache, deleted content overwritten.
     private func configure() throws {
         try connection.execute(
             """
             PRAGMA synchronous = FULL; PRAGMA cache_size = -8192; PRAGMA secure_delete = FAST;
-            PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864; PRAGMA wal_autocheckpoint = 32;
+            PRAGMA foreign_keys = OFF; PRAGMA journal_size_limit = 67108864; PRAGMA wal_autocheckpoint = 256;
             """)
     }
 
@@ -318,10 +316,9 @@ final class HistoryDatabase {
         return blobsFD
     }
 
-    /// Whether `name` is a blob's name: 64 lowercase hexadecimal digits (the SHA-256 of its bytes, as
-    /// earlier histories and repairs of them named files) or 32 (a unique name, ``History/newBlobName()``).
+    /// Whether `name` is a blob's name: 64 lowercase hexadecimal digits.
     static func isBlobName(_ name: String) -> Bool {
-        (name.utf8.count == 64 || name.utf8.count == 32) && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        name.utf8.count == 64 && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
     /// The open file of blob `hash`, which must be a regular file of `size` bytes.

@@ -87,7 +87,9 @@ final class HistoryCLITests: PbctlTestCase {
         let files = try FileManager.default.contentsOfDirectory(atPath: history + "/blobs")
         XCTAssertEqual(files.count, 1)
         let expected = try XCTUnwrap(files.first)
-        XCTAssertEqual(expected.utf8.count, 32, "a unique name, not a SHA-256")
+        XCTAssertEqual(expected.utf8.count, 64)
+        XCTAssertNotEqual(expected, try pbctl.run(["-b", file], executable: "/usr/bin/sha256sum").text.prefix(64).description,
+                          "a unique name: nothing was hashed")
         var store = stat(), blob = stat()
         XCTAssertEqual(stat(history + "/blobs/" + expected, &blob), 0)
         let stored = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: scratch + "/store/general.pasteboard").first { $0.hasSuffix(".data") })

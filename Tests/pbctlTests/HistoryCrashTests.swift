@@ -44,7 +44,7 @@ final class HistoryCrashTests: PbctlTestCase {
             let named = Set(try sqlite("SELECT hash FROM blob WHERE refs > 0").split(separator: "\n").map(String.init))
             let stored = Set((try? FileManager.default.contentsOfDirectory(atPath: history + "/blobs")) ?? [])
             XCTAssertEqual(stored, named, "\(point): the files of `blobs/` and the database disagree")
-            for name in stored { XCTAssertEqual(name.utf8.count, 32, "\(point): \(name) is not a unique name") }
+            for name in stored { XCTAssertEqual(name.utf8.count, 64, "\(point): \(name) is not a file's name") }
             XCTAssertEqual(
                 try sqlite("SELECT count(*) FROM blob b WHERE refs != (SELECT count(*) FROM representation r WHERE r.blob = b.hash)"), "0\n",
                 "\(point): a file's count is not the number of representations naming it")
