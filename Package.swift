@@ -19,11 +19,13 @@ let package = Package(
         // scalar-to-UTF-8 encoder. A leaf, so the Markdown engine needs no more of the package than it.
         .target(name: "ReaderSupport"),
         // The file-backed store: the default backend when there is no display. Does file I/O, so it is
-        // kept out of the pure model. Its OpenSSLSHA256.swift (content names) alone imports COpenSSL.
-        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem", "COpenSSL"]),
+        // kept out of the pure model.
+        .target(name: "PasteboardStore", dependencies: ["Pasteboard", "SystemIO", "CSystem"]),
         // The clipboard history: one SQLite database beside content-named files (through the store's
         // private folders and files), search, export/import, repair; its SQL lives here alone.
-        .target(name: "History", dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "CSystem", "CSQLite"]),
+        // Its OpenSSLSHA256.swift (the key of a small picture's thumbnail, older histories' file names) is,
+        // beside KDEConnect/Connection, the only code that imports COpenSSL.
+        .target(name: "History", dependencies: ["Pasteboard", "PasteboardStore", "SystemIO", "CSystem", "CSQLite", "COpenSSL"]),
         .testTarget(name: "HistoryTests", dependencies: ["History", "PasteboardStore", "Pasteboard", "SystemIO"]),
         // SQLite (the history's database: WAL, FTS5 with the trigram tokenizer), Debian's libsqlite3-dev;
         // linked statically in the release build. Holds no Swift; only History/Database imports it.
@@ -88,7 +90,7 @@ let package = Package(
         // pbctl as a KDE Connect device: Protocol/ is pure (packets, identities, the link handshake,
         // discovery, the device table, pairing, the clipboard channel, the control server, pbctl's own
         // extension), Connection/ does the I/O (UDP discovery, TCP links, TLS, the state folder, the
-        // control socket, spools) and is, beside PasteboardStore's OpenSSLSHA256.swift, the only code that imports
+        // control socket, spools) and is, beside the history's OpenSSLSHA256.swift, the only code that imports
         // COpenSSL; the service between them
         // drives the parts for `pbctl daemon --kdeconnect`.
         .target(name: "KDEConnect", dependencies: ["Pasteboard", "COpenSSL", "SystemIO", "CSystem"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # House rules that grep can check (run by make test):
-# - only Sources/KDEConnect/Connection and PasteboardStore/OpenSSLSHA256.swift import COpenSSL; Sources/KDEConnect/Protocol is pure;
+# - only Sources/KDEConnect/Connection and History/OpenSSLSHA256.swift import COpenSSL; Sources/KDEConnect/Protocol is pure;
 # - only Sources/History/Database imports CSQLite;
 # - only Sources/PasteboardX11/Connection imports CX11, only Sources/Archive imports CZlib, only
 #   Sources/Images imports CImage (the C shim over libpng, libjpeg-turbo and libwebp), and Images does no
@@ -25,11 +25,11 @@ leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CImage' 
 leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CSQLite' Sources | grep -v '^Sources/History/Database/')
 [ -z "$leaks" ] || fail "CSQLite imported outside Sources/History/Database: $leaks"
 # KDE Connect: only its Connection/ imports COpenSSL (the C shim over OpenSSL), and beside it the history's
-# SHA-256 (PasteboardStore/OpenSSLSHA256.swift: OpenSSL's hashes are never written by hand); its Protocol/ is pure (no C
+# SHA-256 (History/OpenSSLSHA256.swift: OpenSSL's hashes are never written by hand); its Protocol/ is pure (no C
 # library, no system I/O, no clock: times come in as arguments), and outside Connection/ the module makes
 # no socket or file system call (the service drives Connection/'s sockets, links and state folder).
-leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import COpenSSL' Sources | grep -v -e '^Sources/KDEConnect/Connection/' -e '^Sources/PasteboardStore/OpenSSLSHA256.swift$')
-[ -z "$leaks" ] || fail "COpenSSL imported outside Sources/KDEConnect/Connection and PasteboardStore/OpenSSLSHA256.swift: $leaks"
+leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import COpenSSL' Sources | grep -v -e '^Sources/KDEConnect/Connection/' -e '^Sources/History/OpenSSLSHA256.swift$')
+[ -z "$leaks" ] || fail "COpenSSL imported outside Sources/KDEConnect/Connection and History/OpenSSLSHA256.swift: $leaks"
 leaks=$(grep -rlE '^\s*(@_implementationOnly |internal |public )?import CStartup' Sources | grep -v '^Sources/pbctl/main.swift$')
 [ -z "$leaks" ] || fail "only pbctl/main.swift imports CStartup: $leaks"
 leaks=$(grep -rlE '^\s*import (Glibc|CSystem|COpenSSL|SystemIO|Dispatch)\b|MonotonicClock|Date\(\)|clock_gettime|gettimeofday' Sources/KDEConnect/Protocol)

@@ -1,5 +1,5 @@
-// SHA-256 over bytes that come in pieces: the name of a large representation's file in the history
-// (PasteboardStore/OpenSSLSHA256.swift), hashed as it is read a window at a time. OpenSSL's SHA256_* functions,
+// SHA-256 over bytes that come in pieces: the key of an inline picture's thumbnail in the history
+// (PasteboardStore/OpenSSLSHA256.swift), hashed a chunk at a time. OpenSSL's SHA256_* functions,
 // which use the CPU's SHA instructions where it has them (after kc_start's probe). Not the EVP
 // interface: fetching a digest through EVP initializes OpenSSL's library context and default provider,
 // about 4 MB of memory and a start-up cost a copy does not need for one fixed algorithm.

@@ -33,10 +33,17 @@ extension History {
             case none
         }
         struct Blob {
+            /// The file's name in `blobs/` (``HistoryDatabase/isBlobName(_:)``).
             var hash: String
             var size: Int
             var base: UInt
             var source: Source
+            /// The bytes (compared again inside the transaction while the name is a new one).
+            var data: Data
+            /// The adopted file holding them, read instead of `data` (mapped: not brought into memory).
+            var path: String?
+            /// A new name (no file of the history held these bytes when staged).
+            var fresh: Bool
         }
         var blobs: [Blob] = []
         /// Files this transaction gave a name, removed again if it does not commit.
@@ -73,7 +80,10 @@ extension History {
         }
     }
 
-    /// Hashes and stages each representation of `item` from ``HistoryDatabase/inlineLimit`` on.
+    /// Stages each representation of `item` from ``HistoryDatabase/inlineLimit`` on, named without
+    /// hashing anything: the file of the history that holds the same bytes (``matchingBlob(_:path:_:)``:
+    /// files of the same size, compared byte for byte), else a new unique name (``newBlobName()``), its
+    /// bytes the adopted store file or an unnamed file written and synced here.
     func stageBlobs(_ item: Item, _ database: HistoryDatabase) throws -> StagedBlobs {
         var staged = StagedBlobs()
         for representation in item.representations {
@@ -85,23 +95,37 @@ extension History {
                 staged.folderPath = root + "/" + HistoryDatabase.blobsName
                 staged.database = database
             }
-            // A store's file: the hash it computed as it spooled the bytes, else the file read through one
-            // buffer (mapped bytes touched would all come into memory).
             let adopted = adoptedFile(holding: data)
-            let hash = try adopted?.sha256 ?? adopted.flatMap { try OpenSSLSHA256.hex(ofFileAt: $0.path, size: data.count) } ?? OpenSSLSHA256.hex(data)
-            if staged.blobs.contains(where: { $0.hash == hash }) { continue }
+            let address = UInt(bitPattern: base)
+            // The same bytes twice in one item (or a file a repair carries over by its name): one file.
+            let twin = staged.blobs.first { blob in
+                if let name = adopted?.name { return blob.hash == name }
+                return blob.size == data.count && Self.sameBytes(data, adopted?.path, blob.data, blob.path)
+            }
+            if let twin {
+                staged.blobs.append(.init(hash: twin.hash, size: data.count, base: address, source: .present, data: data, path: adopted?.path, fresh: twin.fresh))
+                continue
+            }
+            if let name = adopted?.name, HistoryDatabase.isBlobName(name) {
+                staged.blobs.append(.init(hash: name, size: data.count, base: address, source: .adopted(adopted!.path), data: data, path: adopted?.path, fresh: false))
+                continue
+            }
+            if let name = try matchingBlob(data, path: adopted?.path, database) {
+                // Linked again from the store's file should it be removed before the transaction names it.
+                let source = adopted.map { StagedBlobs.Source.adopted($0.path) } ?? .present
+                staged.blobs.append(.init(hash: name, size: data.count, base: address, source: source, data: data, path: adopted?.path, fresh: false))
+                continue
+            }
+            let name = Self.newBlobName()
             var source = StagedBlobs.Source.none
-            var st = stat()
-            if fstatat(staged.folder, hash, &st, AT_SYMLINK_NOFOLLOW) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == data.count {
-                source = .present
-            } else if let path = adopted?.path {
+            if let path = adopted?.path {
                 source = .adopted(path)
             } else {
                 let fd = csystem_open_unnamed(staged.folder, 0o600)
                 if fd >= 0 {
                     do {
-                        try POSIX.writeAll(fd, data, path: staged.folderPath + "/" + hash)
-                        guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", staged.folderPath + "/" + hash) }
+                        try POSIX.writeAll(fd, data, path: staged.folderPath + "/" + name)
+                        guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", staged.folderPath + "/" + name) }
                         source = .unnamed(fd)
                     } catch {
                         close(fd)
@@ -110,9 +134,80 @@ extension History {
                     }
                 }
             }
-            staged.blobs.append(.init(hash: hash, size: data.count, base: UInt(bitPattern: base), source: source))
+            staged.blobs.append(.init(hash: name, size: data.count, base: address, source: source, data: data, path: adopted?.path, fresh: true))
         }
         return staged
+    }
+
+    /// Inside the write transaction, before anything is compared or named: each new name staged is
+    /// checked again, as another recorder may have committed a file of the same bytes since the staging
+    /// (two copies of one content at once); that file's name is taken instead. Nothing to read when no
+    /// file of the same size is there, the usual case.
+    func confirmNames(_ staged: inout StagedBlobs, _ database: HistoryDatabase) throws {
+        for index in staged.blobs.indices where staged.blobs[index].fresh {
+            let blob = staged.blobs[index]
+            guard let name = try matchingBlob(blob.data, path: blob.path, database) else { continue }
+            for other in staged.blobs.indices where staged.blobs[other].hash == blob.hash {
+                staged.blobs[other].hash = name
+                staged.blobs[other].fresh = false
+            }
+        }
+    }
+
+    /// The name of the history's file holding exactly `data`'s bytes (read from the file at `path`
+    /// when there is one), if any: the files of that size, each compared byte for byte.
+    func matchingBlob(_ data: Data, path: String?, _ database: HistoryDatabase) throws -> String? {
+        var names: [String] = []
+        let statement = try database.connection.statement("SELECT hash FROM blob WHERE size = ? AND refs > 0")
+        try statement.bind([.int(data.count)])
+        while try statement.step() { if let name = statement.text(0), HistoryDatabase.isBlobName(name) { names.append(name) } }
+        statement.reset()
+        guard !names.isEmpty else { return nil }
+        for name in names {
+            guard let opened = try? database.openBlob(name, size: data.count) else { continue }
+            defer { close(opened.fd) }
+            if Self.sameBytes(data, path, opened.fd) { return name }
+        }
+        return nil
+    }
+
+    /// Whether `data` (read from the file at `path` when there is one) holds the bytes of the open file `fd`.
+    static func sameBytes(_ data: Data, _ path: String?, _ fd: Int32) -> Bool {
+        withSide(data, path) { SameBytes.equal($0, .file(fd), count: data.count) }
+    }
+
+    static func sameBytes(_ data: Data, _ path: String?, _ other: Data, _ otherPath: String?) -> Bool {
+        guard data.count == other.count else { return false }
+        return withSide(data, path) { mine in withSide(other, otherPath) { SameBytes.equal(mine, $0, count: data.count) } }
+    }
+
+    /// `body` with a side to compare: the file at `path` when it opens as a regular file of `data`'s
+    /// size (a store's file, mapped in `data`: read, its pages are not brought into this process), else
+    /// `data`.
+    private static func withSide<T>(_ data: Data, _ path: String?, _ body: (SameBytes.Side) -> T) -> T {
+        if let path {
+            let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            if fd >= 0 {
+                defer { close(fd) }
+                var st = stat()
+                if fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == data.count { return body(.file(fd)) }
+            }
+        }
+        return body(.memory(data))
+    }
+
+    /// A name for a new file of `blobs/`: 256 random bits as 64 lowercase hexadecimal digits, the form of
+    /// the SHA-256 names earlier versions gave (which a pbctl of such a version, a daemon still running
+    /// through an upgrade, reads and never sweeps as a stray file). A name is only a name: it is never
+    /// taken for its file's hash.
+    static func newBlobName() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var name = ""
+        for _ in 0..<4 {
+            let digits = String(generator.next() as UInt64, radix: 16)
+            name += String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return name
     }
 
     /// Inside a write transaction: one more representation names blob `hash`, whose file must be there
@@ -234,7 +329,7 @@ extension History {
     }
 
     /// The entry holding exactly what `prepared` keeps, if there is one (its digest first, then every
-    /// representation compared: files by their SHA-256, inline bytes byte for byte). An entry with
+    /// representation compared: files by their name, which stands for one content, inline bytes byte for byte). An entry with
     /// skipped parts never counts (what was not kept cannot be compared).
     func duplicate(of prepared: Prepared, staged: StagedBlobs, _ database: HistoryDatabase) throws -> Int? {
         guard prepared.skipped.isEmpty else { return nil }

@@ -149,11 +149,13 @@ extension History {
         defer { for index in staged.indices { staged[index].discard() } }
         var prepared: [(Entry, Prepared)] = []
         for (entry, item) in salvaged {
-            // Files of the damaged history are linked into the fresh one, not written again.
+            // Files of the damaged history are linked into the fresh one under their names, not written again.
+            let names = fileNames(of: entry.id, old)
             for representation in item.representations {
-                guard case .data(let data) = representation.content, data.count >= HistoryDatabase.inlineLimit else { continue }
-                let hash = try OpenSSLSHA256.hex(data)
-                adopt(root + "/" + old.blobsFolder + "/" + hash, holding: data, sha256: hash)
+                guard case .data(let data) = representation.content, data.count >= HistoryDatabase.inlineLimit,
+                    let name = names[representation.type]
+                else { continue }
+                adopt(root + "/" + old.blobsFolder + "/" + name, holding: data, name: name)
             }
             var one = try prepare(item, skipped: [], preview: entry.preview)
             one.skipped = entry.skipped.filter { $0.type.isWellFormed && ($0.derivedFrom?.isWellFormed ?? true) }
@@ -191,6 +193,21 @@ extension History {
             }
         }
         return ids.sorted()
+    }
+
+    /// The names of the files of entry `id`'s representations in a damaged database, by type, as far as
+    /// they can be read (a representation whose name cannot be is written again from its bytes).
+    private func fileNames(of id: Int, _ old: HistoryDatabase) -> [TypeIdentifier: String] {
+        (try? old.connection.transaction(write: false) { () -> [TypeIdentifier: String] in
+            var names: [TypeIdentifier: String] = [:]
+            let statement = try old.connection.statement("SELECT type, blob FROM representation WHERE entry = ? AND blob IS NOT NULL")
+            try statement.bind([.int(id)])
+            defer { statement.reset() }
+            while try statement.step() {
+                if let type = statement.text(0), let name = statement.text(1), HistoryDatabase.isBlobName(name) { names[TypeIdentifier(type)] = name }
+            }
+            return names
+        }) ?? [:]
     }
 
     /// Entry `id` of a damaged database as far as it can be read: whole when its record and its

@@ -172,8 +172,9 @@ public final class History: @unchecked Sendable {
     /// What opening the database reported (an old history's entries that could not be migrated), until
     /// a listing shows it.
     private let openingProblems = Mutex<[String]>([])
-    /// Files adopted by ``adopt(_:holding:sha256:)``: path, the bytes' address and count, their SHA-256 if known.
-    let adopted = Mutex<[(path: String, base: UInt, count: Int, sha256: String?)]>([])
+    /// Files adopted by ``adopt(_:holding:name:)``: path, the bytes' address and count, and the name the
+    /// file already has in a history (a repair's).
+    let adopted = Mutex<[(path: String, base: UInt, count: Int, name: String?)]>([])
 
     /// The highest ID accepted.
     static let maximumID = 1 << 53
@@ -256,17 +257,18 @@ public final class History: @unchecked Sendable {
     // MARK: Recording
 
     /// The next record takes `data`'s bytes from the file at `path` (a store's data file): a hard link
-    /// when the history is on the same file system, so recording a large copy costs no second write.
-    /// `sha256`: the file's SHA-256 when the store hashed it as it stored it (else the record hashes the
-    /// file, through a bounded buffer).
-    public func adopt(_ path: String, holding data: Data, sha256: String? = nil) {
+    /// when the history is on the same file system, so recording a large copy costs no second write
+    /// (and its bytes are compared from the file, a window at a time, never brought into memory whole).
+    /// `name`: the name the file has in the history it comes from (a repair keeps it, so entries that
+    /// shared a file still do).
+    public func adopt(_ path: String, holding data: Data, name: String? = nil) {
         guard data.count >= HistoryDatabase.inlineLimit, let base = data.withUnsafeBytes({ $0.baseAddress }) else { return }
-        adopted.withLock { $0.append((path, UInt(bitPattern: base), data.count, sha256)) }
+        adopted.withLock { $0.append((path, UInt(bitPattern: base), data.count, name)) }
     }
 
-    func adoptedFile(holding data: Data) -> (path: String, sha256: String?)? {
+    func adoptedFile(holding data: Data) -> (path: String, name: String?)? {
         guard let base = data.withUnsafeBytes({ $0.baseAddress }) else { return nil }
-        return adopted.withLock { list in list.first { $0.base == UInt(bitPattern: base) && $0.count == data.count }.map { ($0.path, $0.sha256) } }
+        return adopted.withLock { list in list.first { $0.base == UInt(bitPattern: base) && $0.count == data.count }.map { ($0.path, $0.name) } }
     }
 
     /// Why `item` is never recorded: what its markers say and how it was copied (``RecordingPolicy``, the
@@ -303,6 +305,8 @@ public final class History: @unchecked Sendable {
                 let outcome = try database.connection.transaction(write: true) { () -> Outcome in
                     try database.collectUnusedBlobs()
                     if let until = try pausedUntil(database), until > now { return .notRecorded("recording is paused") }
+                    // A file another recorder named since the staging may hold these bytes: found again under the lock.
+                    try confirmNames(&staged, database)
                     if let id = try duplicate(of: prepared, staged: staged, database) {
                         try database.connection.run(
                             "UPDATE entry SET time = ?, application = coalesce(?, application) WHERE id = ?",

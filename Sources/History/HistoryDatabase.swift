@@ -15,7 +15,7 @@ import SystemIO
 
 /// The history's files, open: the folder (0700, walked by ``PrivateDirectory``), the database
 /// `history.db` (SQLite in WAL mode, synced on every commit) and the folder of large representations
-/// `blobs/`, each a file named by the SHA-256 of its bytes (stored once however often it is copied).
+/// `blobs/`, each file stored once however often its bytes are copied (found by size, then compared).
 ///
 /// Schema (format 1, `PRAGMA user_version`; `application_id` says the file is pbctl's):
 /// - `entry`: one row per entry: id (never given twice: `AUTOINCREMENT`), time (milliseconds since
@@ -50,7 +50,7 @@ final class HistoryDatabase {
     /// 'pbch': what `PRAGMA application_id` holds in a pbctl history.
     static let applicationID: Int64 = 0x7062_6368
     /// Representations from this size on are files in `blobs/`; smaller ones are inline.
-    static let inlineLimit = ContentFiles.smallest
+    static let inlineLimit = 128 << 10
     /// The most text of one entry the search index holds; a longer text is searched in full by reading
     /// it (such entries are few, and listed by an index of their own).
     static let indexedTextLimit = 64 << 10
@@ -370,7 +370,7 @@ final class HistoryDatabase {
     /// A folder whose time differs from it may hold a file a recorder linked and never committed (killed,
     /// or the power lost, between the two): the next open sweeps (``sweepDue``).
     static let stampName = "blobs.stamp"
-    /// The folder of thumbnails (`ID-SHA256.png`, made by `history pick`): a cache the history owns.
+    /// The folder of thumbnails (`ID-KEY.png`, made by `history pick`): a cache the history owns.
     static let thumbnailsName = "thumbnails"
     /// A sweep is also due this long after the last one, whatever the stamp says.
     static let sweepInterval: Double = 86400
@@ -483,7 +483,7 @@ final class HistoryDatabase {
         return (removedBlobs, removedThumbnails)
     }
 
-    /// The entry a thumbnail's name (`ID-SHA256.png`) is of; nil for another name (a temporary).
+    /// The entry a thumbnail's name (`ID-KEY.png`) is of; nil for another name (a temporary).
     static func thumbnailEntry(_ name: String) -> Int? {
         guard name.hasSuffix(".png"), let dash = name.firstIndex(of: "-"), let id = Int(name[..<dash]), id > 0 else { return nil }
         return isBlobName(String(name[name.index(after: dash)...].dropLast(4))) ? id : nil

@@ -13,9 +13,10 @@ import PasteboardStore
 import SystemIO
 
 // Small pictures of the history's images, for launchers that show icons (`history pick` with rofi or
-// fuzzel): `thumbnails/ID-SHA256.png` in the history's own folder (0700, files 0600), named by the
-// entry and the SHA-256 of the picture's bytes, so a picture can only ever stand for those bytes of
-// that entry of that history (another history, or one cleared and filled again, has other files). A
+// fuzzel): `thumbnails/ID-KEY.png` in the history's own folder (0700, files 0600), named by the
+// entry and the picture's file name in `blobs/` (which stands for one content, never given to other
+// bytes) or the SHA-256 of its inline bytes, so a picture can only ever stand for those bytes of that
+// entry of that history (another history, or one cleared and filled again, has other files). A
 // cache the history owns: `delete` removes an entry's, `clear --all` every one, and a sweep those of
 // entries that are gone.
 

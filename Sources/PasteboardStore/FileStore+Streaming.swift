@@ -30,8 +30,6 @@ struct Spool {
     let count: Int
     /// Where the spooled bytes are mapped.
     var base: UnsafeRawPointer?
-    /// Their SHA-256, hashed beside the copy (``FileStore/hashSpooledInput(upTo:)``), or nil.
-    var sha256: String? = nil
 }
 
 extension FileStore: InputSpooling, StoredFiles {
@@ -81,14 +79,7 @@ extension FileStore: InputSpooling, StoredFiles {
         }
         // Errors name the pasteboard the copy goes to, never a temporary file.
         let shownPath = packagePath
-        // Hashed beside the copy for the history, unless larger than it keeps or small enough for it to
-        // keep inline, in its database (a regular file's size is known).
-        let digest = digestLimit.flatMap { limit in
-            st.st_mode & S_IFMT == S_IFREG && (Int(st.st_size) > limit || Int(st.st_size) < ContentFiles.smallest)
-                ? nil : SpoolDigest(spool: fd, unnamed: name == nil, limit: limit)
-        }
         func abandon() {
-            digest?.abandon()
             if let name {
                 unlinkat(packageFD, name, 0)
                 SignalCleanup.unregister(packagePath + "/" + name)
@@ -109,13 +100,10 @@ extension FileStore: InputSpooling, StoredFiles {
                 }
                 try POSIX.writeAll(fd, Data(prefix), path: shownPath)
                 count = prefix.count
-                digest?.advance(to: count)
             }
             do {
-                let already = count
                 count += try POSIX.transfer(
-                    from: input, name: shown, to: fd, path: shownPath, limit: limit - count, inspect: inspect,
-                    progress: digest.map { digest in { digest.advance(to: already + $0) } }
+                    from: input, name: shown, to: fd, path: shownPath, limit: limit - count, inspect: inspect
                 ) { chunk in
                     if head.count < 4096 { head.append(contentsOf: chunk.prefix(4096 - head.count)) }
                     validator.feed(chunk)
@@ -127,7 +115,6 @@ extension FileStore: InputSpooling, StoredFiles {
             abandon()
             throw error
         }
-        let sha256 = digest?.finish(count: count)
         let data: Data
         if count == 0 {
             data = Data()
@@ -141,7 +128,7 @@ extension FileStore: InputSpooling, StoredFiles {
             if !inspect { head = data.prefix(4096) }
         }
         let base = data.withUnsafeBytes { $0.baseAddress }
-        spools.append(Spool(pasteboard: pasteboard, name: name, fd: fd, packageFD: packageFD, count: count, base: base, sha256: sha256))
+        spools.append(Spool(pasteboard: pasteboard, name: name, fd: fd, packageFD: packageFD, count: count, base: base))
         return SpooledInput(
             data: data, head: head, inspected: inspect, firstInvalidUTF8Offset: inspect ? validator.finish() : nil)
     }
@@ -217,13 +204,6 @@ extension FileStore: InputSpooling, StoredFiles {
         guard let base = Self.identity(of: data) else { return nil }
         return written.first { $0.base == base && $0.count == data.count }?.path
     }
-
-    public func writtenFileSHA256(holding data: Data) -> String? {
-        guard let base = Self.identity(of: data) else { return nil }
-        return written.first { $0.base == base && $0.count == data.count }?.sha256
-    }
-
-    public func hashSpooledInput(upTo limit: Int) { digestLimit = limit }
 
     /// The adopted file whose bytes `data` is.
     func adoptedFile(holding data: Data) -> String? {

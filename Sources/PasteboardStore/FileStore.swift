@@ -51,12 +51,8 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     lazy var keeperStop: (Int32, Int32) = POSIX.socketPair() ?? (-1, -1)
     /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.
     var adopted: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
-    /// The files the last write stored: path, the bytes' address and count, and their SHA-256 when a
-    /// spool's digest gave it.
-    var written: [(path: String, base: UnsafeRawPointer?, count: Int, sha256: String?)] = []
-    /// Spools up to this size are hashed as they fill (``hashSpooledInput(upTo:)``): for a copy the
-    /// history records; nil, none.
-    var digestLimit: Int? = nil
+    /// The files the last write stored: path, and the bytes' address and count.
+    var written: [(path: String, base: UnsafeRawPointer?, count: Int)] = []
     /// The store's directory once opened (``rootDirectory(create:)``); -1 before.
     private let rootFD = Mutex<(fd: Int32, forWriting: Bool)>((-1, false))
 
@@ -252,11 +248,9 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                         if let data {
                             let name = "c\(count)-\(itemIndex)-\(repIndex).data"
                             created.append(name)
-                            var sha256: String? = nil
                             if let spool = spool(holding: data, for: pasteboard) {
                                 // Streamed in already: the spool file becomes the data file.
                                 try package.link(spool, as: name, data)
-                                sha256 = spool.sha256
                             } else if let path = adoptedFile(holding: data) {
                                 try package.adopt(path, as: name, data)
                             } else {
@@ -264,7 +258,7 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
                                 try package.createFile(name, data, sync: false)
                             }
                             recs.append(RepresentationRecord(type: rep.type, size: data.count, derivedFrom: rep.derivedFrom, file: name))
-                            if let base = Self.identity(of: data) { written.append((package.path + "/" + name, base, data.count, sha256)) }
+                            if let base = Self.identity(of: data) { written.append((package.path + "/" + name, base, data.count)) }
                         } else {
                             recs.append(RepresentationRecord(type: rep.type, size: nil, derivedFrom: rep.derivedFrom))
                         }

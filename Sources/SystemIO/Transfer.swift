@@ -15,7 +15,7 @@ extension POSIX {
     /// buffer handed to `inspect` chunk by chunk. Returns the byte count.
     public static func transfer(
         from input: Int32, name: String, to output: Int32, path: String, limit: Int, inspect: Bool,
-        progress: ((Int) -> Void)? = nil, _ look: (UnsafeRawBufferPointer) -> Void
+        _ look: (UnsafeRawBufferPointer) -> Void
     ) throws -> Int {
         var st = stat()
         guard fstat(input, &st) == 0 else { throw POSIX.ioError("stat", name) }
@@ -31,8 +31,7 @@ extension POSIX {
             // In the kernel: a regular file with copy_file_range, a pipe with splice.
             var moved = true
             while moved {
-                // In steps when someone follows the output (a hash behind the copy), else at once.
-                let want = min(limit - total + 1, progress == nil ? 1 << 30 : progressStep)
+                let want = min(limit - total + 1, 1 << 30)
                 let n: Int
                 if kind == S_IFREG {
                     n = csystem_copy_file_range(input, output, want)
@@ -50,7 +49,6 @@ extension POSIX {
                 }
                 if n == 0 { return total }
                 try grow(n)
-                progress?(total)
                 moved = n > 0
             }
         }
@@ -76,13 +74,8 @@ extension POSIX {
                 }
                 written += w
             }
-            progress?(total)
         }
     }
-
-    /// How much a kernel transfer moves between two ``transfer(from:name:to:path:limit:inspect:progress:_:)``
-    /// progress reports.
-    public static let progressStep = 4 << 20
 
     /// What a file that is not a regular one is, for messages: "a FIFO", "a symbolic link"…
     public static func kind(of mode: mode_t) -> String {

@@ -132,7 +132,7 @@ func manPage(_ commands: [Command]) -> String {
         keeps them unless
         .BR \\-\\-all .
         The history is one SQLite database (WAL, every commit synced) with large representations as
-        files named by their SHA\\-256; an entry's number is never given again; a history of an earlier
+        files stored once (the same bytes found again by size and compared); an entry's number is never given again; a history of an earlier
         pbctl is migrated on first use.
         .B pbctl history search
         finds text in every text representation, case\\-insensitively, through a trigram index;

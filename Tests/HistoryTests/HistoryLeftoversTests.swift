@@ -32,6 +32,13 @@ final class HistoryLeftoversTests: XCTestCase {
 
     func big(_ seed: UInt8, count: Int = 300_000) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7) ^ seed }) }
 
+    /// The name of the file entry `id` keeps its large representation in.
+    func fileName(_ history: History, _ id: Int) throws -> String {
+        try XCTUnwrap(try history.withDatabase(create: false) {
+            try $0.connection.text("SELECT blob FROM representation WHERE entry = ? AND blob IS NOT NULL", [.int(id)])
+        })
+    }
+
     /// What `blobs/` holds.
     func blobFiles(_ path: String? = nil) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: (path ?? root) + "/blobs")) ?? []).sorted()
@@ -58,14 +65,15 @@ final class HistoryLeftoversTests: XCTestCase {
         var kept = plain("kept")
         kept.set(Representation(type: .png, data: big(1)))
         XCTAssertEqual(try history.record(kept, preview: "kept", application: nil), .recorded(1))
-        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(1))])
+        let keptName = try fileName(history, 1)
+        XCTAssertEqual(blobFiles(), [keptName])
         try recordAndDie(history, Item(representations: [Representation(type: .data, data: big(2))]))
         XCTAssertEqual(blobFiles().count, 2, "the dead recorder's file is there, named by nothing")
         XCTAssertEqual(try history.entries().entries.map(\.id), [1])
         // Another process (or this one restarted) opens the history: swept.
         let restarted = try self.history()
         XCTAssertEqual(try restarted.entries().entries.map(\.id), [1])
-        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(1))], "the orphan is gone, the entry's file stays")
+        XCTAssertEqual(blobFiles(), [keptName], "the orphan is gone, the entry's file stays")
         XCTAssertEqual(try restarted.item(1).representation(for: .png)?.data(), big(1))
         // A history already open does not sweep at open: clear does, and --all leaves no file.
         try recordAndDie(restarted, Item(representations: [Representation(type: .data, data: big(3))]))
@@ -76,7 +84,7 @@ final class HistoryLeftoversTests: XCTestCase {
         try restarted.pin([2])
         try recordAndDie(restarted, Item(representations: [Representation(type: .data, data: big(4))]))
         try restarted.clear()
-        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(1))], "the pinned entry's file stays, the orphan goes")
+        XCTAssertEqual(blobFiles(), [try fileName(restarted, 2)], "the pinned entry's file stays, the orphan goes")
         try recordAndDie(restarted, Item(representations: [Representation(type: .data, data: big(5))]))
         try restarted.clear(includingPinned: true)
         XCTAssertEqual(blobFiles(), [])
@@ -91,7 +99,7 @@ final class HistoryLeftoversTests: XCTestCase {
         try recordAndDie(other, Item(representations: [Representation(type: .data, data: big(6))]))
         XCTAssertEqual(blobFiles().count, 1)
         XCTAssertEqual(try daemon.record(Item(representations: [Representation(type: .data, data: big(7))]), preview: "b", application: nil), .recorded(2))
-        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(7))])
+        XCTAssertEqual(blobFiles(), [try fileName(daemon, 2)])
     }
 
     /// A sweep never takes the file of a recorder whose transaction is still open: it waits for the
@@ -109,7 +117,7 @@ final class HistoryLeftoversTests: XCTestCase {
             try database.connection.transaction(write: true) {
                 _ = try recorder.insert(prepared, staged: &staged, time: Date(), application: nil, selection: "clipboard", pinned: false, database)
                 try staged.syncFolder(database)
-                XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(data)], "linked, not committed")
+                XCTAssertEqual(blobFiles(), staged.blobs.map(\.hash), "linked, not committed")
                 // Another process opens now: the stamp says a file is being named, so it sweeps, under
                 // the write lock this transaction holds.
                 let path = root
@@ -127,7 +135,7 @@ final class HistoryLeftoversTests: XCTestCase {
         }
         done.wait()
         XCTAssertEqual(listed.withLock { $0 }, [2, 1])
-        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(data)], "the committed entry's file was not swept")
+        XCTAssertEqual(blobFiles(), [try fileName(recorder, 2)], "the committed entry's file was not swept")
         XCTAssertEqual(try recorder.item(2).representation(for: .data)?.data(), data)
     }
 
@@ -144,7 +152,7 @@ final class HistoryLeftoversTests: XCTestCase {
         XCTAssertEqual(history.thumbnail(of: 1, type: .png) { _ in made += 1; return Data("again".utf8) }, one, "made once")
         XCTAssertEqual(made, 1)
         let two = try XCTUnwrap(history.thumbnail(of: 2, type: .png) { $0.prefix(16) })
-        XCTAssertEqual(two, root + "/thumbnails/2-\(try OpenSSLSHA256.hex(large)).png")
+        XCTAssertEqual(two, root + "/thumbnails/2-\(try fileName(history, 2)).png")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: two)), large.prefix(16))
         XCTAssertNil(history.thumbnail(of: 1, type: .jpeg) { $0 }, "no such representation")
         try history.delete([1])
@@ -234,6 +242,7 @@ final class HistoryLeftoversTests: XCTestCase {
     func testADamagedDatabaseIsMovedAsideAndWhatCanBeReadKept() throws {
         let (history, size) = try filledHistory(entries: 300)
         XCTAssertNil(try history.damage())
+        let bigName = try fileName(history, 301)
         // Pages in the middle overwritten with garbage.
         let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: root + "/history.db"))
         let pages = size / 4096
@@ -262,7 +271,8 @@ final class HistoryLeftoversTests: XCTestCase {
         XCTAssertTrue(entries.contains { $0.id == 301 }, "numbers and content kept")
         XCTAssertEqual(try damaged.item(301).representation(for: .data)?.data(), big(10))
         XCTAssertEqual(entries.map(\.id), entries.map(\.id).sorted(by: >), "and their order")
-        XCTAssertEqual(blobFiles(), [try OpenSSLSHA256.hex(big(10))], "the file is linked into the fresh history; the moved-aside folder is gone")
+        XCTAssertEqual(blobFiles(), [bigName], "the file is linked into the fresh history under its name; the moved-aside folder is gone")
+        XCTAssertEqual(try fileName(damaged, 301), bigName)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/history.db.damaged-20270115T080000Z.blobs"))
         if let three = entries.first(where: { $0.id == 3 }), three.application == "app" { XCTAssertTrue(three.pinned, "its record was read: pinned still") }
         for entry in entries where entry.id <= 300 {

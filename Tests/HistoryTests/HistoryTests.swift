@@ -195,8 +195,9 @@ final class HistoryTests: XCTestCase {
         XCTAssertFalse(try history.expire())
     }
 
-    /// A representation from 128 KiB on is a file named by its SHA-256, stored once for every entry
-    /// holding it, removed with the last of them.
+    /// A representation from 128 KiB on is a file, stored once for every entry holding it (found by its
+    /// size, then compared byte for byte: nothing is hashed), removed with the last of them. Its name is
+    /// unique (32 hexadecimal digits), not its SHA-256.
     func testLargeRepresentationsAreFilesStoredOnce() throws {
         let history = try history()
         let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -207,8 +208,10 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.record(first, preview: "one", application: nil), .recorded(1))
         XCTAssertEqual(try history.record(second, preview: "two", application: nil), .recorded(2))
         let blobs = root + "/blobs"
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [try OpenSSLSHA256.hex(big)])
-        XCTAssertEqual(try OpenSSLSHA256.hex(Data("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let files = try FileManager.default.contentsOfDirectory(atPath: blobs)
+        XCTAssertEqual(files.count, 1)
+        XCTAssertTrue(HistoryDatabase.isBlobName(files.first ?? ""))
+        XCTAssertNotEqual(files.first, try OpenSSLSHA256.hex(big), "a unique name, not a hash")
         XCTAssertEqual(try history.item(2).representation(for: .png)?.data(), big)
         let sink = DataSink()
         try history.backend.read(.png, item: 0, from: History.pasteboard(for: 1), into: sink)
@@ -217,27 +220,34 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs).count, 1, "entry 2 still holds it")
         try history.delete([2])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [])
-        // Large content is confirmed to the byte (by its SHA-256): one byte changed in the middle, where
-        // the cheap digest does not look, is new content.
+        // Large content is confirmed to the byte: one byte changed in the middle, where the cheap digest
+        // does not look, is new content (a file of the same size, compared, and another file).
         var changed = big
         changed[150_000] ^= 1
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .recorded(3))
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: blobs).first)
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: changed)]), preview: "b", application: nil), .recorded(4))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs).count, 2)
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .moved(3))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs).count, 2)
         // A file of the wrong size where the name says: refused, named.
-        let name = try OpenSSLSHA256.hex(big)
         try Data("short".utf8).write(to: URL(fileURLWithPath: blobs + "/" + name))
         XCTAssertThrowsError(try history.item(3)) { error in
             XCTAssertEqual((error as? PasteboardError)?.code, .corrupt)
             XCTAssertTrue("\(error)".contains(name), "\(error)")
         }
-        // A record that names it again puts it right.
-        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .moved(3))
-        try FileManager.default.removeItem(atPath: blobs + "/" + OpenSSLSHA256.hex(big))
+        // The same bytes recorded again cannot be compared with a damaged file: a new entry with a file of
+        // its own, whole; the damaged entry stays refused, and so does one whose file is gone.
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .recorded(5))
+        XCTAssertEqual(try history.item(5).representation(for: .data)?.data(), big)
+        XCTAssertThrowsError(try history.item(3))
+        try FileManager.default.removeItem(atPath: blobs + "/" + name)
+        XCTAssertThrowsError(try history.item(3)) { error in XCTAssertTrue("\(error)".contains("missing"), "\(error)") }
         var third = plain("caption three")
         third.set(Representation(type: .data, data: big))
-        XCTAssertEqual(try history.record(third, preview: "three", application: nil), .recorded(5))
-        XCTAssertEqual(try history.item(3).representation(for: .data)?.data(), big)
+        XCTAssertEqual(try history.record(third, preview: "three", application: nil), .recorded(6))
+        XCTAssertEqual(try history.item(6).representation(for: .data)?.data(), big)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs).count, 2, "entries 5 and 6 share a file")
     }
 
     /// The store's file is linked, not written again, and synced before the entry names it.
@@ -251,8 +261,59 @@ final class HistoryTests: XCTestCase {
         XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "z", application: nil), .recorded(1))
         var store = stat(), blob = stat()
         XCTAssertEqual(stat(path, &store), 0)
-        XCTAssertEqual(try stat(root + "/blobs/" + OpenSSLSHA256.hex(big), &blob), 0)
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: root + "/blobs").first)
+        XCTAssertEqual(stat(root + "/blobs/" + name, &blob), 0)
         XCTAssertEqual(store.st_ino, blob.st_ino, "a hard link")
+    }
+
+    /// A file of an earlier history, named by the SHA-256 of its bytes, is still the one the same bytes
+    /// are found in (by size and bytes, whatever the name), and one item holding the same large bytes
+    /// under two types stores one file.
+    func testFilesNamedByTheirHashAreFoundAndTwinsShareAFile() throws {
+        let history = try history()
+        let big = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .recorded(1))
+        let blobs = root + "/blobs"
+        let unique = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: blobs).first)
+        // As an earlier pbctl named it.
+        let hash = try OpenSSLSHA256.hex(big)
+        try FileManager.default.moveItem(atPath: blobs + "/" + unique, toPath: blobs + "/" + hash)
+        let connection = try SQLiteConnection(path: root + "/history.db", create: false)
+        try connection.run("UPDATE blob SET hash = ? WHERE hash = ?", [.text(hash), .text(unique)])
+        try connection.run("UPDATE representation SET blob = ? WHERE blob = ?", [.text(hash), .text(unique)])
+        XCTAssertEqual(try history.record(Item(representations: [Representation(type: .data, data: big)]), preview: "a", application: nil), .moved(1))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [hash])
+        XCTAssertEqual(try history.item(1).representation(for: .data)?.data(), big)
+        var twins = Item(representations: [Representation(type: .png, data: big)])
+        twins.set(Representation(type: .tiff, data: Data(big)))
+        XCTAssertEqual(try history.record(twins, preview: "b", application: nil), .recorded(2))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: blobs), [hash])
+        XCTAssertEqual(try connection.integer("SELECT refs FROM blob WHERE hash = ?", [.text(hash)]), 3)
+        XCTAssertEqual(try history.item(2).representation(for: .tiff)?.data(), big)
+        XCTAssertEqual(try history.repair(), History.Repair(), "nothing to repair, nothing to sweep")
+    }
+
+    /// Two recorders of the same new bytes at once: the second to take the lock finds the file the first
+    /// committed meanwhile (its new name checked again inside its transaction), so one file, one entry.
+    func testANameStagedWhileAnotherRecorderStoresTheSameBytesIsReplacedByTheirs() throws {
+        let first = try history()
+        XCTAssertEqual(try first.record(plain("something"), preview: "s", application: nil), .recorded(1))
+        let second = try History(root: root)
+        let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 29) })
+        let item = Item(representations: [Representation(type: .data, data: big)])
+        let prepared = try first.prepare(item, skipped: [], preview: "big")
+        var staged = try first.withDatabase(create: true) { try first.stageBlobs(prepared.kept, $0) }
+        defer { staged.discard() }
+        XCTAssertEqual(staged.blobs.map(\.fresh), [true])
+        XCTAssertEqual(try second.record(item, preview: "big", application: nil), .recorded(2))
+        let theirs = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: root + "/blobs").first)
+        XCTAssertNotEqual(staged.blobs.first?.hash, theirs)
+        try first.withDatabase(create: true) { database in
+            try database.connection.transaction(write: true) { try first.confirmNames(&staged, database) }
+        }
+        XCTAssertEqual(staged.blobs.map(\.hash), [theirs])
+        XCTAssertEqual(try first.record(item, preview: "big", application: nil), .moved(2))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root + "/blobs"), [theirs])
     }
 
     func testSearchIsNarrowedByTheIndexAndConfirmedOnTheText() throws {

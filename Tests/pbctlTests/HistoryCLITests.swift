@@ -57,12 +57,12 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try lines().count, 2, "the same bytes piped in: the entry moves up")
     }
 
-    /// A large copy's file in the history is named by its SHA-256 (OpenSSL's, the same as sha256sum's),
-    /// hashed once beside the copy through a bounded buffer: the copy never brings the item into memory
-    /// (it did, hashing the whole mapped file, 64 MiB of resident pages for a 64 MiB copy). A paused
-    /// history records nothing of it; a piped copy (spooled too) and a file copied again are the same
-    /// entry, its file stored once.
-    func testALargeCopyIsNamedByItsSHA256WithoutComingIntoMemory() throws {
+    /// A large copy's file in the history is the store's, linked, under a unique name: nothing is hashed,
+    /// and the copy never brings the item into memory (it did, hashing the whole mapped file, 64 MiB of
+    /// resident pages for a 64 MiB copy), nor when the same bytes are copied again and compared with
+    /// the file the history has (a window at a time). A paused history records nothing of it; a piped
+    /// copy (spooled too) and a file copied again are the same entry, its file stored once.
+    func testALargeCopyIsKeptUnderAUniqueNameWithoutComingIntoMemory() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed")
         var generator = UInt64(0x9E37_79B9_7F4A_7C15)
         var big = Data(count: 64 << 20)
@@ -75,21 +75,33 @@ final class HistoryCLITests: PbctlTestCase {
         }
         let file = scratch + "/big.bin", rss = scratch + "/rss"
         try big.write(to: URL(fileURLWithPath: file))
-        let expected = try pbctl.run(["-b", file], executable: "/usr/bin/sha256sum").text.prefix(64)
-        XCTAssertEqual(expected.count, 64)
-        let copy = try pbctl.run(
-            ["-f", "%M", "-o", rss, PbctlRunner.binary, "copy", "--type", "public.data", file], executable: "/usr/bin/time")
-        XCTAssertEqual(copy.status, 0, copy.stderr)
-        let kilobytes = Int((try String(contentsOfFile: rss, encoding: .utf8)).split(separator: "\n").last ?? "") ?? 0
-        XCTAssertGreaterThan(kilobytes, 0)
+        func peakKilobytes(_ arguments: [String]) throws -> Int {
+            let copy = try pbctl.run(["-f", "%M", "-o", rss, PbctlRunner.binary] + arguments, executable: "/usr/bin/time")
+            XCTAssertEqual(copy.status, 0, copy.stderr)
+            let kilobytes = Int((try String(contentsOfFile: rss, encoding: .utf8)).split(separator: "\n").last ?? "") ?? 0
+            XCTAssertGreaterThan(kilobytes, 0)
+            return kilobytes
+        }
+        let kilobytes = try peakKilobytes(["copy", "--type", "public.data", file])
         XCTAssertLessThan(kilobytes, 40 << 10, "peak memory \(kilobytes) KB for a 64 MiB copy: the item came into memory")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [String(expected)])
+        let files = try FileManager.default.contentsOfDirectory(atPath: history + "/blobs")
+        XCTAssertEqual(files.count, 1)
+        let expected = try XCTUnwrap(files.first)
+        XCTAssertEqual(expected.utf8.count, 64)
+        XCTAssertNotEqual(expected, try pbctl.run(["-b", file], executable: "/usr/bin/sha256sum").text.prefix(64).description,
+                          "a unique name: nothing was hashed")
+        var store = stat(), blob = stat()
+        XCTAssertEqual(stat(history + "/blobs/" + expected, &blob), 0)
+        let stored = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: scratch + "/store/general.pasteboard").first { $0.hasSuffix(".data") })
+        XCTAssertEqual(stat(scratch + "/store/general.pasteboard/" + stored, &store), 0)
+        XCTAssertEqual(store.st_ino, blob.st_ino, "the store's file, linked")
         XCTAssertEqual(try pbctl.run(["history", "paste", "1"]).stdout == big, true)
-        // Again, from a file and from a pipe: the same entry moves up, one file.
-        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
+        // Again, from a file (compared with the history's file) and from a pipe: the same entry moves up, one file.
+        let again = try peakKilobytes(["copy", "--type", "public.data", file])
+        XCTAssertLessThan(again, 40 << 10, "peak memory \(again) KB for a 64 MiB copy compared: the item came into memory")
         XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data"], stdin: big).status, 0)
         XCTAssertEqual(try lines().count, 1)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [String(expected)])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [expected])
         // Paused: copied, not recorded, nothing staged.
         XCTAssertEqual(try pbctl.run("history", "pause").status, 0)
         big[12345] ^= 0xFF
@@ -97,7 +109,7 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
         XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
         XCTAssertEqual(try lines().count, 1)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [String(expected)])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [expected])
     }
 
     func testCopyBackByIDOrByALineOnStandardInput() throws {

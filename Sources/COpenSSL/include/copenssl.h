@@ -2,7 +2,7 @@
 #define COPENSSL_H
 
 // OpenSSL behind a few functions with plain status codes, for pbctl's KDE Connect links and the
-// history's content-addressed files. A device identity (an RSA-2048 key and a self-signed certificate
+// history's thumbnail keys. A device identity (an RSA-2048 key and a self-signed certificate
 // whose common name is the device id, as KDE Connect makes them), SHA-256 (whole or in pieces), and TLS
 // over a non-blocking socket the caller polls: every call returns at once, saying whether it needs the
 // socket readable or writable. Peer certificates are requested and never verified here: the caller pins

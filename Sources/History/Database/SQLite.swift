@@ -22,7 +22,9 @@ final class SQLiteConnection {
     let path: String
     private var handle: OpaquePointer?
     /// Statements prepared once per connection, by their SQL text.
-    private var statements: [String: SQLiteStatement] = [:]
+    /// Room for every statement a record prepares from the start: growing the table rehashes each SQL
+    /// text again (five times over for a 12-byte copy's statements).
+    private var statements = [String: SQLiteStatement](minimumCapacity: 48)
     /// Milliseconds a call waits for another process's lock.
     private let busyTimeout: Int32
 
@@ -140,8 +142,11 @@ final class SQLiteConnection {
     /// writes nothing more), so every new process is the log's first reader and reads all of it to rebuild
     /// its index: a log grown by one large transaction (an import batch, a full-text merge) would make each
     /// later command pay for it until the next writer restarts it (4 MB of log cost each command 2 to 3 ms).
-    /// The automatic checkpoint's own threshold is 256 pages, 1 MiB.
-    static let largeLog = 1 << 20
+    /// The automatic checkpoint (256 pages) does not shorten it: the log restarts only at a later write of
+    /// the process that checkpointed, and a one-shot copy makes none, while the next process's rebuild
+    /// forgets what was checkpointed. So the log is emptied here from 256 KiB on (about 16 small records):
+    /// a 12-byte copy read up to 1 MiB of it (a third of its instructions), now at most a quarter of that.
+    static let largeLog = 256 << 10
 
     /// After a commit: when the log file is over ``largeLog``, a checkpoint that copies it into the database
     /// and truncates it to nothing. It waits at most a quarter of a second for readers of older snapshots

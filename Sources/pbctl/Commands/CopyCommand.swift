@@ -130,16 +130,13 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     let spooler = options.sensitive ? nil : backend.spooling
     let assembly = options.assembly(context)
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
-    // the copy records itself in the history. When it will (the history is not paused), the store
-    // hashes what it spools as it stores it, beside the copy: the name the history gives a large file.
+    // the copy records itself in the history (which takes the store's large files as they are).
     let recorded = !backend.changesReachDaemons && options.global.pasteboard == .general && !options.sensitive && !options.transient
     var history: History? = nil
     var historyProblem: (any Error)? = nil
-    if recorded, let stored = backend.storedFiles {
+    if recorded, backend.storedFiles != nil {
         do {
-            let opened = try context.openHistory()
-            history = opened
-            if (try? opened.pausedUntil()) == nil { stored.hashSpooledInput(upTo: opened.limits.maxRepresentationSize) }
+            history = try context.openHistory()
         } catch {
             historyProblem = error  // said once the copy is made: the copy goes on
         }
