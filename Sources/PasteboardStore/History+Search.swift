@@ -15,6 +15,7 @@ import Pasteboard
 // entries holding every trigram of what a match must contain, then confirms each candidate on its
 // text: the index only narrows, the answer is always the text's. Without such a literal (a needle of one
 // or two characters, a regular expression with none) every text is read, in the order it is stored.
+// Texts longer than the index keeps are always candidates, confirmed on their whole text (`search_long`).
 
 extension History {
     /// How a search confirms one entry's text.
@@ -30,12 +31,11 @@ extension History {
             self.matches = matches
         }
 
-        /// A case-insensitive substring (lowercased, as Swift lowercases).
+        /// A case-insensitive substring (lowercased, as Swift lowercases): the answers of
+        /// `String(decoding:).lowercased().contains`, found on the bytes (``CaseInsensitiveSubstring``).
         public static func substring(_ needle: String) -> Matcher {
-            let lowered = needle.lowercased()
-            return Matcher(literals: [needle]) { bytes in
-                lowered.isEmpty || String(decoding: bytes, as: UTF8.self).lowercased().contains(lowered)
-            }
+            let finder = CaseInsensitiveSubstring(needle)
+            return Matcher(literals: [needle]) { finder.matches($0) }
         }
 
         /// A regular expression (``LineRegex``, matched line by line in linear time), narrowed by the
@@ -106,8 +106,17 @@ extension History {
         var problems: [String] = []
         var results: [Entry] = []
         let limit = query.limit ?? Int.max
+        let longSet = Set(long)
+        let longText = try database.longTexts(create: false) ? connection.statement("SELECT text FROM search_long WHERE id = ?") : nil
         func confirm(_ id: Int64) throws -> Bool {
-            if long.contains(id) {
+            if longSet.contains(id) {
+                if let longText {
+                    // Its whole text, kept beside the index.
+                    try longText.bind([.integer(id)])
+                    defer { longText.reset() }
+                    if try longText.step() { return longText.withBytes(0) { matcher.matches($0) } ?? false }
+                }
+                // Recorded by a pbctl that kept no such text: read from its representations.
                 guard let item = try? item(id: Int(id), database) else { return false }
                 let text = searchable(item) ?? ""
                 var bytes = Array(text.utf8)
@@ -196,7 +205,8 @@ extension History {
             if scan.withBytes(1, { matcher.matches($0) }) == true { matched.append(id) }
         }
         scan.reset()
-        for id in long where !matched.contains(id) {
+        let seen = Set(matched)
+        for id in long where !seen.contains(id) {
             if try confirm(id) { matched.append(id) }
         }
         var results: [Entry] = []
