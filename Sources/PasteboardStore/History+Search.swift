@@ -159,7 +159,19 @@ extension History {
             }
             return (results, problems)
         }
-        // Many candidates, or none known: the newest entries first, each (candidate) confirmed.
+        if var candidates, query.limit == nil {
+            // Many candidates and every match wanted: each confirmed in the order the texts are stored
+            // (no walk over every entry), the matches then listed newest first.
+            candidates.sort()
+            var matched: [Int64] = []
+            var previous: Int64 = -1
+            for id in candidates where id != previous {
+                previous = id
+                if try confirm(id) { matched.append(id) }
+            }
+            return try listMatched(matched, query, database)
+        }
+        // Many candidates and a limit, or none known: the newest entries first, each (candidate) confirmed.
         var member: [Bool]? = nil
         if let candidates {
             let top = Int(candidates.max() ?? 0)
@@ -209,6 +221,12 @@ extension History {
         for id in long where !seen.contains(id) {
             if try confirm(id) { matched.append(id) }
         }
+        return try listMatched(matched, query, database)
+    }
+
+    /// The entries `matched` (confirmed matches, any order) as `query` filters them, newest first.
+    private func listMatched(_ matched: [Int64], _ query: Query, _ database: HistoryDatabase) throws -> ([Entry], [String]) {
+        let connection = database.connection
         var results: [Entry] = []
         var problems: [String] = []
         guard !matched.isEmpty else { return ([], []) }

@@ -105,6 +105,7 @@ final class HistorySubstringTests: XCTestCase {
     func history(_ root: String) throws -> History {
         var limits = History.Limits()
         limits.maxRepresentationSize = 1 << 20
+        limits.maxEntries = 100_000
         return try History(
             root: root, limits: limits, producer: { _, data, _ in data },
             describe: { item in String(decoding: (try? item.representations.first?.data()) ?? Data(), as: UTF8.self) })
@@ -156,5 +157,28 @@ final class HistorySubstringTests: XCTestCase {
         _ = try older.clear()
         XCTAssertEqual(try longRows(), 0)
         XCTAssertEqual(try older.search(.substring("fifth")).entries.map(\.id), [])
+    }
+
+    /// More candidates than are looked up one by one (every text holds each trigram of the needle, few
+    /// hold the needle): every match is found, newest first, and a limit takes the newest.
+    func testManyCandidatesFewMatches() throws {
+        let root = NSTemporaryDirectory() + "pbctl-history-substring-\(getpid())-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let history = try history(root)
+        let count = History.candidateLookupLimit + 100
+        let matching: Set<Int> = [7, 5_000, 19_999, count - 1]
+        var entries: [History.ImportedEntry] = []
+        for n in 0..<count {
+            let text = matching.contains(n) ? "entry \(n): ABCD" : "entry \(n): abc and bcd"
+            // Times out of id order: the newest entry is not the last one.
+            let time = Date(timeIntervalSince1970: Double(n == 7 ? 10 * count : n))
+            entries.append(History.ImportedEntry(item: plain(text), time: time, pinned: false, preview: text))
+        }
+        XCTAssertEqual(try history.importEntries(entries).added, count)
+        let all = try history.search(.substring("abcd")).entries.map(\.preview)
+        XCTAssertEqual(all, ["entry 7: ABCD", "entry \(count - 1): ABCD", "entry 19999: ABCD", "entry 5000: ABCD"])
+        XCTAssertEqual(try history.search(.substring("abcd"), History.Query(limit: 2)).entries.map(\.preview), Array(all.prefix(2)))
+        XCTAssertEqual(try history.search(.substring("bcd")).entries.count, count)
+        XCTAssertEqual(try history.search(.substring("nothing")).entries.count, 0)
     }
 }
