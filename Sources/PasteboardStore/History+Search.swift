@@ -46,6 +46,26 @@ extension History {
         }
     }
 
+    /// A matcher's answers for short texts outside ASCII, kept for one search: such texts repeat (every
+    /// picture's preview says `[image/png W×H SIZE]`), and the exact comparison they may need is the
+    /// slow one. A matcher's answer depends on the bytes alone.
+    final class RepeatedTexts {
+        let matcher: Matcher
+        private var answers: [[UInt8]: Bool] = [:]
+        static let longest = 96, most = 4096
+
+        init(_ matcher: Matcher) { self.matcher = matcher }
+
+        func matches(_ text: UnsafeRawBufferPointer) -> Bool {
+            guard text.count <= Self.longest, text.contains(where: { $0 >= 0x80 }) else { return matcher.matches(text) }
+            let key = [UInt8](text)
+            if let known = answers[key] { return known }
+            let answer = matcher.matches(text)
+            if answers.count < Self.most { answers[key] = answer }
+            return answer
+        }
+    }
+
     /// The entries whose text `matcher` matches, newest first, as `query` filters them.
     public func search(_ matcher: Matcher, _ query: Query = Query()) throws -> (entries: [Entry], problems: [String]) {
         try withDatabase(create: false, absent: ([Entry](), [String]())) { database in
@@ -106,6 +126,7 @@ extension History {
         var problems: [String] = []
         var results: [Entry] = []
         let limit = query.limit ?? Int.max
+        let repeated = RepeatedTexts(matcher)
         let longSet = Set(long)
         let longText = try database.longTexts(create: false) ? connection.statement("SELECT text FROM search_long WHERE id = ?") : nil
         func confirm(_ id: Int64) throws -> Bool {
@@ -126,7 +147,7 @@ extension History {
             try statement.bind([.integer(id)])
             defer { statement.reset() }
             guard try statement.step() else { return false }
-            return statement.withBytes(0) { matcher.matches($0) } ?? false
+            return statement.withBytes(0) { repeated.matches($0) } ?? false
         }
         func take(_ row: SQLiteStatement) throws {
             switch try entry(row, database) {
@@ -194,7 +215,7 @@ extension History {
                 walked += 1
                 if member == nil, walked > 4096 {
                     walk.reset()
-                    return try scanAll(matcher, query, long: long, database, confirm: confirm)
+                    return try scanAll(repeated, query, long: long, database, confirm: confirm)
                 }
                 if let member, id >= member.count || !member[Int(id)] { continue }
                 guard try confirm(id) else { continue }
@@ -202,12 +223,12 @@ extension History {
             }
             return (results, problems)
         }
-        return try scanAll(matcher, query, long: long, database, confirm: confirm)
+        return try scanAll(repeated, query, long: long, database, confirm: confirm)
     }
 
     /// Every text read in the order it is stored, matches collected, then listed newest first.
     private func scanAll(
-        _ matcher: Matcher, _ query: Query, long: [Int64], _ database: HistoryDatabase, confirm: (Int64) throws -> Bool
+        _ matcher: RepeatedTexts, _ query: Query, long: [Int64], _ database: HistoryDatabase, confirm: (Int64) throws -> Bool
     ) throws -> ([Entry], [String]) {
         let connection = database.connection
         var matched: [Int64] = []

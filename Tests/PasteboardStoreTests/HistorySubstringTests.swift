@@ -181,4 +181,29 @@ final class HistorySubstringTests: XCTestCase {
         XCTAssertEqual(try history.search(.substring("bcd")).entries.count, count)
         XCTAssertEqual(try history.search(.substring("nothing")).entries.count, 0)
     }
+
+    /// Short texts outside ASCII that repeat (pictures' previews) get each the answer their own text
+    /// gives, whichever came first.
+    func testRepeatedTextsOutsideASCIIAreAnsweredAsTheirOwn() throws {
+        let root = NSTemporaryDirectory() + "pbctl-history-substring-\(getpid())-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let history = try history(root)
+        let texts = ["[image/png 48×48 2.8 KB]", "Naïve ÉCOLE", "[image/png 48×48 2.8 KB] ", "naïve école", "[image/png 48×48 2.8 KB]x"]
+        for (index, text) in texts.enumerated() {
+            // The same text again and again: distinct entries by their pictures' bytes.
+            for copy in 0..<3 {
+                let item = Item(representations: [
+                    Representation(type: .png, data: Data([0x89, 0x50, UInt8(index), UInt8(copy)])),
+                ])
+                _ = try history.record(item, preview: text, application: nil, now: Date(timeIntervalSince1970: Double(index * 10 + copy)))
+                _ = try history.record(plain(text + String(repeating: "~", count: copy)), preview: "t", application: nil, now: Date(timeIntervalSince1970: Double(1000 + index * 10 + copy)))
+            }
+        }
+        func count(_ needle: String) throws -> Int { try history.search(.substring(needle)).entries.count }
+        XCTAssertEqual(try count("48×48"), 18)
+        XCTAssertEqual(try count("naïve école"), 12)
+        XCTAssertEqual(try count("B]x"), 6)
+        XCTAssertEqual(try count("§"), 0)
+        XCTAssertEqual(try count("×"), 18)
+    }
 }
