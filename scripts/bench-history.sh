@@ -58,7 +58,7 @@ fi
 needle_keys="rare common url uuid char charu"
 declare -A needle=(
     [rare]="zqxjkvnomatch"
-    [common]="return kalo shi"
+    [common]="def return"
     [url]="https://example.org/nomatch/1"
     [uuid]="0f8e2a4c-5b7d-4e1f-9a3b-6c2d8e0f1a2b"
     [char]="@"
