@@ -239,8 +239,9 @@ for n in $sizes; do header="$header $n |"; rule="$rule---|"; done
 echo "## History at scale"
 echo
 echo "\`pbctl history\` on histories of N entries made by \`history import\` of \`scripts/history-corpus.py N\` (55 % plain text of"
-echo "a median of about 40 bytes and a long tail, 15 % Markdown with its plain text, 20 % HTML with its plain text, 10 % small"
-echo "PNG pictures; every entry distinct), on $(df -T "$root" | awk 'NR == 2 { print $2 }') at \`$root\`. Release binary; hyperfine medians of"
+echo "a median of about 40 bytes and a long tail, URLs, UUIDs, code, words outside ASCII, and 1 in 1,000 entries a text of"
+echo "66-160 KB, longer than the search index keeps; 15 % Markdown with its plain text, 20 % HTML with its plain text, 10 %"
+echo "small PNG pictures; every entry distinct), on $(df -T "$root" | awk 'NR == 2 { print $2 }') at \`$root\`. Release binary; hyperfine medians of"
 echo "$runs runs (regular expressions: 5 and 3); copies and deletes timed one process each from Python (their start included)."
 echo
 echo "$header growth 10k → $largest | Bar |"
