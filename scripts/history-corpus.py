@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """A history to import (`pbctl history import`): N entries in pbctl's exchange format (JSON Lines,
 oldest first), deterministic for a seed. The mix is what clipboard histories hold: short plain text
-most of the time (a median of a few dozen bytes, a long tail up to tens of KB), Markdown with its plain
-text, HTML with its plain text (what browsers offer), and small PNG pictures. Every entry differs (an
-import would fold duplicates into one).
+most of the time (a median of a few dozen bytes, a long tail up to tens of KB; URLs, UUIDs, code, some
+words outside ASCII, and about 1 in 1,000 a long text of 66 to 160 KB, longer than the search index
+keeps), Markdown with its plain text, HTML with its plain text (what browsers offer), and small PNG
+pictures. Every entry differs (an import would fold duplicates into one).
 
 usage: history-corpus.py N [SEED] > history.jsonl
 """
-import base64, json, random, struct, sys, zlib
+import base64, json, random, struct, sys, uuid, zlib
 
 n = int(sys.argv[1])
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 40)
 syllables = ["ka", "lo", "mi", "ne", "tor", "shi", "va", "ren", "qu", "zel", "pa", "dor", "fin", "gal", "hu", "jo", "wex", "yul", "bri", "cast"]
 vocabulary = ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) for _ in range(5000)]
+# Words outside ASCII (accents, Greek, CJK, an emoji), in a few plain texts.
+foreign = ["café", "naïve", "Grüße", "Ελληνικά", "日本語", "résumé", "Øresund", "emoji 🎉", "Straße", "Ιθάκη"]
 apps = ["firefox", "org.gnome.Terminal", "code", "libreoffice-writer", "thunderbird", "kitty", "slack", None]
 
 
@@ -29,10 +32,18 @@ def plain(i):
     kind = rng.random()
     if kind < 0.15:
         return "https://example.%s/%s/%d?q=%s" % (rng.choice(["org", "com", "net"]), rng.choice(vocabulary), i, rng.choice(vocabulary))
-    if kind < 0.25:
+    if kind < 0.19:
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    if kind < 0.29:
         return "def %s_%d(%s):\n    return %s\n" % (rng.choice(vocabulary), i, rng.choice(vocabulary), words(rng.randint(2, 8)))
+    if kind < 0.292:
+        # A long text: more than the search index keeps of it (64 KiB).
+        length = rng.randint(66_000, 160_000)
+        return "%s %d" % (words(length // 5)[:length], i)
     length = text_length()
     out = words(max(1, length // 6))[:length]
+    if kind > 0.95:
+        out = "%s %s" % (rng.choice(foreign), out)
     return "%s %d" % (out, i)
 
 

@@ -10,6 +10,13 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+// memmem(3) (a GNU extension string.h declares only under _GNU_SOURCE; glibc and musl both have it): the
+// history's case-insensitive substring search looks for folded bytes with it.
+void *memmem(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
+static inline int csystem_contains_bytes(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
+    return memmem(haystack, haystack_length, needle, needle_length) != (void *)0;
+}
+
 // glibc's malloc tuning (malloc.h is not part of Swift's Glibc module): keep up to `bytes` of freed
 // memory in the heap and serve allocations below it from the heap rather than fresh mappings.
 static inline void csystem_keep_freed_memory(int bytes) {

@@ -306,6 +306,9 @@ extension History {
         }
         try connection.run("INSERT INTO search_text(id, text) VALUES(?, ?)", [.int(id), .text(text)])
         try connection.run("INSERT INTO search(rowid, text) VALUES(?, ?)", [.int(id), .text(text)])
+        if long, try database.longTexts(create: true) {
+            try connection.run("INSERT INTO search_long(id, text) VALUES(?, ?)", [.int(id), .text(prepared.text)])
+        }
         if !pinned {
             try connection.run("UPDATE counters SET entries = entries + 1, bytes = bytes + ?", [.int(prepared.bytes)])
         }
@@ -393,6 +396,7 @@ extension History {
             try connection.run("INSERT INTO search(search, rowid, text) VALUES('delete', ?, ?)", [.int(id), .text(text)])
             try connection.run("DELETE FROM search_text WHERE id = ?", [.int(id)])
         }
+        if try database.longTexts(create: false) { try connection.run("DELETE FROM search_long WHERE id = ?", [.int(id)]) }
         try connection.run("DELETE FROM entry WHERE id = ?", [.int(id)])
         if !pinned {
             try connection.run("UPDATE counters SET entries = entries - 1, bytes = bytes - ?", [.integer(bytes)])

@@ -16,6 +16,7 @@ import PasteboardStore
 // entries holding every trigram of what a match must contain, then confirms each candidate on its
 // text: the index only narrows, the answer is always the text's. Without such a literal (a needle of one
 // or two characters, a regular expression with none) every text is read, in the order it is stored.
+// Texts longer than the index keeps are always candidates, confirmed on their whole text (`search_long`).
 
 extension History {
     /// How a search confirms one entry's text.
@@ -31,12 +32,11 @@ extension History {
             self.matches = matches
         }
 
-        /// A case-insensitive substring (lowercased, as Swift lowercases).
+        /// A case-insensitive substring (lowercased, as Swift lowercases): the answers of
+        /// `String(decoding:).lowercased().contains`, found on the bytes (``CaseInsensitiveSubstring``).
         public static func substring(_ needle: String) -> Matcher {
-            let lowered = needle.lowercased()
-            return Matcher(literals: [needle]) { bytes in
-                lowered.isEmpty || String(decoding: bytes, as: UTF8.self).lowercased().contains(lowered)
-            }
+            let finder = CaseInsensitiveSubstring(needle)
+            return Matcher(literals: [needle]) { finder.matches($0) }
         }
 
         /// A regular expression (``LineRegex``, matched line by line in linear time), narrowed by the
@@ -44,6 +44,26 @@ extension History {
         public static func regex(_ pattern: LineRegex) -> Matcher {
             let scanner = LineRegex.Scanner(pattern)
             return Matcher(literals: pattern.requiredLiterals) { scanner.matches($0) }
+        }
+    }
+
+    /// A matcher's answers for short texts outside ASCII, kept for one search: such texts repeat (every
+    /// picture's preview says `[image/png W×H SIZE]`), and the exact comparison they may need is the
+    /// slow one. A matcher's answer depends on the bytes alone.
+    final class RepeatedTexts {
+        let matcher: Matcher
+        private var answers: [[UInt8]: Bool] = [:]
+        static let longest = 96, most = 4096
+
+        init(_ matcher: Matcher) { self.matcher = matcher }
+
+        func matches(_ text: UnsafeRawBufferPointer) -> Bool {
+            guard text.count <= Self.longest, text.contains(where: { $0 >= 0x80 }) else { return matcher.matches(text) }
+            let key = [UInt8](text)
+            if let known = answers[key] { return known }
+            let answer = matcher.matches(text)
+            if answers.count < Self.most { answers[key] = answer }
+            return answer
         }
     }
 
@@ -107,8 +127,18 @@ extension History {
         var problems: [String] = []
         var results: [Entry] = []
         let limit = query.limit ?? Int.max
+        let repeated = RepeatedTexts(matcher)
+        let longSet = Set(long)
+        let longText = try database.longTexts(create: false) ? connection.statement("SELECT text FROM search_long WHERE id = ?") : nil
         func confirm(_ id: Int64) throws -> Bool {
-            if long.contains(id) {
+            if longSet.contains(id) {
+                if let longText {
+                    // Its whole text, kept beside the index.
+                    try longText.bind([.integer(id)])
+                    defer { longText.reset() }
+                    if try longText.step() { return longText.withBytes(0) { matcher.matches($0) } ?? false }
+                }
+                // Recorded by a pbctl that kept no such text: read from its representations.
                 guard let item = try? item(id: Int(id), database) else { return false }
                 let text = searchable(item) ?? ""
                 var bytes = Array(text.utf8)
@@ -118,7 +148,7 @@ extension History {
             try statement.bind([.integer(id)])
             defer { statement.reset() }
             guard try statement.step() else { return false }
-            return statement.withBytes(0) { matcher.matches($0) } ?? false
+            return statement.withBytes(0) { repeated.matches($0) } ?? false
         }
         func take(_ row: SQLiteStatement) throws {
             switch try entry(row, database) {
@@ -151,7 +181,19 @@ extension History {
             }
             return (results, problems)
         }
-        // Many candidates, or none known: the newest entries first, each (candidate) confirmed.
+        if var candidates, query.limit == nil {
+            // Many candidates and every match wanted: each confirmed in the order the texts are stored
+            // (no walk over every entry), the matches then listed newest first.
+            candidates.sort()
+            var matched: [Int64] = []
+            var previous: Int64 = -1
+            for id in candidates where id != previous {
+                previous = id
+                if try confirm(id) { matched.append(id) }
+            }
+            return try listMatched(matched, query, database)
+        }
+        // Many candidates and a limit, or none known: the newest entries first, each (candidate) confirmed.
         var member: [Bool]? = nil
         if let candidates {
             let top = Int(candidates.max() ?? 0)
@@ -174,7 +216,7 @@ extension History {
                 walked += 1
                 if member == nil, walked > 4096 {
                     walk.reset()
-                    return try scanAll(matcher, query, long: long, database, confirm: confirm)
+                    return try scanAll(repeated, query, long: long, database, confirm: confirm)
                 }
                 if let member, id >= member.count || !member[Int(id)] { continue }
                 guard try confirm(id) else { continue }
@@ -182,12 +224,12 @@ extension History {
             }
             return (results, problems)
         }
-        return try scanAll(matcher, query, long: long, database, confirm: confirm)
+        return try scanAll(repeated, query, long: long, database, confirm: confirm)
     }
 
     /// Every text read in the order it is stored, matches collected, then listed newest first.
     private func scanAll(
-        _ matcher: Matcher, _ query: Query, long: [Int64], _ database: HistoryDatabase, confirm: (Int64) throws -> Bool
+        _ matcher: RepeatedTexts, _ query: Query, long: [Int64], _ database: HistoryDatabase, confirm: (Int64) throws -> Bool
     ) throws -> ([Entry], [String]) {
         let connection = database.connection
         var matched: [Int64] = []
@@ -197,9 +239,16 @@ extension History {
             if scan.withBytes(1, { matcher.matches($0) }) == true { matched.append(id) }
         }
         scan.reset()
-        for id in long where !matched.contains(id) {
+        let seen = Set(matched)
+        for id in long where !seen.contains(id) {
             if try confirm(id) { matched.append(id) }
         }
+        return try listMatched(matched, query, database)
+    }
+
+    /// The entries `matched` (confirmed matches, any order) as `query` filters them, newest first.
+    private func listMatched(_ matched: [Int64], _ query: Query, _ database: HistoryDatabase) throws -> ([Entry], [String]) {
+        let connection = database.connection
         var results: [Entry] = []
         var problems: [String] = []
         guard !matched.isEmpty else { return ([], []) }

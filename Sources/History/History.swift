@@ -563,6 +563,7 @@ public final class History: @unchecked Sendable {
                     UPDATE blob SET refs = refs - (SELECT count(*) FROM representation r WHERE r.blob = blob.hash AND r.entry IN (\(doomed)));
                     DELETE FROM representation WHERE entry IN (\(doomed));
                     DELETE FROM search_text WHERE id IN (\(doomed));
+                    \(try database.longTexts(create: false) ? "DELETE FROM search_long WHERE id IN (\(doomed));" : "")
                     DELETE FROM entry WHERE \(condition);
                     UPDATE counters SET entries = 0, bytes = 0;
                     INSERT INTO search(search) VALUES('rebuild');

@@ -31,6 +31,10 @@ import SystemIO
 ///   writer that names a file checks it inside its own transaction: no entry ever names a removed file.
 /// - `search_text` and `search`: each entry's text (every text representation, HTML and RTF as text;
 ///   the preview when it has none) up to ``indexedTextLimit``, and its FTS5 trigram index.
+/// - `search_long`: the whole text of each entry whose text is longer than that (`long_text`), read by
+///   searches instead of the entry's representations. Added within format 1, made with the history's
+///   first long text (``longTexts(create:)``); a long entry without a row (recorded by an older pbctl)
+///   is searched on its representations, as before.
 /// - `counters`: the number and bytes of unpinned entries (what the bounds compare), and the pause.
 /// - `type`: every type ever recorded (what `--type` resolves conforming types against).
 final class HistoryDatabase {
@@ -288,6 +292,22 @@ final class HistoryDatabase {
         legacy.remove(Array(migrated))
         try connection.run("UPDATE counters SET legacy = 0")
     }
+
+    /// Whether the table of long texts (`search_long`) is there: made when missing with `create`
+    /// (inside a write transaction). Once seen, it stays (nothing drops it); until then it is asked
+    /// again each time, as another process may make it (a delete must never miss a row there).
+    func longTexts(create: Bool) throws -> Bool {
+        if hasLongTexts { return true }
+        if create {
+            try connection.execute("CREATE TABLE IF NOT EXISTS search_long(id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+            hasLongTexts = true
+        } else {
+            hasLongTexts = try connection.integer("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_long'") != nil
+        }
+        return hasLongTexts
+    }
+
+    private var hasLongTexts = false
 
     func entryExists(_ id: Int) throws -> Bool {
         try connection.integer("SELECT 1 FROM entry WHERE id = ?", [.int(id)]) != nil

@@ -55,7 +55,8 @@ func exportHistory(_ history: History, _ options: HistoryArguments, _ context: C
 
 /// Reads entries of the exchange format from FILE (or standard input), each checked as `copy --type`
 /// checks its input (the type known, UTF-8 text well formed, an image readable), in batches of a
-/// transaction each. A bad line is reported (`line N: why`) and the rest imported; then exit 65.
+/// transaction each (10,000 entries or 16 MiB of their bytes: what the import holds at once). A bad
+/// line is reported (`line N: why`) and the rest imported; then exit 65.
 func importHistory(_ history: History, _ options: HistoryArguments, _ context: Context) throws -> Int32 {
     if options.fromCliphist { return try importCliphist(history, options, context) }
     let source = options.operands[0]
@@ -87,7 +88,7 @@ func importHistory(_ history: History, _ options: HistoryArguments, _ context: C
                 let entry = try importedEntry(record, context, &encodings)
                 batchBytes += entry.item.representations.reduce(0) { $0 + ($1.knownSize ?? 0) }
                 batch.append(entry)
-                if batch.count >= 10_000 || batchBytes >= 64 << 20 { try commit() }
+                if batch.count >= 10_000 || batchBytes >= 16 << 20 { try commit() }
             } catch let error as HistoryExchange.LineError {
                 refuse(error.message)
             } catch let error as PasteboardError where error.code == .invalidData {
