@@ -98,10 +98,12 @@ let package = Package(
         // Documents on disk: TextBundle folders and archives read and written, a Markdown file's images
         // offered as a TextBundle, provenance in user.x-document-source.
         .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
-        // What a copy makes of its sources and what a paste delivers: the one policy `pbctl copy`/`paste`,
-        // pbcopy/pbpaste and the xclip/xsel/wl-clipboard personalities share.
-        .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents"]),
-        .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard"]),
+        // What a copy makes of its sources, how it is committed (written, then recorded where no daemon
+        // records it) and what a paste delivers: the one policy `pbctl copy`/`paste`, `history copy`,
+        // pbcopy/pbpaste, `pbctl ssh` and the xclip/xsel/wl-clipboard personalities share. It reaches the
+        // history through PasteboardStore until the history is a module of its own.
+        .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents", "PasteboardStore", "HistoryText"]),
+        .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard", "PasteboardStore"]),
         // What the history shows and searches of an item: its one-line preview and every text it holds
         // (HTML and RTF as the text they show), beside the history, which takes them as functions.
         .target(name: "HistoryText", dependencies: ["Pasteboard", "Representations", "Images"]),
@@ -117,7 +119,7 @@ let package = Package(
         // `pbctl ssh` composed: this machine's clipboard served to a remote pbctl for one session (what
         // it copies completed and attributed here, recorded where no daemon records it).
         .target(
-            name: "RemoteSharing", dependencies: ["Pasteboard", "PasteboardRemote", "PasteboardStore", "Representations", "HistoryText"]),
+            name: "RemoteSharing", dependencies: ["Pasteboard", "PasteboardRemote", "PasteboardStore", "Representations", "CopyPaste"]),
         // The composition root: which backend an invocation uses and why; the only code that names the
         // concrete backends.
         .target(

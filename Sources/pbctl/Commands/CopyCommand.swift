@@ -130,20 +130,9 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     let spooler = options.sensitive ? nil : backend.spooling
     let assembly = options.assembly(context)
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
-    // the copy records itself in the history. When it will (the history is not paused), the store
-    // hashes what it spools as it stores it, beside the copy: the name the history gives a large file.
-    let recorded = !backend.changesReachDaemons && options.global.pasteboard == .general && !options.sensitive && !options.transient
-    var history: History? = nil
-    var historyProblem: (any Error)? = nil
-    if recorded, let stored = backend.storedFiles {
-        do {
-            let opened = try context.openHistory()
-            history = opened
-            if (try? opened.pausedUntil()) == nil { stored.hashSpooledInput(upTo: opened.limits.maxRepresentationSize) }
-        } catch {
-            historyProblem = error  // said once the copy is made: the copy goes on
-        }
-    }
+    // the copy records itself in the history (``CopyCommit``), which the store may hash for as it spools.
+    let commit = context.copyCommit(verbose: options.verbose)
+    commit.prepare(for: backend, options.global.pasteboard, metadata: options.metadata(), options: options.copy)
     var items: [Item] = []
     if let paths = options.files {
         items.append(try CopyAssembly.fileListItem(paths, cut: options.cut, metadata: options.metadata()))
@@ -151,14 +140,8 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     for source in options.files == nil ? options.sources : [] {
         items.append(try assembly.item(source, metadata: options.metadata(), spooler: spooler, pasteboard: options.global.pasteboard))
     }
-    try backend.write(items, to: options.global.pasteboard, options: options.copy)
-    if recorded {
-        if let historyProblem {
-            context.reportNotRecorded(historyProblem)
-        } else {
-            for item in items { context.recordInHistory(item, copiedTo: backend, options: options.copy, verbose: options.verbose, history: history) }
-        }
-    }
+    // The copy goes on when the history fails: said once it is made.
+    context.reportNotRecorded(try commit.commit(items, to: backend, pasteboard: options.global.pasteboard, options: options.copy))
     return ExitCode.ok
 }
 

@@ -192,10 +192,7 @@ struct ToolSession {
 
     /// Writes `item` as `pbctl copy` does, recording it in the history where no daemon sees the backend.
     func offer(_ item: Item, on backend: any PasteboardBackend, pasteboard: PasteboardName, options: CopyOptions) throws {
-        try backend.write([item], to: pasteboard, options: options)
-        if !backend.changesReachDaemons, pasteboard == .general {
-            context.recordInHistory(item, copiedTo: backend, options: options, verbose: false)
-        }
+        context.reportNotRecorded(try context.copyCommit(verbose: false).commit([item], to: backend, pasteboard: pasteboard, options: options))
     }
 
     // MARK: Pasting
