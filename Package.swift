@@ -103,7 +103,7 @@ let package = Package(
         // pbcopy/pbpaste, `pbctl ssh` and the xclip/xsel/wl-clipboard personalities share. It reaches the
         // history through PasteboardStore until the history is a module of its own.
         .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents", "PasteboardStore", "HistoryText"]),
-        .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard", "PasteboardStore"]),
+        .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard", "PasteboardStore", "Representations"]),
         // What the history shows and searches of an item: its one-line preview and every text it holds
         // (HTML and RTF as the text they show), beside the history, which takes them as functions.
         .target(name: "HistoryText", dependencies: ["Pasteboard", "Representations", "Images"]),

@@ -163,23 +163,7 @@ extension CopyArguments {
     }
 }
 
-/// A type as users give it: a format name (``TextFormat``: markdown, html, text…), a type identifier,
-/// a MIME type or a filename extension. Control characters are refused (they would break listings).
+/// ``TypeResolution/resolve(_:_:)``, its refusal a usage error.
 func resolveType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentifier {
-    do { try ForeignContent.checkGivenType(text) } catch let error as PasteboardError {
-        throw UsageError(message: "a type may not be empty, longer than \(ForeignContent.maximumTypeLength) bytes or contain control "
-            + "characters such as a line break (\(error.message))", command: nil)
-    }
-    if let format = TextFormat(name: text) { return format.type }
-    guard let type = registry.resolve(text) else {
-        throw UsageError(
-            message: "unknown type '\(text)' (give a type identifier such as public.html, a MIME type such as "
-                + "text/html, or an extension such as html)", command: nil)
-    }
-    // What it names is held to the rule every transport's names and the history are held to.
-    if let problem = TypeIdentifier.nameProblem(type.rawValue) {
-        throw UsageError(message: "'\(ForeignContent.shown(text))' is not a type name pbctl can keep: \(problem)", command: nil)
-    }
-    return type
+    do { return try TypeResolution.resolve(text, registry) } catch { throw UsageError(message: error.message, command: nil) }
 }
-
