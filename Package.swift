@@ -132,6 +132,13 @@ let package = Package(
         // usage errors, for pbctl run under their names: pure (arguments in, an invocation or a reply out).
         .target(name: "Personalities"),
         .testTarget(name: "PersonalitiesTests", dependencies: ["Personalities"]),
+        // What xclip, xsel, wl-copy and wl-paste do once their command line is read: pbctl's copy policy
+        // and commit step (CopyPaste) and paste negotiation behind the tools' words, X11 replies printed
+        // as xclip prints them. The command line hands in argv, its streams and its backend chooser.
+        .target(
+            name: "ToolSessions",
+            dependencies: ["Pasteboard", "Personalities", "CopyPaste", "Backends", "Documents", "Representations", "SystemIO"]),
+        .testTarget(name: "ToolSessionsTests", dependencies: ["ToolSessions", "Personalities", "CopyPaste", "Backends", "Pasteboard", "PasteboardStore"]),
         .testTarget(name: "HistoryTextTests", dependencies: ["HistoryText", "Pasteboard"]),
         .testTarget(name: "BackendsTests", dependencies: ["Backends", "Pasteboard"]),
         // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
@@ -140,7 +147,7 @@ let package = Package(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "PasteboardStore", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
-                "ClipboardManager", "RemoteSharing", "HistoryText", "CopyPaste", "CStartup", "Personalities",
+                "ClipboardManager", "RemoteSharing", "HistoryText", "CopyPaste", "CStartup", "Personalities", "ToolSessions",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's
