@@ -105,10 +105,11 @@ let package = Package(
         // offered as a TextBundle, provenance in user.x-document-source.
         .target(name: "Documents", dependencies: ["Pasteboard", "Representations", "Archive", "PasteboardStore", "SystemIO"]),
         .testTarget(name: "DocumentsTests", dependencies: ["Documents", "Pasteboard"]),
-        // What a copy makes of its sources and what a paste delivers: the one policy `pbctl copy`/`paste`,
-        // pbcopy/pbpaste and the xclip/xsel/wl-clipboard personalities share.
-        .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents"]),
-        .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard"]),
+        // What a copy makes of its sources, how it is committed (written, then recorded where no daemon
+        // records it) and what a paste delivers: the one policy `pbctl copy`/`paste`, `history copy`,
+        // pbcopy/pbpaste, `pbctl ssh` and the xclip/xsel/wl-clipboard personalities share.
+        .target(name: "CopyPaste", dependencies: ["Pasteboard", "SystemIO", "Representations", "Documents", "History", "HistoryText"]),
+        .testTarget(name: "CopyPasteTests", dependencies: ["CopyPaste", "Pasteboard", "History", "Representations"]),
         // What the history shows and searches of an item: its one-line preview and every text it holds
         // (HTML and RTF as the text they show), beside the history, which takes them as functions.
         .target(name: "HistoryText", dependencies: ["Pasteboard", "Representations", "Images"]),
@@ -124,7 +125,7 @@ let package = Package(
         // `pbctl ssh` composed: this machine's clipboard served to a remote pbctl for one session (what
         // it copies completed and attributed here, recorded where no daemon records it).
         .target(
-            name: "RemoteSharing", dependencies: ["Pasteboard", "PasteboardRemote", "History", "Representations", "HistoryText"]),
+            name: "RemoteSharing", dependencies: ["Pasteboard", "PasteboardRemote", "History", "Representations", "CopyPaste"]),
         // The composition root: which backend an invocation uses and why; the only code that names the
         // concrete backends.
         .target(
@@ -137,6 +138,13 @@ let package = Package(
         // usage errors, for pbctl run under their names: pure (arguments in, an invocation or a reply out).
         .target(name: "Personalities"),
         .testTarget(name: "PersonalitiesTests", dependencies: ["Personalities"]),
+        // What xclip, xsel, wl-copy and wl-paste do once their command line is read: pbctl's copy policy
+        // and commit step (CopyPaste) and paste negotiation behind the tools' words, X11 replies printed
+        // as xclip prints them. The command line hands in argv, its streams and its backend chooser.
+        .target(
+            name: "ToolSessions",
+            dependencies: ["Pasteboard", "Personalities", "CopyPaste", "Backends", "Documents", "Representations", "SystemIO"]),
+        .testTarget(name: "ToolSessionsTests", dependencies: ["ToolSessions", "Personalities", "CopyPaste", "Backends", "Pasteboard", "History"]),
         .testTarget(name: "HistoryTextTests", dependencies: ["HistoryText", "Pasteboard"]),
         .testTarget(name: "BackendsTests", dependencies: ["Backends", "Pasteboard"]),
         // The command line: parses, calls and prints. Its dependencies are what it may import: no backend
@@ -145,7 +153,7 @@ let package = Package(
             name: "pbctl",
             dependencies: [
                 "Pasteboard", "History", "SystemIO", "Representations", "DetachedProcess", "Files", "Documents", "Backends",
-                "ClipboardManager", "RemoteSharing", "HistoryText", "CopyPaste", "CStartup", "Personalities",
+                "ClipboardManager", "RemoteSharing", "HistoryText", "CopyPaste", "CStartup", "Personalities", "ToolSessions",
             ]
         ),
         // The arguments as glibc hands them to constructors: the entry reads them without Swift's

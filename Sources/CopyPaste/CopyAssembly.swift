@@ -69,20 +69,18 @@ public struct CopyAssembly {
                 try spooler.spool(fd, name: shown, for: pasteboard, limit: maximumSize, inspect: inspect)
             }
             data = spooled.data
-            resolved = Self.imageType(data, declared: declared)
-                ?? type ?? TypeSniffer.sniff(head: spooled.head, isValidUTF8: spooled.firstInvalidUTF8Offset == nil)
-            if resolved == .plainText, spooled.firstInvalidUTF8Offset == nil { resolved = .utf8PlainText }
+            resolved = Self.type(
+                image: Self.imageType(data, declared: declared), given: type, isValidUTF8: spooled.firstInvalidUTF8Offset == nil, typing: typing,
+                sniff: { TypeSniffer.sniff(head: spooled.head, isValidUTF8: spooled.firstInvalidUTF8Offset == nil) })
             if let offset = spooled.firstInvalidUTF8Offset, registry.textEncoding(of: resolved) == .utf8 {
                 throw Self.invalidUTF8(shown, offset, resolved)
             }
         } else {
             data = source == "-" ? try readStandardInput(maximumSize) : try POSIX.readFile(source, limit: maximumSize)
-            resolved = Self.imageType(data, declared: declared) ?? type ?? TypeSniffer.sniff(data)
-            if resolved == .plainText, TypeSniffer.isValidUTF8(data) { resolved = .utf8PlainText }
+            resolved = Self.type(
+                image: Self.imageType(data, declared: declared), given: type, isValidUTF8: TypeSniffer.isValidUTF8(data), typing: typing,
+                sniff: { TypeSniffer.sniff(data) })
             try checkText(data, as: resolved, source: shown)
-        }
-        if type == nil, macCompat, resolved == .html {
-            resolved = .utf8PlainText  // pbcopy keeps anything but RTF as plain text
         }
         return try item(data, type: resolved, metadata: metadata, source: source, shown: shown)
     }
@@ -105,6 +103,46 @@ public struct CopyAssembly {
         guard registry.textEncoding(of: type) == .utf8, !TypeSniffer.isValidUTF8(data) else { return }
         throw Self.invalidUTF8(source, TypeSniffer.firstInvalidUTF8Offset(data) ?? 0, type)
     }
+
+    /// Whose rule decides a copy's type when its sources do not say it.
+    public enum Typing: Sendable, Equatable {
+        /// `pbctl copy`: what nothing names is sniffed (RTF, HTML, PDF… by their signatures; valid UTF-8
+        /// is UTF-8 text; anything else the bytes as they are).
+        case pbctl
+        /// pbcopy (`--mac-compat`): as `.pbctl`, but what is not RTF is plain text (sniffed HTML too).
+        case pbcopy
+        /// xclip, xsel, wl-copy: the tool's default text (`named` nil: xclip's UTF8_STRING, xsel's
+        /// string) is UTF-8 text as it is, never sniffed as HTML or RTF (which would change what other
+        /// programs read); generic text that is not UTF-8 (no name, `STRING`, `TEXT`, `text/plain`) is
+        /// kept byte for byte as Latin-1 text, as the tools keep it.
+        case tool(named: String?)
+    }
+
+    /// The typing rule, the one every way in shares: an image by its content (`image`, from
+    /// ``imageType(_:declared:)``), else the type the sources are given (declared, or a file's
+    /// extension), else the rule of `typing` (`sniff` asked only by pbctl's); generic plain text that is
+    /// valid UTF-8 is UTF-8 text whichever way it came.
+    public static func type(
+        image: TypeIdentifier?, given: TypeIdentifier?, isValidUTF8: @autoclosure () -> Bool, typing: Typing, sniff: () -> TypeIdentifier
+    ) -> TypeIdentifier {
+        switch typing {
+        case .pbctl, .pbcopy:
+            var resolved = image ?? given ?? sniff()
+            if resolved == .plainText, isValidUTF8() { resolved = .utf8PlainText }
+            // pbcopy keeps anything but RTF as plain text.
+            if typing == .pbcopy, image == nil, given == nil, resolved == .html { resolved = .utf8PlainText }
+            return resolved
+        case .tool(let named):
+            let resolved = image ?? given ?? .utf8PlainText
+            guard resolved == .plainText || resolved == .utf8PlainText else { return resolved }
+            if isValidUTF8() { return .utf8PlainText }
+            let generic = named == nil || named == "STRING" || named == "TEXT" || resolved == .plainText
+            return generic ? .latin1PlainText : resolved
+        }
+    }
+
+    /// The typing rule ``item(_:metadata:spooler:pasteboard:)`` follows: pbcopy's with `macCompat`.
+    public var typing: Typing { macCompat ? .pbcopy : .pbctl }
 
     /// An image is known by its content, whatever its file's name says (a declared type decides alone;
     /// an image type named for bytes that are no image is refused later, exit 65): the type to copy it

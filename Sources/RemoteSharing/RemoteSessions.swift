@@ -6,7 +6,7 @@ import Foundation
 import Pasteboard
 import PasteboardRemote
 import History
-import HistoryText
+import CopyPaste
 import Representations
 
 /// `pbctl ssh` composed: the system ssh with a forwarded socket, and this machine's clipboard served on
@@ -60,16 +60,10 @@ public enum RemoteSessions {
                 },
                 afterWrite: { items, pasteboard, backend, options in
                     // A display's clipboard is recorded by its daemon; the store's by whoever copies to it.
-                    guard !backend.changesReachDaemons, pasteboard == .general else { return }
-                    for item in items {
-                        do {
-                            guard let history = try history() else { return }
-                            try history.recordCopy(
-                                item, to: backend, options: options, preview: historyPreview(item, registry),
-                                application: item.metadata.sourceApplication ?? remote.label)
-                        } catch {
-                            problems.report("copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")
-                        }
+                    let commit = CopyCommit(registry: registry, history: history)
+                    commit.application = remote.label
+                    for problem in commit.record(items, copiedTo: backend, pasteboard: pasteboard, options: options) {
+                        problems.report(problem.message)
                     }
                 })
             server.maximumSize = settings.maximumSize

@@ -10,6 +10,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CopyPaste
 import Pasteboard
 import History
 import HistoryText
@@ -28,25 +29,17 @@ extension Context {
             describe: { historyPreview($0, registry) }, searchable: { historySearchText($0, registry) })
     }
 
-    /// Records what was copied to `backend` (`copy` through a backend nobody watches: the store, the
-    /// terminal; ``History/recordCopy(_:to:preview:application:)``), and says why not on standard error
-    /// with `verbose`. Never fails the copy. `history`: the one already opened, if any.
-    func recordInHistory(
-        _ item: Item, copiedTo backend: any PasteboardBackend, options: CopyOptions? = nil, verbose: Bool, history opened: History? = nil
-    ) {
-        do {
-            let history = try opened ?? openHistory()
-            let outcome = try history.recordCopy(
-                item, to: backend, options: options, preview: historyPreview(item, registry), application: item.metadata.sourceApplication)
-            if verbose, case .notRecorded(let why) = outcome { terminal.err("pbctl: not recorded in the history: \(why)") }
-        } catch {
-            reportNotRecorded(error)
-        }
+    /// The commit step of a copy (``CopyCommit``): written, then recorded in this history where no
+    /// daemon records it; `verbose` says why an item was left out. `history`: the one already opened.
+    func copyCommit(verbose: Bool, history opened: History? = nil) -> CopyCommit {
+        let commit = CopyCommit(registry: registry) { try opened ?? openHistory() }
+        let terminal = terminal
+        if verbose { commit.note = { terminal.err("pbctl: " + $0) } }
+        return commit
     }
 
-    /// Says on standard error why a copy that went through was not recorded.
-    func reportNotRecorded(_ error: any Error) {
-        terminal.err("pbctl: warning: copied, but not recorded in the history: \((error as? PasteboardError)?.message ?? "\(error)")")
+    /// Says on standard error, once each, why a copy that went through was not recorded.
+    func reportNotRecorded(_ problems: [CopyCommit.Problem]) {
+        for problem in problems { terminal.err("pbctl: warning: " + problem.message) }
     }
 }
-

@@ -130,17 +130,8 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     let spooler = options.sensitive ? nil : backend.spooling
     let assembly = options.assembly(context)
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
-    // the copy records itself in the history (which takes the store's large files as they are).
-    let recorded = !backend.changesReachDaemons && options.global.pasteboard == .general && !options.sensitive && !options.transient
-    var history: History? = nil
-    var historyProblem: (any Error)? = nil
-    if recorded, backend.storedFiles != nil {
-        do {
-            history = try context.openHistory()
-        } catch {
-            historyProblem = error  // said once the copy is made: the copy goes on
-        }
-    }
+    // the copy records itself in the history (``CopyCommit``, which takes the store's large files as they are).
+    let commit = context.copyCommit(verbose: options.verbose)
     var items: [Item] = []
     if let paths = options.files {
         items.append(try CopyAssembly.fileListItem(paths, cut: options.cut, metadata: options.metadata()))
@@ -148,14 +139,8 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     for source in options.files == nil ? options.sources : [] {
         items.append(try assembly.item(source, metadata: options.metadata(), spooler: spooler, pasteboard: options.global.pasteboard))
     }
-    try backend.write(items, to: options.global.pasteboard, options: options.copy)
-    if recorded {
-        if let historyProblem {
-            context.reportNotRecorded(historyProblem)
-        } else {
-            for item in items { context.recordInHistory(item, copiedTo: backend, options: options.copy, verbose: options.verbose, history: history) }
-        }
-    }
+    // The copy goes on when the history fails: said once it is made.
+    context.reportNotRecorded(try commit.commit(items, to: backend, pasteboard: options.global.pasteboard, options: options.copy))
     return ExitCode.ok
 }
 
@@ -177,23 +162,7 @@ extension CopyArguments {
     }
 }
 
-/// A type as users give it: a format name (``TextFormat``: markdown, html, text…), a type identifier,
-/// a MIME type or a filename extension. Control characters are refused (they would break listings).
+/// ``TypeResolution/resolve(_:_:)``, its refusal a usage error.
 func resolveType(_ text: String, _ registry: TypeRegistry) throws -> TypeIdentifier {
-    do { try ForeignContent.checkGivenType(text) } catch let error as PasteboardError {
-        throw UsageError(message: "a type may not be empty, longer than \(ForeignContent.maximumTypeLength) bytes or contain control "
-            + "characters such as a line break (\(error.message))", command: nil)
-    }
-    if let format = TextFormat(name: text) { return format.type }
-    guard let type = registry.resolve(text) else {
-        throw UsageError(
-            message: "unknown type '\(text)' (give a type identifier such as public.html, a MIME type such as "
-                + "text/html, or an extension such as html)", command: nil)
-    }
-    // What it names is held to the rule every transport's names and the history are held to.
-    if let problem = TypeIdentifier.nameProblem(type.rawValue) {
-        throw UsageError(message: "'\(ForeignContent.shown(text))' is not a type name pbctl can keep: \(problem)", command: nil)
-    }
-    return type
+    do { return try TypeResolution.resolve(text, registry) } catch { throw UsageError(message: error.message, command: nil) }
 }
-

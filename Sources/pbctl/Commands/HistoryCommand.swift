@@ -8,6 +8,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CopyPaste
 import Pasteboard
 import History
 import HistoryText
@@ -334,10 +335,9 @@ func copyHistoryEntry(_ id: Int, _ history: History, _ options: HistoryArguments
     var item = Producers.completed(try history.item(id), convert: Conversion.produceRepresentation)
     item.metadata.created = Date()
     let backend = try context.backend(options.global)
-    try backend.write([item], to: options.global.pasteboard, options: CopyOptions())
-    if !backend.changesReachDaemons, options.global.pasteboard == .general {
-        context.recordInHistory(item, copiedTo: backend, verbose: false)  // to the top
-    }
+    // Recorded again where no daemon records it: to the top.
+    context.reportNotRecorded(
+        try context.copyCommit(verbose: false, history: history).commit([item], to: backend, pasteboard: options.global.pasteboard, options: CopyOptions()))
 }
 
 /// `history show ID`: the entry's record, then its text (or what its preview says of it): what fzf's

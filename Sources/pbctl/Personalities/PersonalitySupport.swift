@@ -1,8 +1,5 @@
-// What the xclip, xsel, wl-copy and wl-paste personalities share: the backend (pbctl's `auto` choice
-// unless the tool's flags name a display), a copy made by pbctl's copy policy (CopyAssembly) and written
-// to that backend, a paste chosen by pbctl's negotiation (PasteRequest) and delivered by PasteDelivery,
-// and the owner's offer under the display's own names (NativeOffer) or, where the content is held
-// elsewhere (the store, a `pbctl ssh` session), the names pbctl's own owner would give it.
+// pbctl run as xclip, xsel, wl-copy or wl-paste: argv and the streams handed to the tool's run
+// (ToolSessions), and what it throws worded as the tool words it.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -13,23 +10,43 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Backends
-import CopyPaste
-import Documents
 import Pasteboard
 import Personalities
-import Representations
 import SystemIO
+import ToolSessions
 
 /// Runs pbctl as `personality` (argv[0] named it): `program` is argv[0] as given, which the tools' messages
 /// name. Returns the exit status the tool would.
 func runPersonality(_ personality: Personality, program: String, arguments: [String], context: Context) -> Int32 {
-    let tool = ToolSession(personality: personality, program: program, context: context)
-    switch personality {
-    case .xclip: return tool.finish { try runXclip(arguments, tool) }
-    case .xsel: return tool.finish { try runXsel(arguments, tool) }
-    case .wlCopy: return tool.finish { try runWlCopy(arguments, tool) }
-    case .wlPaste: return tool.finish { try runWlPaste(arguments, tool) }
+    let terminal = context.terminal
+    let host = ToolSession.Host(
+        registry: context.registry, environment: context.environment,
+        readStandardInput: { try terminal.readStandardInput(limit: $0) }, writeStandardOutput: { try terminal.out($0) },
+        standardOutputSink: { DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(ExitCode.brokenPipe) }) },
+        stdinIsTerminal: terminal.stdinIsTerminal, stdoutIsTerminal: terminal.stdoutIsTerminal,
+        maximumInputSize: { try context.maximumInputSize(nil) }, htmlImages: context.htmlImages,
+        chooseBackend: { kind, environment, needs in try context.with(environment: environment).chooseBackend(kind, needs).backend },
+        commit: { context.copyCommit(verbose: false) }, reportNotRecorded: { context.reportNotRecorded($0) })
+    let tool = ToolSession(personality: personality, program: program, host: host)
+    // What the run throws, as the tool says it: a ``ToolFailure`` as it is worded, anything else of
+    // pbctl's as `PROGRAM: MESSAGE` (status 1, as the tools fail).
+    do {
+        return try runTool(arguments, tool)
+    } catch let failure as ToolFailure {
+        tool.err(failure.message)
+        return failure.status
+    } catch let error as PasteboardError {
+        tool.err("\(program): \(error.message)\n")
+        return 1
+    } catch let error as CLIError {
+        tool.err("\(program): \(error.message)\n")
+        return 1
+    } catch let error as UsageError {
+        tool.err("\(program): \(error.message)\n")
+        return 1
+    } catch {
+        tool.err("\(program): \(error)\n")
+        return 1
     }
 }
 
@@ -38,229 +55,4 @@ func runPersonality(_ personality: Personality, program: String, arguments: [Str
 /// string before any Swift array exists (the quick paths' budget).
 func answersAsPbctlItself(_ name: UnsafePointer<CChar>) -> Bool {
     strcmp(name, "xclip") != 0 && strcmp(name, "xsel") != 0 && strcmp(name, "wl-copy") != 0 && strcmp(name, "wl-paste") != 0
-}
-
-/// A failure the tool reports in its own words, with its own status (the tools exit 1 on every failure).
-struct ToolFailure: Error {
-    var message: String
-    var status: Int32 = 1
-}
-
-/// One run of a personality: its streams, and pbctl's policy behind them.
-struct ToolSession {
-    let personality: Personality
-    let program: String
-    let context: Context
-
-    var registry: TypeRegistry { context.registry }
-
-    /// Runs `body` and turns what it throws into the tool's message and status: a ``ToolFailure`` as it
-    /// is worded, anything else of pbctl's as `PROGRAM: MESSAGE` (status 1, as the tools fail).
-    func finish(_ body: () throws -> Int32) -> Int32 {
-        do {
-            return try body()
-        } catch let failure as ToolFailure {
-            err(failure.message)
-            return failure.status
-        } catch let error as PasteboardError {
-            err("\(program): \(error.message)\n")
-            return 1
-        } catch let error as CLIError {
-            err("\(program): \(error.message)\n")
-            return 1
-        } catch let error as UsageError {
-            err("\(program): \(error.message)\n")
-            return 1
-        } catch {
-            err("\(program): \(error)\n")
-            return 1
-        }
-    }
-
-    /// The reply a tool gives at once (help, version, a usage error).
-    func reply(_ reply: ToolReply) -> Int32 {
-        if !reply.standardOutput.isEmpty { try? out(Data(reply.standardOutput.utf8)) }
-        err(reply.standardError)
-        return reply.status
-    }
-
-    func out(_ data: Data) throws { try context.terminal.out(data) }
-
-    /// Exactly `text` on standard error (no line ending added).
-    func err(_ text: String) {
-        guard !text.isEmpty else { return }
-        try? POSIX.writeAll(STDERR_FILENO, Data(text.utf8), path: "standard error")
-    }
-
-    // MARK: The backend
-
-    /// The backend the tool uses: X11 on `display` when its flags name one, else pbctl's choice
-    /// (`PBCTL_BACKEND`, else `auto`: a `pbctl ssh` session, Wayland, X11, the store beside the terminal).
-    /// - Throws: ``ToolFailure`` with `displayFailure`'s words when the display named does not answer.
-    /// A pasteboard the display has not (SECONDARY and the cut buffer under Wayland) is pbctl's store's.
-    func backend(
-        display: String?, displayFailure: (String) -> String, holding pasteboard: PasteboardName = .general,
-        needs: Context.BackendNeeds = Context.BackendNeeds()
-    ) throws -> any PasteboardBackend {
-        let backend = try chosenBackend(display: display, displayFailure: displayFailure, needs: needs)
-        if pasteboard != .general, pasteboard != .primary, backend.nativeOffer?.nativeVocabulary == .mimeTypes {
-            return try context.chooseBackend(.store, needs).backend
-        }
-        return backend
-    }
-
-    private func chosenBackend(display: String?, displayFailure: (String) -> String, needs: Context.BackendNeeds) throws -> any PasteboardBackend {
-        if let display {
-            var environment = context.environment
-            environment["DISPLAY"] = display
-            do {
-                return try context.with(environment: environment).chooseBackend(.x11, needs).backend
-            } catch let error as PasteboardError where error.code == .unavailable || error.code == .timedOut {
-                throw ToolFailure(message: displayFailure(display))
-            }
-        }
-        // A name that is no backend means `auto` here: the tools have no way to say it is wrong.
-        let kind = AutoOrder.requestedKind(variable: { context.environment[$0] }) ?? .auto
-        return try context.chooseBackend(kind, needs).backend
-    }
-
-    // MARK: Copying
-
-    /// What a copy reads.
-    enum CopySource {
-        case standardInput
-        case file(String)
-        /// Bytes already read (files concatenated, a trimmed line ending, wl-copy's words).
-        case bytes(Data)
-    }
-
-    /// How the copy's type is decided.
-    enum CopyType {
-        /// The tool's default text (xclip's UTF8_STRING, xsel's string): an image by its content, else
-        /// UTF-8 plain text as it is (never HTML or RTF sniffed from it, which would change the text
-        /// other programs read), else the bytes as they are.
-        case text
-        /// A type the tool's flags name: an X11 target (`-t image/png`, `-t UTF8_STRING`) or a MIME type.
-        case named(String)
-    }
-
-    /// The item a copy of `source` makes by pbctl's copy policy (``CopyAssembly``): every representation
-    /// `pbctl copy` would offer. The input is read whole, as the tools read it (`pbctl copy` streams it
-    /// into the store).
-    func item(_ source: CopySource, type: CopyType) throws -> Item {
-        var assembly = CopyAssembly(registry: registry) { try context.terminal.readStandardInput(limit: $0) }
-        assembly.maximumSize = try context.maximumInputSize(nil)
-        assembly.htmlImages = context.htmlImages
-        var metadata = ItemMetadata(sourceApplication: "pbctl")
-        let data: Data
-        switch source {
-        case .standardInput: data = try context.terminal.readStandardInput(limit: assembly.maximumSize)
-        case .file(let path):
-            data = try POSIX.readFile(path, limit: assembly.maximumSize)
-            metadata.sourcePath = POSIX.absolutePath(path)
-        case .bytes(let bytes): data = bytes
-        }
-        let named: String? = if case .named(let name) = type { name } else { nil }
-        let declared = named.map(declaredType)
-        var resolved = CopyAssembly.imageType(data, declared: declared) ?? declared ?? .utf8PlainText
-        // Generic text (`text/plain`, `STRING`) that is UTF-8 is offered as UTF-8 text, under every text
-        // name, as the tools offer it. Text that is not UTF-8 given with no type, as text/plain or as
-        // STRING or TEXT (Latin-1 by definition) is kept byte for byte as Latin-1 text, as the tools keep
-        // it: served as it is under STRING, TEXT and text/plain, so their readers get the bytes back.
-        if resolved == .plainText || resolved == .utf8PlainText {
-            let genericName = named == nil || named == "STRING" || named == "TEXT" || resolved == .plainText
-            resolved = TypeSniffer.isValidUTF8(data) ? .utf8PlainText : (genericName ? .latin1PlainText : resolved)
-        }
-        let shown = if case .file(let path) = source { path.shownPath } else { "standard input" }
-        try assembly.checkText(data, as: resolved, source: shown)
-        return try assembly.item(data, type: resolved, metadata: metadata, source: sourcePath(source))
-    }
-
-    private func sourcePath(_ source: CopySource) -> String {
-        if case .file(let path) = source { return path }
-        return "-"
-    }
-
-    /// The type a tool's name for it stands for: an X11 target (`UTF8_STRING`, `image/png`), a MIME type, or
-    /// anything pbctl resolves (an unknown name becomes a type of its own that maps back to it).
-    func declaredType(_ name: String) -> TypeIdentifier {
-        if let type = registry.types(withTag: name, .x11Target).first { return type }
-        if let type = registry.types(withTag: name, .mimeType).first { return type }
-        if name.contains("/") { return registry.type(forMIMEType: name) }
-        return registry.resolve(name) ?? registry.type(forMIMEType: name)
-    }
-
-    /// Writes `item` as `pbctl copy` does, recording it in the history where no daemon sees the backend.
-    func offer(_ item: Item, on backend: any PasteboardBackend, pasteboard: PasteboardName, options: CopyOptions) throws {
-        try backend.write([item], to: pasteboard, options: options)
-        if !backend.changesReachDaemons, pasteboard == .general {
-            context.recordInHistory(item, copiedTo: backend, options: options, verbose: false)
-        }
-    }
-
-    // MARK: Pasting
-
-    /// The owner's names in `vocabulary`, in its order: the display's own when it speaks that vocabulary
-    /// (nil `native`), else what pbctl's owner would offer of the items held (the store, a remote).
-    func offeredNames(_ backend: any PasteboardBackend, _ pasteboard: PasteboardName, vocabulary: NativeVocabulary) throws -> [String] {
-        if let native = backend.nativeOffer, native.nativeVocabulary == vocabulary {
-            return try native.offeredNames(in: pasteboard)
-        }
-        let items = try backend.items(in: pasteboard)
-        guard let item = items.first else { return [] }
-        var names: [String] = vocabulary == .x11Targets ? ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS"] : []
-        func add(_ name: String) { if !names.contains(name) { names.append(name) } }
-        for summary in item.types {
-            switch vocabulary {
-            case .x11Targets: registry.tags(of: summary.type, .x11Target).forEach(add)
-            case .mimeTypes:
-                (summary.type == .utf8PlainText
-                    ? TypeRegistry.plainTextMIMETypes
-                    : summary.type == .latin1PlainText ? TypeRegistry.latin1TextMIMETypes : registry.tags(of: summary.type, .mimeType)).forEach(add)
-            }
-        }
-        // Plain text any UTF-8 text type owes (Markdown is plain text), as pbctl's owners offer it.
-        if let text = item.types.first(where: { registry.conforms($0.type, to: .plainText) && registry.textEncoding(of: $0.type) == .utf8 }),
-            text.type != .utf8PlainText
-        {
-            (vocabulary == .x11Targets ? registry.tags(of: .utf8PlainText, .x11Target) : TypeRegistry.plainTextMIMETypes).forEach(add)
-        }
-        return names
-    }
-
-    /// The first item's representation `request` chooses, delivered into `sink` by pbctl's delivery
-    /// policy (converted when not offered as it is).
-    /// - Returns: the type delivered, nil when nothing is held.
-    /// - Throws: ``PasteboardError`` `.typeNotOffered` when nothing offered is or converts to what is asked.
-    @discardableResult
-    func paste(
-        _ request: PasteRequest, from backend: any PasteboardBackend, _ pasteboard: PasteboardName, into sink: any RepresentationSink,
-        admits: (PasteRequest.Choice) -> Bool = { _ in true }
-    ) throws -> TypeIdentifier? {
-        let items = try backend.items(in: pasteboard)
-        guard let item = items.first else { return nil }
-        let choice = try request.choose(item.types, registry: registry, canConvert: Conversion.canConvert)
-        guard admits(choice) else { throw PasteboardError(.typeNotOffered, "\(choice.convertTo ?? choice.read) is not what was asked for") }
-        var delivery = PasteDelivery(registry: registry)
-        // Latin-1 text comes back as its bytes, as the tools give back what they were given.
-        delivery.exact = request.isExact || choice.read == .latin1PlainText
-        try delivery.deliver(choice, item: 0, of: item, from: backend, pasteboard, to: sink)
-        return choice.convertTo ?? choice.read
-    }
-
-    /// Standard output as a sink: a reader that went away ends the tool quietly, as pbctl paste does.
-    func standardOutputSink() -> DescriptorSink {
-        DescriptorSink(fd: STDOUT_FILENO, path: "standard output", brokenPipe: { exit(ExitCode.brokenPipe) })
-    }
-
-    /// Whether `type` is text a tool's plain-text read takes (UTF8_STRING, STRING).
-    func isPlainText(_ type: TypeIdentifier) -> Bool { registry.conforms(type, to: .plainText) }
-}
-
-/// The pasteboard a tool's selection is: CLIPBOARD the general pasteboard, PRIMARY and SECONDARY the
-/// pasteboards of those names.
-extension PasteboardName {
-    static let secondary = PasteboardName("secondary")!
-    /// xclip's cut buffer 0 (`-selection buffer-cut`): a pasteboard of its own.
-    static let cutBuffer = PasteboardName("cut-buffer")!
 }

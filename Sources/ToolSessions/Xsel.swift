@@ -10,13 +10,16 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import Backends
+import CopyPaste
+import Representations
 import Personalities
 import SystemIO
 
 func runXsel(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
-    let terminal = tool.context.terminal
+    let host = tool.host
     let invocation: XselInvocation
-    switch Xsel.parse(arguments, stdinIsTerminal: terminal.stdinIsTerminal, stdoutIsTerminal: terminal.stdoutIsTerminal) {
+    switch Xsel.parse(arguments, stdinIsTerminal: host.stdinIsTerminal, stdoutIsTerminal: host.stdoutIsTerminal) {
     case .reply(let reply): return tool.reply(reply)
     case .run(let parsed): invocation = parsed
     }
@@ -48,7 +51,7 @@ func runXsel(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
         old = text
         if let text, !text.isEmpty {
             try tool.out(text)
-            if !invocation.append, terminal.stdoutIsTerminal, text.last != 0x0A { tool.err(Xsel.noNewlineNote) }
+            if !invocation.append, host.stdoutIsTerminal, text.last != 0x0A { tool.err(Xsel.noNewlineNote) }
         }
     }
     if invocation.delete {
@@ -67,7 +70,7 @@ func runXsel(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
             try xselFollow(text, tool, { try backendFor(pasteboard) }, pasteboard, invocation)
             return 0
         }
-        text.append(try terminal.readStandardInput(limit: try tool.context.maximumInputSize(nil)))
+        text.append(try tool.readStandardInput(limit: try tool.maximumInputSize()))
         try xselSet(text, tool, backend, pasteboard, invocation)
     }
     return 0
@@ -126,14 +129,14 @@ private func xselFollow(
     _ start: Data, _ tool: ToolSession, _ backend: () throws -> any PasteboardBackend, _ pasteboard: PasteboardName, _ invocation: XselInvocation
 ) throws {
     var text = start
-    let limit = try tool.context.maximumInputSize(nil)
+    let limit = try tool.maximumInputSize()
     var served = false
     while true {
         let chunk = try POSIX.readSome(STDIN_FILENO, limit: 64 << 10, path: "standard input")
         if chunk.isEmpty { break }
         text.append(chunk)
         if invocation.zeroFlush, let nul = text.lastIndex(of: 0) { text = Data(text[(nul + 1)...]) }
-        guard text.count <= limit else { throw tooLarge("standard input", limit) }
+        guard text.count <= limit else { throw POSIX.tooLarge("standard input", limit) }
         try xselSet(text, tool, try backend(), pasteboard, invocation, foreground: false)
         served = true
     }

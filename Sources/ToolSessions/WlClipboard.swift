@@ -10,13 +10,16 @@ import FoundationEssentials
 import Foundation
 #endif
 import Pasteboard
+import Backends
+import CopyPaste
+import Representations
 import Personalities
 import SystemIO
 
 /// `wl-copy [-p] [-t TYPE] [-n] [-o] [-f] [TEXT…]`, `wl-copy --clear`.
 func runWlCopy(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
     let invocation: WlCopyInvocation
-    switch WlClipboard.parseCopy(arguments, program: tool.program, posixlyCorrect: tool.context.environment["POSIXLY_CORRECT"] != nil) {
+    switch WlClipboard.parseCopy(arguments, program: tool.program, posixlyCorrect: tool.environment["POSIXLY_CORRECT"] != nil) {
     case .reply(let reply): return tool.reply(reply)
     case .run(let parsed): invocation = parsed
     }
@@ -40,7 +43,7 @@ func runWlCopy(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
             type = .named(tool.registry.preferredMIMEType(of: named) ?? named.rawValue)
         }
         if invocation.trimNewline {
-            var data = try tool.context.terminal.readStandardInput(limit: try tool.context.maximumInputSize(nil))
+            var data = try tool.readStandardInput(limit: try tool.maximumInputSize())
             if data.last == 0x0A { data.removeLast() }
             source = .bytes(data)
         } else {
@@ -61,7 +64,7 @@ func runWlCopy(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
 /// `wl-paste [-p] [-n] [-l] [-t TYPE] [-w COMMAND…]`.
 func runWlPaste(_ arguments: [String], _ tool: ToolSession) throws -> Int32 {
     let invocation: WlPasteInvocation
-    switch WlClipboard.parsePaste(arguments, program: tool.program, posixlyCorrect: tool.context.environment["POSIXLY_CORRECT"] != nil) {
+    switch WlClipboard.parsePaste(arguments, program: tool.program, posixlyCorrect: tool.environment["POSIXLY_CORRECT"] != nil) {
     case .reply(let reply): return tool.reply(reply)
     case .run(let parsed): invocation = parsed
     }
@@ -137,7 +140,7 @@ private func wlPasteWatch(
     guard let watching = backend.watching else {
         throw ToolFailure(message: "Watch mode requires a compositor that supports wlroots data-control protocol\n")
     }
-    var environment = tool.context.environment
+    var environment = tool.environment
     environment.removeValue(forKey: "PBCTL_STATE")
     func runCommand() {
         guard let names = try? tool.offeredNames(backend, pasteboard, vocabulary: .mimeTypes), !names.isEmpty else { return }

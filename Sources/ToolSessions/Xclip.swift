@@ -11,6 +11,9 @@ import Foundation
 #endif
 import CopyPaste
 import Pasteboard
+import Backends
+import CopyPaste
+import Representations
 import Personalities
 import SystemIO
 
@@ -55,9 +58,9 @@ private func xclipCopy(_ invocation: XclipInvocation, _ tool: ToolSession, _ bac
     var source: ToolSession.CopySource
     if invocation.files.count > 1 || invocation.removeLastNewline || invocation.filter {
         var data = Data()
-        let limit = try tool.context.maximumInputSize(nil)
+        let limit = try tool.maximumInputSize()
         if invocation.files.isEmpty {
-            data = try tool.context.terminal.readStandardInput(limit: limit)
+            data = try tool.readStandardInput(limit: limit)
         }
         for file in invocation.files {
             if verbose { tool.err("Reading \(file)...\n") }
@@ -83,8 +86,9 @@ private func xclipCopy(_ invocation: XclipInvocation, _ tool: ToolSession, _ bac
     let talks = invocation.verbosity > .silent
     options.pasteOnce = loops == 1  // what the owners without a count (Wayland, a remote) can do
     if loops > 0 || talks {
+        let err = ToolSession.writeStandardError
         options.afterPaste = { served in
-            if talks, loops < 1 || served < loops { tool.err(Xclip.waitingLine(request: served + 1, loops: loops)) }
+            if talks, loops < 1 || served < loops { err(Xclip.waitingLine(request: served + 1, loops: loops)) }
             return loops < 1 || served < loops
         }
     }
