@@ -304,7 +304,13 @@ extension History {
                  .integer(kind.cutShort ? 2 : 1)])
             position += 1
         }
-        try connection.run("INSERT INTO search_text(id, text) VALUES(?, ?)", [.int(id), .text(text)])
+        if try database.characterSets(create: true) {
+            let sets = CharacterSets.of(prepared.text)
+            try connection.run(
+                "INSERT INTO search_text(id, text, chars_a, chars_b) VALUES(?, ?, ?, ?)", [.int(id), .text(text), .integer(sets.a), .integer(sets.b)])
+        } else {
+            try connection.run("INSERT INTO search_text(id, text) VALUES(?, ?)", [.int(id), .text(text)])
+        }
         try connection.run("INSERT INTO search(rowid, text) VALUES(?, ?)", [.int(id), .text(text)])
         if long, try database.longTexts(create: true) {
             try connection.run("INSERT INTO search_long(id, text) VALUES(?, ?)", [.int(id), .text(prepared.text)])

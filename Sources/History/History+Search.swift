@@ -41,9 +41,21 @@ extension History {
 
         /// A regular expression (``LineRegex``, matched line by line in linear time), narrowed by the
         /// literals every match contains. One scanner serves every text: its DFA's states are made once.
+        /// An ASCII text is first looked for each ASCII literal on its bytes (`memmem`), so a text without
+        /// them (a long one above all) is never run through the scanner.
         public static func regex(_ pattern: LineRegex) -> Matcher {
             let scanner = LineRegex.Scanner(pattern)
-            return Matcher(literals: pattern.requiredLiterals) { scanner.matches($0) }
+            let literals = pattern.requiredLiterals
+            let finders = literals.filter { $0.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0A && $0 != 0x0D } && !$0.isEmpty }
+                .map(CaseInsensitiveSubstring.init)
+            return Matcher(literals: literals) { bytes in
+                if !finders.isEmpty, bytes.count > 4096, !bytes.contains(where: { $0 >= 0x80 }),
+                    !finders.allSatisfy({ $0.matches(bytes) })
+                {
+                    return false
+                }
+                return scanner.matches(bytes)
+            }
         }
     }
 
@@ -103,6 +115,20 @@ extension History {
         return terms.isEmpty ? nil : terms.joined(separator: " AND ")
     }
 
+    /// What every text matching must hold, by ``CharacterSets``: the characters of every literal; nil
+    /// when nothing is required.
+    static func requiredCharacters(_ literals: [String]) -> CharacterSets.Sets? {
+        var sets = CharacterSets.Sets()
+        var any = false
+        for literal in literals {
+            guard let needed = CharacterSets.required(literal) else { continue }
+            sets.a |= needed.a
+            sets.b |= needed.b
+            any = true
+        }
+        return any ? sets : nil
+    }
+
     /// Candidates fewer than this are looked up one by one and sorted; more are met while walking the
     /// entries newest first.
     static let candidateLookupLimit = 20_000
@@ -122,6 +148,17 @@ extension History {
             while try statement.step() { found.append(statement.integer(0)) }
             statement.reset()
             found += long
+            candidates = found
+        } else if let required = Self.requiredCharacters(matcher.literals), try database.characterSets(create: false) {
+            // Too short for the trigram index: the texts holding every character the literals need (a
+            // row without its sets, written by an earlier pbctl, always).
+            var found: [Int64] = []
+            let statement = try connection.statement(
+                "SELECT id FROM search_text INDEXED BY search_text_chars WHERE chars_a IS NULL OR chars_b IS NULL"
+                    + " OR (chars_a & ?1 = ?1 AND chars_b & ?2 = ?2)")
+            try statement.bind([.integer(required.a), .integer(required.b)])
+            while try statement.step() { found.append(statement.integer(0)) }
+            statement.reset()
             candidates = found
         }
         var problems: [String] = []

@@ -271,7 +271,8 @@ final class HistoryDatabase {
             CREATE TABLE blob(hash TEXT PRIMARY KEY, size INTEGER NOT NULL, refs INTEGER NOT NULL) WITHOUT ROWID;
             CREATE INDEX blob_unused ON blob(hash) WHERE refs <= 0;
             CREATE TABLE type(name TEXT PRIMARY KEY) WITHOUT ROWID;
-            CREATE TABLE search_text(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+            CREATE TABLE search_text(id INTEGER PRIMARY KEY, text TEXT NOT NULL, chars_a INTEGER, chars_b INTEGER);
+            CREATE INDEX search_text_chars ON search_text(chars_a, chars_b);
             CREATE VIRTUAL TABLE search USING fts5(
                 text, content = 'search_text', content_rowid = 'id', tokenize = 'trigram', detail = none, columnsize = 0);
             CREATE TABLE counters(
@@ -308,6 +309,44 @@ final class HistoryDatabase {
     }
 
     private var hasLongTexts = false
+
+    /// Whether `search_text` keeps each text's character sets (``CharacterSets``): made when missing
+    /// with `create` (inside a write transaction), every text already there given its sets then, once.
+    /// A row written by an earlier pbctl has none (NULL), and a search takes it as a candidate.
+    func characterSets(create: Bool) throws -> Bool {
+        if hasCharacterSets { return true }
+        hasCharacterSets = try connection.integer("SELECT 1 FROM pragma_table_info('search_text') WHERE name = 'chars_b'") != nil
+        guard !hasCharacterSets, create else { return hasCharacterSets }
+        try connection.execute("""
+            ALTER TABLE search_text ADD COLUMN chars_a INTEGER;
+            ALTER TABLE search_text ADD COLUMN chars_b INTEGER;
+            CREATE INDEX search_text_chars ON search_text(chars_a, chars_b);
+            """)
+        var rows: [(Int64, CharacterSets.Sets)] = []
+        let read = try connection.statement("SELECT id, text FROM search_text")
+        while try read.step() {
+            if let sets = read.withBytes(1, { CharacterSets.of($0) }) { rows.append((read.integer(0), sets)) }
+        }
+        read.reset()
+        // A long text's sets are its whole text's: from `search_long`, else (an earlier pbctl kept none)
+        // left unknown, so the entry stays a candidate.
+        var long = Set<Int64>()
+        let longIDs = try connection.statement("SELECT id FROM entry WHERE long_text = 1")
+        while try longIDs.step() { long.insert(longIDs.integer(0)) }
+        longIDs.reset()
+        let longKept = try longTexts(create: false)
+        for (id, var sets) in rows {
+            if long.contains(id) {
+                guard longKept, let text = try connection.text("SELECT text FROM search_long WHERE id = ?", [.integer(id)]) else { continue }
+                sets = CharacterSets.of(text)
+            }
+            try connection.run("UPDATE search_text SET chars_a = ?, chars_b = ? WHERE id = ?", [.integer(sets.a), .integer(sets.b), .integer(id)])
+        }
+        hasCharacterSets = true
+        return true
+    }
+
+    private var hasCharacterSets = false
 
     func entryExists(_ id: Int) throws -> Bool {
         try connection.integer("SELECT 1 FROM entry WHERE id = ?", [.int(id)]) != nil
