@@ -112,6 +112,65 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [expected])
     }
 
+    /// The same large file copied again is compared with the history's file of its size before
+    /// anything is copied, and that file is linked into the store: the store's file and the history's
+    /// are one inode, and the copy writes nothing of the content (it copied all of it into a spool and
+    /// then compared both files: 1.8-2x `cp`). Counted with strace: the bytes written (write, pwrite,
+    /// copy_file_range, sendfile, splice) and read (read, pread).
+    func testTheSameLargeFileCopiedAgainIsLinkedFromTheHistoryNotCopied() throws {
+        let strace = "/usr/bin/strace"
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: strace), "strace is not installed")
+        var generator = UInt64(0x2545_F491_4F6C_DD1D)
+        var big = Data(count: 4 << 20)
+        big.withUnsafeMutableBytes { raw in
+            for i in raw.bindMemory(to: UInt64.self).indices {
+                generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                raw.bindMemory(to: UInt64.self)[i] = generator
+            }
+        }
+        let file = scratch + "/again.bin", trace = scratch + "/trace"
+        try big.write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data"], stdin: Data("between".utf8)).status, 0)
+        let probe = try pbctl.run(["-o", "/dev/null", PbctlRunner.binary, "--version"], executable: strace)
+        try XCTSkipUnless(probe.status == 0, "strace cannot trace here: \(probe.stderr)")
+        let copy = try pbctl.run(
+            ["-f", "-o", trace, "-e", "trace=read,pread64,write,pwrite64,writev,pwritev,copy_file_range,sendfile,splice",
+             PbctlRunner.binary, "copy", "--type", "public.data", file], executable: strace)
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        var written = 0, read = 0
+        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
+            guard let equals = line.range(of: " = ", options: .backwards),
+                let count = Int(line[equals.upperBound...].prefix(while: { $0.isNumber }))
+            else { continue }
+            // "PID  name(...) = N", or "PID  <... name resumed>...) = N" for a call another thread interrupted.
+            var call = line.drop(while: { $0.isNumber }).drop(while: { $0 == " " })
+            if call.hasPrefix("<... ") { call = call.dropFirst(5) }
+            let name = call.prefix(while: { $0.isLetter || $0.isNumber || $0 == "_" })
+            if name == "read" || name == "pread64" { read += count } else { written += count }
+        }
+        XCTAssertLessThan(written, 256 << 10, "\(written) bytes written for 4 MiB copied again: the content was copied")
+        XCTAssertLessThanOrEqual(read, 2 * big.count + (1 << 20), "\(read) bytes read: more than both files once")
+        let files = try FileManager.default.contentsOfDirectory(atPath: history + "/blobs")
+        XCTAssertEqual(files.count, 1, "one file for the content")
+        var blob = stat(), store = stat()
+        XCTAssertEqual(stat(history + "/blobs/" + (files.first ?? ""), &blob), 0)
+        let stored = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: scratch + "/store/general.pasteboard").first { $0.hasSuffix(".data") })
+        XCTAssertEqual(stat(scratch + "/store/general.pasteboard/" + stored, &store), 0)
+        XCTAssertEqual(store.st_ino, blob.st_ino, "the history's file, linked into the store")
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
+        XCTAssertEqual(try lines().count, 2)
+        XCTAssertTrue(try lines()[0].hasPrefix("1\t"), "the entry moved up")
+        XCTAssertEqual(try pbctl.run(["history", "paste", "1"]).stdout == big, true)
+        // Other bytes of the same size are copied, not linked.
+        big[big.count - 1] ^= 0xFF
+        try big.write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs").count, 2)
+        XCTAssertEqual(try lines().count, 3)
+    }
+
     func testCopyBackByIDOrByALineOnStandardInput() throws {
         try pbctl.run("copy", "--from", "markdown", stdin: "**kept**\n")
         try pbctl.run("copy", stdin: "later")

@@ -141,6 +141,11 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
             historyProblem = error  // said once the copy is made: the copy goes on
         }
     }
+    // The same large file copied again is linked from the history's file of those bytes (compared
+    // before anything is copied), not copied and then compared.
+    if let history, let store = spooler as? FileStore {
+        store.sameContent = { input, size, device in history.openFile(sameBytesAs: input, size: size, device: device) }
+    }
     var items: [Item] = []
     if let paths = options.files {
         items.append(try CopyAssembly.fileListItem(paths, cut: options.cut, metadata: options.metadata()))
