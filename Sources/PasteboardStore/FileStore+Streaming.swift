@@ -161,12 +161,35 @@ extension FileStore: InputSpooling, StoredFiles {
             return nil
         }
         let data = Data(bytesNoCopy: map, count: count, deallocator: .custom { pointer, size in munmap(pointer, size) })
+        // Checked as UTF-8 through one buffer, as a spooled copy is: the mapped pages, touched, would
+        // count in the copy's memory.
         var validator = UTF8StreamValidator()
-        if inspect { data.withUnsafeBytes { validator.feed($0) } }
+        if inspect {
+            guard let buffer = malloc(POSIX.chunkSize) else {
+                close(fd)
+                throw PasteboardError(.io, "\(shown): out of memory")
+            }
+            defer { free(buffer) }
+            var offset = 0
+            while offset < count {
+                let n = pread(fd, buffer, min(POSIX.chunkSize, count - offset), off_t(offset))
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else {
+                    close(fd)
+                    return nil
+                }
+                validator.feed(UnsafeRawBufferPointer(start: buffer, count: n))
+                offset += n
+            }
+        }
         let base = data.withUnsafeBytes { $0.baseAddress }
         spools.append(Spool(pasteboard: pasteboard, name: nil, fd: fd, packageFD: packageFD, count: count, base: base))
         return SpooledInput(
             data: data, head: data.prefix(4096), inspected: inspect, firstInvalidUTF8Offset: inspect ? validator.finish() : nil)
+    }
+
+    public func spoolSameContent(from find: @escaping (_ input: Int32, _ size: Int, _ device: UInt64) -> Int32?) {
+        sameContent = find
     }
 
     /// Input up to this size is read into memory rather than spooled (``spool(_:name:for:limit:inspect:)``).

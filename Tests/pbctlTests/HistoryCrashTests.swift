@@ -3,7 +3,9 @@ import XCTest
 
 /// A store copy killed (SIGKILL) at each step of recording a large representation, on the built binary:
 /// the store's link of its spool, the history's link of the store's file into `blobs/` (a new unique
-/// name, nothing hashed), the syncs, the log's writes, the rename of the store's metadata. strace stops
+/// name, nothing hashed), the syncs, the log's writes, the rename of the store's metadata. For content
+/// copied before, the first link is the store's link of the history's own file (compared before
+/// anything was copied) into the pasteboard. strace stops
 /// the copy at the Nth call of each (`-e inject=CALL:signal=KILL:when=N`), so every point is reached
 /// on any machine, whatever its speed. After each kill the history lists, every entry pastes back the
 /// bytes of a copy, the database names exactly the files of `blobs/`, the same content copied again

@@ -143,8 +143,8 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     }
     // The same large file copied again is linked from the history's file of those bytes (compared
     // before anything is copied), not copied and then compared.
-    if let history, let store = spooler as? FileStore {
-        store.sameContent = { input, size, device in history.openFile(sameBytesAs: input, size: size, device: device) }
+    if let history, let spooler {
+        spooler.spoolSameContent { input, size, device in history.openFile(sameBytesAs: input, size: size, device: device) }
     }
     var items: [Item] = []
     if let paths = options.files {
