@@ -171,6 +171,50 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try lines().count, 3)
     }
 
+    /// The store on a tmpfs and the history on disk (\$XDG_RUNTIME_DIR and ~/.local/state, as users run
+    /// it): the history cannot link the store's file, and copies it through the kernel before its write
+    /// lock, never through the store's mapping (it wrote the mapped bytes, bringing every page of a 64
+    /// MiB copy into the copy's memory: 73 MiB peak). The copy again is compared, not linked (another
+    /// file system), and moves its entry up.
+    func testALargeCopyToAStoreOnAnotherFileSystemThanTheHistoryStaysInBoundedMemory() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed")
+        let tmpfs = "/dev/shm/pbctl-split-\(getpid())-\(UUID().uuidString)"
+        var here = stat(), there = stat()
+        guard (try? FileManager.default.createDirectory(atPath: tmpfs, withIntermediateDirectories: false)) != nil else {
+            throw XCTSkip("no /dev/shm to put the store on")
+        }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: tmpfs) }
+        try XCTSkipUnless(stat(scratch, &here) == 0 && stat(tmpfs, &there) == 0 && here.st_dev != there.st_dev,
+                          "/dev/shm is on the scratch folder's file system")
+        pbctl.environment["PBCTL_STORE"] = tmpfs + "/store"
+        var generator = UInt64(0x9E37_79B9_7F4A_7C15)
+        var big = Data(count: 64 << 20)
+        big.withUnsafeMutableBytes { raw in
+            for i in raw.bindMemory(to: UInt64.self).indices {
+                generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                raw.bindMemory(to: UInt64.self)[i] = generator
+            }
+        }
+        let file = tmpfs + "/big.bin", rss = scratch + "/rss"
+        try big.write(to: URL(fileURLWithPath: file))
+        func peakKilobytes() throws -> Int {
+            let copy = try pbctl.run(["-f", "%M", "-o", rss, PbctlRunner.binary, "copy", "--type", "public.data", file], executable: "/usr/bin/time")
+            XCTAssertEqual(copy.status, 0, copy.stderr)
+            XCTAssertEqual(copy.stderr, "", "recorded without a warning")
+            return Int((try String(contentsOfFile: rss, encoding: .utf8)).split(separator: "\n").last ?? "") ?? 0
+        }
+        let first = try peakKilobytes()
+        XCTAssertLessThan(first, 40 << 10, "peak memory \(first) KB for a 64 MiB copy recorded on another file system")
+        let files = try FileManager.default.contentsOfDirectory(atPath: history + "/blobs")
+        XCTAssertEqual(files.count, 1)
+        XCTAssertEqual(try pbctl.run(["history", "paste", "1"]).stdout == big, true)
+        let again = try peakKilobytes()
+        XCTAssertLessThan(again, 40 << 10, "peak memory \(again) KB for the same 64 MiB again")
+        XCTAssertEqual(try lines().count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), files)
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
+    }
+
     func testCopyBackByIDOrByALineOnStandardInput() throws {
         try pbctl.run("copy", "--from", "markdown", stdin: "**kept**\n")
         try pbctl.run("copy", stdin: "later")
