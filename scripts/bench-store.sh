@@ -187,9 +187,14 @@ Wall-clock **medians** of \`hyperfine -N --output=pipe\` in five interleaved rou
 - The history keeps a large representation as the store's file, hard-linked under a unique name, and
   hashes nothing: the same bytes are found again by their size, then compared byte for byte with the
   file of that size (\`pread\` 256 KiB windows of both, the last and a middle one first), so new content
-  costs the history no read at all and content copied again one read of each file; never held in memory.
+  costs the history no read at all. A file copied again is compared with the history's file of its size
+  before anything is copied (one read of each) and, equal, that file is linked into the store: nothing is
+  written, and the record finds it as the same inode (nothing compared twice). Never held in memory.
 - The history lives beside the store here (\`PBCTL_HISTORY\` on the same tmpfs), so a copy's entry links the
-  stored file instead of writing it again; on another file system it is copied in the kernel.
+  stored file instead of writing it again; on another file system (the split rows: the usual layout) it is
+  copied in the kernel into a file of the history's, synced, before the history's write lock, and the same
+  file again is copied into the store and then compared. The on-disk 64 MiB row copies the same file each
+  run: after the first, the history's file is linked.
 - A copy syncs once: the metadata it renames into place (data files are not synced one by one; the
   metadata records the boot, and after a power cut a file that did not reach the disk whole reads as a
   lost copy, never as damage). \`cp\` does not sync. On a tmpfs the sync costs nothing.
