@@ -738,4 +738,26 @@ printf 'y' >> "$work/copy47.bin"
 [ "$("${copy47[@]}" "$pbctl" history repair 2>&1)" = "pbctl history repair: the history is sound" ] || fail "issue 47: the history needs repair"
 echo "release-smoke: issue 47: a large store copy is kept unhashed under a unique name, found again by size and bytes, in bounded memory"
 
+# --- issue 47: the same large file copied again is linked; the store on a tmpfs, the history elsewhere ---
+# The same file copied again is compared with the history's file before anything is copied, and that
+# file is linked into the store (one inode, nothing written). With the store on a tmpfs and the history
+# on another file system (as users run it), a new copy's peak memory stays bounded (the history copies
+# the file in the kernel, not through its mapping).
+same47=(env -u WAYLAND_DISPLAY -u DISPLAY PBCTL_BACKEND=store PBCTL_HISTORY="$work/same47-history" PBCTL_STORE="$work/same47-store")
+head -c 20000000 /dev/urandom > "$work/same47.bin"
+"${same47[@]}" "$pbctl" copy --type public.data "$work/same47.bin" || fail "issue 47: copy"
+printf 'between' | "${same47[@]}" "$pbctl" copy || fail "issue 47: small copy"
+"${same47[@]}" "$pbctl" copy --type public.data "$work/same47.bin" || fail "issue 47: copy again"
+[ "$(stat -c %i "$work"/same47-history/blobs/*)" = "$(stat -c %i "$work"/same47-store/general.pasteboard/c*.data)" ] \
+    || fail "issue 47: the same file copied again is not the history's file, linked"
+"${same47[@]}" "$pbctl" paste --type public.data | cmp -s - "$work/same47.bin" || fail "issue 47: the linked copy does not paste back its bytes"
+if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$work")" ]; then
+    tmpfs47=$(mktemp -d /dev/shm/pbctl-smoke47.XXXXXX)
+    rss47=$( { env -u WAYLAND_DISPLAY -u DISPLAY PBCTL_BACKEND=store PBCTL_HISTORY="$work/split47-history" PBCTL_STORE="$tmpfs47/store" \
+        /usr/bin/time -f %M "$pbctl" copy --type public.data "$work/same47.bin"; } 2>&1 | tail -1)
+    rm -rf "$tmpfs47"
+    [ "$rss47" -lt 16384 ] || fail "issue 47: a 20 MB copy to a store on a tmpfs, recorded on another file system, peaked at $rss47 KB"
+fi
+echo "release-smoke: issue 47: the same large file copied again is the history's file, linked; the usual layout in bounded memory"
+
 echo "release-smoke: $pbctl is static; store, images, pbctl ssh (into X11 and Wayland too), a hostile remote, paste -o on SIGINT, Unix-socket and TCP displays, Wayland (an owner cut short) and the daemons work"

@@ -54,6 +54,19 @@ public final class CopyCommit {
         recordsHere(backend, pasteboard) && RecordingPolicy.reasonNotToRecord(Item(representations: [], metadata: metadata), options: options) == nil
     }
 
+    /// Before the items are read, where a copy carrying `metadata` will be recorded here and the backend
+    /// spools (the store): the same large file copied again is linked from the history's file of those
+    /// bytes, compared before anything is copied, instead of being copied and then compared. The history
+    /// is opened now; one that cannot be is said by ``commit(_:to:pasteboard:options:)``.
+    public func prepare(
+        _ spooler: (any InputSpooling)?, for backend: any PasteboardBackend, _ pasteboard: PasteboardName, metadata: ItemMetadata,
+        options: CopyOptions? = nil
+    ) {
+        guard let spooler, Self.records(metadata, options: options, to: backend, pasteboard), case .success(let opened?) = history()
+        else { return }
+        spooler.spoolSameContent { input, size, device in opened.openFile(sameBytesAs: input, size: size, device: device) }
+    }
+
     /// Writes `items` to `pasteboard` through `backend`, then records each the history may take.
     /// - Returns: what kept the history from recording (the history not opened: one problem; an item
     ///   not recorded: one per item).

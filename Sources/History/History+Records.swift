@@ -118,25 +118,57 @@ extension History {
             }
             let name = Self.newBlobName()
             var source = StagedBlobs.Source.none
-            if let path = adopted?.path {
+            if let path = adopted?.path, Self.onFileSystem(of: staged.folder, path) {
                 source = .adopted(path)
             } else {
+                // Written (and synced) here, before the write lock: a store's file on another file system
+                // (the store on a tmpfs, the history on disk, the usual layout) copied in the kernel, a
+                // buffer at a time where it cannot, never through its mapping (its pages would all come
+                // into this process's memory); else the bytes.
                 let fd = csystem_open_unnamed(staged.folder, 0o600)
                 if fd >= 0 {
                     do {
-                        try POSIX.writeAll(fd, data, path: staged.folderPath + "/" + name)
-                        guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", staged.folderPath + "/" + name) }
+                        let shown = staged.folderPath + "/" + name
+                        let copied = try adopted.map { try Self.copyFile($0.path, count: data.count, to: fd, path: shown) } ?? false
+                        if !copied { try POSIX.writeAll(fd, data, path: shown) }
+                        guard fsync(fd) == 0 else { throw POSIX.ioError("fsync", shown) }
                         source = .unnamed(fd)
                     } catch {
                         close(fd)
                         staged.discard()
                         throw error
                     }
+                } else if let path = adopted?.path {
+                    source = .adopted(path)
                 }
             }
             staged.blobs.append(.init(hash: name, size: data.count, base: address, source: source, data: data, path: adopted?.path, fresh: true))
         }
         return staged
+    }
+
+    /// Whether the file at `path` is on the file system of the open folder `folder` (a link can be made).
+    static func onFileSystem(of folder: Int32, _ path: String) -> Bool {
+        var here = stat()
+        var there = stat()
+        return fstat(folder, &here) == 0 && stat(path, &there) == 0 && here.st_dev == there.st_dev
+    }
+
+    /// Copies the regular file at `path`, `count` bytes, into the empty file `fd` (`copy_file_range`,
+    /// else one buffer at a time); false, having written nothing, when it is not such a file.
+    /// - Throws: what kept the copy from being written (a full disk).
+    static func copyFile(_ path: String, count: Int, to fd: Int32, path shown: String) throws -> Bool {
+        let input = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard input >= 0 else { return false }
+        defer { close(input) }
+        var st = stat()
+        guard fstat(input, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) == count else { return false }
+        let copied = try POSIX.transfer(from: input, name: path, to: fd, path: shown, limit: count, inspect: false) { _ in }
+        guard copied == count else {
+            guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else { throw POSIX.ioError("truncate", shown) }
+            return false
+        }
+        return true
     }
 
     /// Inside the write transaction, before anything is compared or named: each new name staged is

@@ -33,8 +33,15 @@ public protocol InputSpooling: PasteboardBackend {
     ///   - limit: more bytes than this fail with `.invalidData` (exit 65) and leave nothing behind.
     ///   - inspect: validate UTF-8 on the way (else the bytes may move in the kernel, never seen).
     func spool(_ fd: Int32, name: String, for pasteboard: PasteboardName, limit: Int, inspect: Bool) throws -> SpooledInput
+
+    /// Lets later spooling of a large regular file take a file that already holds its bytes instead
+    /// of copying it: `find(input, size, device)` answers an open descriptor of a file holding exactly
+    /// the `size` bytes of `input` from offset 0, on the file system `device` and never changed in
+    /// place, or nil (the history's files, for `copy`). A backend that cannot link such a file ignores it.
+    func spoolSameContent(from find: @escaping (_ input: Int32, _ size: Int, _ device: UInt64) -> Int32?)
 }
 
 extension InputSpooling {
     public var spooling: (any InputSpooling)? { self }
+    public func spoolSameContent(from find: @escaping (_ input: Int32, _ size: Int, _ device: UInt64) -> Int32?) {}
 }

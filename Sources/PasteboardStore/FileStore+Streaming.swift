@@ -23,7 +23,8 @@ import SystemIO
 /// the PID in its name) is how a sweep tells a live writer's file from a dead one's.
 struct Spool {
     let pasteboard: PasteboardName
-    /// Nil for an unnamed file.
+    /// Nil for a file linked by its descriptor: an unnamed one, or a file already holding the same
+    /// bytes (``FileStore/sameContent``).
     let name: String?
     let fd: Int32
     let packageFD: Int32
@@ -60,6 +61,9 @@ extension FileStore: InputSpooling, StoredFiles {
         let packageName = pasteboard.rawValue + ".pasteboard"
         let packageFD = try Self.openDirectory(packageName, relativeTo: rootFD, create: true, displayPath: root + "/" + packageName)
         let packagePath = root + "/" + packageName
+        if let linked = try spoolSameContent(input, name: shown, for: pasteboard, packageFD: packageFD, limit: limit, inspect: inspect) {
+            return linked
+        }
         var name: String? = nil
         var fd = csystem_open_unnamed(packageFD, 0o600)
         if fd < 0 {
@@ -131,6 +135,61 @@ extension FileStore: InputSpooling, StoredFiles {
         spools.append(Spool(pasteboard: pasteboard, name: name, fd: fd, packageFD: packageFD, count: count, base: base))
         return SpooledInput(
             data: data, head: head, inspected: inspect, firstInvalidUTF8Offset: inspect ? validator.finish() : nil)
+    }
+
+    /// A regular file whose bytes a file on the package's file system already holds (``sameContent``:
+    /// the history's, compared byte for byte): that file, mapped, becomes the spool, which the write
+    /// links into place. Nothing is copied or written, and the file is never changed (a store's data
+    /// file and the history's files are only ever linked and unlinked). Nil, having kept nothing, for
+    /// any other input (a pipe, a file read from elsewhere than its start, no such file).
+    private func spoolSameContent(
+        _ input: Int32, name shown: String, for pasteboard: PasteboardName, packageFD: Int32, limit: Int, inspect: Bool
+    ) throws -> SpooledInput? {
+        guard let sameContent else { return nil }
+        var st = stat()
+        var package = stat()
+        guard fstat(input, &st) == 0, st.st_mode & S_IFMT == S_IFREG, Int(st.st_size) > Self.smallInput, Int(st.st_size) <= limit,
+            lseek(input, 0, SEEK_CUR) == 0, fstat(packageFD, &package) == 0
+        else { return nil }
+        let count = Int(st.st_size)
+        guard let fd = sameContent(input, count, UInt64(package.st_dev)) else { return nil }
+        var found = stat()
+        guard fstat(fd, &found) == 0, found.st_mode & S_IFMT == S_IFREG, Int(found.st_size) == count, found.st_dev == package.st_dev,
+            let map = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED
+        else {
+            close(fd)
+            return nil
+        }
+        let data = Data(bytesNoCopy: map, count: count, deallocator: .custom { pointer, size in munmap(pointer, size) })
+        // Checked as UTF-8 through one buffer, as a spooled copy is: the mapped pages, touched, would
+        // count in the copy's memory.
+        var validator = UTF8StreamValidator()
+        if inspect {
+            guard let buffer = malloc(POSIX.chunkSize) else {
+                close(fd)
+                throw PasteboardError(.io, "\(shown): out of memory")
+            }
+            defer { free(buffer) }
+            var offset = 0
+            while offset < count {
+                let n = pread(fd, buffer, min(POSIX.chunkSize, count - offset), off_t(offset))
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else {
+                    close(fd)
+                    return nil
+                }
+                validator.feed(UnsafeRawBufferPointer(start: buffer, count: n))
+                offset += n
+            }
+        }
+        let base = data.withUnsafeBytes { $0.baseAddress }
+        spools.append(Spool(pasteboard: pasteboard, name: nil, fd: fd, packageFD: packageFD, count: count, base: base))
+        return SpooledInput(
+            data: data, head: data.prefix(4096), inspected: inspect, firstInvalidUTF8Offset: inspect ? validator.finish() : nil)
+    }
+
+    public func spoolSameContent(from find: @escaping (_ input: Int32, _ size: Int, _ device: UInt64) -> Int32?) {
+        sameContent = find
     }
 
     /// Input up to this size is read into memory rather than spooled (``spool(_:name:for:limit:inspect:)``).

@@ -47,6 +47,12 @@ public final class FileStore: PasteboardBackend, @unchecked Sendable {
     public let holderLauncher: HolderLauncher?
     /// Input spooled by ``spool(_:name:for:limit:inspect:)`` and not yet written.
     var spools: [Spool] = []
+    /// Asked (``spoolSameContent(from:)``) before a regular file larger than ``smallInput`` is spooled: an open descriptor of a file
+    /// that holds exactly its bytes (`size` of them from offset 0), on the file system `device` and
+    /// never changed in place, or nil. The store then links that file (no byte copied or written)
+    /// instead of copying the input. What `copy` gives the history's files by (the history compares
+    /// the input with its files of that size; the store knows nothing of the history).
+    var sameContent: ((_ input: Int32, _ size: Int, _ device: UInt64) -> Int32?)?
     /// The keeper's stop socket pair (``stopDescriptor``): made once, on first use.
     lazy var keeperStop: (Int32, Int32) = POSIX.socketPair() ?? (-1, -1)
     /// Files adopted by ``adopt(_:holding:)``: path, and the bytes' address and count.

@@ -112,6 +112,109 @@ final class HistoryCLITests: PbctlTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), [expected])
     }
 
+    /// The same large file copied again is compared with the history's file of its size before
+    /// anything is copied, and that file is linked into the store: the store's file and the history's
+    /// are one inode, and the copy writes nothing of the content (it copied all of it into a spool and
+    /// then compared both files: 1.8-2x `cp`). Counted with strace: the bytes written (write, pwrite,
+    /// copy_file_range, sendfile, splice) and read (read, pread).
+    func testTheSameLargeFileCopiedAgainIsLinkedFromTheHistoryNotCopied() throws {
+        let strace = "/usr/bin/strace"
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: strace), "strace is not installed")
+        var generator = UInt64(0x2545_F491_4F6C_DD1D)
+        var big = Data(count: 4 << 20)
+        big.withUnsafeMutableBytes { raw in
+            for i in raw.bindMemory(to: UInt64.self).indices {
+                generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                raw.bindMemory(to: UInt64.self)[i] = generator
+            }
+        }
+        let file = scratch + "/again.bin", trace = scratch + "/trace"
+        try big.write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data"], stdin: Data("between".utf8)).status, 0)
+        let probe = try pbctl.run(["-o", "/dev/null", PbctlRunner.binary, "--version"], executable: strace)
+        try XCTSkipUnless(probe.status == 0, "strace cannot trace here: \(probe.stderr)")
+        let copy = try pbctl.run(
+            ["-f", "-o", trace, "-e", "trace=read,pread64,write,pwrite64,writev,pwritev,copy_file_range,sendfile,splice",
+             PbctlRunner.binary, "copy", "--type", "public.data", file], executable: strace)
+        XCTAssertEqual(copy.status, 0, copy.stderr)
+        var written = 0, read = 0
+        for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
+            guard let equals = line.range(of: " = ", options: .backwards),
+                let count = Int(line[equals.upperBound...].prefix(while: { $0.isNumber }))
+            else { continue }
+            // "PID  name(...) = N", or "PID  <... name resumed>...) = N" for a call another thread interrupted.
+            var call = line.drop(while: { $0.isNumber }).drop(while: { $0 == " " })
+            if call.hasPrefix("<... ") { call = call.dropFirst(5) }
+            let name = call.prefix(while: { $0.isLetter || $0.isNumber || $0 == "_" })
+            if name == "read" || name == "pread64" { read += count } else { written += count }
+        }
+        XCTAssertLessThan(written, 256 << 10, "\(written) bytes written for 4 MiB copied again: the content was copied")
+        XCTAssertLessThanOrEqual(read, 2 * big.count + (1 << 20), "\(read) bytes read: more than both files once")
+        let files = try FileManager.default.contentsOfDirectory(atPath: history + "/blobs")
+        XCTAssertEqual(files.count, 1, "one file for the content")
+        var blob = stat(), store = stat()
+        XCTAssertEqual(stat(history + "/blobs/" + (files.first ?? ""), &blob), 0)
+        let stored = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: scratch + "/store/general.pasteboard").first { $0.hasSuffix(".data") })
+        XCTAssertEqual(stat(scratch + "/store/general.pasteboard/" + stored, &store), 0)
+        XCTAssertEqual(store.st_ino, blob.st_ino, "the history's file, linked into the store")
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
+        XCTAssertEqual(try lines().count, 2)
+        XCTAssertTrue(try lines()[0].hasPrefix("1\t"), "the entry moved up")
+        XCTAssertEqual(try pbctl.run(["history", "paste", "1"]).stdout == big, true)
+        // Other bytes of the same size are copied, not linked.
+        big[big.count - 1] ^= 0xFF
+        try big.write(to: URL(fileURLWithPath: file))
+        XCTAssertEqual(try pbctl.run(["copy", "--type", "public.data", file]).status, 0)
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs").count, 2)
+        XCTAssertEqual(try lines().count, 3)
+    }
+
+    /// The store on a tmpfs and the history on disk (\$XDG_RUNTIME_DIR and ~/.local/state, as users run
+    /// it): the history cannot link the store's file, and copies it through the kernel before its write
+    /// lock, never through the store's mapping (it wrote the mapped bytes, bringing every page of a 64
+    /// MiB copy into the copy's memory: 73 MiB peak). The copy again is compared, not linked (another
+    /// file system), and moves its entry up.
+    func testALargeCopyToAStoreOnAnotherFileSystemThanTheHistoryStaysInBoundedMemory() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/time"), "GNU time is not installed")
+        let tmpfs = "/dev/shm/pbctl-split-\(getpid())-\(UUID().uuidString)"
+        var here = stat(), there = stat()
+        guard (try? FileManager.default.createDirectory(atPath: tmpfs, withIntermediateDirectories: false)) != nil else {
+            throw XCTSkip("no /dev/shm to put the store on")
+        }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: tmpfs) }
+        try XCTSkipUnless(stat(scratch, &here) == 0 && stat(tmpfs, &there) == 0 && here.st_dev != there.st_dev,
+                          "/dev/shm is on the scratch folder's file system")
+        pbctl.environment["PBCTL_STORE"] = tmpfs + "/store"
+        var generator = UInt64(0x9E37_79B9_7F4A_7C15)
+        var big = Data(count: 64 << 20)
+        big.withUnsafeMutableBytes { raw in
+            for i in raw.bindMemory(to: UInt64.self).indices {
+                generator = generator &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                raw.bindMemory(to: UInt64.self)[i] = generator
+            }
+        }
+        let file = tmpfs + "/big.bin", rss = scratch + "/rss"
+        try big.write(to: URL(fileURLWithPath: file))
+        func peakKilobytes() throws -> Int {
+            let copy = try pbctl.run(["-f", "%M", "-o", rss, PbctlRunner.binary, "copy", "--type", "public.data", file], executable: "/usr/bin/time")
+            XCTAssertEqual(copy.status, 0, copy.stderr)
+            XCTAssertEqual(copy.stderr, "", "recorded without a warning")
+            return Int((try String(contentsOfFile: rss, encoding: .utf8)).split(separator: "\n").last ?? "") ?? 0
+        }
+        let first = try peakKilobytes()
+        XCTAssertLessThan(first, 40 << 10, "peak memory \(first) KB for a 64 MiB copy recorded on another file system")
+        let files = try FileManager.default.contentsOfDirectory(atPath: history + "/blobs")
+        XCTAssertEqual(files.count, 1)
+        XCTAssertEqual(try pbctl.run(["history", "paste", "1"]).stdout == big, true)
+        let again = try peakKilobytes()
+        XCTAssertLessThan(again, 40 << 10, "peak memory \(again) KB for the same 64 MiB again")
+        XCTAssertEqual(try lines().count, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: history + "/blobs"), files)
+        XCTAssertEqual(try pbctl.run(["paste", "--type", "public.data"]).stdout == big, true)
+    }
+
     func testCopyBackByIDOrByALineOnStandardInput() throws {
         try pbctl.run("copy", "--from", "markdown", stdin: "**kept**\n")
         try pbctl.run("copy", stdin: "later")

@@ -3,13 +3,43 @@ import XCTest
 
 /// A store copy killed (SIGKILL) at each step of recording a large representation, on the built binary:
 /// the store's link of its spool, the history's link of the store's file into `blobs/` (a new unique
-/// name, nothing hashed), the syncs, the log's writes, the rename of the store's metadata. strace stops
+/// name, nothing hashed), the syncs, the log's writes, the rename of the store's metadata. For content
+/// copied before, the first link is the store's link of the history's own file (compared before
+/// anything was copied) into the pasteboard. strace stops
 /// the copy at the Nth call of each (`-e inject=CALL:signal=KILL:when=N`), so every point is reached
 /// on any machine, whatever its speed. After each kill the history lists, every entry pastes back the
 /// bytes of a copy, the database names exactly the files of `blobs/`, the same content copied again
 /// moves its entry up (one file), and at the end `history repair` has nothing to do.
 final class HistoryCrashTests: PbctlTestCase {
     func testACopyKilledAtEveryStepOfItsRecordLeavesAConsistentHistory() throws {
+        try killAtEachStep([
+            ("linkat", 1), ("linkat", 2), ("fsync", 1), ("fsync", 2), ("fsync", 3), ("fdatasync", 1), ("fdatasync", 2),
+            ("renameat", 1), ("unlinkat", 1), ("pwrite64", 1), ("pwrite64", 3), ("openat", 12),
+        ], killedAtLeast: 12)
+    }
+
+    /// The store on a tmpfs and the history on disk (as users run it): the history copies the store's
+    /// file into an unnamed file of its own (in the kernel, before its write lock), syncs it, then names
+    /// it; killed at each of those steps, and at the store's own.
+    func testACopyToAStoreOnAnotherFileSystemKilledAtEveryStepLeavesAConsistentHistory() throws {
+        let tmpfs = "/dev/shm/pbctl-crash-\(getpid())-\(UUID().uuidString)"
+        var here = stat(), there = stat()
+        guard (try? FileManager.default.createDirectory(atPath: tmpfs, withIntermediateDirectories: false)) != nil else {
+            throw XCTSkip("no /dev/shm to put the store on")
+        }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: tmpfs) }
+        try XCTSkipUnless(stat(scratch, &here) == 0 && stat(tmpfs, &there) == 0 && here.st_dev != there.st_dev,
+                          "/dev/shm is on the scratch folder's file system")
+        pbctl.environment["PBCTL_STORE"] = tmpfs + "/store"
+        try killAtEachStep([
+            ("copy_file_range", 1), ("copy_file_range", 3), ("fsync", 1), ("fsync", 2), ("linkat", 1), ("linkat", 2),
+            ("fdatasync", 1), ("renameat", 1),
+        ], killedAtLeast: 8)
+    }
+
+    /// Copies killed by strace at the Nth call of each of `points`, new content and content copied
+    /// before, each followed by the invariants' check and a whole copy of the same content.
+    private func killAtEachStep(_ points: [(String, Int)], killedAtLeast: Int) throws {
         let strace = "/usr/bin/strace"
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: strace), "strace is not installed")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3"), "sqlite3 is not installed")
@@ -65,10 +95,6 @@ final class HistoryCrashTests: PbctlTestCase {
         let probe = try pbctl.run(["-o", "/dev/null", PbctlRunner.binary, "--version"], executable: strace)
         try XCTSkipUnless(probe.status == 0, "strace cannot trace here: \(probe.stderr)")
 
-        let points = [
-            ("linkat", 1), ("linkat", 2), ("fsync", 1), ("fsync", 2), ("fsync", 3), ("fdatasync", 1), ("fdatasync", 2),
-            ("renameat", 1), ("unlinkat", 1), ("pwrite64", 1), ("pwrite64", 3), ("openat", 12),
-        ]
         var killed = 0
         for (index, (call, when)) in points.enumerated() {
             for again in [false, true] {
@@ -89,7 +115,7 @@ final class HistoryCrashTests: PbctlTestCase {
                 try check(point + ", then copied whole")
             }
         }
-        XCTAssertGreaterThanOrEqual(killed, 12, "the copies were not killed where they should have been")
+        XCTAssertGreaterThanOrEqual(killed, killedAtLeast, "the copies were not killed where they should have been")
         let repair = try pbctl.run("history", "repair")
         XCTAssertEqual(repair.status, 0, repair.stderr)
         XCTAssertEqual((repair.text + repair.stderr).trimmingCharacters(in: .whitespacesAndNewlines), "pbctl history repair: the history is sound",

@@ -130,8 +130,10 @@ func runCopy(_ options: CopyArguments, _ context: Context) throws -> Int32 {
     let spooler = options.sensitive ? nil : backend.spooling
     let assembly = options.assembly(context)
     // Nobody watches the store or the terminal for changes (a daemon records a display's clipboard):
-    // the copy records itself in the history (``CopyCommit``, which takes the store's large files as they are).
+    // the copy records itself in the history (``CopyCommit``, which takes the store's large files as they
+    // are, and links the same large file copied again from the history's file of those bytes).
     let commit = context.copyCommit(verbose: options.verbose)
+    commit.prepare(spooler, for: backend, options.global.pasteboard, metadata: options.metadata(), options: options.copy)
     var items: [Item] = []
     if let paths = options.files {
         items.append(try CopyAssembly.fileListItem(paths, cut: options.cut, metadata: options.metadata()))
